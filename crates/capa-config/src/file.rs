@@ -1,0 +1,173 @@
+//! The capabilities file's types: what a person writes in `capabilities.yaml`.
+//!
+//! Field names are camelCase in the file. Unknown fields are refused so that a typo is an error
+//! with a position, not a silently ignored setting.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::located::Located;
+
+/// A capabilities file: the sources (MCP servers) a hub serves, explicit tool entries and options.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(title = "Capabilities file")]
+pub struct CapabilitiesFile {
+    /// JSON Schema reference for editors; ignored by the hub.
+    #[serde(default, rename = "$schema")]
+    pub schema: Option<String>,
+    /// Upstream MCP servers. Each becomes a namespace named by its `id`.
+    #[serde(default)]
+    pub servers: Vec<ServerEntry>,
+    /// Explicit tool entries. Once any entry points at a server, those entries are the whole set
+    /// of that server's tools and its `expose` policy is ignored.
+    #[serde(default)]
+    pub tools: Vec<ToolEntry>,
+    /// Hub options.
+    #[serde(default)]
+    pub options: Options,
+}
+
+/// One upstream MCP server.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ServerEntry {
+    /// Namespace of the server's tools (`github` gives `github.create_issue`). Lower-case letters,
+    /// digits, `-` and `_`, starting with a letter; at most 64 characters.
+    pub id: Located<String>,
+    /// Kind of source. Only `mcp` exists today.
+    #[serde(rename = "type")]
+    pub kind: Located<ServerKind>,
+    /// Which of the server's live tools are exposed. Default `all`.
+    #[serde(default)]
+    pub expose: Option<Located<ExposePolicy>>,
+    /// Remote tool names for `expose: except` or `expose: exactly`.
+    #[serde(default)]
+    pub tools: Option<Located<Vec<String>>>,
+    /// How to reach the server: a command (stdio) or a URL (Streamable HTTP).
+    pub def: Located<ServerDef>,
+    /// A short note shown in listings.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Keep the entry but do not start the server.
+    #[serde(default)]
+    pub disabled: bool,
+}
+
+/// Kind of source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerKind {
+    /// A Model Context Protocol server.
+    Mcp,
+}
+
+/// How to start or reach an MCP server. Exactly one of `command` or `url`.
+///
+/// Values of `env` and `headers` may contain `${secret:NAME}`: the hub replaces it with the secret
+/// `NAME` of the connection in use, read from the OS keychain.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ServerDef {
+    /// Program to start; the server speaks MCP on its stdin and stdout.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Arguments of `command`.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment variables of `command`.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Working directory of `command`; relative paths are relative to the capabilities file.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Streamable HTTP endpoint (`http://` or `https://`).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Extra HTTP headers sent with every request to `url`.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// A server's tool exposure policy (tool-exposure spec, "Server tool exposure").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ExposePolicy {
+    /// Every tool the server advertises.
+    All,
+    /// Every tool except the names in the server's `tools` list.
+    Except,
+    /// Only the names in the server's `tools` list.
+    Exactly,
+    /// Nothing from the policy; only explicit top-level `tools:` entries.
+    None,
+}
+
+/// An explicit tool: a remote tool of one server, exposed under an id of its own.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ToolEntry {
+    /// The tool's name in the namespace (`server.id`). Defaults to the remote name.
+    #[serde(default)]
+    pub id: Option<Located<String>>,
+    /// The `id` of the server that provides the tool.
+    pub server: Located<String>,
+    /// The remote tool name, as the server advertises it.
+    pub tool: Located<String>,
+    /// Replaces the server's description of the tool.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// Hub options.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Options {
+    /// What MCP clients see: `code`, `expose-all`, `on-demand`, `search` or `none`.
+    /// When omitted, a project file gets `expose-all`.
+    #[serde(default)]
+    pub tool_exposure: Option<Located<ExposureMode>>,
+    /// Timeout of one upstream call in milliseconds (1 to 30000; default 30000).
+    #[serde(default)]
+    pub upstream_timeout_ms: Option<Located<u64>>,
+    /// Serve the built-in `demo` source (default true). `demo: false` turns it off.
+    #[serde(default)]
+    pub demo: Option<bool>,
+}
+
+/// How a client sees the hub's tools (tool-exposure spec, "Modes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExposureMode {
+    /// `search`, `describe` and `execute` (code mode).
+    Code,
+    /// Every exposed tool as its own MCP tool.
+    ExposeAll,
+    /// `setup_tools` and `call_tool`.
+    OnDemand,
+    /// `search` and `call_tool`.
+    Search,
+    /// An empty tool list; `capa sh` runs tools.
+    None,
+}
+
+impl ExposureMode {
+    /// The spelling used in capabilities files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Code => "code",
+            Self::ExposeAll => "expose-all",
+            Self::OnDemand => "on-demand",
+            Self::Search => "search",
+            Self::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for ExposureMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

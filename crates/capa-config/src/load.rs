@@ -1,0 +1,171 @@
+//! Reading capabilities files: where they are, parsing with positions, merging global and project.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::error::{ConfigError, ConfigIssue};
+use crate::file::{CapabilitiesFile, ExposureMode};
+use crate::located::Position;
+use crate::resolved::{ExposureChoice, HubConfig, MAX_UPSTREAM_TIMEOUT_MS};
+use crate::validate::{self, CheckedFile};
+
+/// File names a project file may have, in order of preference.
+pub const PROJECT_FILE_NAMES: &[&str] = &["capabilities.yaml", "capabilities.yml"];
+
+/// Which files make up the configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigFiles {
+    /// The user's global file (in the platform's config dir), when it exists.
+    pub global: Option<PathBuf>,
+    /// The project file found from the working directory up, when there is one.
+    pub project: Option<PathBuf>,
+}
+
+impl ConfigFiles {
+    /// Only `file` (`--config FILE`): no global file, no project lookup.
+    pub fn only(file: PathBuf) -> Self {
+        Self {
+            global: None,
+            project: Some(file),
+        }
+    }
+
+    /// The global file in `config_dir` if it exists, and the nearest project file from `cwd` up.
+    pub fn discover(config_dir: &Path, cwd: &Path) -> Self {
+        let global = config_dir.join("capabilities.yaml");
+        let global = global.is_file().then_some(global);
+        let project = find_project_file(cwd).filter(|p| Some(p) != global.as_ref());
+        Self { global, project }
+    }
+}
+
+/// The nearest `capabilities.yaml` (or `.yml`) in `start` or one of its parents.
+pub fn find_project_file(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find_map(|dir| {
+        PROJECT_FILE_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Parses and checks one file.
+pub fn load_file(file: &Path) -> Result<CheckedFile, ConfigError> {
+    let text = std::fs::read_to_string(file).map_err(|source| ConfigError::Read {
+        file: file.to_path_buf(),
+        source,
+    })?;
+    parse_str(file, &text)
+}
+
+/// Parses and checks the text of a file named `file`.
+pub fn parse_str(file: &Path, text: &str) -> Result<CheckedFile, ConfigError> {
+    let parsed: CapabilitiesFile = if text.trim().is_empty() {
+        CapabilitiesFile::default()
+    } else {
+        serde_saphyr::from_str(text).map_err(|e| ConfigError::Invalid(vec![syntax_issue(file, &e)]))?
+    };
+    validate::check(file, parsed).map_err(ConfigError::Invalid)
+}
+
+/// Loads, checks and merges the files. Project sources replace global ones with the same id;
+/// project options win over global ones.
+pub fn load(files: &ConfigFiles) -> Result<HubConfig, ConfigError> {
+    let global = files.global.as_deref().map(load_file).transpose()?;
+    let project = files.project.as_deref().map(load_file).transpose()?;
+    Ok(merge(global, project))
+}
+
+fn merge(global: Option<CheckedFile>, project: Option<CheckedFile>) -> HubConfig {
+    let mut config = HubConfig::default();
+    let mut timeout: Option<Duration> = None;
+    for file in global.iter().chain(project.iter()) {
+        config.files.push(file.file.clone());
+        config.warnings.extend(file.warnings.iter().cloned());
+        for source in &file.sources {
+            config.sources.retain(|s| s.id != source.id);
+            config.sources.push(source.clone());
+        }
+        timeout = file.upstream_timeout.or(timeout);
+        config.demo = file.demo.unwrap_or(config.demo);
+    }
+    config.upstream_timeout = timeout.unwrap_or(Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS));
+    config.exposure = exposure_choice(global.as_ref(), project.as_ref());
+    config
+}
+
+fn exposure_choice(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> ExposureChoice {
+    match (project, global) {
+        (Some(p), _) => match p.exposure {
+            Some(mode) => ExposureChoice {
+                mode,
+                decided_by: format!("options.toolExposure in {}", p.file.display()),
+            },
+            None => ExposureChoice {
+                mode: ExposureMode::ExposeAll,
+                decided_by: format!(
+                    "{} omits options.toolExposure, so expose-all applies",
+                    p.file.display()
+                ),
+            },
+        },
+        (None, Some(g)) => match g.exposure {
+            Some(mode) => ExposureChoice {
+                mode,
+                decided_by: format!("options.toolExposure in {}", g.file.display()),
+            },
+            None => ExposureChoice {
+                mode: ExposureMode::ExposeAll,
+                decided_by: format!(
+                    "{} omits options.toolExposure; the hub's default profile applies (expose-all until code mode lands)",
+                    g.file.display()
+                ),
+            },
+        },
+        (None, None) => HubConfig::default().exposure,
+    }
+}
+
+fn syntax_issue(file: &Path, error: &serde_saphyr::Error) -> ConfigIssue {
+    let position = error
+        .location()
+        .map(|l| Position {
+            line: l.line(),
+            column: l.column(),
+        })
+        .unwrap_or_default();
+    let message = first_line(&error.to_string());
+    ConfigIssue {
+        file: file.to_path_buf(),
+        position,
+        fix: Some(fix_for(&message)),
+        message,
+    }
+}
+
+/// serde-saphyr's message, without its own location suffix and source snippet (we print ours).
+fn first_line(message: &str) -> String {
+    let mut line = message.lines().next().unwrap_or(message).trim();
+    line = line.strip_prefix("error: ").unwrap_or(line);
+    if let Some(rest) = line.strip_prefix("line ") {
+        // "line 2 column 5: message"
+        if let Some((_, after)) = rest.split_once(": ") {
+            line = after;
+        }
+    }
+    line.to_owned()
+}
+
+fn fix_for(message: &str) -> String {
+    if message.contains("unknown field") {
+        "remove the field or correct its spelling; docs/configuration.md lists every field".into()
+    } else if message.contains("unknown variant") {
+        "use one of the values the message lists".into()
+    } else if message.contains("missing field") {
+        "add the missing field; docs/configuration.md shows a complete example".into()
+    } else if message.contains("invalid type") || message.contains("expected sequence") || message.contains("expected mapping") {
+        "give the field a value of the type the message names (a list is written `[a, b]` or with `- ` items)".into()
+    } else {
+        "check the YAML syntax near this position (indentation, `:` after keys, closed quotes and brackets)".into()
+    }
+}

@@ -1,0 +1,129 @@
+//! The configuration the hub runs with: files checked, merged and reduced to what each part needs.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::file::ExposureMode;
+
+/// Upper bound of `upstreamTimeoutMs` (spec: Default limits; hosts may lower, never raise).
+pub const MAX_UPSTREAM_TIMEOUT_MS: u64 = 30_000;
+
+/// Everything the hub needs from its configuration files.
+#[derive(Debug, Clone)]
+pub struct HubConfig {
+    /// Sources in file order (global file first, then the project file).
+    pub sources: Vec<SourceConfig>,
+    /// The exposure mode and which file and rule decided it.
+    pub exposure: ExposureChoice,
+    /// Timeout of one upstream call.
+    pub upstream_timeout: Duration,
+    /// Whether the built-in `demo` source is served.
+    pub demo: bool,
+    /// The files that were read, in order.
+    pub files: Vec<PathBuf>,
+    /// Things worth telling a person that do not stop the hub.
+    pub warnings: Vec<String>,
+}
+
+impl Default for HubConfig {
+    fn default() -> Self {
+        Self {
+            sources: Vec::new(),
+            exposure: ExposureChoice {
+                mode: ExposureMode::ExposeAll,
+                decided_by: "no capabilities file was found; the default applies".into(),
+            },
+            upstream_timeout: Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS),
+            demo: true,
+            files: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// The exposure mode in force and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExposureChoice {
+    pub mode: ExposureMode,
+    /// A sentence naming the file and rule that decided the mode.
+    pub decided_by: String,
+}
+
+/// One upstream source as the hub starts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceConfig {
+    /// Namespace of the source's tools.
+    pub id: String,
+    pub transport: SourceTransport,
+    /// Which tools are exposed.
+    pub selection: ToolSelection,
+    pub description: Option<String>,
+    /// The file that declared the source.
+    pub file: PathBuf,
+}
+
+impl SourceConfig {
+    /// Names of the secrets the source's `env` or `headers` refer to.
+    pub fn secret_names(&self) -> BTreeSet<String> {
+        match &self.transport {
+            SourceTransport::Stdio { env, .. } => crate::secret_ref::referenced(env.values()),
+            SourceTransport::Http { headers, .. } => {
+                crate::secret_ref::referenced(headers.values())
+            }
+        }
+    }
+}
+
+/// How the hub reaches a source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceTransport {
+    /// A child process speaking MCP over stdin and stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<PathBuf>,
+    },
+    /// A Streamable HTTP endpoint.
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// Which of a source's live tools are exposed, and under which names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolSelection {
+    /// Every tool the server advertises.
+    All,
+    /// Every tool except these remote names.
+    Except(BTreeSet<String>),
+    /// Only these remote names.
+    Exactly(BTreeSet<String>),
+    /// Nothing.
+    Nothing,
+    /// Top-level `tools:` entries: the whole set, the server's `expose` ignored.
+    Explicit(Vec<ExplicitTool>),
+}
+
+/// A top-level `tools:` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExplicitTool {
+    /// Name in the namespace.
+    pub id: String,
+    /// Remote tool name.
+    pub remote: String,
+    pub description: Option<String>,
+}
+
+impl ToolSelection {
+    /// The remote names the selection mentions, for warnings about names a server lacks.
+    pub fn named_tools(&self) -> Vec<&str> {
+        match self {
+            Self::Except(names) | Self::Exactly(names) => names.iter().map(String::as_str).collect(),
+            Self::Explicit(tools) => tools.iter().map(|t| t.remote.as_str()).collect(),
+            Self::All | Self::Nothing => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The rules a capabilities file must follow beyond its syntax (tool-exposure spec, "Server tool
+//! exposure"), each reported with its position and fix. Every problem is collected, not only the
+//! first, so one edit can fix them all.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::error::ConfigIssue;
+use crate::file::{CapabilitiesFile, ExposePolicy, ExposureMode, ServerDef, ServerEntry};
+use crate::located::{Located, Position};
+use crate::resolved::{
+    ExplicitTool, MAX_UPSTREAM_TIMEOUT_MS, SourceConfig, SourceTransport, ToolSelection,
+};
+use crate::secret_ref;
+
+/// Namespaces the hub keeps for itself.
+pub const RESERVED_IDS: &[&str] = &["hub", "capa", "capabilities", "demo"];
+
+/// What one checked file contributes to the hub's configuration.
+#[derive(Debug, Clone)]
+pub struct CheckedFile {
+    pub file: PathBuf,
+    pub sources: Vec<SourceConfig>,
+    pub exposure: Option<ExposureMode>,
+    pub upstream_timeout: Option<Duration>,
+    pub demo: Option<bool>,
+    pub warnings: Vec<String>,
+}
+
+struct Checker<'a> {
+    file: &'a Path,
+    issues: Vec<ConfigIssue>,
+}
+
+impl Checker<'_> {
+    fn issue(&mut self, position: Position, message: impl Into<String>, fix: impl Into<String>) {
+        self.issues.push(ConfigIssue {
+            file: self.file.to_path_buf(),
+            position,
+            message: message.into(),
+            fix: Some(fix.into()),
+        });
+    }
+}
+
+/// Checks a parsed file and reduces it to sources and options.
+pub fn check(file: &Path, parsed: CapabilitiesFile) -> Result<CheckedFile, Vec<ConfigIssue>> {
+    let mut checker = Checker {
+        file,
+        issues: Vec::new(),
+    };
+    let mut warnings = Vec::new();
+    let base_dir = file.parent().unwrap_or(Path::new("."));
+
+    let mut seen: BTreeMap<String, Position> = BTreeMap::new();
+    for server in &parsed.servers {
+        check_id(&mut checker, &server.id, &mut seen);
+    }
+
+    let explicit = explicit_tools(&mut checker, &parsed, &seen);
+
+    let mut sources = Vec::new();
+    for server in &parsed.servers {
+        let transport = check_def(&mut checker, &server.def, base_dir);
+        let selection = check_expose(&mut checker, server);
+        let selection = match explicit.get(server.id.as_str()) {
+            Some(tools) => {
+                if server.expose.is_some() {
+                    warnings.push(format!(
+                        "{}: server `{}` has top-level `tools:` entries, so its `expose` is ignored",
+                        file.display(),
+                        server.id.value
+                    ));
+                }
+                ToolSelection::Explicit(tools.clone())
+            }
+            None => selection,
+        };
+        if server.disabled {
+            continue;
+        }
+        if let Some(transport) = transport {
+            sources.push(SourceConfig {
+                id: server.id.value.clone(),
+                transport,
+                selection,
+                description: server.description.clone(),
+                file: file.to_path_buf(),
+            });
+        }
+    }
+
+    let upstream_timeout = parsed.options.upstream_timeout_ms.as_ref().and_then(|ms| {
+        if (1..=MAX_UPSTREAM_TIMEOUT_MS).contains(&ms.value) {
+            Some(Duration::from_millis(ms.value))
+        } else {
+            checker.issue(
+                ms.position,
+                format!("upstreamTimeoutMs is {}, outside 1 to {MAX_UPSTREAM_TIMEOUT_MS}", ms.value),
+                format!("use a value from 1 to {MAX_UPSTREAM_TIMEOUT_MS}; hosts may lower the limit, never raise it"),
+            );
+            None
+        }
+    });
+
+    if checker.issues.is_empty() {
+        Ok(CheckedFile {
+            file: file.to_path_buf(),
+            sources,
+            exposure: parsed.options.tool_exposure.map(|m| m.value),
+            upstream_timeout,
+            demo: parsed.options.demo,
+            warnings,
+        })
+    } else {
+        Err(checker.issues)
+    }
+}
+
+fn check_id(checker: &mut Checker<'_>, id: &Located<String>, seen: &mut BTreeMap<String, Position>) {
+    if !is_source_id(id) {
+        checker.issue(
+            id.position,
+            format!("server id {:?} is not a valid namespace", id.value),
+            "use lower-case letters, digits, `-` and `_`, starting with a letter (at most 64 characters), for example `github`",
+        );
+    } else if RESERVED_IDS.contains(&id.as_str()) {
+        checker.issue(
+            id.position,
+            format!("server id `{}` is reserved by the hub", id.value),
+            "pick another id, for example `my-{id}`".replace("{id}", id),
+        );
+    }
+    if let Some(first) = seen.get(id.as_str()) {
+        let first_line = first.line;
+        checker.issue(
+            id.position,
+            format!("server id `{}` is already used on line {first_line}", id.value),
+            "give each server its own id",
+        );
+    } else {
+        seen.insert(id.value.clone(), id.position);
+    }
+}
+
+/// Source ids: `[a-z][a-z0-9_-]{0,63}`.
+pub fn is_source_id(id: &str) -> bool {
+    let mut chars = id.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_lowercase())
+        && id.len() <= 64
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+fn check_def(
+    checker: &mut Checker<'_>,
+    def: &Located<ServerDef>,
+    base_dir: &Path,
+) -> Option<SourceTransport> {
+    let position = def.position;
+    let mut ok = true;
+    for value in def.env.values().chain(def.headers.values()) {
+        if let Err(e) = secret_ref::segments(value) {
+            checker.issue(position, format!("bad secret placeholder: {e}"), "write `${secret:NAME}` with NAME made of letters, digits, `-` or `_`");
+            ok = false;
+        }
+    }
+    match (&def.command, &def.url) {
+        (Some(_), Some(_)) => {
+            checker.issue(position, "`def` has both `command` and `url`", "keep `command` for a local (stdio) server or `url` for a remote (Streamable HTTP) one, not both");
+            None
+        }
+        (None, None) => {
+            checker.issue(position, "`def` has neither `command` nor `url`", "add `command: <program>` (with `args`) for a local server, or `url: https://…/mcp` for a remote one");
+            None
+        }
+        (Some(command), None) => {
+            if !def.headers.is_empty() {
+                checker.issue(position, "`headers` only apply to `url` servers", "move the values to `env`, or remove `headers`");
+                ok = false;
+            }
+            if command.trim().is_empty() {
+                checker.issue(position, "`command` is empty", "name the program to start, for example `npx`");
+                ok = false;
+            }
+            ok.then(|| SourceTransport::Stdio {
+                command: command.clone(),
+                args: def.args.clone(),
+                env: def.env.clone(),
+                cwd: def.cwd.as_ref().map(|cwd| base_dir.join(cwd)),
+            })
+        }
+        (None, Some(url)) => {
+            if !def.args.is_empty() || !def.env.is_empty() || def.cwd.is_some() {
+                checker.issue(position, "`args`, `env` and `cwd` only apply to `command` servers", "remove them, or pass credentials to a remote server with `headers`");
+                ok = false;
+            }
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                checker.issue(position, format!("url {url:?} is not an http:// or https:// address"), "write the server's Streamable HTTP endpoint, for example `https://example.com/mcp`");
+                ok = false;
+            }
+            ok.then(|| SourceTransport::Http {
+                url: url.clone(),
+                headers: def.headers.clone(),
+            })
+        }
+    }
+}
+
+fn check_expose(checker: &mut Checker<'_>, server: &ServerEntry) -> ToolSelection {
+    let policy = server.expose.as_ref().map(|p| p.value).unwrap_or(ExposePolicy::All);
+    let policy_name = match policy {
+        ExposePolicy::All => "all",
+        ExposePolicy::Except => "except",
+        ExposePolicy::Exactly => "exactly",
+        ExposePolicy::None => "none",
+    };
+    match (policy, &server.tools) {
+        (ExposePolicy::Except | ExposePolicy::Exactly, None) => {
+            let position = server.expose.as_ref().map(|p| p.position).unwrap_or(server.id.position);
+            checker.issue(
+                position,
+                format!("`expose: {policy_name}` needs a `tools` list on server `{}`", server.id.value),
+                "add `tools: [remote_tool_name, …]` to the server (remote tool names, not capa ids)",
+            );
+            ToolSelection::Nothing
+        }
+        (ExposePolicy::All | ExposePolicy::None, Some(tools)) => {
+            checker.issue(
+                tools.position,
+                format!("`tools` is not allowed with `expose: {policy_name}` on server `{}`", server.id.value),
+                "remove the server's `tools` list, or set `expose: except` or `expose: exactly`",
+            );
+            ToolSelection::Nothing
+        }
+        (ExposePolicy::Except, Some(tools)) => ToolSelection::Except(names(checker, tools)),
+        (ExposePolicy::Exactly, Some(tools)) => ToolSelection::Exactly(names(checker, tools)),
+        (ExposePolicy::All, None) => ToolSelection::All,
+        (ExposePolicy::None, None) => ToolSelection::Nothing,
+    }
+}
+
+fn names(checker: &mut Checker<'_>, tools: &Located<Vec<String>>) -> BTreeSet<String> {
+    let mut set = BTreeSet::new();
+    for name in tools.iter() {
+        if name.trim().is_empty() {
+            checker.issue(tools.position, "empty tool name in `tools`", "remove the empty entry");
+        } else if !set.insert(name.clone()) {
+            checker.issue(tools.position, format!("`{name}` is listed twice in `tools`"), "list each remote tool name once");
+        }
+    }
+    set
+}
+
+fn explicit_tools(
+    checker: &mut Checker<'_>,
+    parsed: &CapabilitiesFile,
+    servers: &BTreeMap<String, Position>,
+) -> BTreeMap<String, Vec<ExplicitTool>> {
+    let mut by_server: BTreeMap<String, Vec<ExplicitTool>> = BTreeMap::new();
+    for entry in &parsed.tools {
+        if !servers.contains_key(entry.server.as_str()) {
+            let known: Vec<&str> = servers.keys().map(String::as_str).collect();
+            checker.issue(
+                entry.server.position,
+                format!("tool entry points at unknown server `{}`", entry.server.value),
+                if known.is_empty() {
+                    "declare the server under `servers:` first".to_owned()
+                } else {
+                    format!("use one of the declared server ids: {}", known.join(", "))
+                },
+            );
+            continue;
+        }
+        let (id, position) = match &entry.id {
+            Some(id) => (id.value.clone(), id.position),
+            None => (entry.tool.value.clone(), entry.tool.position),
+        };
+        if id.trim().is_empty() || id.contains(char::is_whitespace) {
+            checker.issue(position, format!("tool id {id:?} is empty or has spaces"), "use a name like `create_issue`");
+            continue;
+        }
+        let tools = by_server.entry(entry.server.value.clone()).or_default();
+        if tools.iter().any(|t| t.id == id) {
+            checker.issue(position, format!("tool id `{}.{id}` is declared twice", entry.server.value), "give each tool entry of a server its own `id`");
+            continue;
+        }
+        tools.push(ExplicitTool {
+            id,
+            remote: entry.tool.value.clone(),
+            description: entry.description.clone(),
+        });
+    }
+    by_server
+}

@@ -1,0 +1,4 @@
+//! Capabilities file parsing and validation through the public API.
+
+mod malformed;
+mod valid;

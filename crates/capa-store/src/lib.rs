@@ -1,1 +1,73 @@
-//! capa-store
+//! The hub's SQLite database: tool call records (the base of runs and history) and connection
+//! metadata. Never secret values: those live in the OS keychain, and every text written here has
+//! already passed the hub's redaction.
+//!
+//! One file in the platform data dir, WAL mode, versioned migrations run on open.
+
+mod calls;
+mod connections;
+mod migrations;
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+pub use calls::{CallRecord, CallStatus, RecordedCall};
+pub use connections::ConnectionRecord;
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// SQLite reported an error.
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The database was written by a newer version of the hub.
+    #[error(
+        "the database is at schema version {found}, newer than this hub knows ({known}); upgrade capa"
+    )]
+    TooNew { found: i64, known: i64 },
+    /// The database's lock was poisoned by a panic in another thread.
+    #[error("database lock poisoned")]
+    Poisoned,
+}
+
+/// The database. Cheap to share behind an `Arc`; each call holds the connection briefly.
+#[derive(Debug)]
+pub struct Store {
+    conn: Mutex<rusqlite::Connection>,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let conn = rusqlite::Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        Self::with_connection(conn)
+    }
+
+    /// An in-memory database, for tools that need no persistence.
+    pub fn in_memory() -> Result<Self, StoreError> {
+        Self::with_connection(rusqlite::Connection::open_in_memory()?)
+    }
+
+    fn with_connection(mut conn: rusqlite::Connection) -> Result<Self, StoreError> {
+        migrations::migrate(&mut conn)?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn conn(&self) -> Result<MutexGuard<'_, rusqlite::Connection>, StoreError> {
+        self.conn.lock().map_err(|_| StoreError::Poisoned)
+    }
+
+    /// The schema version after migrations.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn()?
+            .pragma_query_value(None, "user_version", |row| row.get(0))?)
+    }
+}

@@ -1,0 +1,55 @@
+//! Versioned migrations. Each entry moves the schema one version up; `PRAGMA user_version` records
+//! where a database is. Never edit a released migration: add one.
+
+use crate::StoreError;
+
+const MIGRATIONS: &[&str] = &[
+    // 1: tool calls and connections.
+    r#"
+    CREATE TABLE tool_calls (
+        id             INTEGER PRIMARY KEY,
+        address        TEXT NOT NULL,
+        connection     TEXT,
+        client         TEXT,
+        started_at_ms  INTEGER NOT NULL,
+        duration_ms    INTEGER NOT NULL,
+        status         TEXT NOT NULL,
+        error_code     TEXT,
+        error_message  TEXT,
+        request_bytes  INTEGER NOT NULL,
+        response_bytes INTEGER NOT NULL
+    );
+    CREATE INDEX tool_calls_started ON tool_calls(started_at_ms);
+    CREATE INDEX tool_calls_address ON tool_calls(address);
+
+    CREATE TABLE connections (
+        source        TEXT NOT NULL,
+        name          TEXT NOT NULL,
+        fields        TEXT NOT NULL,
+        is_default    INTEGER NOT NULL DEFAULT 0,
+        created_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (source, name)
+    );
+    "#,
+];
+
+/// The newest schema version this build knows.
+pub const LATEST: i64 = MIGRATIONS.len() as i64;
+
+pub(crate) fn migrate(conn: &mut rusqlite::Connection) -> Result<(), StoreError> {
+    let current: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if current > LATEST {
+        return Err(StoreError::TooNew {
+            found: current,
+            known: LATEST,
+        });
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", index as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}

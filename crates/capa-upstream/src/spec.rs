@@ -1,0 +1,81 @@
+//! What an upstream connects to, with secrets already filled in.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// One upstream connection: a source, optionally under a named connection, and how to reach it.
+#[derive(Clone)]
+pub struct UpstreamSpec {
+    /// The source id (namespace).
+    pub source_id: String,
+    /// The connection whose secrets were filled in, if any.
+    pub connection: Option<String>,
+    pub transport: UpstreamTransport,
+    /// Timeout of one call.
+    pub call_timeout: Duration,
+}
+
+/// How to reach an upstream. Values of `env` and `headers` may hold secrets: `Debug` hides them.
+#[derive(Clone)]
+pub enum UpstreamTransport {
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<PathBuf>,
+    },
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl fmt::Debug for UpstreamSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UpstreamSpec")
+            .field("source_id", &self.source_id)
+            .field("connection", &self.connection)
+            .field("transport", &self.transport)
+            .field("call_timeout", &self.call_timeout)
+            .finish()
+    }
+}
+
+impl fmt::Debug for UpstreamTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Stdio {
+                command, args, env, ..
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &env.keys().collect::<Vec<_>>())
+                .finish(),
+            Self::Http { url, headers } => f
+                .debug_struct("Http")
+                .field("url", url)
+                .field("headers", &headers.keys().collect::<Vec<_>>())
+                .finish(),
+        }
+    }
+}
+
+impl UpstreamTransport {
+    /// A one-line description without secrets, for listings.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Stdio { command, args, .. } => {
+                let mut text = command.clone();
+                for arg in args {
+                    text.push(' ');
+                    text.push_str(arg);
+                }
+                text
+            }
+            Self::Http { url, .. } => url.clone(),
+        }
+    }
+}

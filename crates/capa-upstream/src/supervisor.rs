@@ -1,0 +1,345 @@
+//! Keeping one upstream connected: connect, list tools, watch for changes and for the connection
+//! ending, reconnect with backoff, and answer calls in between.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::Peer;
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
+use rmcp::service::RoleClient;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::connect::{Client, connect};
+use crate::error::UpstreamError;
+use crate::handler::UpstreamClient;
+use crate::spec::UpstreamSpec;
+
+/// First wait before reconnecting; it doubles up to [`MAX_BACKOFF`].
+const MIN_BACKOFF: Duration = Duration::from_millis(250);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// A connection that lived this long resets the backoff.
+const HEALTHY_AFTER: Duration = Duration::from_secs(60);
+/// Bound on listing tools after connecting or on a change notification.
+const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where an upstream is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpstreamState {
+    /// Starting or reconnecting.
+    Starting,
+    /// Connected; tools listed.
+    Ready,
+    /// Not connected; waiting to reconnect.
+    Down,
+    /// Shut down by the hub.
+    Stopped,
+}
+
+/// A snapshot of an upstream for listings.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct UpstreamStatus {
+    pub state: UpstreamState,
+    /// The last error, already phrased for a person.
+    pub last_error: Option<String>,
+    pub tool_count: usize,
+    /// How many times the connection was re-established after a failure.
+    pub restarts: u32,
+    /// Protocol version negotiated with the server.
+    pub protocol_version: Option<String>,
+}
+
+/// What an upstream tells the hub.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpstreamEvent {
+    /// The upstream's tool list (or its state) changed; the catalog should be rebuilt.
+    Changed { source_id: String },
+}
+
+#[derive(Clone)]
+struct Snapshot {
+    state: UpstreamState,
+    peer: Option<Peer<RoleClient>>,
+    tools: Arc<Vec<Tool>>,
+    last_error: Option<String>,
+    restarts: u32,
+    protocol_version: Option<String>,
+}
+
+/// One upstream MCP server kept connected by a background task.
+pub struct Upstream {
+    spec: UpstreamSpec,
+    snapshot: watch::Sender<Snapshot>,
+    shutdown: CancellationToken,
+    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream").field("spec", &self.spec).finish_non_exhaustive()
+    }
+}
+
+impl Upstream {
+    /// Starts connecting in the background. Changes are reported on `events`.
+    pub fn start(spec: UpstreamSpec, events: mpsc::UnboundedSender<UpstreamEvent>) -> Arc<Self> {
+        let (snapshot, _) = watch::channel(Snapshot {
+            state: UpstreamState::Starting,
+            peer: None,
+            tools: Arc::new(Vec::new()),
+            last_error: None,
+            restarts: 0,
+            protocol_version: None,
+        });
+        let upstream = Arc::new(Self {
+            spec,
+            snapshot,
+            shutdown: CancellationToken::new(),
+            task: Mutex::new(None),
+        });
+        let task = tokio::spawn(supervise(upstream.clone(), events));
+        if let Ok(mut slot) = upstream.task.lock() {
+            *slot = Some(task);
+        }
+        upstream
+    }
+
+    pub fn spec(&self) -> &UpstreamSpec {
+        &self.spec
+    }
+
+    /// The tools the server listed last (empty before the first successful listing).
+    pub fn tools(&self) -> Arc<Vec<Tool>> {
+        self.snapshot.borrow().tools.clone()
+    }
+
+    pub fn status(&self) -> UpstreamStatus {
+        let s = self.snapshot.borrow();
+        UpstreamStatus {
+            state: s.state,
+            last_error: s.last_error.clone(),
+            tool_count: s.tools.len(),
+            restarts: s.restarts,
+            protocol_version: s.protocol_version.clone(),
+        }
+    }
+
+    /// Waits until the upstream is ready or has failed (not starting), at most `limit`.
+    pub async fn settled(&self, limit: Duration) {
+        let mut rx = self.snapshot.subscribe();
+        let _ = tokio::time::timeout(
+            limit,
+            rx.wait_for(|s| s.state != UpstreamState::Starting),
+        )
+        .await;
+    }
+
+    /// Calls a tool by its remote name. Waits for a connection that is still starting, within the
+    /// call's timeout; fails at once when the upstream is down.
+    pub async fn call(
+        &self,
+        remote_name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, UpstreamError> {
+        let timeout = self.spec.call_timeout;
+        let deadline = tokio::time::Instant::now() + timeout;
+        let timed_out = || UpstreamError::Timeout {
+            source_id: self.spec.source_id.clone(),
+            timeout,
+        };
+        let peer = tokio::time::timeout_at(deadline, self.ready_peer())
+            .await
+            .map_err(|_| timed_out())??;
+        let mut params = CallToolRequestParams::new(remote_name.to_owned());
+        params.arguments = arguments;
+        // Dropping the request on timeout makes rmcp send `notifications/cancelled` upstream.
+        match tokio::time::timeout_at(deadline, peer.call_tool(params)).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(e)) => Err(UpstreamError::from_service(&self.spec.source_id, e)),
+            Err(_) => Err(timed_out()),
+        }
+    }
+
+    async fn ready_peer(&self) -> Result<Peer<RoleClient>, UpstreamError> {
+        let mut rx = self.snapshot.subscribe();
+        let snapshot = rx
+            .wait_for(|s| s.state != UpstreamState::Starting)
+            .await
+            .map_err(|_| self.unavailable("the hub is shutting down".into()))?
+            .clone();
+        match (snapshot.state, snapshot.peer) {
+            (UpstreamState::Ready, Some(peer)) => Ok(peer),
+            (UpstreamState::Stopped, _) => Err(self.unavailable("the source was stopped".into())),
+            _ => Err(self.unavailable(
+                snapshot
+                    .last_error
+                    .unwrap_or_else(|| "not connected".into()),
+            )),
+        }
+    }
+
+    fn unavailable(&self, reason: String) -> UpstreamError {
+        UpstreamError::Unavailable {
+            source_id: self.spec.source_id.clone(),
+            reason,
+        }
+    }
+
+    /// Stops the connection (and the child process) and waits for the background task.
+    pub async fn shutdown(&self) {
+        self.shutdown.cancel();
+        let task = self.task.lock().ok().and_then(|mut t| t.take());
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Snapshot)) {
+        self.snapshot.send_modify(f);
+    }
+}
+
+async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<UpstreamEvent>) {
+    let source_id = upstream.spec.source_id.clone();
+    let changed = || {
+        let _ = events.send(UpstreamEvent::Changed {
+            source_id: source_id.clone(),
+        });
+    };
+    let mut backoff = MIN_BACKOFF;
+    let mut attempts: u32 = 0;
+    loop {
+        upstream.update(|s| {
+            s.state = UpstreamState::Starting;
+            s.restarts = attempts.saturating_sub(1);
+        });
+        attempts = attempts.saturating_add(1);
+        let (tools_tx, tools_rx) = mpsc::unbounded_channel();
+        let handler = UpstreamClient {
+            source_id: source_id.clone(),
+            tools_changed: tools_tx,
+        };
+        let connected = tokio::select! {
+            _ = upstream.shutdown.cancelled() => break,
+            c = connect(&upstream.spec, handler) => c,
+        };
+        let started = Instant::now();
+        match connected {
+            Ok(client) => {
+                let outcome = serve_connection(&upstream, client, tools_rx, &changed).await;
+                if outcome == Outcome::Shutdown {
+                    break;
+                }
+            }
+            Err(e) => {
+                tracing::warn!(source = %source_id, error = %e, "upstream unavailable");
+                upstream.update(|s| {
+                    s.state = UpstreamState::Down;
+                    s.peer = None;
+                    s.last_error = Some(e.to_string());
+                });
+                changed();
+            }
+        }
+        if started.elapsed() > HEALTHY_AFTER {
+            backoff = MIN_BACKOFF;
+        }
+        tracing::info!(source = %source_id, wait_ms = backoff.as_millis() as u64, "reconnecting after backoff");
+        tokio::select! {
+            _ = upstream.shutdown.cancelled() => break,
+            _ = tokio::time::sleep(backoff) => {}
+        }
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+    upstream.update(|s| {
+        s.state = UpstreamState::Stopped;
+        s.peer = None;
+    });
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Shutdown,
+    Lost,
+}
+
+async fn serve_connection(
+    upstream: &Upstream,
+    client: Client,
+    mut tools_changed: mpsc::UnboundedReceiver<()>,
+    changed: &impl Fn(),
+) -> Outcome {
+    let source_id = &upstream.spec.source_id;
+    let peer = client.peer().clone();
+    let protocol_version = client.peer_info().map(|i| i.protocol_version.to_string());
+    match list_tools(&peer, source_id).await {
+        Ok(tools) => {
+            tracing::info!(source = %source_id, tools = tools.len(), protocol = ?protocol_version, "upstream ready");
+            upstream.update(|s| {
+                s.state = UpstreamState::Ready;
+                s.peer = Some(peer.clone());
+                s.tools = Arc::new(tools);
+                s.last_error = None;
+                s.protocol_version = protocol_version;
+            });
+            changed();
+        }
+        Err(e) => {
+            upstream.update(|s| {
+                s.state = UpstreamState::Down;
+                s.last_error = Some(e.to_string());
+            });
+            changed();
+            let _ = client.cancel().await;
+            return Outcome::Lost;
+        }
+    }
+    let cancel = client.cancellation_token();
+    let waiting = client.waiting();
+    tokio::pin!(waiting);
+    loop {
+        tokio::select! {
+            _ = upstream.shutdown.cancelled() => {
+                cancel.cancel();
+                let _ = waiting.await;
+                return Outcome::Shutdown;
+            }
+            Some(()) = tools_changed.recv() => {
+                match list_tools(&peer, source_id).await {
+                    Ok(tools) => {
+                        upstream.update(|s| s.tools = Arc::new(tools));
+                        changed();
+                    }
+                    Err(e) => tracing::warn!(source = %source_id, error = %e, "refreshing tools failed; keeping the previous list"),
+                }
+            }
+            reason = &mut waiting => {
+                let reason = match reason {
+                    Ok(reason) => format!("connection closed ({reason:?})"),
+                    Err(e) => format!("connection task failed ({e})"),
+                };
+                tracing::warn!(source = %source_id, %reason, "upstream lost");
+                upstream.update(|s| {
+                    s.state = UpstreamState::Down;
+                    s.peer = None;
+                    s.last_error = Some(reason);
+                });
+                changed();
+                return Outcome::Lost;
+            }
+        }
+    }
+}
+
+/// Every page of `tools/list`.
+async fn list_tools(peer: &Peer<RoleClient>, source_id: &str) -> Result<Vec<Tool>, UpstreamError> {
+    match tokio::time::timeout(LIST_TIMEOUT, peer.list_all_tools()).await {
+        Ok(Ok(tools)) => Ok(tools),
+        Ok(Err(e)) => Err(UpstreamError::from_service(source_id, e)),
+        Err(_) => Err(UpstreamError::Timeout {
+            source_id: source_id.to_owned(),
+            timeout: LIST_TIMEOUT,
+        }),
+    }
+}

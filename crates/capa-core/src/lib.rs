@@ -1,1 +1,18 @@
-//! capa-core
+//! The hub core: sources, connections, catalog, calls, redaction and the store, with no transport
+//! of its own. The MCP front (`capa-server`), the CLI and the desktop app are frontends of this
+//! crate.
+
+mod catalog;
+mod connections;
+mod error;
+mod hub;
+mod paths;
+pub mod redact;
+
+pub use capa_upstream::{CallToolResult, JsonObject, Tool};
+pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress};
+pub use connections::{Connections, ResolvedConnection, is_connection_name};
+pub use error::{CallError, ConnectionError, StartError};
+pub use hub::{CallContext, Hub, HubOptions, SourceStatus};
+pub use paths::HubPaths;
+pub use redact::Redactor;

@@ -77,6 +77,9 @@ pub(crate) async fn connect(
             let transport = StreamableHttpClientTransport::from_config(config.custom_headers(custom));
             tokio::time::timeout(CONNECT_TIMEOUT, handler.serve_with_lifecycle(transport, lifecycle())).await
         }
+        UpstreamTransport::InProcess { connect, .. } => {
+            tokio::time::timeout(CONNECT_TIMEOUT, handler.serve_with_lifecycle(connect(), lifecycle())).await
+        }
     };
     match started {
         Ok(Ok(client)) => Ok(client),

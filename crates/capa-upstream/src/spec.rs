@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// One upstream connection: a source, optionally under a named connection, and how to reach it.
@@ -29,6 +30,12 @@ pub enum UpstreamTransport {
     Http {
         url: String,
         headers: BTreeMap<String, String>,
+    },
+    /// A server running inside the hub, reached over an in-memory pipe; each call of the factory
+    /// starts a fresh server and returns the client's end.
+    InProcess {
+        name: String,
+        connect: Arc<dyn Fn() -> tokio::io::DuplexStream + Send + Sync>,
     },
 }
 
@@ -59,6 +66,7 @@ impl fmt::Debug for UpstreamTransport {
                 .field("url", url)
                 .field("headers", &headers.keys().collect::<Vec<_>>())
                 .finish(),
+            Self::InProcess { name, .. } => f.debug_struct("InProcess").field("name", name).finish(),
         }
     }
 }
@@ -76,6 +84,7 @@ impl UpstreamTransport {
                 text
             }
             Self::Http { url, .. } => url.clone(),
+            Self::InProcess { name, .. } => format!("built in ({name})"),
         }
     }
 }

@@ -1,0 +1,244 @@
+//! The catalog: every exposed tool of every source under its address `namespace.tool`, in a
+//! deterministic order (namespace, then name), with the source's expose policy applied.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use capa_config::ToolSelection;
+use capa_upstream::Tool;
+
+/// `namespace.tool`. The namespace is a source id (no dots); the name is the remote tool name or
+/// the id of an explicit `tools:` entry, and may itself contain dots.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ToolAddress {
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ToolAddress {
+    pub fn new(namespace: &str, name: &str) -> Self {
+        Self {
+            namespace: namespace.to_owned(),
+            name: name.to_owned(),
+        }
+    }
+
+    /// Splits at the first dot; `None` when there is no dot or either side is empty.
+    pub fn parse(address: &str) -> Option<Self> {
+        let (namespace, name) = address.split_once('.')?;
+        (!namespace.is_empty() && !name.is_empty()).then(|| Self::new(namespace, name))
+    }
+}
+
+impl fmt::Display for ToolAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.namespace, self.name)
+    }
+}
+
+/// One exposed tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogTool {
+    pub address: ToolAddress,
+    /// The name the upstream knows the tool by.
+    pub remote_name: String,
+    /// The upstream's definition, with `name` set to the address and the description replaced by
+    /// an explicit entry's, if it has one.
+    pub definition: Tool,
+}
+
+/// What one source contributes to a catalog build.
+#[derive(Debug)]
+pub struct SourceTools<'a> {
+    pub source_id: &'a str,
+    pub selection: &'a ToolSelection,
+    pub tools: &'a [Tool],
+}
+
+/// Every exposed tool.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Catalog {
+    tools: Vec<CatalogTool>,
+    by_address: HashMap<String, usize>,
+    /// Policy names a source does not advertise (`except`/`exactly`/explicit entries).
+    pub warnings: Vec<String>,
+}
+
+impl Catalog {
+    /// Applies each source's selection to its live tools.
+    pub fn build<'a>(sources: impl IntoIterator<Item = SourceTools<'a>>) -> Self {
+        let mut tools = Vec::new();
+        let mut warnings = Vec::new();
+        for source in sources {
+            let advertised = |name: &str| source.tools.iter().find(|t| t.name == name);
+            let mut add = |tool: &Tool, name: &str, description: Option<&String>| {
+                let address = ToolAddress::new(source.source_id, name);
+                let mut definition = tool.clone();
+                definition.name = address.to_string().into();
+                if let Some(description) = description {
+                    definition.description = Some(description.clone().into());
+                }
+                tools.push(CatalogTool {
+                    address,
+                    remote_name: tool.name.to_string(),
+                    definition,
+                });
+            };
+            match source.selection {
+                ToolSelection::All => source.tools.iter().for_each(|t| add(t, &t.name, None)),
+                ToolSelection::Nothing => {}
+                ToolSelection::Except(names) => source
+                    .tools
+                    .iter()
+                    .filter(|t| !names.contains(t.name.as_ref()))
+                    .for_each(|t| add(t, &t.name, None)),
+                ToolSelection::Exactly(names) => source
+                    .tools
+                    .iter()
+                    .filter(|t| names.contains(t.name.as_ref()))
+                    .for_each(|t| add(t, &t.name, None)),
+                ToolSelection::Explicit(entries) => {
+                    for entry in entries {
+                        if let Some(tool) = advertised(&entry.remote) {
+                            add(tool, &entry.id, entry.description.as_ref());
+                        }
+                    }
+                }
+            }
+            if !source.tools.is_empty() {
+                for name in source.selection.named_tools() {
+                    if advertised(name).is_none() {
+                        warnings.push(format!(
+                            "source `{}` does not advertise a tool named `{name}`",
+                            source.source_id
+                        ));
+                    }
+                }
+            }
+        }
+        tools.sort_by(|a, b| a.address.cmp(&b.address));
+        tools.dedup_by(|a, b| a.address == b.address);
+        let by_address = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.address.to_string(), i))
+            .collect();
+        Self {
+            tools,
+            by_address,
+            warnings,
+        }
+    }
+
+    pub fn tools(&self) -> &[CatalogTool] {
+        &self.tools
+    }
+
+    pub fn get(&self, address: &str) -> Option<&CatalogTool> {
+        self.by_address.get(address).map(|&i| &self.tools[i])
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Up to three addresses closest to `address` (edit distance; also matching camelCase and
+    /// snake_case spellings), for "did you mean" hints.
+    pub fn suggest(&self, address: &str) -> Vec<String> {
+        let wanted = normalise(address);
+        let mut scored: Vec<(usize, &str)> = self
+            .by_address
+            .keys()
+            .map(|a| (edit_distance(&wanted, &normalise(a)), a.as_str()))
+            .filter(|(d, a)| *d <= (a.len() / 2).max(3))
+            .collect();
+        scored.sort();
+        scored.into_iter().take(3).map(|(_, a)| a.to_owned()).collect()
+    }
+}
+
+/// Lower-case without `_` and `-`, so `createIssue` and `create_issue` meet.
+fn normalise(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev + cost);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// A shared catalog, swapped whole when sources change.
+pub type SharedCatalog = Arc<Catalog>;
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use capa_config::ExplicitTool;
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(name: &str) -> Tool {
+        serde_json::from_value(json!({"name": name, "description": format!("does {name}"), "inputSchema": {"type": "object"}}))
+            .expect("tool")
+    }
+
+    #[test]
+    fn expose_policies_pick_tools_and_keep_remote_names() {
+        let tools = vec![tool("b"), tool("a"), tool("c")];
+        let except = ToolSelection::Except(BTreeSet::from(["b".to_owned(), "zz".to_owned()]));
+        let exactly = ToolSelection::Exactly(BTreeSet::from(["c".to_owned()]));
+        let explicit = ToolSelection::Explicit(vec![ExplicitTool {
+            id: "renamed".into(),
+            remote: "a".into(),
+            description: Some("mine".into()),
+        }]);
+        let catalog = Catalog::build([
+            SourceTools { source_id: "two", selection: &exactly, tools: &tools },
+            SourceTools { source_id: "one", selection: &except, tools: &tools },
+            SourceTools { source_id: "three", selection: &explicit, tools: &tools },
+            SourceTools { source_id: "four", selection: &ToolSelection::Nothing, tools: &tools },
+        ]);
+        let addresses: Vec<String> = catalog.tools().iter().map(|t| t.address.to_string()).collect();
+        assert_eq!(addresses, vec!["one.a", "one.c", "three.renamed", "two.c"]);
+        let renamed = catalog.get("three.renamed").expect("present");
+        assert_eq!(renamed.remote_name, "a");
+        assert_eq!(renamed.definition.description.as_deref(), Some("mine"));
+        assert_eq!(catalog.warnings, vec!["source `one` does not advertise a tool named `zz`"]);
+    }
+
+    #[test]
+    fn suggestions_match_other_spellings() {
+        let tools = vec![tool("create_issue"), tool("list_issues")];
+        let catalog = Catalog::build([SourceTools { source_id: "gh", selection: &ToolSelection::All, tools: &tools }]);
+        assert_eq!(catalog.suggest("gh.createIssue")[0], "gh.create_issue");
+    }
+
+    #[test]
+    fn addresses_split_at_the_first_dot() {
+        let a = ToolAddress::parse("ns.tool.with.dots").expect("valid");
+        assert_eq!((a.namespace.as_str(), a.name.as_str()), ("ns", "tool.with.dots"));
+        assert!(ToolAddress::parse("nodot").is_none());
+        assert!(ToolAddress::parse(".x").is_none());
+    }
+}

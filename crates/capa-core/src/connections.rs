@@ -1,0 +1,176 @@
+//! Connections: named credential sets of a source. Values go to the OS keychain, names and the
+//! default choice to the database, and every value to the redactor.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use capa_config::SourceConfig;
+use capa_secrets::{Keychain, Secret, SecretKey};
+use capa_store::{ConnectionRecord, Store};
+
+use crate::error::ConnectionError;
+use crate::redact::{MIN_SECRET_LEN, Redactor};
+
+/// A connection's secret values, ready to fill `${secret:NAME}` placeholders.
+#[derive(Debug, Clone)]
+pub struct ResolvedConnection {
+    pub name: String,
+    pub secrets: BTreeMap<String, Secret>,
+}
+
+/// Connection management over the keychain and the database.
+#[derive(Debug, Clone)]
+pub struct Connections {
+    store: Arc<Store>,
+    keychain: Keychain,
+    redactor: Arc<Redactor>,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Connection names: lower-case letters, digits, `-`, `_`; 1 to 64 characters.
+pub fn is_connection_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+impl Connections {
+    pub fn new(store: Arc<Store>, keychain: Keychain, redactor: Arc<Redactor>) -> Self {
+        Self {
+            store,
+            keychain,
+            redactor,
+        }
+    }
+
+    /// Stores one secret field of a connection. `field` may be omitted when the source refers to
+    /// exactly one secret name.
+    pub fn set(
+        &self,
+        source: &SourceConfig,
+        name: &str,
+        field: Option<&str>,
+        value: Secret,
+        make_default: bool,
+    ) -> Result<ConnectionRecord, ConnectionError> {
+        if !is_connection_name(name) {
+            return Err(ConnectionError::Invalid(format!(
+                "connection name {name:?} is not valid: use lower-case letters, digits, `-` and `_`, for example `personal` or `work`"
+            )));
+        }
+        let wanted = source.secret_names();
+        let field = match field {
+            Some(f) => f.to_owned(),
+            None => match wanted.len() {
+                1 => wanted.iter().next().cloned().unwrap_or_default(),
+                0 => {
+                    return Err(ConnectionError::Invalid(format!(
+                        "source `{}` does not use any secret: add `${{secret:NAME}}` to a value of its `env` (command) or `headers` (url) in {}",
+                        source.id,
+                        source.file.display()
+                    )));
+                }
+                _ => {
+                    return Err(ConnectionError::Invalid(format!(
+                        "source `{}` uses several secrets ({}); pick one with --field",
+                        source.id,
+                        wanted.iter().cloned().collect::<Vec<_>>().join(", ")
+                    )));
+                }
+            },
+        };
+        if !capa_config::secret_ref::is_secret_name(&field) {
+            return Err(ConnectionError::Invalid(format!(
+                "field {field:?} is not a valid secret name (letters, digits, `-`, `_`)"
+            )));
+        }
+        if value.expose().len() < MIN_SECRET_LEN {
+            return Err(ConnectionError::Invalid(format!(
+                "the secret is shorter than {MIN_SECRET_LEN} characters; that is too short to be a credential (and too short to redact safely)"
+            )));
+        }
+        self.keychain
+            .set(&SecretKey::new(&source.id, name, &field), &value)?;
+        self.redactor.add(value.expose());
+        Ok(self
+            .store
+            .upsert_connection_field(&source.id, name, &field, make_default, now_ms())?)
+    }
+
+    pub fn list(&self) -> Result<Vec<ConnectionRecord>, ConnectionError> {
+        Ok(self.store.connections()?)
+    }
+
+    /// Removes a connection and its secrets.
+    pub fn remove(&self, source_id: &str, name: &str) -> Result<ConnectionRecord, ConnectionError> {
+        let record = self.store.connection(source_id, name)?.ok_or_else(|| {
+            ConnectionError::Invalid(format!(
+                "source `{source_id}` has no connection named `{name}`; `capa connections list` shows them"
+            ))
+        })?;
+        for field in &record.fields {
+            self.keychain
+                .delete(&SecretKey::new(source_id, name, field))?;
+        }
+        self.store.remove_connection(source_id, name)?;
+        Ok(record)
+    }
+
+    /// The secrets of a source's connection `name`, or of its default connection.
+    /// `Ok(None)` when the source has no such connection.
+    pub fn resolve(
+        &self,
+        source_id: &str,
+        name: Option<&str>,
+    ) -> Result<Option<ResolvedConnection>, ConnectionError> {
+        let records = self.store.connections()?;
+        let record = records.into_iter().find(|c| {
+            c.source == source_id
+                && match name {
+                    Some(n) => c.name == n,
+                    None => c.is_default,
+                }
+        });
+        let Some(record) = record else {
+            return Ok(None);
+        };
+        let mut secrets = BTreeMap::new();
+        for field in &record.fields {
+            if let Some(value) = self
+                .keychain
+                .get(&SecretKey::new(source_id, &record.name, field))?
+            {
+                self.redactor.add(value.expose());
+                secrets.insert(field.clone(), value);
+            }
+        }
+        Ok(Some(ResolvedConnection {
+            name: record.name,
+            secrets,
+        }))
+    }
+
+    /// Loads every stored secret into the redactor, so that values are redacted even before a
+    /// source that uses them starts.
+    pub fn load_into_redactor(&self) -> Result<(), ConnectionError> {
+        for record in self.store.connections()? {
+            for field in &record.fields {
+                if let Some(value) = self
+                    .keychain
+                    .get(&SecretKey::new(&record.source, &record.name, field))?
+                {
+                    self.redactor.add(value.expose());
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,81 @@
+//! Errors of the hub core.
+
+use capa_upstream::UpstreamError;
+
+/// Why a tool call did not produce a result.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// No exposed tool has this address.
+    #[error("unknown tool `{address}`{}", did_you_mean(.suggestions))]
+    UnknownTool {
+        address: String,
+        suggestions: Vec<String>,
+    },
+    /// The source needs a connection (credentials) that is not set.
+    #[error("{message}")]
+    NeedsConnection { source_id: String, message: String },
+    /// The upstream did not answer.
+    #[error(transparent)]
+    Upstream(#[from] UpstreamError),
+}
+
+fn did_you_mean(suggestions: &[String]) -> String {
+    if suggestions.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", suggestions.join(", "))
+    }
+}
+
+impl CallError {
+    /// A stable code for clients, the store and the UI.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownTool { .. } => "unknown_tool",
+            Self::NeedsConnection { .. } => "needs_connection",
+            Self::Upstream(e) => e.code(),
+        }
+    }
+
+    /// Whether the same call may succeed if tried again unchanged.
+    pub fn retryable(&self) -> bool {
+        match self {
+            Self::Upstream(e) => e.retryable(),
+            Self::UnknownTool { .. } | Self::NeedsConnection { .. } => false,
+        }
+    }
+}
+
+/// Why a connection could not be set, read or removed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectionError {
+    /// The request is not valid; the message says how to fix it.
+    #[error("{0}")]
+    Invalid(String),
+    /// The keychain failed.
+    #[error(transparent)]
+    Keychain(#[from] capa_secrets::SecretError),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] capa_store::StoreError),
+}
+
+/// Why the hub could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    #[error("cannot create {}: {source}", path.display())]
+    DataDir {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot open the database {}: {source}", path.display())]
+    Store {
+        path: std::path::PathBuf,
+        #[source]
+        source: capa_store::StoreError,
+    },
+}

@@ -1,0 +1,555 @@
+//! The hub: sources kept connected, the catalog built from their tools, calls routed and recorded.
+//!
+//! Every frontend (MCP over stdio or HTTP, the CLI, later the desktop app) drives this one type.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use capa_config::{HubConfig, SourceConfig, SourceTransport, ToolSelection};
+use capa_demo::{DEMO_DESCRIPTION, DEMO_SOURCE_ID, Notes};
+use capa_secrets::Keychain;
+use capa_store::{CallRecord, CallStatus, Store};
+use capa_upstream::{
+    CallToolResult, JsonObject, Upstream, UpstreamEvent, UpstreamSpec, UpstreamState,
+    UpstreamTransport,
+};
+use futures::future::join_all;
+use serde::Serialize;
+use tokio::sync::{mpsc, watch};
+
+use crate::catalog::{Catalog, SharedCatalog, SourceTools, ToolAddress};
+use crate::connections::Connections;
+use crate::error::{CallError, StartError};
+use crate::paths::HubPaths;
+use crate::redact::Redactor;
+
+/// What the hub needs to start.
+#[derive(Debug)]
+pub struct HubOptions {
+    pub config: HubConfig,
+    pub paths: HubPaths,
+    pub redactor: Arc<Redactor>,
+    pub keychain: Keychain,
+}
+
+/// Who is calling, and with which connection.
+#[derive(Debug, Clone, Default)]
+pub struct CallContext {
+    /// The client's name, for history.
+    pub client: Option<String>,
+    /// A connection other than the source's default.
+    pub connection: Option<String>,
+}
+
+/// A source as the hub knows it.
+#[derive(Debug, Clone)]
+struct SourceDef {
+    id: String,
+    description: Option<String>,
+    selection: ToolSelection,
+    origin: Origin,
+}
+
+#[derive(Debug, Clone)]
+enum Origin {
+    Config(SourceConfig),
+    Demo,
+}
+
+/// Upstreams by source and connection; `None` is the source's default connection.
+type UpstreamKey = (String, Option<String>);
+
+/// A source's state for listings.
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceStatus {
+    pub id: String,
+    pub description: Option<String>,
+    /// Command line or URL, never secrets.
+    pub target: String,
+    /// `starting`, `ready`, `down`, `stopped` or `needs_connection`.
+    pub state: String,
+    pub last_error: Option<String>,
+    /// Exposed tools in the catalog.
+    pub tools: usize,
+    pub restarts: u32,
+    pub protocol_version: Option<String>,
+    /// Connection names; the default one ends with `*`.
+    pub connections: Vec<String>,
+}
+
+/// The running hub.
+pub struct Hub {
+    config: HubConfig,
+    store: Arc<Store>,
+    connections: Connections,
+    redactor: Arc<Redactor>,
+    sources: Vec<SourceDef>,
+    notes: Notes,
+    upstreams: Mutex<BTreeMap<UpstreamKey, Arc<Upstream>>>,
+    problems: Mutex<BTreeMap<String, String>>,
+    catalog: watch::Sender<SharedCatalog>,
+    events: mpsc::UnboundedSender<UpstreamEvent>,
+    event_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub").field("sources", &self.sources.len()).finish_non_exhaustive()
+    }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+impl Hub {
+    /// Opens the store, loads secrets into the redactor and starts every source in the background.
+    pub async fn start(options: HubOptions) -> Result<Arc<Self>, StartError> {
+        let HubOptions {
+            config,
+            paths,
+            redactor,
+            keychain,
+        } = options;
+        std::fs::create_dir_all(&paths.data_dir).map_err(|source| StartError::DataDir {
+            path: paths.data_dir.clone(),
+            source,
+        })?;
+        let db = paths.database();
+        let store = Arc::new(Store::open(&db).map_err(|source| StartError::Store { path: db, source })?);
+        let connections = Connections::new(store.clone(), keychain, redactor.clone());
+        if let Err(e) = connections.load_into_redactor() {
+            tracing::warn!(error = %e, "could not read stored connections; sources that need them will report it");
+        }
+        let mut sources = Vec::new();
+        if config.demo {
+            sources.push(SourceDef {
+                id: DEMO_SOURCE_ID.to_owned(),
+                description: Some(DEMO_DESCRIPTION.to_owned()),
+                selection: ToolSelection::All,
+                origin: Origin::Demo,
+            });
+        }
+        sources.extend(config.sources.iter().map(|s| SourceDef {
+            id: s.id.clone(),
+            description: s.description.clone(),
+            selection: s.selection.clone(),
+            origin: Origin::Config(s.clone()),
+        }));
+        let (events, events_rx) = mpsc::unbounded_channel();
+        let (catalog, _) = watch::channel(Arc::new(Catalog::default()));
+        let hub = Arc::new(Self {
+            config,
+            store,
+            connections,
+            redactor,
+            sources,
+            notes: Notes::persistent(paths.demo_notes()),
+            upstreams: Mutex::new(BTreeMap::new()),
+            problems: Mutex::new(BTreeMap::new()),
+            catalog,
+            events,
+            event_task: Mutex::new(None),
+        });
+        for source in &hub.sources {
+            hub.start_default(source);
+        }
+        let task = tokio::spawn(watch_events(Arc::downgrade(&hub), events_rx));
+        if let Ok(mut slot) = hub.event_task.lock() {
+            *slot = Some(task);
+        }
+        Ok(hub)
+    }
+
+    pub fn config(&self) -> &HubConfig {
+        &self.config
+    }
+
+    pub fn redactor(&self) -> &Arc<Redactor> {
+        &self.redactor
+    }
+
+    pub fn connections(&self) -> &Connections {
+        &self.connections
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// The current catalog.
+    pub fn catalog(&self) -> SharedCatalog {
+        self.catalog.borrow().clone()
+    }
+
+    /// Notified whenever the catalog changes.
+    pub fn watch_catalog(&self) -> watch::Receiver<SharedCatalog> {
+        self.catalog.subscribe()
+    }
+
+    /// Waits until every source has connected or failed, at most `limit`, then rebuilds the
+    /// catalog so that it reflects them.
+    pub async fn settled(&self, limit: Duration) {
+        let upstreams: Vec<Arc<Upstream>> = self.lock_upstreams().values().cloned().collect();
+        join_all(upstreams.iter().map(|u| u.settled(limit))).await;
+        self.rebuild_catalog();
+    }
+
+    /// Calls the tool at `address`.
+    pub async fn call(
+        &self,
+        address: &str,
+        arguments: Option<JsonObject>,
+        context: &CallContext,
+    ) -> Result<CallToolResult, CallError> {
+        let catalog = self.catalog();
+        let Some(tool) = catalog.get(address) else {
+            return Err(CallError::UnknownTool {
+                address: address.to_owned(),
+                suggestions: catalog.suggest(address),
+            });
+        };
+        let request_bytes = arguments
+            .as_ref()
+            .and_then(|a| serde_json::to_vec(a).ok())
+            .map_or(0, |v| v.len());
+        let started_at_ms = now_ms();
+        let started = Instant::now();
+        let outcome = match self.upstream_for(&tool.address, context.connection.as_deref()) {
+            Ok(upstream) => upstream
+                .call(&tool.remote_name, arguments)
+                .await
+                .map_err(CallError::from),
+            Err(e) => Err(e),
+        };
+        let outcome = outcome.map(|result| self.redact_result(result));
+        let (status, response_bytes, error_code, error_message) = match &outcome {
+            Ok(result) => (
+                if result.is_error == Some(true) { CallStatus::ToolError } else { CallStatus::Ok },
+                serde_json::to_vec(result).map_or(0, |v| v.len()),
+                None,
+                None,
+            ),
+            Err(e) => (CallStatus::Failed, 0, Some(e.code().to_owned()), Some(self.redactor.redact(&e.to_string()))),
+        };
+        let record = CallRecord {
+            address: tool.address.to_string(),
+            connection: context.connection.clone().or_else(|| self.default_connection_name(&tool.address.namespace)),
+            client: context.client.clone(),
+            started_at_ms,
+            duration_ms: started.elapsed().as_millis() as i64,
+            status,
+            error_code,
+            error_message,
+            request_bytes: request_bytes as i64,
+            response_bytes: response_bytes as i64,
+        };
+        if let Err(e) = self.store.record_call(&record) {
+            tracing::error!(error = %e, "could not record a tool call");
+        }
+        outcome.map_err(|e| match e {
+            CallError::Upstream(u) => CallError::Upstream(redact_upstream_error(&self.redactor, u)),
+            other => other,
+        })
+    }
+
+    fn redact_result(&self, result: CallToolResult) -> CallToolResult {
+        let Ok(mut value) = serde_json::to_value(&result) else {
+            return result;
+        };
+        self.redactor.redact_json(&mut value);
+        serde_json::from_value(value).unwrap_or(result)
+    }
+
+    fn default_connection_name(&self, source_id: &str) -> Option<String> {
+        self.store
+            .connections()
+            .ok()?
+            .into_iter()
+            .find(|c| c.source == source_id && c.is_default)
+            .map(|c| c.name)
+    }
+
+    /// Status of every source, in configuration order (demo first).
+    pub fn sources(&self) -> Vec<SourceStatus> {
+        let catalog = self.catalog();
+        let upstreams = self.lock_upstreams().clone();
+        let problems = self.problems.lock().map(|p| p.clone()).unwrap_or_default();
+        let connections = self.store.connections().unwrap_or_default();
+        self.sources
+            .iter()
+            .map(|def| {
+                let upstream = upstreams.get(&(def.id.clone(), None));
+                let status = upstream.map(|u| u.status());
+                let problem = problems.get(&def.id).cloned();
+                let state = match (&status, &problem) {
+                    (_, Some(_)) => "needs_connection".to_owned(),
+                    (Some(s), None) => match s.state {
+                        UpstreamState::Starting => "starting",
+                        UpstreamState::Ready => "ready",
+                        UpstreamState::Down => "down",
+                        UpstreamState::Stopped => "stopped",
+                    }
+                    .to_owned(),
+                    (None, None) => "stopped".to_owned(),
+                };
+                SourceStatus {
+                    id: def.id.clone(),
+                    description: def.description.clone(),
+                    target: match &def.origin {
+                        Origin::Demo => "built in".to_owned(),
+                        Origin::Config(c) => describe_target(&c.transport),
+                    },
+                    state,
+                    last_error: problem.or_else(|| status.as_ref().and_then(|s| s.last_error.clone())),
+                    tools: catalog.tools().iter().filter(|t| t.address.namespace == def.id).count(),
+                    restarts: status.as_ref().map_or(0, |s| s.restarts),
+                    protocol_version: status.and_then(|s| s.protocol_version),
+                    connections: connections
+                        .iter()
+                        .filter(|c| c.source == def.id)
+                        .map(|c| if c.is_default { format!("{}*", c.name) } else { c.name.clone() })
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+
+    /// Re-reads connections after they changed (for example `capa connections set`): sources that
+    /// use secrets restart with the new values.
+    pub async fn reload_connections(&self) {
+        if let Err(e) = self.connections.load_into_redactor() {
+            tracing::warn!(error = %e, "could not reload connections");
+        }
+        let uses_secrets: Vec<&SourceDef> = self
+            .sources
+            .iter()
+            .filter(|d| matches!(&d.origin, Origin::Config(c) if !c.secret_names().is_empty()))
+            .collect();
+        let stopped: Vec<Arc<Upstream>> = {
+            let mut upstreams = self.lock_upstreams();
+            let keys: Vec<UpstreamKey> = upstreams
+                .keys()
+                .filter(|(id, _)| uses_secrets.iter().any(|d| &d.id == id))
+                .cloned()
+                .collect();
+            keys.iter().filter_map(|k| upstreams.remove(k)).collect()
+        };
+        join_all(stopped.iter().map(|u| u.shutdown())).await;
+        for def in uses_secrets {
+            self.start_default(def);
+        }
+        self.rebuild_catalog();
+    }
+
+    /// Stops every source (children included) and the event task.
+    pub async fn shutdown(&self) {
+        let upstreams: Vec<Arc<Upstream>> = std::mem::take(&mut *self.lock_upstreams()).into_values().collect();
+        join_all(upstreams.iter().map(|u| u.shutdown())).await;
+        let task = self.event_task.lock().ok().and_then(|mut t| t.take());
+        if let Some(task) = task {
+            task.abort();
+        }
+    }
+
+    fn lock_upstreams(&self) -> std::sync::MutexGuard<'_, BTreeMap<UpstreamKey, Arc<Upstream>>> {
+        self.upstreams.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn set_problem(&self, source_id: &str, problem: Option<String>) {
+        if let Ok(mut problems) = self.problems.lock() {
+            match problem {
+                Some(p) => problems.insert(source_id.to_owned(), p),
+                None => problems.remove(source_id),
+            };
+        }
+    }
+
+    fn start_default(&self, def: &SourceDef) {
+        match self.spec_for(def, None) {
+            Ok(spec) => {
+                self.set_problem(&def.id, None);
+                let upstream = Upstream::start(spec, self.events.clone());
+                self.lock_upstreams().insert((def.id.clone(), None), upstream);
+            }
+            Err(e) => {
+                tracing::warn!(source = %def.id, error = %e, "source not started");
+                self.set_problem(&def.id, Some(e.to_string()));
+            }
+        }
+    }
+
+    fn upstream_for(&self, address: &ToolAddress, connection: Option<&str>) -> Result<Arc<Upstream>, CallError> {
+        let def = self
+            .sources
+            .iter()
+            .find(|d| d.id == address.namespace)
+            .ok_or_else(|| CallError::UnknownTool {
+                address: address.to_string(),
+                suggestions: Vec::new(),
+            })?;
+        let default = self.default_connection_name(&def.id);
+        let connection = connection.filter(|c| Some(*c) != default.as_deref());
+        let key = (def.id.clone(), connection.map(str::to_owned));
+        if let Some(upstream) = self.lock_upstreams().get(&key) {
+            return Ok(upstream.clone());
+        }
+        if connection.is_none()
+            && let Some(problem) = self.problems.lock().ok().and_then(|p| p.get(&def.id).cloned())
+        {
+            return Err(CallError::NeedsConnection {
+                source_id: def.id.clone(),
+                message: problem,
+            });
+        }
+        let spec = self.spec_for(def, connection)?;
+        let upstream = Upstream::start(spec, self.events.clone());
+        self.lock_upstreams().insert(key, upstream.clone());
+        Ok(upstream)
+    }
+
+    /// How to reach a source under a connection, secrets filled in.
+    fn spec_for(&self, def: &SourceDef, connection: Option<&str>) -> Result<UpstreamSpec, CallError> {
+        let needs = |message: String| CallError::NeedsConnection {
+            source_id: def.id.clone(),
+            message,
+        };
+        let transport = match &def.origin {
+            Origin::Demo => {
+                let notes = self.notes.clone();
+                return Ok(UpstreamSpec {
+                    source_id: def.id.clone(),
+                    connection: None,
+                    transport: UpstreamTransport::InProcess {
+                        name: DEMO_SOURCE_ID.to_owned(),
+                        connect: Arc::new(move || capa_demo::spawn_in_process(notes.clone())),
+                    },
+                    call_timeout: self.config.upstream_timeout,
+                });
+            }
+            Origin::Config(config) => &config.transport,
+        };
+        let mut connection_name = None;
+        let transport = if def_uses_secrets(def) {
+            let resolved = self
+                .connections
+                .resolve(&def.id, connection)
+                .map_err(|e| needs(format!("cannot read the connections of `{}`: {e}", def.id)))?;
+            let Some(resolved) = resolved else {
+                return Err(needs(match connection {
+                    Some(name) => format!(
+                        "source `{}` has no connection named `{name}`; `capa connections list` shows them",
+                        def.id
+                    ),
+                    None => format!(
+                        "source `{}` needs a connection: run `capa connections set {} <name>` (the secret is read from stdin)",
+                        def.id, def.id
+                    ),
+                }));
+            };
+            let fill = |value: &String| {
+                capa_config::secret_ref::substitute(value, |name| {
+                    resolved.secrets.get(name).map(|s| s.expose().to_owned())
+                })
+                .map_err(|missing| {
+                    needs(format!(
+                        "connection `{}` of `{}` has no secret `{missing}`: run `capa connections set {} {} --field {missing}`",
+                        resolved.name, def.id, def.id, resolved.name
+                    ))
+                })
+            };
+            connection_name = Some(resolved.name.clone());
+            match transport {
+                SourceTransport::Stdio { command, args, env, cwd } => UpstreamTransport::Stdio {
+                    command: command.clone(),
+                    args: args.clone(),
+                    env: env.iter().map(|(k, v)| Ok((k.clone(), fill(v)?))).collect::<Result<_, CallError>>()?,
+                    cwd: cwd.clone(),
+                },
+                SourceTransport::Http { url, headers } => UpstreamTransport::Http {
+                    url: url.clone(),
+                    headers: headers.iter().map(|(k, v)| Ok((k.clone(), fill(v)?))).collect::<Result<_, CallError>>()?,
+                },
+            }
+        } else {
+            match transport {
+                SourceTransport::Stdio { command, args, env, cwd } => UpstreamTransport::Stdio {
+                    command: command.clone(),
+                    args: args.clone(),
+                    env: env.clone(),
+                    cwd: cwd.clone(),
+                },
+                SourceTransport::Http { url, headers } => UpstreamTransport::Http {
+                    url: url.clone(),
+                    headers: headers.clone(),
+                },
+            }
+        };
+        Ok(UpstreamSpec {
+            source_id: def.id.clone(),
+            connection: connection_name,
+            transport,
+            call_timeout: self.config.upstream_timeout,
+        })
+    }
+
+    fn rebuild_catalog(&self) {
+        let upstreams = self.lock_upstreams().clone();
+        let tools: Vec<(&SourceDef, Arc<Vec<capa_upstream::Tool>>)> = self
+            .sources
+            .iter()
+            .filter_map(|d| upstreams.get(&(d.id.clone(), None)).map(|u| (d, u.tools())))
+            .collect();
+        let catalog = Catalog::build(tools.iter().map(|(def, tools)| SourceTools {
+            source_id: &def.id,
+            selection: &def.selection,
+            tools,
+        }));
+        self.catalog.send_if_modified(|current| {
+            if **current == catalog {
+                false
+            } else {
+                *current = Arc::new(catalog);
+                true
+            }
+        });
+    }
+}
+
+fn def_uses_secrets(def: &SourceDef) -> bool {
+    matches!(&def.origin, Origin::Config(c) if !c.secret_names().is_empty())
+}
+
+fn describe_target(transport: &SourceTransport) -> String {
+    match transport {
+        SourceTransport::Stdio { command, args, .. } => std::iter::once(command.as_str())
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        SourceTransport::Http { url, .. } => url.clone(),
+    }
+}
+
+fn redact_upstream_error(redactor: &Redactor, error: capa_upstream::UpstreamError) -> capa_upstream::UpstreamError {
+    use capa_upstream::UpstreamError as E;
+    match error {
+        E::Unavailable { source_id, reason } => E::Unavailable { source_id, reason: redactor.redact(&reason) },
+        E::Protocol { source_id, code, message } => E::Protocol { source_id, code, message: redactor.redact(&message) },
+        other => other,
+    }
+}
+
+/// Rebuilds the catalog whenever an upstream reports a change. Holds only a weak reference, so a
+/// dropped hub ends the task.
+async fn watch_events(hub: std::sync::Weak<Hub>, mut events: mpsc::UnboundedReceiver<UpstreamEvent>) {
+    while let Some(UpstreamEvent::Changed { .. }) = events.recv().await {
+        // Coalesce a burst of changes (several sources starting at once) into one rebuild.
+        while events.try_recv().is_ok() {}
+        let Some(hub) = hub.upgrade() else { break };
+        hub.rebuild_catalog();
+    }
+}

@@ -1,0 +1,121 @@
+//! The demo MCP server's tools.
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
+use serde::Deserialize;
+
+use crate::notes::Notes;
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct EchoInput {
+    /// Text to send back.
+    pub text: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct TwoNumbers {
+    /// First operand.
+    pub a: f64,
+    /// Second operand.
+    pub b: f64,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct NoteTitle {
+    /// Title of the note.
+    pub title: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct NoteWrite {
+    /// Title of the note; an existing note with this title is replaced.
+    pub title: String,
+    /// Text of the note (at most 64 KiB).
+    pub text: String,
+}
+
+/// The demo server.
+#[derive(Debug, Clone)]
+pub struct DemoServer {
+    notes: Notes,
+    tool_router: ToolRouter<Self>,
+}
+
+impl DemoServer {
+    pub fn new(notes: Notes) -> Self {
+        Self {
+            notes,
+            tool_router: Self::tool_router(),
+        }
+    }
+}
+
+fn number(value: f64) -> Result<String, String> {
+    if value.is_finite() {
+        Ok(serde_json::json!(value).to_string())
+    } else {
+        Err("the result is not a finite number".into())
+    }
+}
+
+#[tool_router]
+impl DemoServer {
+    #[tool(description = "Echo a text back unchanged. Handy to check that calls reach the hub.", annotations(read_only_hint = true, open_world_hint = false))]
+    fn echo(&self, Parameters(EchoInput { text }): Parameters<EchoInput>) -> String {
+        text
+    }
+
+    #[tool(description = "Add two numbers and return the sum.", annotations(read_only_hint = true, open_world_hint = false))]
+    fn add(&self, Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>) -> Result<String, String> {
+        number(a + b)
+    }
+
+    #[tool(description = "Multiply two numbers and return the product.", annotations(read_only_hint = true, open_world_hint = false))]
+    fn multiply(&self, Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>) -> Result<String, String> {
+        number(a * b)
+    }
+
+    #[tool(description = "Divide `a` by `b`. Dividing by zero is a tool error.", annotations(read_only_hint = true, open_world_hint = false))]
+    fn divide(&self, Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>) -> Result<String, String> {
+        if b == 0.0 {
+            return Err("cannot divide by zero".into());
+        }
+        number(a / b)
+    }
+
+    #[tool(description = "List the titles of all demo notes, sorted.", annotations(read_only_hint = true, open_world_hint = false))]
+    fn list_notes(&self) -> Result<String, String> {
+        let titles = self.notes.list()?;
+        serde_json::to_string(&titles).map_err(|e| e.to_string())
+    }
+
+    #[tool(description = "Read one demo note by its title.", annotations(read_only_hint = true, open_world_hint = false))]
+    fn read_note(&self, Parameters(NoteTitle { title }): Parameters<NoteTitle>) -> Result<String, String> {
+        self.notes.read(&title)?.ok_or_else(|| format!("no note titled {title:?}"))
+    }
+
+    #[tool(description = "Write a demo note, replacing any note with the same title.", annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    fn write_note(&self, Parameters(NoteWrite { title, text }): Parameters<NoteWrite>) -> Result<String, String> {
+        self.notes.write(&title, &text)?;
+        Ok(format!("saved note {title:?}"))
+    }
+
+    #[tool(description = "Delete a demo note by its title.", annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false))]
+    fn delete_note(&self, Parameters(NoteTitle { title }): Parameters<NoteTitle>) -> Result<String, String> {
+        if self.notes.delete(&title)? {
+            Ok(format!("deleted note {title:?}"))
+        } else {
+            Err(format!("no note titled {title:?}"))
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for DemoServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_instructions("Demo tools built into Capabilities: echo, arithmetic and a small notes store.")
+    }
+}

@@ -1,1 +1,30 @@
-//! capa-server
+//! The hub's MCP front and loopback HTTP server.
+//!
+//! [`McpFront`] serves a [`Surface`] over stdio or Streamable HTTP. [`http::serve`] binds the
+//! loopback HTTP server (MCP at `/mcp`, a JSON API under `/api`) behind the guard that checks Host,
+//! Origin and the bearer token. [`bridge::RemoteSurface`] lets `capa mcp` forward to a running hub.
+
+pub mod bridge;
+mod front;
+mod guard;
+pub mod http;
+pub mod surface;
+pub mod token;
+
+pub use front::McpFront;
+pub use http::{DEFAULT_PORT, HttpServer, ServeError, serve};
+pub use surface::{LocalSurface, Surface};
+
+/// Serves `front` on this process's stdin and stdout until the client closes them.
+pub async fn serve_stdio(front: McpFront) -> Result<(), String> {
+    use rmcp::ServiceExt;
+    let running = front
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| format!("MCP over stdio failed to start: {e}"))?;
+    running
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|e| format!("MCP over stdio stopped: {e}"))
+}

@@ -1,1 +1,4 @@
-fn main() {}
+//! `capa`: the Capabilities hub's command line.
+fn main() -> std::process::ExitCode {
+    capa_cli::main()
+}

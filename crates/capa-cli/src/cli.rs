@@ -1,0 +1,141 @@
+//! Command-line definitions.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Capabilities: one hub for your MCP servers, served to every AI client.
+#[derive(Debug, Parser)]
+#[command(name = "capa", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Use only this capabilities file (no global file, no project lookup).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run or talk to the long-running hub.
+    #[command(subcommand)]
+    Hub(HubCommand),
+    /// Serve MCP over stdin/stdout (what MCP clients start). Forwards to the running hub when
+    /// one is up, otherwise runs a hub inside this process.
+    Mcp,
+    /// The upstream sources (MCP servers).
+    #[command(subcommand)]
+    Sources(SourcesCommand),
+    /// The tools of every source.
+    #[command(subcommand)]
+    Tools(ToolsCommand),
+    /// Call one tool: `capa call demo.add --json '{"a": 1, "b": 2}'`.
+    Call(CallArgs),
+    /// Credentials of sources, kept in the OS keychain.
+    #[command(subcommand)]
+    Connections(ConnectionsCommand),
+    /// Which capabilities files are used, and the file format.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HubCommand {
+    /// Run the hub: MCP over Streamable HTTP at http://127.0.0.1:4477/mcp (loopback only).
+    Serve {
+        /// Address to listen on; loopback only. Port 0 picks a free port.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:4477")]
+        http: SocketAddr,
+    },
+    /// Show whether a hub is running, its URL and its sources.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SourcesCommand {
+    /// List sources with their state, tool counts and connections.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// List every exposed tool by address.
+    List {
+        /// Print JSON (address, source, description, input schema, annotations).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// Tool address, `namespace.tool`.
+    pub address: String,
+    /// Arguments as a JSON object.
+    #[arg(long = "json", value_name = "ARGS")]
+    pub arguments: Option<String>,
+    /// Use this connection instead of the source's default.
+    #[arg(long)]
+    pub connection: Option<String>,
+    /// Print the whole result as JSON instead of its text.
+    #[arg(long)]
+    pub raw: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConnectionsCommand {
+    /// Store a secret of a connection. The value is read from stdin (or a hidden prompt), never
+    /// from the command line.
+    Set {
+        /// Source id.
+        source: String,
+        /// Connection name, for example `personal` or `work`.
+        name: String,
+        /// Which secret (the NAME of `${secret:NAME}`); needed when the source uses several.
+        #[arg(long)]
+        field: Option<String>,
+        /// Make this the source's default connection.
+        #[arg(long)]
+        default: bool,
+    },
+    /// List connections (names only; values stay in the keychain).
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a connection and its secrets.
+    Remove { source: String, name: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Show the files in use, the exposure mode and which rule decided it.
+    Show {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a capabilities file and report every problem with its line.
+    Check {
+        /// The file to check (default: the files `capa config show` lists).
+        file: Option<PathBuf>,
+    },
+    /// Print the JSON Schema of capabilities files.
+    Schema {
+        /// Compare with this file instead of printing; fails when it differs.
+        #[arg(long, value_name = "FILE")]
+        check: Option<PathBuf>,
+    },
+}

@@ -1,0 +1,74 @@
+//! `capa config show|check|schema`.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use capa_config::ConfigFiles;
+use capa_core::HubPaths;
+use serde_json::json;
+
+use crate::cli::{ConfigCommand, GlobalArgs};
+use crate::{output, setup};
+
+pub async fn run(global: &GlobalArgs, paths: &HubPaths, command: ConfigCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        ConfigCommand::Show { json } => {
+            let files = setup::config_files(global, paths)?;
+            let config = setup::load_config(&files)?;
+            let sources: Vec<_> = config.sources.iter().map(|s| json!({"id": s.id, "file": s.file})).collect();
+            let summary = json!({
+                "globalFile": files.global,
+                "projectFile": files.project,
+                "globalFileExpectedAt": paths.global_config(),
+                "dataDir": paths.data_dir,
+                "toolExposure": config.exposure.mode.as_str(),
+                "decidedBy": config.exposure.decided_by,
+                "upstreamTimeoutMs": config.upstream_timeout.as_millis() as u64,
+                "demo": config.demo,
+                "sources": sources,
+                "warnings": config.warnings,
+            });
+            if json {
+                output::json(&summary)?;
+            } else {
+                let show = |p: &Option<std::path::PathBuf>| p.as_ref().map_or("(none)".to_owned(), |p| p.display().to_string());
+                println!("Global file:   {} (looked for {})", show(&files.global), paths.global_config().display());
+                println!("Project file:  {}", show(&files.project));
+                println!("Data dir:      {}", paths.data_dir.display());
+                println!("Tool exposure: {} — {}", config.exposure.mode, config.exposure.decided_by);
+                println!("Demo source:   {}", if config.demo { "on" } else { "off" });
+                println!("Sources:       {}", if config.sources.is_empty() { "(none besides demo)".to_owned() } else { config.sources.iter().map(|s| s.id.clone()).collect::<Vec<_>>().join(", ") });
+                for warning in &config.warnings {
+                    println!("warning: {warning}");
+                }
+            }
+        }
+        ConfigCommand::Check { file } => {
+            let files = match file {
+                Some(file) => ConfigFiles::only(file),
+                None => setup::config_files(global, paths)?,
+            };
+            let config = setup::load_config(&files)?;
+            for file in &config.files {
+                println!("{}: ok", file.display());
+            }
+            if config.files.is_empty() {
+                println!("No capabilities file found; the defaults apply.");
+            }
+        }
+        ConfigCommand::Schema { check } => {
+            let schema = capa_config::json_schema();
+            match check {
+                None => print!("{schema}"),
+                Some(file) => {
+                    let on_disk = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+                    if on_disk != schema {
+                        bail!("{} is out of date; regenerate it with `capa config schema > {}`", file.display(), file.display());
+                    }
+                    println!("{}: up to date", file.display());
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,90 @@
+//! `capa connections set|list|remove`: secrets to the OS keychain, names to the database.
+
+use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use capa_core::{Connections, HubPaths, Redactor};
+use capa_secrets::{Keychain, Secret};
+use capa_store::Store;
+use serde_json::json;
+
+use crate::cli::{ConnectionsCommand, GlobalArgs};
+use crate::running::RunningHub;
+use crate::{output, setup};
+
+pub async fn run(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>, command: ConnectionsCommand) -> anyhow::Result<ExitCode> {
+    std::fs::create_dir_all(&paths.data_dir).with_context(|| format!("creating {}", paths.data_dir.display()))?;
+    let store = Arc::new(Store::open(&paths.database()).context("opening the hub database")?);
+    let connections = Connections::new(store, Keychain::default(), redactor);
+    match command {
+        ConnectionsCommand::Set { source, name, field, default } => {
+            let files = setup::config_files(global, paths)?;
+            let config = setup::load_config(&files)?;
+            let Some(source_config) = config.sources.iter().find(|s| s.id == source) else {
+                let known: Vec<&str> = config.sources.iter().map(|s| s.id.as_str()).collect();
+                bail!(
+                    "no source `{source}` in the configuration{}",
+                    if known.is_empty() { String::from(" (it declares no sources)") } else { format!("; known sources: {}", known.join(", ")) }
+                );
+            };
+            let secret = read_secret(&source, &name)?;
+            let record = connections.set(source_config, &name, field.as_deref(), secret, default)?;
+            println!(
+                "Saved connection `{}` of `{source}` in the OS keychain{}.",
+                record.name,
+                if record.is_default { " (default)" } else { "" }
+            );
+            notify_running_hub(paths).await;
+        }
+        ConnectionsCommand::List { json } => {
+            let list = connections.list()?;
+            if json {
+                let items: Vec<_> = list
+                    .iter()
+                    .map(|c| json!({"source": c.source, "name": c.name, "default": c.is_default, "fields": c.fields}))
+                    .collect();
+                output::json(&items)?;
+            } else if list.is_empty() {
+                println!("No connections. Add one with `capa connections set <source> <name>`.");
+            } else {
+                let rows: Vec<Vec<String>> = list
+                    .iter()
+                    .map(|c| vec![c.source.clone(), if c.is_default { format!("{}*", c.name) } else { c.name.clone() }, c.fields.join(", ")])
+                    .collect();
+                output::table(&["SOURCE", "CONNECTION", "SECRETS"], &rows);
+            }
+        }
+        ConnectionsCommand::Remove { source, name } => {
+            connections.remove(&source, &name)?;
+            println!("Removed connection `{name}` of `{source}` and its secrets.");
+            notify_running_hub(paths).await;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads the secret from stdin when it is piped, else from a prompt that does not echo.
+fn read_secret(source: &str, name: &str) -> anyhow::Result<Secret> {
+    let value = if std::io::stdin().is_terminal() {
+        rpassword::prompt_password(format!("Secret for connection `{name}` of `{source}` (input hidden): "))
+            .context("reading the secret from the terminal")?
+    } else {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).context("reading the secret from stdin")?;
+        text.trim_end_matches(['\n', '\r']).to_owned()
+    };
+    if value.is_empty() {
+        bail!("no secret given: pipe it on stdin (`printf %s \"$TOKEN\" | capa connections set {source} {name}`) or type it at the prompt");
+    }
+    Ok(Secret::new(value))
+}
+
+async fn notify_running_hub(paths: &HubPaths) {
+    if let Some(hub) = RunningHub::find(paths).await
+        && let Err(e) = hub.post("/api/connections/reload", &json!({})).await
+    {
+        eprintln!("warning: the running hub did not reload its connections: {e:#}");
+    }
+}

@@ -1,0 +1,37 @@
+//! `capa mcp`: MCP over stdio, forwarded to the running hub or served by a hub in this process.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use capa_core::{HubPaths, Redactor};
+use capa_server::bridge::RemoteSurface;
+use capa_server::{LocalSurface, McpFront, Surface};
+
+use crate::cli::GlobalArgs;
+use crate::running::matching_hub;
+use crate::setup;
+
+pub async fn run(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>) -> anyhow::Result<ExitCode> {
+    let files = setup::config_files(global, paths)?;
+    if let Some(running) = matching_hub(paths, &files).await {
+        match RemoteSurface::connect(&running.mcp_url(), &running.token).await {
+            Ok(remote) => {
+                tracing::info!(url = %running.mcp_url(), "forwarding MCP over stdio to the running hub");
+                let surface: Arc<dyn Surface> = Arc::new(remote);
+                capa_server::serve_stdio(McpFront::new(surface)).await.map_err(anyhow::Error::msg)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            Err(e) => tracing::warn!(error = %e, "running hub unreachable; serving from this process"),
+        }
+    }
+    let config = setup::load_config(&files)?;
+    setup::ensure_servable(&config)?;
+    let hub = setup::start_hub(config, paths, redactor).await?;
+    // Let sources connect before the client's first `tools/list`, so it sees their tools.
+    hub.settled(setup::SETTLE_LIMIT).await;
+    let surface: Arc<dyn Surface> = Arc::new(LocalSurface::new(hub.clone()));
+    let served = capa_server::serve_stdio(McpFront::new(surface)).await;
+    hub.shutdown().await;
+    served.map_err(anyhow::Error::msg)?;
+    Ok(ExitCode::SUCCESS)
+}

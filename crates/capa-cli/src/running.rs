@@ -1,0 +1,136 @@
+//! Finding the hub that `capa hub serve` (or the desktop app) runs, and talking to its API.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use capa_config::ConfigFiles;
+use capa_core::HubPaths;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What a running hub writes to `hub.json` in the data dir.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Discovery {
+    /// Base URL, `http://127.0.0.1:4477`.
+    pub url: String,
+    pub pid: u32,
+    pub version: String,
+}
+
+/// A hub that answered its health check.
+#[derive(Debug, Clone)]
+pub struct RunningHub {
+    pub base_url: String,
+    pub token: String,
+    client: reqwest::Client,
+}
+
+impl RunningHub {
+    /// The running hub of this data dir, if one answers.
+    pub async fn find(paths: &HubPaths) -> Option<Self> {
+        let text = std::fs::read_to_string(paths.discovery()).ok()?;
+        let discovery: Discovery = serde_json::from_str(&text).ok()?;
+        let token = std::fs::read_to_string(paths.token()).ok()?.trim().to_owned();
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(120))
+            .build()
+            .ok()?;
+        let hub = Self {
+            base_url: discovery.url,
+            token,
+            client,
+        };
+        let health = hub
+            .client
+            .get(format!("{}/api/health", hub.base_url))
+            .bearer_auth(&hub.token)
+            .timeout(Duration::from_secs(2))
+            .send()
+            .await
+            .ok()?;
+        health.status().is_success().then_some(hub)
+    }
+
+    pub fn mcp_url(&self) -> String {
+        format!("{}/mcp", self.base_url)
+    }
+
+    pub async fn get(&self, path: &str) -> anyhow::Result<Value> {
+        let response = self
+            .client
+            .get(format!("{}{path}", self.base_url))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .with_context(|| format!("asking the running hub at {}", self.base_url))?;
+        Self::json(response).await
+    }
+
+    pub async fn post(&self, path: &str, body: &impl Serialize) -> anyhow::Result<Value> {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base_url))
+            .bearer_auth(&self.token)
+            .json(body)
+            .send()
+            .await
+            .with_context(|| format!("asking the running hub at {}", self.base_url))?;
+        Self::json(response).await
+    }
+
+    async fn json(response: reqwest::Response) -> anyhow::Result<Value> {
+        let status = response.status();
+        let body: Value = response.json().await.context("reading the hub's answer")?;
+        if !status.is_success() {
+            bail!("the running hub answered {status}: {body}");
+        }
+        Ok(body)
+    }
+
+    /// Whether the running hub reads the same capabilities files as this command would.
+    pub async fn uses_files(&self, files: &ConfigFiles) -> bool {
+        let Ok(config) = self.get("/api/config").await else {
+            return false;
+        };
+        let theirs: Vec<PathBuf> = config["files"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|f| f.as_str().map(PathBuf::from)).collect())
+            .unwrap_or_default();
+        let ours: Vec<&Path> = files.global.iter().chain(files.project.iter()).map(PathBuf::as_path).collect();
+        theirs.len() == ours.len() && theirs.iter().zip(ours).all(|(a, b)| same_file(a, b))
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Writes `hub.json`; removed again by [`remove_discovery`] when the hub stops.
+pub fn write_discovery(paths: &HubPaths, discovery: &Discovery) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(discovery)?;
+    let tmp = paths.discovery().with_extension("json.tmp");
+    std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, paths.discovery()))
+        .with_context(|| format!("writing {}", paths.discovery().display()))
+}
+
+pub fn remove_discovery(paths: &HubPaths) {
+    let _ = std::fs::remove_file(paths.discovery());
+}
+
+/// The running hub to use for a command, when there is one that reads the same configuration.
+pub async fn matching_hub(paths: &HubPaths, files: &ConfigFiles) -> Option<RunningHub> {
+    let hub = RunningHub::find(paths).await?;
+    if hub.uses_files(files).await {
+        Some(hub)
+    } else {
+        tracing::warn!(
+            url = %hub.base_url,
+            "a hub is running with other capabilities files; using a hub inside this command instead"
+        );
+        None
+    }
+}

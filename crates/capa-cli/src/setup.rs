@@ -1,0 +1,73 @@
+//! Shared start-up: configuration files, logging, and an in-process hub.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use capa_config::{ConfigFiles, ExposureMode, HubConfig};
+use capa_core::{Hub, HubOptions, HubPaths, Redactor};
+use capa_secrets::Keychain;
+use tracing_subscriber::EnvFilter;
+
+use crate::cli::GlobalArgs;
+
+/// How long a command waits for sources to connect before answering with what it has.
+pub const SETTLE_LIMIT: Duration = Duration::from_secs(20);
+
+/// The configuration files in force: `--config FILE`, or the global file plus the project file
+/// found from the working directory up.
+pub fn config_files(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<ConfigFiles> {
+    if let Some(file) = &global.config {
+        let file = std::path::absolute(file).with_context(|| format!("resolving {}", file.display()))?;
+        if !file.is_file() {
+            bail!("{} does not exist; pass an existing capabilities file to --config", file.display());
+        }
+        return Ok(ConfigFiles::only(file));
+    }
+    let cwd = std::env::current_dir().context("reading the working directory")?;
+    Ok(ConfigFiles::discover(&paths.config_dir, &cwd))
+}
+
+pub fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
+    let config = capa_config::load(files).map_err(|e| anyhow::anyhow!("invalid configuration:\n{e}"))?;
+    for warning in &config.warnings {
+        tracing::warn!("{warning}");
+    }
+    Ok(config)
+}
+
+/// Refuses exposure modes this build does not serve yet, naming the mode and where it was set.
+pub fn ensure_servable(config: &HubConfig) -> anyhow::Result<()> {
+    let mode = config.exposure.mode;
+    if mode != ExposureMode::ExposeAll {
+        bail!(
+            "toolExposure `{mode}` is not served by this version of capa yet (set by {}); only `expose-all` is. \
+             Set `options.toolExposure: expose-all` or remove the option.",
+            config.exposure.decided_by
+        );
+    }
+    Ok(())
+}
+
+/// Logs to stderr (never stdout, which MCP over stdio owns), through the redactor.
+/// `RUST_LOG` overrides the default level.
+pub fn init_tracing(redactor: &Arc<Redactor>, default_level: &str) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(redactor.writer(std::io::stderr))
+        .with_ansi(false)
+        .try_init();
+}
+
+/// Starts a hub in this process.
+pub async fn start_hub(config: HubConfig, paths: &HubPaths, redactor: Arc<Redactor>) -> anyhow::Result<Arc<Hub>> {
+    Hub::start(HubOptions {
+        config,
+        paths: paths.clone(),
+        redactor,
+        keychain: Keychain::default(),
+    })
+    .await
+    .context("starting the hub")
+}

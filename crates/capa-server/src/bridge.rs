@@ -1,0 +1,97 @@
+//! `capa mcp` when a hub is already running: a stdio MCP server whose tools are those of the
+//! running hub, reached over its HTTP endpoint. State and (later) approvals stay in that one hub.
+
+use std::sync::Arc;
+
+use capa_core::{CallToolResult, JsonObject, Tool};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorData, Implementation,
+    ProtocolVersion,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, ServiceError};
+use tokio::sync::watch;
+
+use crate::surface::{BoxFuture, Surface};
+
+#[derive(Clone)]
+struct BridgeClient {
+    changed: Arc<watch::Sender<u64>>,
+}
+
+impl ClientHandler for BridgeClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("capa-mcp-bridge", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.send_modify(|n| *n += 1);
+    }
+}
+
+/// The running hub, as a surface.
+pub struct RemoteSurface {
+    client: RunningService<RoleClient, BridgeClient>,
+    changes: watch::Receiver<u64>,
+}
+
+impl std::fmt::Debug for RemoteSurface {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteSurface").finish_non_exhaustive()
+    }
+}
+
+impl RemoteSurface {
+    /// Connects to the hub's MCP endpoint with its token.
+    pub async fn connect(url: &str, token: &str) -> Result<Self, String> {
+        let (tx, changes) = watch::channel(0);
+        let handler = BridgeClient { changed: Arc::new(tx) };
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token.to_owned()),
+        );
+        // The initialize era keeps a session, so the hub can push `tools/list_changed` to us.
+        let lifecycle = ClientLifecycleMode::Initialize;
+        let _ = ProtocolVersion::LATEST_WITH_INITIALIZE;
+        let client = handler
+            .serve_with_lifecycle(transport, lifecycle)
+            .await
+            .map_err(|e| format!("cannot connect to the running hub at {url}: {e}"))?;
+        Ok(Self { client, changes })
+    }
+}
+
+fn bridge_error(e: ServiceError) -> ErrorData {
+    match e {
+        ServiceError::McpError(data) => data,
+        other => ErrorData::internal_error(format!("the running hub did not answer: {other}"), None),
+    }
+}
+
+impl Surface for RemoteSurface {
+    fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
+        Box::pin(async move { self.client.peer().list_all_tools().await.map_err(bridge_error) })
+    }
+
+    fn call_tool(
+        &self,
+        address: String,
+        arguments: Option<JsonObject>,
+        _client: Option<String>,
+    ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
+        Box::pin(async move {
+            let mut params = CallToolRequestParams::new(address);
+            params.arguments = arguments;
+            self.client.peer().call_tool(params).await.map_err(bridge_error)
+        })
+    }
+
+    fn tools_changed(&self) -> BoxFuture<'_, bool> {
+        let mut changes = self.changes.clone();
+        Box::pin(async move { changes.changed().await.is_ok() })
+    }
+}

@@ -1,0 +1,97 @@
+//! The MCP front: an rmcp server handler over a [`Surface`], for stdio and Streamable HTTP alike.
+//!
+//! It serves 2026-07-28 (`server/discover`, stateless requests) and the `initialize` era
+//! (2025-11-25, 2025-06-18) on the same endpoint; rmcp does the negotiation. Mode `expose-all`:
+//! every exposed tool is its own MCP tool named `namespace.tool`.
+
+use std::sync::Arc;
+
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+
+use crate::surface::Surface;
+
+/// Server instructions, kept short: they are loaded into the model's context.
+const INSTRUCTIONS: &str = "Capabilities hub: tools of the user's sources, named `namespace.tool`.";
+
+/// One MCP front. Cheap to clone; HTTP creates one per session.
+#[derive(Clone)]
+pub struct McpFront {
+    surface: Arc<dyn Surface>,
+}
+
+impl std::fmt::Debug for McpFront {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpFront").finish_non_exhaustive()
+    }
+}
+
+impl McpFront {
+    pub fn new(surface: Arc<dyn Surface>) -> Self {
+        Self { surface }
+    }
+}
+
+fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .peer
+        .peer_info()
+        .map(|info| info.client_info.name.clone())
+}
+
+impl ServerHandler for McpFront {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("capabilities", env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let result = self.negotiate_initialize(&request);
+        // A session of the initialize era keeps its peer: tell it when the tool list changes.
+        let surface = self.surface.clone();
+        let peer = context.peer.clone();
+        tokio::spawn(async move {
+            while surface.tools_changed().await {
+                if peer.notify_tool_list_changed().await.is_err() {
+                    break;
+                }
+            }
+        });
+        result
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.surface.list_tools().await?))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let result = self
+            .surface
+            .call_tool(request.name.into_owned(), request.arguments, client_name(&context))
+            .await?;
+        Ok(CallToolResponse::Complete(result))
+    }
+}

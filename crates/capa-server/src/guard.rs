@@ -1,0 +1,119 @@
+//! Checks on every HTTP request, before anything else runs: a loopback `Host` (DNS rebinding), an
+//! `Origin` that is the hub itself when a browser sends one, and the bearer token.
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::token;
+
+/// What a request must match.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    pub token: String,
+    pub port: u16,
+}
+
+const LOOPBACK_NAMES: &[&str] = &["127.0.0.1", "localhost", "[::1]"];
+
+/// The host name of a `Host` header or an origin's authority, without the port.
+fn host_name(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return authority.split_inclusive(']').next().unwrap_or(authority);
+    }
+    authority.split(':').next().unwrap_or(authority)
+}
+
+fn port_of(authority: &str) -> Option<u16> {
+    let after_host = authority.strip_prefix(host_name(authority))?;
+    after_host.strip_prefix(':')?.parse().ok()
+}
+
+impl Guard {
+    fn host_ok(&self, headers: &HeaderMap) -> bool {
+        let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+            return false;
+        };
+        LOOPBACK_NAMES.contains(&host_name(host))
+    }
+
+    fn origin_ok(&self, headers: &HeaderMap) -> bool {
+        let Some(origin) = headers.get(header::ORIGIN) else {
+            return true;
+        };
+        let Some(authority) = origin.to_str().ok().and_then(|o| o.strip_prefix("http://")) else {
+            return false;
+        };
+        LOOPBACK_NAMES.contains(&host_name(authority)) && port_of(authority) == Some(self.port)
+    }
+
+    fn token_ok(&self, headers: &HeaderMap) -> bool {
+        headers
+            .get(header::AUTHORIZATION)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.strip_prefix("Bearer "))
+            .is_some_and(|given| token::matches(&self.token, given.trim()))
+    }
+}
+
+fn reject(status: StatusCode, message: &str) -> Response {
+    let body = serde_json::json!({"error": {"code": status.as_u16(), "message": message}});
+    let mut response = (status, axum::Json(body)).into_response();
+    if status == StatusCode::UNAUTHORIZED
+        && let Ok(value) = header::HeaderValue::from_str("Bearer realm=\"capabilities\"")
+    {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// Axum middleware applying the guard.
+pub async fn check(State(guard): State<Guard>, request: Request<Body>, next: Next) -> Response {
+    let headers = request.headers();
+    if !guard.host_ok(headers) {
+        return reject(StatusCode::FORBIDDEN, "forbidden Host header: the hub only answers requests addressed to 127.0.0.1, localhost or [::1]");
+    }
+    if !guard.origin_ok(headers) {
+        return reject(StatusCode::FORBIDDEN, "forbidden Origin: cross-origin requests are refused");
+    }
+    if !guard.token_ok(headers) {
+        return reject(StatusCode::UNAUTHORIZED, "missing or wrong bearer token: send `Authorization: Bearer <token>` with the token from the hub's data dir");
+    }
+    next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(header::HeaderName, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (k, v) in pairs {
+            map.insert(k.clone(), v.parse().expect("header value"));
+        }
+        map
+    }
+
+    #[test]
+    fn hosts_must_be_loopback_names() {
+        let g = Guard { token: "t".into(), port: 4477 };
+        assert!(g.host_ok(&headers(&[(header::HOST, "127.0.0.1:4477")])));
+        assert!(g.host_ok(&headers(&[(header::HOST, "localhost")])));
+        assert!(g.host_ok(&headers(&[(header::HOST, "[::1]:4477")])));
+        assert!(!g.host_ok(&headers(&[(header::HOST, "evil.example:4477")])));
+        assert!(!g.host_ok(&headers(&[(header::HOST, "127.0.0.1.evil.example")])));
+        assert!(!g.host_ok(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn origins_must_be_the_hub_itself() {
+        let g = Guard { token: "t".into(), port: 4477 };
+        assert!(g.origin_ok(&HeaderMap::new()));
+        assert!(g.origin_ok(&headers(&[(header::ORIGIN, "http://localhost:4477")])));
+        assert!(!g.origin_ok(&headers(&[(header::ORIGIN, "http://localhost:9999")])));
+        assert!(!g.origin_ok(&headers(&[(header::ORIGIN, "https://evil.example")])));
+        assert!(!g.origin_ok(&headers(&[(header::ORIGIN, "null")])));
+    }
+}

@@ -1,0 +1,194 @@
+//! The hub's loopback HTTP server: the MCP endpoint at `/mcp` and a small JSON API under `/api`
+//! for the CLI (and later the web UI), all behind the same guard (Host, Origin, token).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use capa_core::{CallContext, Hub};
+use rmcp::transport::StreamableHttpServerConfig;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::tower::StreamableHttpService;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::front::McpFront;
+use crate::guard::{self, Guard};
+use crate::surface::LocalSurface;
+
+/// The port `capa hub serve` listens on unless told otherwise.
+pub const DEFAULT_PORT: u16 = 4477;
+
+/// Why the HTTP server could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    #[error("refusing to listen on {0}: the hub only binds loopback addresses (127.0.0.1 or [::1])")]
+    NotLoopback(SocketAddr),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A running HTTP server.
+#[derive(Debug)]
+pub struct HttpServer {
+    pub addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl HttpServer {
+    /// The MCP endpoint's URL.
+    pub fn mcp_url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// Stops accepting requests and waits for open ones to finish (at most five seconds).
+    pub async fn shutdown(self) {
+        self.shutdown.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.task).await;
+    }
+}
+
+/// Binds `addr` (loopback only) and serves until shut down.
+pub async fn serve(hub: Arc<Hub>, addr: SocketAddr, token: String) -> Result<HttpServer, ServeError> {
+    if !addr.ip().is_loopback() {
+        return Err(ServeError::NotLoopback(addr));
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr, source })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|source| ServeError::Bind { addr, source })?;
+    let shutdown = CancellationToken::new();
+    let router = router(hub, Guard { token, port: addr.port() }, shutdown.child_token());
+    let stop = shutdown.clone();
+    let task = tokio::spawn(async move {
+        let served = axum::serve(listener, router)
+            .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+            .await;
+        if let Err(e) = served {
+            tracing::error!(error = %e, "HTTP server stopped");
+        }
+    });
+    Ok(HttpServer { addr, shutdown, task })
+}
+
+fn router(hub: Arc<Hub>, guard: Guard, cancel: CancellationToken) -> Router {
+    let surface = Arc::new(LocalSurface::new(hub.clone()));
+    let mcp = StreamableHttpService::new(
+        move || Ok(McpFront::new(surface.clone())),
+        Arc::new(LocalSessionManager::default()),
+        // Host and Origin are checked by our guard (which also knows the port); rmcp's own
+        // checks stay on as a second line.
+        StreamableHttpServerConfig::default()
+            .with_cancellation_token(cancel)
+            .with_allowed_hosts(["127.0.0.1", "localhost", "::1", "[::1]"]),
+    );
+    Router::new()
+        .nest_service("/mcp", mcp)
+        .route("/api/health", get(health))
+        .route("/api/config", get(config))
+        .route("/api/sources", get(sources))
+        .route("/api/tools", get(tools))
+        .route("/api/call", post(call))
+        .route("/api/connections/reload", post(reload_connections))
+        .with_state(hub)
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+}
+
+async fn health() -> Json<Value> {
+    Json(json!({"ok": true, "version": env!("CARGO_PKG_VERSION"), "pid": std::process::id()}))
+}
+
+async fn config(State(hub): State<Arc<Hub>>) -> Json<Value> {
+    let config = hub.config();
+    Json(json!({
+        "files": config.files,
+        "toolExposure": config.exposure.mode.as_str(),
+        "decidedBy": config.exposure.decided_by,
+        "upstreamTimeoutMs": config.upstream_timeout.as_millis() as u64,
+        "demo": config.demo,
+        "warnings": config.warnings,
+    }))
+}
+
+async fn sources(State(hub): State<Arc<Hub>>) -> Json<Value> {
+    Json(json!(hub.sources()))
+}
+
+/// A tool as the CLI lists it.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolListing {
+    pub address: String,
+    pub source: String,
+    pub remote_name: String,
+    pub description: Option<String>,
+    pub input_schema: Value,
+    pub annotations: Option<Value>,
+}
+
+/// Lists the catalog for the API and the CLI.
+pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
+    hub.catalog()
+        .tools()
+        .iter()
+        .map(|t| ToolListing {
+            address: t.address.to_string(),
+            source: t.address.namespace.clone(),
+            remote_name: t.remote_name.clone(),
+            description: t.definition.description.as_ref().map(|d| d.to_string()),
+            input_schema: Value::Object((*t.definition.input_schema).clone()),
+            annotations: t
+                .definition
+                .annotations
+                .as_ref()
+                .and_then(|a| serde_json::to_value(a).ok()),
+        })
+        .collect()
+}
+
+async fn tools(State(hub): State<Arc<Hub>>) -> Json<Vec<ToolListing>> {
+    Json(tool_listings(&hub))
+}
+
+/// A call through the API.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct CallRequest {
+    pub address: String,
+    #[serde(default)]
+    pub arguments: Option<serde_json::Map<String, Value>>,
+    #[serde(default)]
+    pub connection: Option<String>,
+}
+
+/// Runs a call and shapes the answer the way the API and `capa call --json` print it.
+pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
+    let context = CallContext {
+        client: Some(client.to_owned()),
+        connection: request.connection,
+    };
+    match hub.call(&request.address, request.arguments, &context).await {
+        Ok(result) => json!({"ok": result.is_error != Some(true), "result": result}),
+        Err(e) => json!({"ok": false, "error": {"code": e.code(), "message": e.to_string(), "retryable": e.retryable()}}),
+    }
+}
+
+async fn call(State(hub): State<Arc<Hub>>, Json(request): Json<CallRequest>) -> Json<Value> {
+    Json(call_json(&hub, request, "capa-cli").await)
+}
+
+async fn reload_connections(State(hub): State<Arc<Hub>>) -> Json<Value> {
+    hub.reload_connections().await;
+    Json(json!({"ok": true}))
+}

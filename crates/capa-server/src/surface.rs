@@ -1,0 +1,104 @@
+//! What an MCP front serves: a list of tools and a way to call them. The hub in this process is
+//! one implementation ([`LocalSurface`]); a running hub reached over HTTP is the other
+//! ([`crate::bridge::RemoteSurface`]), so `capa mcp` serves the same front either way.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use capa_core::{CallContext, CallError, CallToolResult, Hub, JsonObject, Tool};
+use rmcp::model::{ContentBlock, ErrorData};
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Tools to serve.
+pub trait Surface: Send + Sync + 'static {
+    /// Every tool, as MCP definitions named by address.
+    fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>>;
+    /// Calls one tool by its address.
+    fn call_tool(
+        &self,
+        address: String,
+        arguments: Option<JsonObject>,
+        client: Option<String>,
+    ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>>;
+    /// Resolves when the tool list changed since the last call; `false` when no further change
+    /// can come (the surface is gone).
+    fn tools_changed(&self) -> BoxFuture<'_, bool>;
+}
+
+/// The hub running in this process.
+#[derive(Debug, Clone)]
+pub struct LocalSurface {
+    hub: Arc<Hub>,
+    changes: tokio::sync::watch::Receiver<capa_core::SharedCatalog>,
+}
+
+impl LocalSurface {
+    pub fn new(hub: Arc<Hub>) -> Self {
+        let changes = hub.watch_catalog();
+        Self { hub, changes }
+    }
+}
+
+impl Surface for LocalSurface {
+    fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
+        Box::pin(async move {
+            Ok(self
+                .hub
+                .catalog()
+                .tools()
+                .iter()
+                .map(|t| t.definition.clone())
+                .collect())
+        })
+    }
+
+    fn call_tool(
+        &self,
+        address: String,
+        arguments: Option<JsonObject>,
+        client: Option<String>,
+    ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
+        Box::pin(async move {
+            let context = CallContext {
+                client,
+                connection: None,
+            };
+            match self.hub.call(&address, arguments, &context).await {
+                Ok(result) => Ok(result),
+                Err(e @ CallError::UnknownTool { .. }) => Err(ErrorData::invalid_params(e.to_string(), None)),
+                Err(e) => Ok(error_result(&e)),
+            }
+        })
+    }
+
+    fn tools_changed(&self) -> BoxFuture<'_, bool> {
+        let mut changes = self.changes.clone();
+        Box::pin(async move { changes.changed().await.is_ok() })
+    }
+}
+
+/// A failed call as a tool result with `isError: true`, so the model sees what happened, plus the
+/// typed error in `_meta` for programs: `{"capabilities/error": {code, message, retryable}}`.
+pub fn error_result(error: &CallError) -> CallToolResult {
+    let retry = if error.retryable() { " (retryable)" } else { "" };
+    let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
+        "{}: {error}{retry}",
+        error.code()
+    ))]);
+    let mut meta = rmcp::model::MetaObject::new();
+    meta.0.insert(
+        ERROR_META_KEY.to_owned(),
+        serde_json::json!({
+            "code": error.code(),
+            "message": error.to_string(),
+            "retryable": error.retryable(),
+        }),
+    );
+    result.meta = Some(meta);
+    result
+}
+
+/// `_meta` key of a typed call error.
+pub const ERROR_META_KEY: &str = "capabilities/error";

@@ -11,7 +11,16 @@ if [ -z "${CAPA_KEYRING_SESSION:-}" ]; then
   exec env HOME="$CAPA_TEST_KEYRING_HOME" XDG_DATA_HOME="$CAPA_TEST_KEYRING_HOME/.local/share" \
     dbus-run-session -- "$0" "$@"
 fi
-# A password on stdin creates and unlocks the login keyring without a prompt (an empty one prompts).
-eval "$(printf 'capa-test\n' | gnome-keyring-daemon --unlock --components=secrets 2>/dev/null)" || true
-eval "$(gnome-keyring-daemon --start --components=secrets 2>/dev/null)" || true
+# `--unlock` with a password on stdin starts the daemon and creates (or unlocks) the login keyring
+# without a prompt (an empty password would prompt). Start no second daemon: it could take the bus
+# name with a locked keyring, and every write would then wait for a prompt that cannot show.
+eval "$(printf 'capa-test\n' | gnome-keyring-daemon --unlock --components=secrets 2>/dev/null)"
+# Wait until the Secret Service accepts a write (the daemon registers on the bus asynchronously).
+for _ in $(seq 1 50); do
+  if printf probe | secret-tool store --label=capa-probe capa-probe ready >/dev/null 2>&1; then
+    secret-tool clear capa-probe ready >/dev/null 2>&1 || true
+    break
+  fi
+  sleep 0.1
+done
 "$@"

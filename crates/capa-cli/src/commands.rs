@@ -32,7 +32,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sources(command) => sources::sources(&cli.global, &paths, redactor, command).await,
         Command::Tools(command) => sources::tools(&cli.global, &paths, redactor, command).await,
         Command::Call(args) => call::run(&cli.global, &paths, redactor, args).await,
-        Command::Connections(command) => connections::run(&cli.global, &paths, redactor, command).await,
+        Command::Connections(command) => {
+            connections::run(&cli.global, &paths, redactor, command).await
+        }
         Command::Config(command) => config::run(&cli.global, &paths, command).await,
     }
 }
@@ -46,7 +48,11 @@ pub enum HubAccess {
 impl HubAccess {
     /// The running hub that reads the same files, or a hub started here (sources connected or
     /// failed before it returns).
-    pub async fn open(global: &crate::cli::GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>) -> anyhow::Result<Self> {
+    pub async fn open(
+        global: &crate::cli::GlobalArgs,
+        paths: &HubPaths,
+        redactor: Arc<Redactor>,
+    ) -> anyhow::Result<Self> {
         let files = setup::config_files(global, paths)?;
         if let Some(running) = matching_hub(paths, &files).await {
             return Ok(Self::Running(running));

@@ -15,7 +15,10 @@ use clap::Parser;
 /// Parses the command line, runs the command, prints errors as `error: …` with their causes.
 pub fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

@@ -17,7 +17,13 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) {
         let text: Vec<String> = cells
             .iter()
             .enumerate()
-            .map(|(i, c)| if i == last { (*c).to_owned() } else { format!("{c:<width$}", width = widths[i]) })
+            .map(|(i, c)| {
+                if i == last {
+                    (*c).to_owned()
+                } else {
+                    format!("{c:<width$}", width = widths[i])
+                }
+            })
             .collect();
         println!("{}", text.join("  ").trim_end());
     };

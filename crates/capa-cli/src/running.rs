@@ -31,7 +31,10 @@ impl RunningHub {
     pub async fn find(paths: &HubPaths) -> Option<Self> {
         let text = std::fs::read_to_string(paths.discovery()).ok()?;
         let discovery: Discovery = serde_json::from_str(&text).ok()?;
-        let token = std::fs::read_to_string(paths.token()).ok()?.trim().to_owned();
+        let token = std::fs::read_to_string(paths.token())
+            .ok()?
+            .trim()
+            .to_owned();
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(120))
             .build()
@@ -95,9 +98,18 @@ impl RunningHub {
         };
         let theirs: Vec<PathBuf> = config["files"]
             .as_array()
-            .map(|a| a.iter().filter_map(|f| f.as_str().map(PathBuf::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|f| f.as_str().map(PathBuf::from))
+                    .collect()
+            })
             .unwrap_or_default();
-        let ours: Vec<&Path> = files.global.iter().chain(files.project.iter()).map(PathBuf::as_path).collect();
+        let ours: Vec<&Path> = files
+            .global
+            .iter()
+            .chain(files.project.iter())
+            .map(PathBuf::as_path)
+            .collect();
         theirs.len() == ours.len() && theirs.iter().zip(ours).all(|(a, b)| same_file(a, b))
     }
 }
@@ -113,7 +125,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
 pub fn write_discovery(paths: &HubPaths, discovery: &Discovery) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(discovery)?;
     let tmp = paths.discovery().with_extension("json.tmp");
-    std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, paths.discovery()))
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, paths.discovery()))
         .with_context(|| format!("writing {}", paths.discovery().display()))
 }
 

@@ -18,9 +18,13 @@ pub const SETTLE_LIMIT: Duration = Duration::from_secs(20);
 /// found from the working directory up.
 pub fn config_files(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<ConfigFiles> {
     if let Some(file) = &global.config {
-        let file = std::path::absolute(file).with_context(|| format!("resolving {}", file.display()))?;
+        let file =
+            std::path::absolute(file).with_context(|| format!("resolving {}", file.display()))?;
         if !file.is_file() {
-            bail!("{} does not exist; pass an existing capabilities file to --config", file.display());
+            bail!(
+                "{} does not exist; pass an existing capabilities file to --config",
+                file.display()
+            );
         }
         return Ok(ConfigFiles::only(file));
     }
@@ -29,7 +33,8 @@ pub fn config_files(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<Con
 }
 
 pub fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
-    let config = capa_config::load(files).map_err(|e| anyhow::anyhow!("invalid configuration:\n{e}"))?;
+    let config =
+        capa_config::load(files).map_err(|e| anyhow::anyhow!("invalid configuration:\n{e}"))?;
     for warning in &config.warnings {
         tracing::warn!("{warning}");
     }
@@ -52,7 +57,8 @@ pub fn ensure_servable(config: &HubConfig) -> anyhow::Result<()> {
 /// Logs to stderr (never stdout, which MCP over stdio owns), through the redactor.
 /// `RUST_LOG` overrides the default level.
 pub fn init_tracing(redactor: &Arc<Redactor>, default_level: &str) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(redactor.writer(std::io::stderr))
@@ -61,7 +67,11 @@ pub fn init_tracing(redactor: &Arc<Redactor>, default_level: &str) {
 }
 
 /// Starts a hub in this process.
-pub async fn start_hub(config: HubConfig, paths: &HubPaths, redactor: Arc<Redactor>) -> anyhow::Result<Arc<Hub>> {
+pub async fn start_hub(
+    config: HubConfig,
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+) -> anyhow::Result<Arc<Hub>> {
     Hub::start(HubOptions {
         config,
         paths: paths.clone(),

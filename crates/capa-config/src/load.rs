@@ -63,7 +63,8 @@ pub fn parse_str(file: &Path, text: &str) -> Result<CheckedFile, ConfigError> {
     let parsed: CapabilitiesFile = if text.trim().is_empty() {
         CapabilitiesFile::default()
     } else {
-        serde_saphyr::from_str(text).map_err(|e| ConfigError::Invalid(vec![syntax_issue(file, &e)]))?
+        serde_saphyr::from_str(text)
+            .map_err(|e| ConfigError::Invalid(vec![syntax_issue(file, &e)]))?
     };
     validate::check(file, parsed).map_err(ConfigError::Invalid)
 }
@@ -163,7 +164,10 @@ fn fix_for(message: &str) -> String {
         "use one of the values the message lists".into()
     } else if message.contains("missing field") {
         "add the missing field; docs/configuration.md shows a complete example".into()
-    } else if message.contains("invalid type") || message.contains("expected sequence") || message.contains("expected mapping") {
+    } else if message.contains("invalid type")
+        || message.contains("expected sequence")
+        || message.contains("expected mapping")
+    {
         "give the field a value of the type the message names (a list is written `[a, b]` or with `- ` items)".into()
     } else {
         "check the YAML syntax near this position (indentation, `:` after keys, closed quotes and brackets)".into()

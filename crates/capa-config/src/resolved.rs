@@ -121,7 +121,9 @@ impl ToolSelection {
     /// The remote names the selection mentions, for warnings about names a server lacks.
     pub fn named_tools(&self) -> Vec<&str> {
         match self {
-            Self::Except(names) | Self::Exactly(names) => names.iter().map(String::as_str).collect(),
+            Self::Except(names) | Self::Exactly(names) => {
+                names.iter().map(String::as_str).collect()
+            }
             Self::Explicit(tools) => tools.iter().map(|t| t.remote.as_str()).collect(),
             Self::All | Self::Nothing => Vec::new(),
         }

@@ -6,7 +6,8 @@ use crate::file::CapabilitiesFile;
 /// The schema as pretty-printed JSON with a trailing newline.
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(CapabilitiesFile);
-    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut text =
+        serde_json::to_string_pretty(&schema).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     text.push('\n');
     text
 }

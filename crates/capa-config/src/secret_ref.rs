@@ -92,7 +92,11 @@ mod tests {
         let parts = segments("Bearer ${secret:token}!").expect("valid");
         assert_eq!(
             parts,
-            vec![Segment::Text("Bearer "), Segment::Secret("token"), Segment::Text("!")]
+            vec![
+                Segment::Text("Bearer "),
+                Segment::Secret("token"),
+                Segment::Text("!")
+            ]
         );
     }
 

@@ -118,7 +118,11 @@ pub fn check(file: &Path, parsed: CapabilitiesFile) -> Result<CheckedFile, Vec<C
     }
 }
 
-fn check_id(checker: &mut Checker<'_>, id: &Located<String>, seen: &mut BTreeMap<String, Position>) {
+fn check_id(
+    checker: &mut Checker<'_>,
+    id: &Located<String>,
+    seen: &mut BTreeMap<String, Position>,
+) {
     if !is_source_id(id) {
         checker.issue(
             id.position,
@@ -136,7 +140,10 @@ fn check_id(checker: &mut Checker<'_>, id: &Located<String>, seen: &mut BTreeMap
         let first_line = first.line;
         checker.issue(
             id.position,
-            format!("server id `{}` is already used on line {first_line}", id.value),
+            format!(
+                "server id `{}` is already used on line {first_line}",
+                id.value
+            ),
             "give each server its own id",
         );
     } else {
@@ -161,7 +168,11 @@ fn check_def(
     let mut ok = true;
     for value in def.env.values().chain(def.headers.values()) {
         if let Err(e) = secret_ref::segments(value) {
-            checker.issue(position, format!("bad secret placeholder: {e}"), "write `${secret:NAME}` with NAME made of letters, digits, `-` or `_`");
+            checker.issue(
+                position,
+                format!("bad secret placeholder: {e}"),
+                "write `${secret:NAME}` with NAME made of letters, digits, `-` or `_`",
+            );
             ok = false;
         }
     }
@@ -176,11 +187,19 @@ fn check_def(
         }
         (Some(command), None) => {
             if !def.headers.is_empty() {
-                checker.issue(position, "`headers` only apply to `url` servers", "move the values to `env`, or remove `headers`");
+                checker.issue(
+                    position,
+                    "`headers` only apply to `url` servers",
+                    "move the values to `env`, or remove `headers`",
+                );
                 ok = false;
             }
             if command.trim().is_empty() {
-                checker.issue(position, "`command` is empty", "name the program to start, for example `npx`");
+                checker.issue(
+                    position,
+                    "`command` is empty",
+                    "name the program to start, for example `npx`",
+                );
                 ok = false;
             }
             ok.then(|| SourceTransport::Stdio {
@@ -192,7 +211,11 @@ fn check_def(
         }
         (None, Some(url)) => {
             if !def.args.is_empty() || !def.env.is_empty() || def.cwd.is_some() {
-                checker.issue(position, "`args`, `env` and `cwd` only apply to `command` servers", "remove them, or pass credentials to a remote server with `headers`");
+                checker.issue(
+                    position,
+                    "`args`, `env` and `cwd` only apply to `command` servers",
+                    "remove them, or pass credentials to a remote server with `headers`",
+                );
                 ok = false;
             }
             if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -208,7 +231,11 @@ fn check_def(
 }
 
 fn check_expose(checker: &mut Checker<'_>, server: &ServerEntry) -> ToolSelection {
-    let policy = server.expose.as_ref().map(|p| p.value).unwrap_or(ExposePolicy::All);
+    let policy = server
+        .expose
+        .as_ref()
+        .map(|p| p.value)
+        .unwrap_or(ExposePolicy::All);
     let policy_name = match policy {
         ExposePolicy::All => "all",
         ExposePolicy::Except => "except",
@@ -217,7 +244,11 @@ fn check_expose(checker: &mut Checker<'_>, server: &ServerEntry) -> ToolSelectio
     };
     match (policy, &server.tools) {
         (ExposePolicy::Except | ExposePolicy::Exactly, None) => {
-            let position = server.expose.as_ref().map(|p| p.position).unwrap_or(server.id.position);
+            let position = server
+                .expose
+                .as_ref()
+                .map(|p| p.position)
+                .unwrap_or(server.id.position);
             checker.issue(
                 position,
                 format!("`expose: {policy_name}` needs a `tools` list on server `{}`", server.id.value),
@@ -228,7 +259,10 @@ fn check_expose(checker: &mut Checker<'_>, server: &ServerEntry) -> ToolSelectio
         (ExposePolicy::All | ExposePolicy::None, Some(tools)) => {
             checker.issue(
                 tools.position,
-                format!("`tools` is not allowed with `expose: {policy_name}` on server `{}`", server.id.value),
+                format!(
+                    "`tools` is not allowed with `expose: {policy_name}` on server `{}`",
+                    server.id.value
+                ),
                 "remove the server's `tools` list, or set `expose: except` or `expose: exactly`",
             );
             ToolSelection::Nothing
@@ -244,9 +278,17 @@ fn names(checker: &mut Checker<'_>, tools: &Located<Vec<String>>) -> BTreeSet<St
     let mut set = BTreeSet::new();
     for name in tools.iter() {
         if name.trim().is_empty() {
-            checker.issue(tools.position, "empty tool name in `tools`", "remove the empty entry");
+            checker.issue(
+                tools.position,
+                "empty tool name in `tools`",
+                "remove the empty entry",
+            );
         } else if !set.insert(name.clone()) {
-            checker.issue(tools.position, format!("`{name}` is listed twice in `tools`"), "list each remote tool name once");
+            checker.issue(
+                tools.position,
+                format!("`{name}` is listed twice in `tools`"),
+                "list each remote tool name once",
+            );
         }
     }
     set
@@ -263,7 +305,10 @@ fn explicit_tools(
             let known: Vec<&str> = servers.keys().map(String::as_str).collect();
             checker.issue(
                 entry.server.position,
-                format!("tool entry points at unknown server `{}`", entry.server.value),
+                format!(
+                    "tool entry points at unknown server `{}`",
+                    entry.server.value
+                ),
                 if known.is_empty() {
                     "declare the server under `servers:` first".to_owned()
                 } else {
@@ -277,12 +322,20 @@ fn explicit_tools(
             None => (entry.tool.value.clone(), entry.tool.position),
         };
         if id.trim().is_empty() || id.contains(char::is_whitespace) {
-            checker.issue(position, format!("tool id {id:?} is empty or has spaces"), "use a name like `create_issue`");
+            checker.issue(
+                position,
+                format!("tool id {id:?} is empty or has spaces"),
+                "use a name like `create_issue`",
+            );
             continue;
         }
         let tools = by_server.entry(entry.server.value.clone()).or_default();
         if tools.iter().any(|t| t.id == id) {
-            checker.issue(position, format!("tool id `{}.{id}` is declared twice", entry.server.value), "give each tool entry of a server its own `id`");
+            checker.issue(
+                position,
+                format!("tool id `{}.{id}` is declared twice", entry.server.value),
+                "give each tool entry of a server its own `id`",
+            );
             continue;
         }
         tools.push(ExplicitTool {

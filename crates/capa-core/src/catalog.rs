@@ -158,7 +158,11 @@ impl Catalog {
             .filter(|(d, a)| *d <= (a.len() / 2).max(3))
             .collect();
         scored.sort();
-        scored.into_iter().take(3).map(|(_, a)| a.to_owned()).collect()
+        scored
+            .into_iter()
+            .take(3)
+            .map(|(_, a)| a.to_owned())
+            .collect()
     }
 }
 
@@ -214,30 +218,60 @@ mod tests {
             description: Some("mine".into()),
         }]);
         let catalog = Catalog::build([
-            SourceTools { source_id: "two", selection: &exactly, tools: &tools },
-            SourceTools { source_id: "one", selection: &except, tools: &tools },
-            SourceTools { source_id: "three", selection: &explicit, tools: &tools },
-            SourceTools { source_id: "four", selection: &ToolSelection::Nothing, tools: &tools },
+            SourceTools {
+                source_id: "two",
+                selection: &exactly,
+                tools: &tools,
+            },
+            SourceTools {
+                source_id: "one",
+                selection: &except,
+                tools: &tools,
+            },
+            SourceTools {
+                source_id: "three",
+                selection: &explicit,
+                tools: &tools,
+            },
+            SourceTools {
+                source_id: "four",
+                selection: &ToolSelection::Nothing,
+                tools: &tools,
+            },
         ]);
-        let addresses: Vec<String> = catalog.tools().iter().map(|t| t.address.to_string()).collect();
+        let addresses: Vec<String> = catalog
+            .tools()
+            .iter()
+            .map(|t| t.address.to_string())
+            .collect();
         assert_eq!(addresses, vec!["one.a", "one.c", "three.renamed", "two.c"]);
         let renamed = catalog.get("three.renamed").expect("present");
         assert_eq!(renamed.remote_name, "a");
         assert_eq!(renamed.definition.description.as_deref(), Some("mine"));
-        assert_eq!(catalog.warnings, vec!["source `one` does not advertise a tool named `zz`"]);
+        assert_eq!(
+            catalog.warnings,
+            vec!["source `one` does not advertise a tool named `zz`"]
+        );
     }
 
     #[test]
     fn suggestions_match_other_spellings() {
         let tools = vec![tool("create_issue"), tool("list_issues")];
-        let catalog = Catalog::build([SourceTools { source_id: "gh", selection: &ToolSelection::All, tools: &tools }]);
+        let catalog = Catalog::build([SourceTools {
+            source_id: "gh",
+            selection: &ToolSelection::All,
+            tools: &tools,
+        }]);
         assert_eq!(catalog.suggest("gh.createIssue")[0], "gh.create_issue");
     }
 
     #[test]
     fn addresses_split_at_the_first_dot() {
         let a = ToolAddress::parse("ns.tool.with.dots").expect("valid");
-        assert_eq!((a.namespace.as_str(), a.name.as_str()), ("ns", "tool.with.dots"));
+        assert_eq!(
+            (a.namespace.as_str(), a.name.as_str()),
+            ("ns", "tool.with.dots")
+        );
         assert!(ToolAddress::parse("nodot").is_none());
         assert!(ToolAddress::parse(".x").is_none());
     }

@@ -144,9 +144,9 @@ impl Connections {
         };
         let mut secrets = BTreeMap::new();
         for field in &record.fields {
-            if let Some(value) = self
-                .keychain
-                .get(&SecretKey::new(source_id, &record.name, field))?
+            if let Some(value) =
+                self.keychain
+                    .get(&SecretKey::new(source_id, &record.name, field))?
             {
                 self.redactor.add(value.expose());
                 secrets.insert(field.clone(), value);
@@ -163,9 +163,9 @@ impl Connections {
     pub fn load_into_redactor(&self) -> Result<(), ConnectionError> {
         for record in self.store.connections()? {
             for field in &record.fields {
-                if let Some(value) = self
-                    .keychain
-                    .get(&SecretKey::new(&record.source, &record.name, field))?
+                if let Some(value) =
+                    self.keychain
+                        .get(&SecretKey::new(&record.source, &record.name, field))?
                 {
                     self.redactor.add(value.expose());
                 }

@@ -74,6 +74,8 @@ pub struct SourceStatus {
     pub tools: usize,
     pub restarts: u32,
     pub protocol_version: Option<String>,
+    /// Process id of a local server while it runs.
+    pub pid: Option<u32>,
     /// Connection names; the default one ends with `*`.
     pub connections: Vec<String>,
 }
@@ -95,7 +97,9 @@ pub struct Hub {
 
 impl std::fmt::Debug for Hub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Hub").field("sources", &self.sources.len()).finish_non_exhaustive()
+        f.debug_struct("Hub")
+            .field("sources", &self.sources.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -120,7 +124,8 @@ impl Hub {
             source,
         })?;
         let db = paths.database();
-        let store = Arc::new(Store::open(&db).map_err(|source| StartError::Store { path: db, source })?);
+        let store =
+            Arc::new(Store::open(&db).map_err(|source| StartError::Store { path: db, source })?);
         let connections = Connections::new(store.clone(), keychain, redactor.clone());
         if let Err(e) = connections.load_into_redactor() {
             tracing::warn!(error = %e, "could not read stored connections; sources that need them will report it");
@@ -229,16 +234,28 @@ impl Hub {
         let outcome = outcome.map(|result| self.redact_result(result));
         let (status, response_bytes, error_code, error_message) = match &outcome {
             Ok(result) => (
-                if result.is_error == Some(true) { CallStatus::ToolError } else { CallStatus::Ok },
+                if result.is_error == Some(true) {
+                    CallStatus::ToolError
+                } else {
+                    CallStatus::Ok
+                },
                 serde_json::to_vec(result).map_or(0, |v| v.len()),
                 None,
                 None,
             ),
-            Err(e) => (CallStatus::Failed, 0, Some(e.code().to_owned()), Some(self.redactor.redact(&e.to_string()))),
+            Err(e) => (
+                CallStatus::Failed,
+                0,
+                Some(e.code().to_owned()),
+                Some(self.redactor.redact(&e.to_string())),
+            ),
         };
         let record = CallRecord {
             address: tool.address.to_string(),
-            connection: context.connection.clone().or_else(|| self.default_connection_name(&tool.address.namespace)),
+            connection: context
+                .connection
+                .clone()
+                .or_else(|| self.default_connection_name(&tool.address.namespace)),
             client: context.client.clone(),
             started_at_ms,
             duration_ms: started.elapsed().as_millis() as i64,
@@ -305,14 +322,26 @@ impl Hub {
                         Origin::Config(c) => describe_target(&c.transport),
                     },
                     state,
-                    last_error: problem.or_else(|| status.as_ref().and_then(|s| s.last_error.clone())),
-                    tools: catalog.tools().iter().filter(|t| t.address.namespace == def.id).count(),
+                    last_error: problem
+                        .or_else(|| status.as_ref().and_then(|s| s.last_error.clone())),
+                    tools: catalog
+                        .tools()
+                        .iter()
+                        .filter(|t| t.address.namespace == def.id)
+                        .count(),
                     restarts: status.as_ref().map_or(0, |s| s.restarts),
+                    pid: status.as_ref().and_then(|s| s.pid),
                     protocol_version: status.and_then(|s| s.protocol_version),
                     connections: connections
                         .iter()
                         .filter(|c| c.source == def.id)
-                        .map(|c| if c.is_default { format!("{}*", c.name) } else { c.name.clone() })
+                        .map(|c| {
+                            if c.is_default {
+                                format!("{}*", c.name)
+                            } else {
+                                c.name.clone()
+                            }
+                        })
                         .collect(),
                 }
             })
@@ -348,7 +377,9 @@ impl Hub {
 
     /// Stops every source (children included) and the event task.
     pub async fn shutdown(&self) {
-        let upstreams: Vec<Arc<Upstream>> = std::mem::take(&mut *self.lock_upstreams()).into_values().collect();
+        let upstreams: Vec<Arc<Upstream>> = std::mem::take(&mut *self.lock_upstreams())
+            .into_values()
+            .collect();
         join_all(upstreams.iter().map(|u| u.shutdown())).await;
         let task = self.event_task.lock().ok().and_then(|mut t| t.take());
         if let Some(task) = task {
@@ -357,7 +388,9 @@ impl Hub {
     }
 
     fn lock_upstreams(&self) -> std::sync::MutexGuard<'_, BTreeMap<UpstreamKey, Arc<Upstream>>> {
-        self.upstreams.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.upstreams
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn set_problem(&self, source_id: &str, problem: Option<String>) {
@@ -374,7 +407,8 @@ impl Hub {
             Ok(spec) => {
                 self.set_problem(&def.id, None);
                 let upstream = Upstream::start(spec, self.events.clone());
-                self.lock_upstreams().insert((def.id.clone(), None), upstream);
+                self.lock_upstreams()
+                    .insert((def.id.clone(), None), upstream);
             }
             Err(e) => {
                 tracing::warn!(source = %def.id, error = %e, "source not started");
@@ -383,7 +417,11 @@ impl Hub {
         }
     }
 
-    fn upstream_for(&self, address: &ToolAddress, connection: Option<&str>) -> Result<Arc<Upstream>, CallError> {
+    fn upstream_for(
+        &self,
+        address: &ToolAddress,
+        connection: Option<&str>,
+    ) -> Result<Arc<Upstream>, CallError> {
         let def = self
             .sources
             .iter()
@@ -399,7 +437,11 @@ impl Hub {
             return Ok(upstream.clone());
         }
         if connection.is_none()
-            && let Some(problem) = self.problems.lock().ok().and_then(|p| p.get(&def.id).cloned())
+            && let Some(problem) = self
+                .problems
+                .lock()
+                .ok()
+                .and_then(|p| p.get(&def.id).cloned())
         {
             return Err(CallError::NeedsConnection {
                 source_id: def.id.clone(),
@@ -413,7 +455,11 @@ impl Hub {
     }
 
     /// How to reach a source under a connection, secrets filled in.
-    fn spec_for(&self, def: &SourceDef, connection: Option<&str>) -> Result<UpstreamSpec, CallError> {
+    fn spec_for(
+        &self,
+        def: &SourceDef,
+        connection: Option<&str>,
+    ) -> Result<UpstreamSpec, CallError> {
         let needs = |message: String| CallError::NeedsConnection {
             source_id: def.id.clone(),
             message,
@@ -464,20 +510,36 @@ impl Hub {
             };
             connection_name = Some(resolved.name.clone());
             match transport {
-                SourceTransport::Stdio { command, args, env, cwd } => UpstreamTransport::Stdio {
+                SourceTransport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => UpstreamTransport::Stdio {
                     command: command.clone(),
                     args: args.clone(),
-                    env: env.iter().map(|(k, v)| Ok((k.clone(), fill(v)?))).collect::<Result<_, CallError>>()?,
+                    env: env
+                        .iter()
+                        .map(|(k, v)| Ok((k.clone(), fill(v)?)))
+                        .collect::<Result<_, CallError>>()?,
                     cwd: cwd.clone(),
                 },
                 SourceTransport::Http { url, headers } => UpstreamTransport::Http {
                     url: url.clone(),
-                    headers: headers.iter().map(|(k, v)| Ok((k.clone(), fill(v)?))).collect::<Result<_, CallError>>()?,
+                    headers: headers
+                        .iter()
+                        .map(|(k, v)| Ok((k.clone(), fill(v)?)))
+                        .collect::<Result<_, CallError>>()?,
                 },
             }
         } else {
             match transport {
-                SourceTransport::Stdio { command, args, env, cwd } => UpstreamTransport::Stdio {
+                SourceTransport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => UpstreamTransport::Stdio {
                     command: command.clone(),
                     args: args.clone(),
                     env: env.clone(),
@@ -534,18 +596,35 @@ fn describe_target(transport: &SourceTransport) -> String {
     }
 }
 
-fn redact_upstream_error(redactor: &Redactor, error: capa_upstream::UpstreamError) -> capa_upstream::UpstreamError {
+fn redact_upstream_error(
+    redactor: &Redactor,
+    error: capa_upstream::UpstreamError,
+) -> capa_upstream::UpstreamError {
     use capa_upstream::UpstreamError as E;
     match error {
-        E::Unavailable { source_id, reason } => E::Unavailable { source_id, reason: redactor.redact(&reason) },
-        E::Protocol { source_id, code, message } => E::Protocol { source_id, code, message: redactor.redact(&message) },
+        E::Unavailable { source_id, reason } => E::Unavailable {
+            source_id,
+            reason: redactor.redact(&reason),
+        },
+        E::Protocol {
+            source_id,
+            code,
+            message,
+        } => E::Protocol {
+            source_id,
+            code,
+            message: redactor.redact(&message),
+        },
         other => other,
     }
 }
 
 /// Rebuilds the catalog whenever an upstream reports a change. Holds only a weak reference, so a
 /// dropped hub ends the task.
-async fn watch_events(hub: std::sync::Weak<Hub>, mut events: mpsc::UnboundedReceiver<UpstreamEvent>) {
+async fn watch_events(
+    hub: std::sync::Weak<Hub>,
+    mut events: mpsc::UnboundedReceiver<UpstreamEvent>,
+) {
     while let Some(UpstreamEvent::Changed { .. }) = events.recv().await {
         // Coalesce a burst of changes (several sources starting at once) into one rebuild.
         while events.try_recv().is_ok() {}

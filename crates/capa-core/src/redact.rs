@@ -74,7 +74,11 @@ impl Redactor {
             }
             Value::Array(items) => items.iter_mut().for_each(|v| self.redact_json(v)),
             Value::Object(map) => {
-                let keys: Vec<String> = map.keys().filter(|k| self.contains_secret(k)).cloned().collect();
+                let keys: Vec<String> = map
+                    .keys()
+                    .filter(|k| self.contains_secret(k))
+                    .cloned()
+                    .collect();
                 for key in keys {
                     if let Some(v) = map.remove(&key) {
                         map.insert(self.redact(&key), v);
@@ -156,7 +160,10 @@ mod tests {
         r.add("sekrit-1234567");
         let mut v = serde_json::json!({"a": ["x sekrit-1234567 y"], "sekrit-123": 1, "n": 5});
         r.redact_json(&mut v);
-        assert_eq!(v, serde_json::json!({"a": ["x [redacted] y"], "[redacted]": 1, "n": 5}));
+        assert_eq!(
+            v,
+            serde_json::json!({"a": ["x [redacted] y"], "[redacted]": 1, "n": 5})
+        );
     }
 
     #[test]
@@ -165,11 +172,18 @@ mod tests {
         r.add("canary-value");
         let mut out = Vec::new();
         {
-            let mut w = RedactingWriter { redactor: r.clone(), buffer: Vec::new(), inner: &mut out };
+            let mut w = RedactingWriter {
+                redactor: r.clone(),
+                buffer: Vec::new(),
+                inner: &mut out,
+            };
             w.write_all(b"env canary-").expect("write");
             w.write_all(b"value end\n").expect("write");
         }
-        assert_eq!(String::from_utf8(out).expect("utf8"), "env [redacted] end\n");
+        assert_eq!(
+            String::from_utf8(out).expect("utf8"),
+            "env [redacted] end\n"
+        );
     }
 
     #[test]

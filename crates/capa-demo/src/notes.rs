@@ -36,7 +36,10 @@ impl Notes {
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut BTreeMap<String, String>) -> T) -> Result<T, String> {
-        let mut map = self.inner.lock().map_err(|_| "notes store is unavailable".to_owned())?;
+        let mut map = self
+            .inner
+            .lock()
+            .map_err(|_| "notes store is unavailable".to_owned())?;
         Ok(f(&mut map))
     }
 
@@ -53,11 +56,16 @@ impl Notes {
             return Err("title must not be empty".into());
         }
         if text.len() > MAX_NOTE_BYTES {
-            return Err(format!("text is {} bytes; the demo keeps at most {MAX_NOTE_BYTES}", text.len()));
+            return Err(format!(
+                "text is {} bytes; the demo keeps at most {MAX_NOTE_BYTES}",
+                text.len()
+            ));
         }
         self.with(|m| {
             if m.len() >= MAX_NOTES && !m.contains_key(title) {
-                return Err(format!("the demo keeps at most {MAX_NOTES} notes; delete one first"));
+                return Err(format!(
+                    "the demo keeps at most {MAX_NOTES} notes; delete one first"
+                ));
             }
             m.insert(title.to_owned(), text.to_owned());
             Ok(())
@@ -75,7 +83,9 @@ impl Notes {
         let Some(file) = &self.file else {
             return Ok(());
         };
-        let text = self.with(|m| serde_json::to_string_pretty(m))?.map_err(|e| e.to_string())?;
+        let text = self
+            .with(|m| serde_json::to_string_pretty(m))?
+            .map_err(|e| e.to_string())?;
         let tmp = file.with_extension("json.tmp");
         std::fs::write(&tmp, text)
             .and_then(|()| std::fs::rename(&tmp, file))

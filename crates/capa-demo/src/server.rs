@@ -52,58 +52,117 @@ impl DemoServer {
     }
 }
 
+/// Whole numbers print without a fraction (`5`, not `5.0`).
 fn number(value: f64) -> Result<String, String> {
-    if value.is_finite() {
-        Ok(serde_json::json!(value).to_string())
+    if !value.is_finite() {
+        return Err("the result is not a finite number".into());
+    }
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53: every integer below is exact in f64.
+    if value.fract() == 0.0 && value.abs() < EXACT {
+        Ok(format!("{}", value as i64))
     } else {
-        Err("the result is not a finite number".into())
+        Ok(value.to_string())
     }
 }
 
 #[tool_router]
 impl DemoServer {
-    #[tool(description = "Echo a text back unchanged. Handy to check that calls reach the hub.", annotations(read_only_hint = true, open_world_hint = false))]
+    #[tool(
+        description = "Echo a text back unchanged. Handy to check that calls reach the hub.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     fn echo(&self, Parameters(EchoInput { text }): Parameters<EchoInput>) -> String {
         text
     }
 
-    #[tool(description = "Add two numbers and return the sum.", annotations(read_only_hint = true, open_world_hint = false))]
-    fn add(&self, Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>) -> Result<String, String> {
+    #[tool(
+        description = "Add two numbers and return the sum.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    fn add(
+        &self,
+        Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>,
+    ) -> Result<String, String> {
         number(a + b)
     }
 
-    #[tool(description = "Multiply two numbers and return the product.", annotations(read_only_hint = true, open_world_hint = false))]
-    fn multiply(&self, Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>) -> Result<String, String> {
+    #[tool(
+        description = "Multiply two numbers and return the product.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    fn multiply(
+        &self,
+        Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>,
+    ) -> Result<String, String> {
         number(a * b)
     }
 
-    #[tool(description = "Divide `a` by `b`. Dividing by zero is a tool error.", annotations(read_only_hint = true, open_world_hint = false))]
-    fn divide(&self, Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>) -> Result<String, String> {
+    #[tool(
+        description = "Divide `a` by `b`. Dividing by zero is a tool error.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    fn divide(
+        &self,
+        Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>,
+    ) -> Result<String, String> {
         if b == 0.0 {
             return Err("cannot divide by zero".into());
         }
         number(a / b)
     }
 
-    #[tool(description = "List the titles of all demo notes, sorted.", annotations(read_only_hint = true, open_world_hint = false))]
+    #[tool(
+        description = "List the titles of all demo notes, sorted.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     fn list_notes(&self) -> Result<String, String> {
         let titles = self.notes.list()?;
         serde_json::to_string(&titles).map_err(|e| e.to_string())
     }
 
-    #[tool(description = "Read one demo note by its title.", annotations(read_only_hint = true, open_world_hint = false))]
-    fn read_note(&self, Parameters(NoteTitle { title }): Parameters<NoteTitle>) -> Result<String, String> {
-        self.notes.read(&title)?.ok_or_else(|| format!("no note titled {title:?}"))
+    #[tool(
+        description = "Read one demo note by its title.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    fn read_note(
+        &self,
+        Parameters(NoteTitle { title }): Parameters<NoteTitle>,
+    ) -> Result<String, String> {
+        self.notes
+            .read(&title)?
+            .ok_or_else(|| format!("no note titled {title:?}"))
     }
 
-    #[tool(description = "Write a demo note, replacing any note with the same title.", annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
-    fn write_note(&self, Parameters(NoteWrite { title, text }): Parameters<NoteWrite>) -> Result<String, String> {
+    #[tool(
+        description = "Write a demo note, replacing any note with the same title.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn write_note(
+        &self,
+        Parameters(NoteWrite { title, text }): Parameters<NoteWrite>,
+    ) -> Result<String, String> {
         self.notes.write(&title, &text)?;
         Ok(format!("saved note {title:?}"))
     }
 
-    #[tool(description = "Delete a demo note by its title.", annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false))]
-    fn delete_note(&self, Parameters(NoteTitle { title }): Parameters<NoteTitle>) -> Result<String, String> {
+    #[tool(
+        description = "Delete a demo note by its title.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn delete_note(
+        &self,
+        Parameters(NoteTitle { title }): Parameters<NoteTitle>,
+    ) -> Result<String, String> {
         if self.notes.delete(&title)? {
             Ok(format!("deleted note {title:?}"))
         } else {
@@ -115,7 +174,8 @@ impl DemoServer {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_instructions("Demo tools built into Capabilities: echo, arithmetic and a small notes store.")
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
+            "Demo tools built into Capabilities: echo, arithmetic and a small notes store.",
+        )
     }
 }

@@ -14,7 +14,9 @@ fn secrets_round_trip_through_the_os_keychain() {
         return;
     }
     let key = SecretKey::new("everything", "personal", "token");
-    keychain.set(&key, &Secret::new("s3cr3t-value")).expect("set");
+    keychain
+        .set(&key, &Secret::new("s3cr3t-value"))
+        .expect("set");
     let read = keychain.get(&key).expect("get").expect("present");
     assert_eq!(read.expose(), "s3cr3t-value");
     keychain.delete(&key).expect("delete");

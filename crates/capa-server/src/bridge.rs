@@ -8,7 +8,9 @@ use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorData, Implementation,
     ProtocolVersion,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService,
+};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ServiceError};
@@ -50,9 +52,12 @@ impl RemoteSurface {
     /// Connects to the hub's MCP endpoint with its token.
     pub async fn connect(url: &str, token: &str) -> Result<Self, String> {
         let (tx, changes) = watch::channel(0);
-        let handler = BridgeClient { changed: Arc::new(tx) };
+        let handler = BridgeClient {
+            changed: Arc::new(tx),
+        };
         let transport = StreamableHttpClientTransport::from_config(
-            StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token.to_owned()),
+            StreamableHttpClientTransportConfig::with_uri(url.to_owned())
+                .auth_header(token.to_owned()),
         );
         // The initialize era keeps a session, so the hub can push `tools/list_changed` to us.
         let lifecycle = ClientLifecycleMode::Initialize;
@@ -68,13 +73,21 @@ impl RemoteSurface {
 fn bridge_error(e: ServiceError) -> ErrorData {
     match e {
         ServiceError::McpError(data) => data,
-        other => ErrorData::internal_error(format!("the running hub did not answer: {other}"), None),
+        other => {
+            ErrorData::internal_error(format!("the running hub did not answer: {other}"), None)
+        }
     }
 }
 
 impl Surface for RemoteSurface {
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
-        Box::pin(async move { self.client.peer().list_all_tools().await.map_err(bridge_error) })
+        Box::pin(async move {
+            self.client
+                .peer()
+                .list_all_tools()
+                .await
+                .map_err(bridge_error)
+        })
     }
 
     fn call_tool(
@@ -86,7 +99,11 @@ impl Surface for RemoteSurface {
         Box::pin(async move {
             let mut params = CallToolRequestParams::new(address);
             params.arguments = arguments;
-            self.client.peer().call_tool(params).await.map_err(bridge_error)
+            self.client
+                .peer()
+                .call_tool(params)
+                .await
+                .map_err(bridge_error)
         })
     }
 

@@ -51,7 +51,10 @@ impl ServerHandler for McpFront {
                 .enable_tool_list_changed()
                 .build(),
         )
-        .with_server_info(Implementation::new("capabilities", env!("CARGO_PKG_VERSION")))
+        .with_server_info(Implementation::new(
+            "capabilities",
+            env!("CARGO_PKG_VERSION"),
+        ))
         .with_instructions(INSTRUCTIONS)
     }
 
@@ -80,7 +83,9 @@ impl ServerHandler for McpFront {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.surface.list_tools().await?))
+        Ok(ListToolsResult::with_all_items(
+            self.surface.list_tools().await?,
+        ))
     }
 
     async fn call_tool(
@@ -90,7 +95,11 @@ impl ServerHandler for McpFront {
     ) -> Result<CallToolResponse, ErrorData> {
         let result = self
             .surface
-            .call_tool(request.name.into_owned(), request.arguments, client_name(&context))
+            .call_tool(
+                request.name.into_owned(),
+                request.arguments,
+                client_name(&context),
+            )
             .await?;
         Ok(CallToolResponse::Complete(result))
     }

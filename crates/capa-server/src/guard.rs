@@ -64,7 +64,9 @@ fn reject(status: StatusCode, message: &str) -> Response {
     if status == StatusCode::UNAUTHORIZED
         && let Ok(value) = header::HeaderValue::from_str("Bearer realm=\"capabilities\"")
     {
-        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
     }
     response
 }
@@ -73,13 +75,22 @@ fn reject(status: StatusCode, message: &str) -> Response {
 pub async fn check(State(guard): State<Guard>, request: Request<Body>, next: Next) -> Response {
     let headers = request.headers();
     if !guard.host_ok(headers) {
-        return reject(StatusCode::FORBIDDEN, "forbidden Host header: the hub only answers requests addressed to 127.0.0.1, localhost or [::1]");
+        return reject(
+            StatusCode::FORBIDDEN,
+            "forbidden Host header: the hub only answers requests addressed to 127.0.0.1, localhost or [::1]",
+        );
     }
     if !guard.origin_ok(headers) {
-        return reject(StatusCode::FORBIDDEN, "forbidden Origin: cross-origin requests are refused");
+        return reject(
+            StatusCode::FORBIDDEN,
+            "forbidden Origin: cross-origin requests are refused",
+        );
     }
     if !guard.token_ok(headers) {
-        return reject(StatusCode::UNAUTHORIZED, "missing or wrong bearer token: send `Authorization: Bearer <token>` with the token from the hub's data dir");
+        return reject(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token: send `Authorization: Bearer <token>` with the token from the hub's data dir",
+        );
     }
     next.run(request).await
 }
@@ -98,7 +109,10 @@ mod tests {
 
     #[test]
     fn hosts_must_be_loopback_names() {
-        let g = Guard { token: "t".into(), port: 4477 };
+        let g = Guard {
+            token: "t".into(),
+            port: 4477,
+        };
         assert!(g.host_ok(&headers(&[(header::HOST, "127.0.0.1:4477")])));
         assert!(g.host_ok(&headers(&[(header::HOST, "localhost")])));
         assert!(g.host_ok(&headers(&[(header::HOST, "[::1]:4477")])));
@@ -109,7 +123,10 @@ mod tests {
 
     #[test]
     fn origins_must_be_the_hub_itself() {
-        let g = Guard { token: "t".into(), port: 4477 };
+        let g = Guard {
+            token: "t".into(),
+            port: 4477,
+        };
         assert!(g.origin_ok(&HeaderMap::new()));
         assert!(g.origin_ok(&headers(&[(header::ORIGIN, "http://localhost:4477")])));
         assert!(!g.origin_ok(&headers(&[(header::ORIGIN, "http://localhost:9999")])));

@@ -27,7 +27,9 @@ pub const DEFAULT_PORT: u16 = 4477;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
-    #[error("refusing to listen on {0}: the hub only binds loopback addresses (127.0.0.1 or [::1])")]
+    #[error(
+        "refusing to listen on {0}: the hub only binds loopback addresses (127.0.0.1 or [::1])"
+    )]
     NotLoopback(SocketAddr),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -59,7 +61,11 @@ impl HttpServer {
 }
 
 /// Binds `addr` (loopback only) and serves until shut down.
-pub async fn serve(hub: Arc<Hub>, addr: SocketAddr, token: String) -> Result<HttpServer, ServeError> {
+pub async fn serve(
+    hub: Arc<Hub>,
+    addr: SocketAddr,
+    token: String,
+) -> Result<HttpServer, ServeError> {
     if !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr));
     }
@@ -70,7 +76,14 @@ pub async fn serve(hub: Arc<Hub>, addr: SocketAddr, token: String) -> Result<Htt
         .local_addr()
         .map_err(|source| ServeError::Bind { addr, source })?;
     let shutdown = CancellationToken::new();
-    let router = router(hub, Guard { token, port: addr.port() }, shutdown.child_token());
+    let router = router(
+        hub,
+        Guard {
+            token,
+            port: addr.port(),
+        },
+        shutdown.child_token(),
+    );
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
         let served = axum::serve(listener, router)
@@ -80,7 +93,11 @@ pub async fn serve(hub: Arc<Hub>, addr: SocketAddr, token: String) -> Result<Htt
             tracing::error!(error = %e, "HTTP server stopped");
         }
     });
-    Ok(HttpServer { addr, shutdown, task })
+    Ok(HttpServer {
+        addr,
+        shutdown,
+        task,
+    })
 }
 
 fn router(hub: Arc<Hub>, guard: Guard, cancel: CancellationToken) -> Router {
@@ -178,9 +195,14 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
         client: Some(client.to_owned()),
         connection: request.connection,
     };
-    match hub.call(&request.address, request.arguments, &context).await {
+    match hub
+        .call(&request.address, request.arguments, &context)
+        .await
+    {
         Ok(result) => json!({"ok": result.is_error != Some(true), "result": result}),
-        Err(e) => json!({"ok": false, "error": {"code": e.code(), "message": e.to_string(), "retryable": e.retryable()}}),
+        Err(e) => {
+            json!({"ok": false, "error": {"code": e.code(), "message": e.to_string(), "retryable": e.retryable()}})
+        }
     }
 }
 

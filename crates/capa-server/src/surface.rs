@@ -67,7 +67,9 @@ impl Surface for LocalSurface {
             };
             match self.hub.call(&address, arguments, &context).await {
                 Ok(result) => Ok(result),
-                Err(e @ CallError::UnknownTool { .. }) => Err(ErrorData::invalid_params(e.to_string(), None)),
+                Err(e @ CallError::UnknownTool { .. }) => {
+                    Err(ErrorData::invalid_params(e.to_string(), None))
+                }
                 Err(e) => Ok(error_result(&e)),
             }
         })
@@ -82,7 +84,11 @@ impl Surface for LocalSurface {
 /// A failed call as a tool result with `isError: true`, so the model sees what happened, plus the
 /// typed error in `_meta` for programs: `{"capabilities/error": {code, message, retryable}}`.
 pub fn error_result(error: &CallError) -> CallToolResult {
-    let retry = if error.retryable() { " (retryable)" } else { "" };
+    let retry = if error.retryable() {
+        " (retryable)"
+    } else {
+        ""
+    };
     let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
         "{}: {error}{retry}",
         error.code()

@@ -35,26 +35,45 @@ fn calls_survive_reopening_the_file() {
 #[test]
 fn the_first_connection_is_the_default_until_another_is_chosen() {
     let (_dir, store) = temp_store();
-    let a = store.upsert_connection_field("gh", "personal", "token", false, 1).expect("a");
+    let a = store
+        .upsert_connection_field("gh", "personal", "token", false, 1)
+        .expect("a");
     assert!(a.is_default);
-    let b = store.upsert_connection_field("gh", "work", "token", false, 2).expect("b");
+    let b = store
+        .upsert_connection_field("gh", "work", "token", false, 2)
+        .expect("b");
     assert!(!b.is_default);
-    store.upsert_connection_field("gh", "work", "token", true, 3).expect("b default");
+    store
+        .upsert_connection_field("gh", "work", "token", true, 3)
+        .expect("b default");
     let all = store.connections().expect("list");
-    let defaults: Vec<_> = all.iter().filter(|c| c.is_default).map(|c| c.name.as_str()).collect();
+    let defaults: Vec<_> = all
+        .iter()
+        .filter(|c| c.is_default)
+        .map(|c| c.name.as_str())
+        .collect();
     assert_eq!(defaults, vec!["work"]);
     store.remove_connection("gh", "work").expect("remove");
     let all = store.connections().expect("list");
     assert_eq!(all.len(), 1);
-    assert!(all[0].is_default, "the remaining connection becomes the default");
+    assert!(
+        all[0].is_default,
+        "the remaining connection becomes the default"
+    );
 }
 
 #[test]
 fn fields_accumulate_without_duplicates() {
     let (_dir, store) = temp_store();
-    store.upsert_connection_field("s", "c", "b", false, 1).expect("1");
-    store.upsert_connection_field("s", "c", "a", false, 2).expect("2");
-    let c = store.upsert_connection_field("s", "c", "a", false, 3).expect("3");
+    store
+        .upsert_connection_field("s", "c", "b", false, 1)
+        .expect("1");
+    store
+        .upsert_connection_field("s", "c", "a", false, 2)
+        .expect("2");
+    let c = store
+        .upsert_connection_field("s", "c", "a", false, 3)
+        .expect("3");
     assert_eq!(c.fields, vec!["a", "b"]);
 }
 

@@ -28,10 +28,12 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
+/// A new connection, and the child's process id when the upstream is a local command.
 pub(crate) async fn connect(
     spec: &UpstreamSpec,
     handler: UpstreamClient,
-) -> Result<Client, UpstreamError> {
+) -> Result<(Client, Option<u32>), UpstreamError> {
+    let mut pid = None;
     let unavailable = |reason: String| UpstreamError::Unavailable {
         source_id: spec.source_id.clone(),
         reason,
@@ -53,10 +55,15 @@ pub(crate) async fn connect(
                 .stderr(Stdio::piped())
                 .spawn()
                 .map_err(|e| unavailable(format!("cannot start `{command}`: {e}")))?;
+            pid = transport.id();
             if let Some(stderr) = stderr {
                 forward_stderr(spec.source_id.clone(), stderr);
             }
-            tokio::time::timeout(CONNECT_TIMEOUT, handler.serve_with_lifecycle(transport, lifecycle())).await
+            tokio::time::timeout(
+                CONNECT_TIMEOUT,
+                handler.serve_with_lifecycle(transport, lifecycle()),
+            )
+            .await
         }
         UpstreamTransport::Http { url, headers } => {
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
@@ -70,19 +77,32 @@ pub(crate) async fn connect(
                 }
                 let name = reqwest::header::HeaderName::try_from(name.as_str())
                     .map_err(|e| unavailable(format!("bad header name `{name}`: {e}")))?;
-                let value = reqwest::header::HeaderValue::try_from(value.as_str())
-                    .map_err(|_| unavailable(format!("header `{name}` has a value that is not valid in HTTP")))?;
+                let value =
+                    reqwest::header::HeaderValue::try_from(value.as_str()).map_err(|_| {
+                        unavailable(format!(
+                            "header `{name}` has a value that is not valid in HTTP"
+                        ))
+                    })?;
                 custom.insert(name, value);
             }
-            let transport = StreamableHttpClientTransport::from_config(config.custom_headers(custom));
-            tokio::time::timeout(CONNECT_TIMEOUT, handler.serve_with_lifecycle(transport, lifecycle())).await
+            let transport =
+                StreamableHttpClientTransport::from_config(config.custom_headers(custom));
+            tokio::time::timeout(
+                CONNECT_TIMEOUT,
+                handler.serve_with_lifecycle(transport, lifecycle()),
+            )
+            .await
         }
         UpstreamTransport::InProcess { connect, .. } => {
-            tokio::time::timeout(CONNECT_TIMEOUT, handler.serve_with_lifecycle(connect(), lifecycle())).await
+            tokio::time::timeout(
+                CONNECT_TIMEOUT,
+                handler.serve_with_lifecycle(connect(), lifecycle()),
+            )
+            .await
         }
     };
     match started {
-        Ok(Ok(client)) => Ok(client),
+        Ok(Ok(client)) => Ok((client, pid)),
         Ok(Err(e)) => Err(unavailable(format!("MCP handshake failed: {e}"))),
         Err(_) => Err(unavailable(format!(
             "no MCP handshake within {} s",

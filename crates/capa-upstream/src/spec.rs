@@ -66,7 +66,9 @@ impl fmt::Debug for UpstreamTransport {
                 .field("url", url)
                 .field("headers", &headers.keys().collect::<Vec<_>>())
                 .finish(),
-            Self::InProcess { name, .. } => f.debug_struct("InProcess").field("name", name).finish(),
+            Self::InProcess { name, .. } => {
+                f.debug_struct("InProcess").field("name", name).finish()
+            }
         }
     }
 }

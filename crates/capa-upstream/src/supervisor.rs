@@ -48,6 +48,8 @@ pub struct UpstreamStatus {
     pub restarts: u32,
     /// Protocol version negotiated with the server.
     pub protocol_version: Option<String>,
+    /// Process id of the server when it is a local command and connected.
+    pub pid: Option<u32>,
 }
 
 /// What an upstream tells the hub.
@@ -65,6 +67,7 @@ struct Snapshot {
     last_error: Option<String>,
     restarts: u32,
     protocol_version: Option<String>,
+    pid: Option<u32>,
 }
 
 /// One upstream MCP server kept connected by a background task.
@@ -77,7 +80,9 @@ pub struct Upstream {
 
 impl std::fmt::Debug for Upstream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Upstream").field("spec", &self.spec).finish_non_exhaustive()
+        f.debug_struct("Upstream")
+            .field("spec", &self.spec)
+            .finish_non_exhaustive()
     }
 }
 
@@ -91,6 +96,7 @@ impl Upstream {
             last_error: None,
             restarts: 0,
             protocol_version: None,
+            pid: None,
         });
         let upstream = Arc::new(Self {
             spec,
@@ -122,17 +128,15 @@ impl Upstream {
             tool_count: s.tools.len(),
             restarts: s.restarts,
             protocol_version: s.protocol_version.clone(),
+            pid: s.pid,
         }
     }
 
     /// Waits until the upstream is ready or has failed (not starting), at most `limit`.
     pub async fn settled(&self, limit: Duration) {
         let mut rx = self.snapshot.subscribe();
-        let _ = tokio::time::timeout(
-            limit,
-            rx.wait_for(|s| s.state != UpstreamState::Starting),
-        )
-        .await;
+        let _ =
+            tokio::time::timeout(limit, rx.wait_for(|s| s.state != UpstreamState::Starting)).await;
     }
 
     /// Calls a tool by its remote name. Waits for a connection that is still starting, within the
@@ -212,7 +216,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
     loop {
         upstream.update(|s| {
             s.state = UpstreamState::Starting;
-            s.restarts = attempts.saturating_sub(1);
+            s.restarts = attempts;
         });
         attempts = attempts.saturating_add(1);
         let (tools_tx, tools_rx) = mpsc::unbounded_channel();
@@ -226,7 +230,8 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         };
         let started = Instant::now();
         match connected {
-            Ok(client) => {
+            Ok((client, pid)) => {
+                upstream.update(|s| s.pid = pid);
                 let outcome = serve_connection(&upstream, client, tools_rx, &changed).await;
                 if outcome == Outcome::Shutdown {
                     break;
@@ -323,6 +328,7 @@ async fn serve_connection(
                 upstream.update(|s| {
                     s.state = UpstreamState::Down;
                     s.peer = None;
+                    s.pid = None;
                     s.last_error = Some(reason);
                 });
                 changed();

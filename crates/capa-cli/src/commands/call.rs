@@ -12,10 +12,17 @@ use crate::cli::{CallArgs, GlobalArgs};
 use crate::commands::HubAccess;
 use crate::output;
 
-pub async fn run(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>, args: CallArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(
+    global: &GlobalArgs,
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+    args: CallArgs,
+) -> anyhow::Result<ExitCode> {
     let arguments = match &args.arguments {
         None => None,
-        Some(text) => match serde_json::from_str::<Value>(text).context("--json is not valid JSON")? {
+        Some(text) => match serde_json::from_str::<Value>(text)
+            .context("--json is not valid JSON")?
+        {
             Value::Object(map) => Some(map),
             other => bail!("--json must be a JSON object like '{{\"text\": \"hi\"}}', not {other}"),
         },
@@ -37,12 +44,20 @@ pub async fn run(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>,
         eprintln!(
             "error: {}{}",
             error["message"].as_str().unwrap_or("call failed"),
-            if error["retryable"].as_bool() == Some(true) { " (retryable)" } else { "" }
+            if error["retryable"].as_bool() == Some(true) {
+                " (retryable)"
+            } else {
+                ""
+            }
         );
     } else {
         print_result(&answer["result"]);
     }
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Text blocks as text; everything else (and structured content) as JSON.
@@ -53,12 +68,18 @@ fn print_result(result: &Value) {
         match block["text"].as_str() {
             Some(text) if is_error => eprintln!("{text}"),
             Some(text) => println!("{text}"),
-            None => println!("{}", serde_json::to_string_pretty(block).unwrap_or_default()),
+            None => println!(
+                "{}",
+                serde_json::to_string_pretty(block).unwrap_or_default()
+            ),
         }
     }
     if blocks.is_empty()
         && let Some(structured) = result.get("structuredContent")
     {
-        println!("{}", serde_json::to_string_pretty(structured).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(structured).unwrap_or_default()
+        );
     }
 }

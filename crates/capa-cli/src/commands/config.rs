@@ -10,12 +10,20 @@ use serde_json::json;
 use crate::cli::{ConfigCommand, GlobalArgs};
 use crate::{output, setup};
 
-pub async fn run(global: &GlobalArgs, paths: &HubPaths, command: ConfigCommand) -> anyhow::Result<ExitCode> {
+pub async fn run(
+    global: &GlobalArgs,
+    paths: &HubPaths,
+    command: ConfigCommand,
+) -> anyhow::Result<ExitCode> {
     match command {
         ConfigCommand::Show { json } => {
             let files = setup::config_files(global, paths)?;
             let config = setup::load_config(&files)?;
-            let sources: Vec<_> = config.sources.iter().map(|s| json!({"id": s.id, "file": s.file})).collect();
+            let sources: Vec<_> = config
+                .sources
+                .iter()
+                .map(|s| json!({"id": s.id, "file": s.file}))
+                .collect();
             let summary = json!({
                 "globalFile": files.global,
                 "projectFile": files.project,
@@ -31,13 +39,35 @@ pub async fn run(global: &GlobalArgs, paths: &HubPaths, command: ConfigCommand) 
             if json {
                 output::json(&summary)?;
             } else {
-                let show = |p: &Option<std::path::PathBuf>| p.as_ref().map_or("(none)".to_owned(), |p| p.display().to_string());
-                println!("Global file:   {} (looked for {})", show(&files.global), paths.global_config().display());
+                let show = |p: &Option<std::path::PathBuf>| {
+                    p.as_ref()
+                        .map_or("(none)".to_owned(), |p| p.display().to_string())
+                };
+                println!(
+                    "Global file:   {} (looked for {})",
+                    show(&files.global),
+                    paths.global_config().display()
+                );
                 println!("Project file:  {}", show(&files.project));
                 println!("Data dir:      {}", paths.data_dir.display());
-                println!("Tool exposure: {} — {}", config.exposure.mode, config.exposure.decided_by);
+                println!(
+                    "Tool exposure: {} — {}",
+                    config.exposure.mode, config.exposure.decided_by
+                );
                 println!("Demo source:   {}", if config.demo { "on" } else { "off" });
-                println!("Sources:       {}", if config.sources.is_empty() { "(none besides demo)".to_owned() } else { config.sources.iter().map(|s| s.id.clone()).collect::<Vec<_>>().join(", ") });
+                println!(
+                    "Sources:       {}",
+                    if config.sources.is_empty() {
+                        "(none besides demo)".to_owned()
+                    } else {
+                        config
+                            .sources
+                            .iter()
+                            .map(|s| s.id.clone())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                );
                 for warning in &config.warnings {
                     println!("warning: {warning}");
                 }
@@ -61,9 +91,14 @@ pub async fn run(global: &GlobalArgs, paths: &HubPaths, command: ConfigCommand) 
             match check {
                 None => print!("{schema}"),
                 Some(file) => {
-                    let on_disk = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+                    let on_disk = std::fs::read_to_string(&file)
+                        .with_context(|| format!("reading {}", file.display()))?;
                     if on_disk != schema {
-                        bail!("{} is out of date; regenerate it with `capa config schema > {}`", file.display(), file.display());
+                        bail!(
+                            "{} is out of date; regenerate it with `capa config schema > {}`",
+                            file.display(),
+                            file.display()
+                        );
                     }
                     println!("{}: up to date", file.display());
                 }

@@ -14,23 +14,39 @@ use crate::cli::{ConnectionsCommand, GlobalArgs};
 use crate::running::RunningHub;
 use crate::{output, setup};
 
-pub async fn run(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>, command: ConnectionsCommand) -> anyhow::Result<ExitCode> {
-    std::fs::create_dir_all(&paths.data_dir).with_context(|| format!("creating {}", paths.data_dir.display()))?;
+pub async fn run(
+    global: &GlobalArgs,
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+    command: ConnectionsCommand,
+) -> anyhow::Result<ExitCode> {
+    std::fs::create_dir_all(&paths.data_dir)
+        .with_context(|| format!("creating {}", paths.data_dir.display()))?;
     let store = Arc::new(Store::open(&paths.database()).context("opening the hub database")?);
     let connections = Connections::new(store, Keychain::default(), redactor);
     match command {
-        ConnectionsCommand::Set { source, name, field, default } => {
+        ConnectionsCommand::Set {
+            source,
+            name,
+            field,
+            default,
+        } => {
             let files = setup::config_files(global, paths)?;
             let config = setup::load_config(&files)?;
             let Some(source_config) = config.sources.iter().find(|s| s.id == source) else {
                 let known: Vec<&str> = config.sources.iter().map(|s| s.id.as_str()).collect();
                 bail!(
                     "no source `{source}` in the configuration{}",
-                    if known.is_empty() { String::from(" (it declares no sources)") } else { format!("; known sources: {}", known.join(", ")) }
+                    if known.is_empty() {
+                        String::from(" (it declares no sources)")
+                    } else {
+                        format!("; known sources: {}", known.join(", "))
+                    }
                 );
             };
             let secret = read_secret(&source, &name)?;
-            let record = connections.set(source_config, &name, field.as_deref(), secret, default)?;
+            let record =
+                connections.set(source_config, &name, field.as_deref(), secret, default)?;
             println!(
                 "Saved connection `{}` of `{source}` in the OS keychain{}.",
                 record.name,
@@ -51,7 +67,17 @@ pub async fn run(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>,
             } else {
                 let rows: Vec<Vec<String>> = list
                     .iter()
-                    .map(|c| vec![c.source.clone(), if c.is_default { format!("{}*", c.name) } else { c.name.clone() }, c.fields.join(", ")])
+                    .map(|c| {
+                        vec![
+                            c.source.clone(),
+                            if c.is_default {
+                                format!("{}*", c.name)
+                            } else {
+                                c.name.clone()
+                            },
+                            c.fields.join(", "),
+                        ]
+                    })
                     .collect();
                 output::table(&["SOURCE", "CONNECTION", "SECRETS"], &rows);
             }
@@ -68,15 +94,21 @@ pub async fn run(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>,
 /// Reads the secret from stdin when it is piped, else from a prompt that does not echo.
 fn read_secret(source: &str, name: &str) -> anyhow::Result<Secret> {
     let value = if std::io::stdin().is_terminal() {
-        rpassword::prompt_password(format!("Secret for connection `{name}` of `{source}` (input hidden): "))
-            .context("reading the secret from the terminal")?
+        rpassword::prompt_password(format!(
+            "Secret for connection `{name}` of `{source}` (input hidden): "
+        ))
+        .context("reading the secret from the terminal")?
     } else {
         let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).context("reading the secret from stdin")?;
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("reading the secret from stdin")?;
         text.trim_end_matches(['\n', '\r']).to_owned()
     };
     if value.is_empty() {
-        bail!("no secret given: pipe it on stdin (`printf %s \"$TOKEN\" | capa connections set {source} {name}`) or type it at the prompt");
+        bail!(
+            "no secret given: pipe it on stdin (`printf %s \"$TOKEN\" | capa connections set {source} {name}`) or type it at the prompt"
+        );
     }
     Ok(Secret::new(value))
 }

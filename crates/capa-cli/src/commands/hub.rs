@@ -11,14 +11,24 @@ use crate::cli::{GlobalArgs, HubCommand};
 use crate::running::{self, Discovery, RunningHub};
 use crate::{output, setup};
 
-pub async fn run(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>, command: HubCommand) -> anyhow::Result<ExitCode> {
+pub async fn run(
+    global: &GlobalArgs,
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+    command: HubCommand,
+) -> anyhow::Result<ExitCode> {
     match command {
         HubCommand::Serve { http } => serve(global, paths, redactor, http).await,
         HubCommand::Status { json } => status(paths, json).await,
     }
 }
 
-async fn serve(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>, addr: std::net::SocketAddr) -> anyhow::Result<ExitCode> {
+async fn serve(
+    global: &GlobalArgs,
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+    addr: std::net::SocketAddr,
+) -> anyhow::Result<ExitCode> {
     if let Some(other) = RunningHub::find(paths).await {
         anyhow::bail!(
             "a hub is already running at {} for this data dir ({}); stop it first, or set CAPA_DATA_DIR for a second one",
@@ -43,7 +53,11 @@ async fn serve(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>, a
         },
     )?;
     tracing::info!(url = %server.mcp_url(), token_file = %paths.token().display(), mode = "expose-all", %decided_by, "hub listening");
-    eprintln!("capa hub: MCP endpoint {} (bearer token in {})", server.mcp_url(), paths.token().display());
+    eprintln!(
+        "capa hub: MCP endpoint {} (bearer token in {})",
+        server.mcp_url(),
+        paths.token().display()
+    );
     for file in &hub.config().files {
         eprintln!("capa hub: configuration {}", file.display());
     }
@@ -82,17 +96,26 @@ async fn status(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode> {
         if as_json {
             output::json(&json!({"running": false}))?;
         } else {
-            println!("No hub is running for {}. Start one with `capa hub serve`.", paths.data_dir.display());
+            println!(
+                "No hub is running for {}. Start one with `capa hub serve`.",
+                paths.data_dir.display()
+            );
         }
         return Ok(ExitCode::from(3));
     };
     let config = hub.get("/api/config").await?;
     let sources = hub.get("/api/sources").await?;
     if as_json {
-        output::json(&json!({"running": true, "url": hub.mcp_url(), "config": config, "sources": sources}))?;
+        output::json(
+            &json!({"running": true, "url": hub.mcp_url(), "config": config, "sources": sources}),
+        )?;
     } else {
         println!("Hub running at {}", hub.mcp_url());
-        println!("Exposure: {} ({})", config["toolExposure"].as_str().unwrap_or("?"), config["decidedBy"].as_str().unwrap_or("?"));
+        println!(
+            "Exposure: {} ({})",
+            config["toolExposure"].as_str().unwrap_or("?"),
+            config["decidedBy"].as_str().unwrap_or("?")
+        );
         super::sources::print_sources(&sources);
     }
     Ok(ExitCode::SUCCESS)

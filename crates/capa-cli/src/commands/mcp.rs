@@ -11,17 +11,25 @@ use crate::cli::GlobalArgs;
 use crate::running::matching_hub;
 use crate::setup;
 
-pub async fn run(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>) -> anyhow::Result<ExitCode> {
+pub async fn run(
+    global: &GlobalArgs,
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+) -> anyhow::Result<ExitCode> {
     let files = setup::config_files(global, paths)?;
     if let Some(running) = matching_hub(paths, &files).await {
         match RemoteSurface::connect(&running.mcp_url(), &running.token).await {
             Ok(remote) => {
                 tracing::info!(url = %running.mcp_url(), "forwarding MCP over stdio to the running hub");
                 let surface: Arc<dyn Surface> = Arc::new(remote);
-                capa_server::serve_stdio(McpFront::new(surface)).await.map_err(anyhow::Error::msg)?;
+                capa_server::serve_stdio(McpFront::new(surface))
+                    .await
+                    .map_err(anyhow::Error::msg)?;
                 return Ok(ExitCode::SUCCESS);
             }
-            Err(e) => tracing::warn!(error = %e, "running hub unreachable; serving from this process"),
+            Err(e) => {
+                tracing::warn!(error = %e, "running hub unreachable; serving from this process")
+            }
         }
     }
     let config = setup::load_config(&files)?;

@@ -10,7 +10,12 @@ use crate::cli::{GlobalArgs, SourcesCommand, ToolsCommand};
 use crate::commands::HubAccess;
 use crate::output;
 
-pub async fn sources(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>, command: SourcesCommand) -> anyhow::Result<ExitCode> {
+pub async fn sources(
+    global: &GlobalArgs,
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+    command: SourcesCommand,
+) -> anyhow::Result<ExitCode> {
     let SourcesCommand::List { json } = command;
     let access = HubAccess::open(global, paths, redactor).await?;
     let sources = access.sources().await;
@@ -39,15 +44,29 @@ pub fn print_sources(sources: &Value) {
                     if let Some(error) = s["last_error"].as_str() {
                         state = format!("{state}: {error}");
                     }
-                    vec![text(&s["id"]), s["tools"].to_string(), connections.join(", "), text(&s["target"]), state]
+                    vec![
+                        text(&s["id"]),
+                        s["tools"].to_string(),
+                        connections.join(", "),
+                        text(&s["target"]),
+                        state,
+                    ]
                 })
                 .collect()
         })
         .unwrap_or_default();
-    output::table(&["SOURCE", "TOOLS", "CONNECTIONS", "TARGET", "STATE"], &rows);
+    output::table(
+        &["SOURCE", "TOOLS", "CONNECTIONS", "TARGET", "STATE"],
+        &rows,
+    );
 }
 
-pub async fn tools(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor>, command: ToolsCommand) -> anyhow::Result<ExitCode> {
+pub async fn tools(
+    global: &GlobalArgs,
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+    command: ToolsCommand,
+) -> anyhow::Result<ExitCode> {
     let ToolsCommand::List { json } = command;
     let access = HubAccess::open(global, paths, redactor).await?;
     let tools = access.tools().await;
@@ -59,7 +78,14 @@ pub async fn tools(global: &GlobalArgs, paths: &HubPaths, redactor: Arc<Redactor
         let rows: Vec<Vec<String>> = tools
             .iter()
             .map(|t| {
-                let description = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("").to_owned();
+                let description = t
+                    .description
+                    .as_deref()
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_owned();
                 vec![t.address.clone(), description]
             })
             .collect();

@@ -156,13 +156,22 @@ fn malformed_files_name_the_file_line_and_fix() {
         let issue = &err.issues()[0];
         let shown = err.to_string();
         if issue.position.line != case.line {
-            failures.push(format!("{}: line {} != {} in\n{shown}", case.name, issue.position.line, case.line));
+            failures.push(format!(
+                "{}: line {} != {} in\n{shown}",
+                case.name, issue.position.line, case.line
+            ));
         }
         if !issue.message.contains(case.message) {
-            failures.push(format!("{}: message lacks {:?}:\n{shown}", case.name, case.message));
+            failures.push(format!(
+                "{}: message lacks {:?}:\n{shown}",
+                case.name, case.message
+            ));
         }
         if !shown.starts_with("/home/me/project/capabilities.yaml:") || !shown.contains("fix: ") {
-            failures.push(format!("{}: display lacks file or fix:\n{shown}", case.name));
+            failures.push(format!(
+                "{}: display lacks file or fix:\n{shown}",
+                case.name
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

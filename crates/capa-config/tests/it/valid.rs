@@ -32,7 +32,10 @@ options:
     let github = &checked.sources[0];
     assert_eq!(github.id, "github");
     assert!(matches!(&github.selection, ToolSelection::Except(names) if names.len() == 2));
-    assert_eq!(github.secret_names().into_iter().collect::<Vec<_>>(), vec!["token"]);
+    assert_eq!(
+        github.secret_names().into_iter().collect::<Vec<_>>(),
+        vec!["token"]
+    );
     let files = &checked.sources[1];
     assert!(matches!(
         &files.transport,
@@ -57,10 +60,19 @@ tools:
 "#;
     let checked = parse_str(Path::new("c.yaml"), text).expect("valid file");
     let ToolSelection::Explicit(tools) = &checked.sources[0].selection else {
-        panic!("explicit tools expected, got {:?}", checked.sources[0].selection);
+        panic!(
+            "explicit tools expected, got {:?}",
+            checked.sources[0].selection
+        );
     };
-    let ids: Vec<_> = tools.iter().map(|t| (t.id.as_str(), t.remote.as_str())).collect();
-    assert_eq!(ids, vec![("create_issue", "create_issue"), ("find", "search_issues")]);
+    let ids: Vec<_> = tools
+        .iter()
+        .map(|t| (t.id.as_str(), t.remote.as_str()))
+        .collect();
+    assert_eq!(
+        ids,
+        vec![("create_issue", "create_issue"), ("find", "search_issues")]
+    );
     assert_eq!(checked.warnings.len(), 1, "{:?}", checked.warnings);
     assert!(checked.warnings[0].contains("expose` is ignored"));
 }
@@ -88,7 +100,8 @@ fn an_empty_file_is_an_empty_configuration() {
 
 #[test]
 fn disabled_servers_are_checked_but_not_started() {
-    let text = "servers:\n  - id: off\n    type: mcp\n    disabled: true\n    def: { command: x }\n";
+    let text =
+        "servers:\n  - id: off\n    type: mcp\n    disabled: true\n    def: { command: x }\n";
     let checked = parse_str(Path::new("c.yaml"), text).expect("valid");
     assert!(checked.sources.is_empty());
 }

@@ -1,0 +1,12 @@
+//! The hub core against real MCP servers: the built-in demo, `@modelcontextprotocol/server-everything`
+//! (stdio and Streamable HTTP), `server-filesystem` and PyPI's `mcp-server-time`.
+//!
+//! The servers come from the repository's `node_modules` and `tests/.venv` (`npm ci` and the
+//! Python venv that `scripts/test` sets up).
+
+mod demo;
+mod faults;
+mod policies;
+mod secrets;
+mod support;
+mod upstreams;

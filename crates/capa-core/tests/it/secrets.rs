@@ -1,0 +1,107 @@
+//! A canary secret set as a connection never leaves the hub in clear: not in tool results (the
+//! upstream echoes its environment), not in logs (the upstream prints it to stderr), not in the
+//! database. Uses the real OS keychain (gnome-keyring in CI, through tests/support/with-keyring.sh).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use capa_secrets::{Keychain, Secret};
+use serde_json::json;
+
+use crate::support::{TestHub, everything_js};
+
+fn keychain_or_skip() -> Option<Keychain> {
+    let keychain = Keychain::new(format!("capabilities-it-{}", std::process::id()));
+    match keychain.check() {
+        Ok(()) => Some(keychain),
+        Err(e) if std::env::var_os("CAPA_REQUIRE_KEYCHAIN").is_some() => {
+            panic!("CAPA_REQUIRE_KEYCHAIN is set but the keychain is unavailable: {e}")
+        }
+        Err(e) => {
+            eprintln!("skipping: no keychain ({e})");
+            None
+        }
+    }
+}
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("lock").extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
+    let Some(keychain) = keychain_or_skip() else {
+        return;
+    };
+    let canary = format!("canary-{}-{}", std::process::id(), 0x5eed_u32);
+    // The child prints its secret to stderr (which the hub logs) and serves `get-env`.
+    let yaml = format!(
+        "servers:\n  - id: ev\n    type: mcp\n    def:\n      command: sh\n      args: [-c, 'echo \"my token is $CANARY\" >&2; exec node {} stdio']\n      env: {{ CANARY: \"${{secret:canary}}\" }}\n",
+        everything_js()
+    );
+    let t = TestHub::start_with(&yaml, keychain.clone()).await;
+    let captured = Captured::default();
+    let writer = {
+        let captured = captured.clone();
+        t.redactor.writer(move || captured.clone())
+    };
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_max_level(tracing::Level::DEBUG)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    assert_eq!(t.source("ev").state, "needs_connection");
+    let source = t.hub.config().sources[0].clone();
+    t.hub
+        .connections()
+        .set(
+            &source,
+            "personal",
+            None,
+            Secret::new(canary.clone()),
+            false,
+        )
+        .expect("set connection");
+    t.hub.reload_connections().await;
+    t.hub.settled(Duration::from_secs(30)).await;
+    assert_eq!(t.source("ev").state, "ready", "{:?}", t.source("ev"));
+    assert_eq!(t.source("ev").connections, vec!["personal*"]);
+
+    let env = t.call("ev.get-env", json!({})).await.expect("get-env");
+    let shown = env.to_string();
+    assert!(
+        shown.contains("[redacted]"),
+        "the env should show the redacted canary: {shown}"
+    );
+    assert!(!shown.contains(&canary));
+
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let logs = String::from_utf8_lossy(&captured.0.lock().expect("lock")).to_string();
+    assert!(
+        logs.contains("my token is [redacted]"),
+        "the stderr line should be logged, redacted:\n{logs}"
+    );
+    assert!(!logs.contains(&canary));
+
+    t.hub.shutdown().await;
+    for entry in std::fs::read_dir(t.dir.path().join("data")).expect("data dir") {
+        let path = entry.expect("entry").path();
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        let found = bytes.windows(canary.len()).any(|w| w == canary.as_bytes());
+        assert!(!found, "canary found in {}", path.display());
+    }
+    t.hub
+        .connections()
+        .remove("ev", "personal")
+        .expect("cleanup");
+}

@@ -1,0 +1,122 @@
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use capa_config::{ConfigFiles, HubConfig};
+use capa_core::{CallContext, Hub, HubOptions, HubPaths, Redactor};
+use capa_secrets::Keychain;
+use serde_json::Value;
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repo root")
+}
+
+/// A path inside the repository that the test setup installs; fails with the fix when missing.
+pub fn installed(relative: &str) -> String {
+    let path = repo_root().join(relative);
+    assert!(
+        path.exists(),
+        "{} is missing: run `npm ci` and create tests/.venv (scripts/test does both)",
+        path.display()
+    );
+    path.display().to_string()
+}
+
+pub fn everything_js() -> String {
+    installed("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+pub fn filesystem_js() -> String {
+    installed("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+}
+
+pub fn time_server() -> String {
+    installed("tests/.venv/bin/mcp-server-time")
+}
+
+/// A hub in a temporary directory, configured by `yaml`.
+pub struct TestHub {
+    pub hub: Arc<Hub>,
+    pub dir: tempfile::TempDir,
+    pub redactor: Arc<Redactor>,
+}
+
+impl TestHub {
+    pub async fn start(yaml: &str) -> Self {
+        Self::start_with(yaml, Keychain::default()).await
+    }
+
+    pub async fn start_with(yaml: &str, keychain: Keychain) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("capabilities.yaml");
+        std::fs::write(&file, yaml).expect("write config");
+        let config: HubConfig = capa_config::load(&ConfigFiles::only(file)).expect("valid config");
+        let redactor = Redactor::new();
+        let hub = Hub::start(HubOptions {
+            config,
+            paths: HubPaths::in_dir(dir.path()),
+            redactor: redactor.clone(),
+            keychain,
+        })
+        .await
+        .expect("hub starts");
+        hub.settled(Duration::from_secs(30)).await;
+        Self { hub, dir, redactor }
+    }
+
+    pub async fn call(&self, address: &str, args: Value) -> Result<Value, capa_core::CallError> {
+        let args = match args {
+            Value::Object(map) => Some(map),
+            _ => None,
+        };
+        let result = self
+            .hub
+            .call(address, args, &CallContext::default())
+            .await?;
+        Ok(serde_json::to_value(result).expect("result serialises"))
+    }
+
+    pub fn addresses(&self) -> Vec<String> {
+        self.hub
+            .catalog()
+            .tools()
+            .iter()
+            .map(|t| t.address.to_string())
+            .collect()
+    }
+
+    pub fn source(&self, id: &str) -> capa_core::SourceStatus {
+        self.hub
+            .sources()
+            .into_iter()
+            .find(|s| s.id == id)
+            .expect("source listed")
+    }
+}
+
+/// The first text block of a tool result.
+pub fn text(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+pub fn no_demo() -> &'static str {
+    "options:\n  demo: false\n"
+}
+
+/// Waits until `check` holds, polling, at most `limit`.
+pub async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    while tokio::time::Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    check()
+}

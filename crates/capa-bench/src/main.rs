@@ -1,0 +1,56 @@
+//! `capa-bench`: measures what the hub costs, against the same upstream called directly with the
+//! same client in the same run, and writes the table to `docs/benchmarks.md`.
+//!
+//! - one `tools/call` through the hub vs direct, over stdio and over Streamable HTTP;
+//! - the hub's resident memory, idle, with three upstreams (and with none, as a baseline).
+//!
+//! Ratios come from interleaved rounds (direct, hub, direct, hub, …) so that a noisy neighbour on
+//! the shared machine slows both sides alike. No number here is asserted: they are reported.
+
+mod calls;
+mod memory;
+mod procs;
+mod report;
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let mut out = None;
+    let mut calls_per_round = 100usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--out" => out = args.next().map(PathBuf::from),
+            "--calls" => {
+                calls_per_round = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .context("--calls N")?
+            }
+            "--help" | "-h" => {
+                println!("capa-bench [--out docs/benchmarks.md] [--calls N per round]");
+                return Ok(());
+            }
+            other => anyhow::bail!("unknown argument {other}; see --help"),
+        }
+    }
+    let env = procs::BenchEnv::discover()?;
+    eprintln!("capa-bench: hub binary {}", env.capa.display());
+    let mut rows = Vec::new();
+    for transport in [calls::Transport::Stdio, calls::Transport::Http] {
+        eprintln!("capa-bench: tools/call over {transport:?}…");
+        rows.push(calls::overhead(&env, transport, calls_per_round).await?);
+    }
+    eprintln!("capa-bench: idle memory…");
+    let memory = memory::idle_memory(&env).await?;
+    let text = report::markdown(&rows, &memory, calls_per_round);
+    print!("{text}");
+    if let Some(out) = out {
+        std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;
+        eprintln!("capa-bench: wrote {}", out.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! Resident memory of an idle hub.
+
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+
+use crate::procs::{self, BenchEnv};
+
+#[derive(Debug)]
+pub struct MemoryRow {
+    pub label: String,
+    /// The hub process alone, KiB.
+    pub hub_kib: u64,
+    /// Its children (the upstream servers), KiB.
+    pub children_kib: u64,
+}
+
+fn rss_kib(pid: u32) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).context("reading /proc")?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("VmRSS in /proc status")
+}
+
+/// Children of every thread of `pid` (tokio spawns children from its worker threads).
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .flat_map(|task| {
+            std::fs::read_to_string(task.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+/// All descendants' RSS (node and python servers may fork).
+fn descendants_kib(pid: u32) -> u64 {
+    children(pid)
+        .into_iter()
+        .map(|c| rss_kib(c).unwrap_or(0) + descendants_kib(c))
+        .sum()
+}
+
+async fn measure(
+    env: &BenchEnv,
+    label: &str,
+    yaml: &str,
+    expect_ready: usize,
+) -> anyhow::Result<MemoryRow> {
+    let hub = procs::hub(env, yaml).await?;
+    // Wait until every source is ready, as the hub reports it.
+    let mut ready = 0;
+    for _ in 0..300 {
+        if !std::path::Path::new(&format!("/proc/{}", hub.pid)).exists() {
+            bail!("hub exited");
+        }
+        ready = count_ready(&hub).await.unwrap_or(0);
+        if ready >= expect_ready {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    if ready < expect_ready {
+        bail!("only {ready} of {expect_ready} sources became ready");
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    Ok(MemoryRow {
+        label: label.to_owned(),
+        hub_kib: rss_kib(hub.pid)?,
+        children_kib: descendants_kib(hub.pid),
+    })
+}
+
+async fn count_ready(hub: &procs::Hub) -> anyhow::Result<usize> {
+    let sources: serde_json::Value = reqwest::Client::new()
+        .get(format!("{}/api/sources", hub.url))
+        .bearer_auth(&hub.token)
+        .send()
+        .await?
+        .json()
+        .await?;
+    Ok(sources
+        .as_array()
+        .map_or(0, |a| a.iter().filter(|s| s["state"] == "ready").count()))
+}
+
+pub async fn idle_memory(env: &BenchEnv) -> anyhow::Result<Vec<MemoryRow>> {
+    let files = tempfile::tempdir()?;
+    let three = format!(
+        "options: {{ demo: false }}\nservers:\n  - id: everything\n    type: mcp\n    def: {{ command: node, args: [\"{}\", stdio] }}\n  - id: filesystem\n    type: mcp\n    def: {{ command: node, args: [\"{}\", \"{}\"] }}\n  - id: time\n    type: mcp\n    def: {{ command: \"{}\" }}\n",
+        env.everything_js.display(),
+        env.filesystem_js.display(),
+        files.path().display(),
+        env.time_server.display()
+    );
+    Ok(vec![
+        measure(env, "demo source only", "", 1).await?,
+        measure(
+            env,
+            "three upstreams (everything, filesystem, time)",
+            &three,
+            3,
+        )
+        .await?,
+    ])
+}

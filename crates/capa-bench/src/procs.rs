@@ -1,0 +1,141 @@
+//! Locating the programs under test and starting them.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use tokio::process::{Child, Command};
+
+/// Paths of everything a benchmark starts.
+pub struct BenchEnv {
+    pub capa: PathBuf,
+    pub everything_js: PathBuf,
+    pub filesystem_js: PathBuf,
+    pub time_server: PathBuf,
+}
+
+impl BenchEnv {
+    /// `CAPA_BIN` or the `capa` beside this executable; the repository from the working directory.
+    pub fn discover() -> anyhow::Result<Self> {
+        let capa = match std::env::var_os("CAPA_BIN") {
+            Some(path) => PathBuf::from(path),
+            None => std::env::current_exe()?.with_file_name("capa"),
+        };
+        if !capa.is_file() {
+            bail!(
+                "{} not found: build it (`cargo build --release -p capa-cli`) or set CAPA_BIN",
+                capa.display()
+            );
+        }
+        let repo = std::env::current_dir()?;
+        let need = |relative: &str| -> anyhow::Result<PathBuf> {
+            let path = repo.join(relative);
+            if !path.exists() {
+                bail!(
+                    "{} is missing: run from the repository root after `npm ci` and the Python venv setup",
+                    path.display()
+                );
+            }
+            Ok(path)
+        };
+        Ok(Self {
+            everything_js: need(
+                "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+            )?,
+            filesystem_js: need(
+                "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+            )?,
+            time_server: need("tests/.venv/bin/mcp-server-time")?,
+            capa,
+        })
+    }
+}
+
+/// A child killed when dropped.
+pub struct Owned(pub Child);
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        let _ = self.0.start_kill();
+    }
+}
+
+/// Starts server-everything over Streamable HTTP on a free port; returns it and its URL.
+pub async fn everything_http(env: &BenchEnv) -> anyhow::Result<(Owned, String)> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let child = Command::new("node")
+        .arg(&env.everything_js)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .context("starting server-everything over HTTP")?;
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return Ok((Owned(child), format!("http://127.0.0.1:{port}/mcp")));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    bail!("server-everything did not listen on port {port}")
+}
+
+/// A running `capa hub serve` in its own data dir.
+pub struct Hub {
+    _child: Owned,
+    pub url: String,
+    pub token: String,
+    pub pid: u32,
+    _dir: tempfile::TempDir,
+}
+
+/// Starts `capa hub serve` with `yaml` and waits for its discovery file.
+pub async fn hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
+    let dir = tempfile::tempdir()?;
+    let config = write_config(dir.path(), yaml)?;
+    let data = dir.path().join("data");
+    let child = Command::new(&env.capa)
+        .args(["--config"])
+        .arg(&config)
+        .args(["hub", "serve", "--http", "127.0.0.1:0"])
+        .env("CAPA_DATA_DIR", &data)
+        .env("CAPA_CONFIG_DIR", dir.path().join("config"))
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .context("starting capa hub serve")?;
+    let pid = child.id().context("hub pid")?;
+    for _ in 0..400 {
+        if let (Ok(discovery), Ok(token)) = (
+            std::fs::read_to_string(data.join("hub.json")),
+            std::fs::read_to_string(data.join("token")),
+        ) {
+            let value: serde_json::Value = serde_json::from_str(&discovery)?;
+            let url = value["url"].as_str().context("url in hub.json")?.to_owned();
+            return Ok(Hub {
+                _child: Owned(child),
+                url,
+                token: token.trim().to_owned(),
+                pid,
+                _dir: dir,
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    bail!("capa hub serve did not start")
+}
+
+pub fn write_config(dir: &Path, yaml: &str) -> anyhow::Result<PathBuf> {
+    let path = dir.join("capabilities.yaml");
+    std::fs::write(&path, yaml)?;
+    Ok(path)
+}

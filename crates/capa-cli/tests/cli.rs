@@ -1,0 +1,151 @@
+//! The `capa` binary as a person uses it: messages, exit codes, both names.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn capa(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_capa"))
+        .args(args)
+        .current_dir(dir)
+        .env("CAPA_DATA_DIR", dir.join("data"))
+        .env("CAPA_CONFIG_DIR", dir.join("config"))
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("capa runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn both_names_are_the_same_program() {
+    let a = Command::new(env!("CARGO_BIN_EXE_capa"))
+        .arg("--version")
+        .output()
+        .expect("capa");
+    let b = Command::new(env!("CARGO_BIN_EXE_capabilities"))
+        .arg("--version")
+        .output()
+        .expect("capabilities");
+    assert!(a.status.success() && b.status.success());
+    let version = |o: &Output| {
+        String::from_utf8_lossy(&o.stdout)
+            .split_whitespace()
+            .last()
+            .map(str::to_owned)
+    };
+    assert_eq!(version(&a), version(&b));
+}
+
+#[test]
+fn an_invalid_file_names_the_file_line_and_fix() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("capabilities.yaml"), "servers:\n  - id: gh\n    type: mcp\n    expose: exactly\n    def: { url: 'https://example.com/mcp' }\n").expect("write");
+    let out = capa(dir.path(), &["config", "check"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("capabilities.yaml:4:13: `expose: exactly` needs a `tools` list"),
+        "{err}"
+    );
+    assert!(err.contains("fix: add `tools:"), "{err}");
+}
+
+#[test]
+fn the_project_file_is_found_from_a_subdirectory_and_decides_the_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("capabilities.yaml"),
+        "options:\n  toolExposure: search\n",
+    )
+    .expect("write");
+    let sub = dir.path().join("a/b");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let out = Command::new(env!("CARGO_BIN_EXE_capa"))
+        .args(["config", "show", "--json"])
+        .current_dir(&sub)
+        .env("CAPA_DATA_DIR", dir.path().join("data"))
+        .env("CAPA_CONFIG_DIR", dir.path().join("config"))
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(shown["toolExposure"], "search");
+    assert!(
+        shown["decidedBy"]
+            .as_str()
+            .unwrap_or("")
+            .contains("options.toolExposure in"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn modes_not_served_yet_are_refused_by_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("capabilities.yaml"),
+        "options:\n  toolExposure: on-demand\n",
+    )
+    .expect("write");
+    let out = capa(dir.path(), &["mcp"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("toolExposure `on-demand` is not served"),
+        "{err}"
+    );
+    assert!(err.contains("capabilities.yaml"), "{err}");
+}
+
+#[test]
+fn the_hub_refuses_to_listen_beyond_loopback() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = capa(dir.path(), &["hub", "serve", "--http", "0.0.0.0:0"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("only binds loopback"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn secrets_are_never_taken_from_the_command_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = capa(
+        dir.path(),
+        &["connections", "set", "gh", "personal", "hunter2"],
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("unexpected argument"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn calls_from_the_command_line_reach_the_demo_source() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = capa(
+        dir.path(),
+        &["call", "demo.multiply", "--json", r#"{"a": 6, "b": 7}"#],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "42");
+    let out = capa(
+        dir.path(),
+        &["call", "demo.divide", "--json", r#"{"a": 1, "b": 0}"#],
+    );
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("cannot divide by zero"));
+    let out = capa(dir.path(), &["call", "demo.nope"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("unknown tool `demo.nope`"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -5,7 +5,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::Peer;
-use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, JsonObject, ProtocolVersion, ServerNotification,
+    SubscriptionFilter, Tool,
+};
 use rmcp::service::RoleClient;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -220,6 +223,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         });
         attempts = attempts.saturating_add(1);
         let (tools_tx, tools_rx) = mpsc::unbounded_channel();
+        let tools_tx_for_listen = tools_tx.clone();
         let handler = UpstreamClient {
             source_id: source_id.clone(),
             tools_changed: tools_tx,
@@ -232,7 +236,9 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         match connected {
             Ok((client, pid)) => {
                 upstream.update(|s| s.pid = pid);
-                let outcome = serve_connection(&upstream, client, tools_rx, &changed).await;
+                let outcome =
+                    serve_connection(&upstream, client, tools_tx_for_listen, tools_rx, &changed)
+                        .await;
                 if outcome == Outcome::Shutdown {
                     break;
                 }
@@ -272,12 +278,31 @@ enum Outcome {
 async fn serve_connection(
     upstream: &Upstream,
     client: Client,
+    tools_changed_tx: mpsc::UnboundedSender<()>,
     mut tools_changed: mpsc::UnboundedReceiver<()>,
     changed: &impl Fn(),
 ) -> Outcome {
     let source_id = &upstream.spec.source_id;
     let peer = client.peer().clone();
-    let protocol_version = client.peer_info().map(|i| i.protocol_version.to_string());
+    let info = client.peer_info();
+    let protocol_version = info.as_ref().map(|i| i.protocol_version.to_string());
+    let announces_changes = info
+        .as_ref()
+        .and_then(|i| i.capabilities.tools.as_ref())
+        .and_then(|t| t.list_changed)
+        == Some(true);
+    let modern = protocol_version.as_deref() >= Some(ProtocolVersion::V_2026_07_28.as_str());
+    // 2026-07-28 servers send list changes only on a `subscriptions/listen` stream; older ones
+    // send them on the session, where `UpstreamClient` receives them.
+    let _listener = (announces_changes && modern)
+        .then(|| {
+            tokio::spawn(listen_for_tool_changes(
+                peer.clone(),
+                source_id.clone(),
+                tools_changed_tx,
+            ))
+        })
+        .map(AbortOnDrop);
     match list_tools(&peer, source_id).await {
         Ok(tools) => {
             tracing::info!(source = %source_id, tools = tools.len(), protocol = ?protocol_version, "upstream ready");
@@ -333,6 +358,41 @@ async fn serve_connection(
                 });
                 changed();
                 return Outcome::Lost;
+            }
+        }
+    }
+}
+
+/// Aborts a task when dropped, so a listener ends with its connection.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+async fn listen_for_tool_changes(
+    peer: Peer<RoleClient>,
+    source_id: String,
+    tools_changed: mpsc::UnboundedSender<()>,
+) {
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut subscription = match peer.listen(filter).await {
+        Ok(subscription) => subscription,
+        Err(e) => {
+            tracing::debug!(source = %source_id, error = %e, "upstream refused subscriptions/listen; tool changes will not be seen");
+            return;
+        }
+    };
+    while let Ok(Some(notification)) = subscription.next().await {
+        if matches!(
+            notification,
+            ServerNotification::ToolListChangedNotification(_)
+        ) {
+            tracing::info!(source = %source_id, "upstream says its tools changed");
+            if tools_changed.send(()).is_err() {
+                break;
             }
         }
     }

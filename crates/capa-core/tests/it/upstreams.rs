@@ -115,3 +115,41 @@ pub async fn wait_for_port(port: u16) {
     }
     panic!("nothing listens on port {port}");
 }
+
+#[tokio::test]
+async fn a_source_that_announces_new_tools_is_listed_again() {
+    let script = crate::support::installed("tests/fixtures/growing_server.py");
+    let python = crate::support::installed("tests/.venv/bin/python");
+    let yaml = format!(
+        "servers:\n  - id: grow\n    type: mcp\n    def: {{ command: \"{python}\", args: [\"{script}\"] }}\n"
+    );
+    let t = TestHub::start(&yaml).await;
+    assert!(
+        t.addresses().contains(&"grow.grow".to_owned()),
+        "{:?}",
+        t.addresses()
+    );
+    let mut changes = t.hub.watch_catalog();
+    changes.mark_unchanged();
+    let grown = t
+        .call("grow.grow", json!({"name": "fresh"}))
+        .await
+        .expect("grow");
+    assert!(text(&grown).contains("added fresh"), "{grown}");
+    let seen = crate::support::eventually(Duration::from_secs(10), || {
+        t.hub.catalog().get("grow.fresh").is_some()
+    })
+    .await;
+    assert!(
+        seen,
+        "grow.fresh never appeared; tools: {:?}",
+        t.addresses()
+    );
+    assert!(changes.has_changed().unwrap_or(false));
+    let fresh = t
+        .call("grow.fresh", json!({}))
+        .await
+        .expect("call the new tool");
+    assert!(text(&fresh).contains("fresh"), "{fresh}");
+    t.hub.shutdown().await;
+}

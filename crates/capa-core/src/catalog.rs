@@ -150,6 +150,19 @@ impl Catalog {
     /// Up to three addresses closest to `address` (edit distance; also matching camelCase and
     /// snake_case spellings), for "did you mean" hints.
     pub fn suggest(&self, address: &str) -> Vec<String> {
+        // A bare tool name (`echo`) is most likely meant in one of the namespaces that have it.
+        if !address.contains('.') {
+            let exact: Vec<String> = self
+                .tools
+                .iter()
+                .filter(|t| normalise(&t.address.name) == normalise(address))
+                .take(3)
+                .map(|t| t.address.to_string())
+                .collect();
+            if !exact.is_empty() {
+                return exact;
+            }
+        }
         let wanted = normalise(address);
         let mut scored: Vec<(usize, &str)> = self
             .by_address
@@ -263,6 +276,7 @@ mod tests {
             tools: &tools,
         }]);
         assert_eq!(catalog.suggest("gh.createIssue")[0], "gh.create_issue");
+        assert_eq!(catalog.suggest("list_issues"), vec!["gh.list_issues"]);
     }
 
     #[test]

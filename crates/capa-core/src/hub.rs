@@ -93,7 +93,13 @@ pub struct Hub {
     catalog: watch::Sender<SharedCatalog>,
     events: mpsc::UnboundedSender<UpstreamEvent>,
     event_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Becomes true once every source has connected or failed for the first time (or
+    /// [`STARTUP_LIMIT`] passed), so that a client's first `tools/list` sees every source.
+    started: watch::Sender<bool>,
 }
+
+/// How long the first listing may wait for sources that are still starting.
+pub const STARTUP_LIMIT: Duration = Duration::from_secs(20);
 
 impl std::fmt::Debug for Hub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -159,6 +165,7 @@ impl Hub {
             catalog,
             events,
             event_task: Mutex::new(None),
+            started: watch::channel(false).0,
         });
         for source in &hub.sources {
             hub.start_default(source);
@@ -167,6 +174,11 @@ impl Hub {
         if let Ok(mut slot) = hub.event_task.lock() {
             *slot = Some(task);
         }
+        let starting = hub.clone();
+        tokio::spawn(async move {
+            starting.settled(STARTUP_LIMIT).await;
+            starting.started.send_replace(true);
+        });
         Ok(hub)
     }
 
@@ -204,6 +216,13 @@ impl Hub {
         self.rebuild_catalog();
     }
 
+    /// Waits until the first start of every source is over (connected or failed), at most
+    /// [`STARTUP_LIMIT`] after the hub started; returns at once afterwards.
+    pub async fn startup_done(&self) {
+        let mut started = self.started.subscribe();
+        let _ = started.wait_for(|done| *done).await;
+    }
+
     /// Calls the tool at `address`.
     pub async fn call(
         &self,
@@ -211,7 +230,12 @@ impl Hub {
         arguments: Option<JsonObject>,
         context: &CallContext,
     ) -> Result<CallToolResult, CallError> {
-        let catalog = self.catalog();
+        let mut catalog = self.catalog();
+        if catalog.get(address).is_none() {
+            // A client may call before its source finished starting: wait for the start-up, once.
+            self.startup_done().await;
+            catalog = self.catalog();
+        }
         let Some(tool) = catalog.get(address) else {
             return Err(CallError::UnknownTool {
                 address: address.to_owned(),

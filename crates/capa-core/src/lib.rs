@@ -13,6 +13,6 @@ pub use capa_upstream::{CallToolResult, JsonObject, Tool};
 pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress};
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
-pub use hub::{CallContext, Hub, HubOptions, SourceStatus};
+pub use hub::{CallContext, Hub, HubOptions, STARTUP_LIMIT, SourceStatus};
 pub use paths::HubPaths;
 pub use redact::Redactor;

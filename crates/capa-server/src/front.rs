@@ -9,11 +9,15 @@ use std::sync::Arc;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ResultType, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 
 use crate::surface::Surface;
+
+/// `_meta` key under which a 2026-07-28 server names itself in each result.
+const UPSTREAM_SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
 /// Server instructions, kept short: they are loaded into the model's context.
 const INSTRUCTIONS: &str = "Capabilities hub: tools of the user's sources, named `namespace.tool`.";
@@ -93,7 +97,7 @@ impl ServerHandler for McpFront {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let result = self
+        let mut result = self
             .surface
             .call_tool(
                 request.name.into_owned(),
@@ -101,6 +105,16 @@ impl ServerHandler for McpFront {
                 client_name(&context),
             )
             .await?;
+        // Results relayed from upstreams of older protocol versions carry no `resultType`, which
+        // 2026-07-28 requires; and an upstream's own server identity in `_meta` would misname the
+        // server that answered (this hub).
+        result.result_type = Some(ResultType::COMPLETE);
+        if let Some(meta) = result.meta.as_mut() {
+            meta.0.remove(UPSTREAM_SERVER_INFO_META);
+            if meta.0.is_empty() {
+                result.meta = None;
+            }
+        }
         Ok(CallToolResponse::Complete(result))
     }
 }

@@ -176,6 +176,7 @@ pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
 }
 
 async fn tools(State(hub): State<Arc<Hub>>) -> Json<Vec<ToolListing>> {
+    hub.startup_done().await;
     Json(tool_listings(&hub))
 }
 

@@ -44,6 +44,7 @@ impl LocalSurface {
 impl Surface for LocalSurface {
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
         Box::pin(async move {
+            self.hub.startup_done().await;
             Ok(self
                 .hub
                 .catalog()
@@ -65,11 +66,11 @@ impl Surface for LocalSurface {
                 client,
                 connection: None,
             };
+            // Every failure, an unknown tool included, is a tool result with `isError`: the model
+            // reads it (with the closest tool names) and can correct itself, where a JSON-RPC
+            // error is often hidden from it by the client.
             match self.hub.call(&address, arguments, &context).await {
                 Ok(result) => Ok(result),
-                Err(e @ CallError::UnknownTool { .. }) => {
-                    Err(ErrorData::invalid_params(e.to_string(), None))
-                }
                 Err(e) => Ok(error_result(&e)),
             }
         })

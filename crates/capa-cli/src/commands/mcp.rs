@@ -35,8 +35,8 @@ pub async fn run(
     let config = setup::load_config(&files)?;
     setup::ensure_servable(&config)?;
     let hub = setup::start_hub(config, paths, redactor).await?;
-    // Let sources connect before the client's first `tools/list`, so it sees their tools.
-    hub.settled(setup::SETTLE_LIMIT).await;
+    // The first `tools/list` waits for sources still starting (Hub::startup_done), so the
+    // client sees every source without delaying its handshake.
     let surface: Arc<dyn Surface> = Arc::new(LocalSurface::new(hub.clone()));
     let served = capa_server::serve_stdio(McpFront::new(surface)).await;
     hub.shutdown().await;

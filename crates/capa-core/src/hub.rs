@@ -503,78 +503,42 @@ impl Hub {
             }
             Origin::Config(config) => &config.transport,
         };
-        let mut connection_name = None;
-        let transport = if def_uses_secrets(def) {
-            let resolved = self
-                .connections
-                .resolve(&def.id, connection)
-                .map_err(|e| needs(format!("cannot read the connections of `{}`: {e}", def.id)))?;
-            let Some(resolved) = resolved else {
-                return Err(needs(match connection {
-                    Some(name) => format!(
-                        "source `{}` has no connection named `{name}`; `capa connections list` shows them",
-                        def.id
-                    ),
-                    None => format!(
-                        "source `{}` needs a connection: run `capa connections set {} <name>` (the secret is read from stdin)",
-                        def.id, def.id
-                    ),
-                }));
-            };
-            let fill = |value: &String| {
-                capa_config::secret_ref::substitute(value, |name| {
-                    resolved.secrets.get(name).map(|s| s.expose().to_owned())
-                })
-                .map_err(|missing| {
-                    needs(format!(
-                        "connection `{}` of `{}` has no secret `{missing}`: run `capa connections set {} {} --field {missing}`",
-                        resolved.name, def.id, def.id, resolved.name
-                    ))
-                })
-            };
-            connection_name = Some(resolved.name.clone());
-            match transport {
-                SourceTransport::Stdio {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                } => UpstreamTransport::Stdio {
-                    command: command.clone(),
-                    args: args.clone(),
-                    env: env
-                        .iter()
-                        .map(|(k, v)| Ok((k.clone(), fill(v)?)))
-                        .collect::<Result<_, CallError>>()?,
-                    cwd: cwd.clone(),
-                },
-                SourceTransport::Http { url, headers } => UpstreamTransport::Http {
-                    url: url.clone(),
-                    headers: headers
-                        .iter()
-                        .map(|(k, v)| Ok((k.clone(), fill(v)?)))
-                        .collect::<Result<_, CallError>>()?,
-                },
-            }
-        } else {
-            match transport {
-                SourceTransport::Stdio {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                } => UpstreamTransport::Stdio {
-                    command: command.clone(),
-                    args: args.clone(),
-                    env: env.clone(),
-                    cwd: cwd.clone(),
-                },
-                SourceTransport::Http { url, headers } => UpstreamTransport::Http {
-                    url: url.clone(),
-                    headers: headers.clone(),
-                },
-            }
+        if !def_uses_secrets(def) {
+            return Ok(UpstreamSpec {
+                source_id: def.id.clone(),
+                connection: None,
+                transport: upstream_transport(transport, |v| Ok(v.clone()))?,
+                call_timeout: self.config.upstream_timeout,
+            });
+        }
+        let resolved = self
+            .connections
+            .resolve(&def.id, connection)
+            .map_err(|e| needs(format!("cannot read the connections of `{}`: {e}", def.id)))?;
+        let Some(resolved) = resolved else {
+            return Err(needs(match connection {
+                Some(name) => format!(
+                    "source `{}` has no connection named `{name}`; `capa connections list` shows them",
+                    def.id
+                ),
+                None => format!(
+                    "source `{}` needs a connection: run `capa connections set {} <name>` (the secret is read from stdin)",
+                    def.id, def.id
+                ),
+            }));
         };
+        let transport = upstream_transport(transport, |value| {
+            capa_config::secret_ref::substitute(value, |name| {
+                resolved.secrets.get(name).map(|s| s.expose().to_owned())
+            })
+            .map_err(|missing| {
+                needs(format!(
+                    "connection `{}` of `{}` has no secret `{missing}`: run `capa connections set {} {} --field {missing}`",
+                    resolved.name, def.id, def.id, resolved.name
+                ))
+            })
+        })?;
+        let connection_name = Some(resolved.name.clone());
         Ok(UpstreamSpec {
             source_id: def.id.clone(),
             connection: connection_name,
@@ -604,6 +568,37 @@ impl Hub {
             }
         });
     }
+}
+
+/// The upstream transport of a configured source, with `fill` applied to every `env` and
+/// `headers` value (where secrets go).
+fn upstream_transport(
+    transport: &SourceTransport,
+    fill: impl Fn(&String) -> Result<String, CallError>,
+) -> Result<UpstreamTransport, CallError> {
+    let fill_all = |values: &BTreeMap<String, String>| {
+        values
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), fill(v)?)))
+            .collect::<Result<BTreeMap<_, _>, CallError>>()
+    };
+    Ok(match transport {
+        SourceTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => UpstreamTransport::Stdio {
+            command: command.clone(),
+            args: args.clone(),
+            env: fill_all(env)?,
+            cwd: cwd.clone(),
+        },
+        SourceTransport::Http { url, headers } => UpstreamTransport::Http {
+            url: url.clone(),
+            headers: fill_all(headers)?,
+        },
+    })
 }
 
 fn def_uses_secrets(def: &SourceDef) -> bool {

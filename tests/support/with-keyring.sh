@@ -15,6 +15,13 @@ fi
 # without a prompt (an empty password would prompt). Start no second daemon: it could take the bus
 # name with a locked keyring, and every write would then wait for a prompt that cannot show.
 eval "$(printf 'capa-test\n' | gnome-keyring-daemon --unlock --components=secrets 2>/dev/null)"
+# Wait until the unlocked daemon owns the Secret Service name: a client that asks earlier makes
+# D-Bus start a second, locked daemon, which then takes the name.
+for _ in $(seq 1 100); do
+  [ "$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+      --method org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null)" = "(true,)" ] && break
+  sleep 0.05
+done
 # Wait until the Secret Service accepts a write (the daemon registers on the bus asynchronously).
 for _ in $(seq 1 50); do
   if printf probe | secret-tool store --label=capa-probe capa-probe ready >/dev/null 2>&1; then

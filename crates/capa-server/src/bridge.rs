@@ -16,7 +16,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, ServiceError};
 use tokio::sync::watch;
 
-use crate::surface::{BoxFuture, Surface};
+use crate::surface::{BoxFuture, Surface, ToolChanges};
 
 #[derive(Clone)]
 struct BridgeClient {
@@ -107,8 +107,9 @@ impl Surface for RemoteSurface {
         })
     }
 
-    fn tools_changed(&self) -> BoxFuture<'_, bool> {
+    fn tool_changes(&self) -> Box<dyn ToolChanges> {
         let mut changes = self.changes.clone();
-        Box::pin(async move { changes.changed().await.is_ok() })
+        changes.mark_unchanged();
+        Box::new(changes)
     }
 }

@@ -70,10 +70,10 @@ impl ServerHandler for McpFront {
         context.peer.set_peer_info(request.clone());
         let result = self.negotiate_initialize(&request);
         // A session of the initialize era keeps its peer: tell it when the tool list changes.
-        let surface = self.surface.clone();
+        let mut changes = self.surface.tool_changes();
         let peer = context.peer.clone();
         tokio::spawn(async move {
-            while surface.tools_changed().await {
+            while changes.next().await {
                 if peer.notify_tool_list_changed().await.is_err() {
                     break;
                 }

@@ -13,7 +13,7 @@ pub mod token;
 
 pub use front::McpFront;
 pub use http::{DEFAULT_PORT, HttpServer, ServeError, serve};
-pub use surface::{LocalSurface, Surface};
+pub use surface::{LocalSurface, Surface, ToolChanges};
 
 /// Serves `front` on this process's stdin and stdout until the client closes them.
 pub async fn serve_stdio(front: McpFront) -> Result<(), String> {

@@ -22,22 +22,32 @@ pub trait Surface: Send + Sync + 'static {
         arguments: Option<JsonObject>,
         client: Option<String>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>>;
-    /// Resolves when the tool list changed since the last call; `false` when no further change
-    /// can come (the surface is gone).
-    fn tools_changed(&self) -> BoxFuture<'_, bool>;
+    /// A stream of "the tool list changed" signals, owned by the one listener that waits on it.
+    fn tool_changes(&self) -> Box<dyn ToolChanges>;
+}
+
+/// Signals that a tool list changed. Each listener owns one: a shared watch receiver that is
+/// cloned per wait would never mark a change as seen, and would fire forever.
+pub trait ToolChanges: Send {
+    /// Resolves at the next change; `false` when no further change can come.
+    fn next(&mut self) -> BoxFuture<'_, bool>;
+}
+
+impl<T: Send + Sync> ToolChanges for tokio::sync::watch::Receiver<T> {
+    fn next(&mut self) -> BoxFuture<'_, bool> {
+        Box::pin(async move { self.changed().await.is_ok() })
+    }
 }
 
 /// The hub running in this process.
 #[derive(Debug, Clone)]
 pub struct LocalSurface {
     hub: Arc<Hub>,
-    changes: tokio::sync::watch::Receiver<capa_core::SharedCatalog>,
 }
 
 impl LocalSurface {
     pub fn new(hub: Arc<Hub>) -> Self {
-        let changes = hub.watch_catalog();
-        Self { hub, changes }
+        Self { hub }
     }
 }
 
@@ -76,9 +86,10 @@ impl Surface for LocalSurface {
         })
     }
 
-    fn tools_changed(&self) -> BoxFuture<'_, bool> {
-        let mut changes = self.changes.clone();
-        Box::pin(async move { changes.changed().await.is_ok() })
+    fn tool_changes(&self) -> Box<dyn ToolChanges> {
+        let mut changes = self.hub.watch_catalog();
+        changes.mark_unchanged();
+        Box::new(changes)
     }
 }
 

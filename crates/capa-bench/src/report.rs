@@ -26,7 +26,9 @@ pub fn markdown(rows: &[OverheadRow], memory: &[MemoryRow], per_round: usize) ->
         "The same rmcp client calls server-everything's `echo` directly and through the hub \
          (`everything.echo`), {} calls a side in 6 interleaved rounds of {per_round}. Over stdio the hub is \
          `capa mcp` with server-everything as a stdio child; over HTTP it is `capa hub serve` with \
-         server-everything over Streamable HTTP as its upstream.\n",
+         server-everything over Streamable HTTP as its upstream. Through the hub a call crosses two \
+         MCP hops instead of one, so about twice the direct latency is the floor; the rest is the hub's \
+         own work (catalog lookup, redaction, the SQLite call record).\n",
         per_round * 6
     );
     let _ = writeln!(

@@ -248,7 +248,12 @@ impl Hub {
             .map_or(0, |v| v.len());
         let started_at_ms = now_ms();
         let started = Instant::now();
-        let outcome = match self.upstream_for(&tool.address, context.connection.as_deref()) {
+        let upstream = self.upstream_for(&tool.address, context.connection.as_deref());
+        let connection = match &upstream {
+            Ok(upstream) => upstream.spec().connection.clone(),
+            Err(_) => context.connection.clone(),
+        };
+        let outcome = match upstream {
             Ok(upstream) => upstream
                 .call(&tool.remote_name, arguments)
                 .await
@@ -276,10 +281,7 @@ impl Hub {
         };
         let record = CallRecord {
             address: tool.address.to_string(),
-            connection: context
-                .connection
-                .clone()
-                .or_else(|| self.default_connection_name(&tool.address.namespace)),
+            connection,
             client: context.client.clone(),
             started_at_ms,
             duration_ms: started.elapsed().as_millis() as i64,
@@ -299,6 +301,9 @@ impl Hub {
     }
 
     fn redact_result(&self, result: CallToolResult) -> CallToolResult {
+        if self.redactor.is_empty() {
+            return result;
+        }
         let Ok(mut value) = serde_json::to_value(&result) else {
             return result;
         };
@@ -454,8 +459,13 @@ impl Hub {
                 address: address.to_string(),
                 suggestions: Vec::new(),
             })?;
-        let default = self.default_connection_name(&def.id);
-        let connection = connection.filter(|c| Some(*c) != default.as_deref());
+        // A connection named like the default one is served by the default upstream.
+        let connection = match connection {
+            Some(name) if self.default_connection_name(&def.id).as_deref() != Some(name) => {
+                Some(name)
+            }
+            _ => None,
+        };
         let key = (def.id.clone(), connection.map(str::to_owned));
         if let Some(upstream) = self.lock_upstreams().get(&key) {
             return Ok(upstream.clone());

@@ -41,6 +41,11 @@ impl Redactor {
         }
     }
 
+    /// Whether no secret is known (nothing to redact).
+    pub fn is_empty(&self) -> bool {
+        self.secrets.read().map(|s| s.is_empty()).unwrap_or(false)
+    }
+
     /// Replaces every known secret in `text`.
     pub fn redact(&self, text: &str) -> String {
         let Ok(secrets) = self.secrets.read() else {

@@ -10,7 +10,7 @@ pub fn markdown(rows: &[OverheadRow], memory: &[MemoryRow], per_round: usize) ->
     let _ = writeln!(s, "# Benchmarks\n");
     let _ = writeln!(
         s,
-        "Written by `capa-bench` (crates/capa-bench), which CI runs on every change (`scripts/bench`). \
+        "Written by `capa-bench` (crates/capa-bench), which `scripts/test` (and so CI) runs on every change. \
          Numbers are from a shared 2-core machine: compare the ratios, measured in the same run with \
          interleaved rounds, more than the absolute times. Release build.\n"
     );

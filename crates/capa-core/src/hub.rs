@@ -6,23 +6,25 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use capa_config::{HubConfig, SourceConfig, SourceTransport, ToolSelection};
+use capa_config::{HubConfig, ToolSelection};
 use capa_demo::{DEMO_DESCRIPTION, DEMO_SOURCE_ID, Notes};
 use capa_secrets::Keychain;
 use capa_store::{CallRecord, CallStatus, Store};
-use capa_upstream::{
-    CallToolResult, JsonObject, Upstream, UpstreamEvent, UpstreamSpec, UpstreamState,
-    UpstreamTransport,
-};
+use capa_upstream::{CallToolResult, JsonObject, Upstream, UpstreamEvent};
 use futures::future::join_all;
-use serde::Serialize;
 use tokio::sync::{mpsc, watch};
 
-use crate::catalog::{Catalog, SharedCatalog, SourceTools, ToolAddress};
+use crate::catalog::{Catalog, SharedCatalog, SourceTools};
 use crate::connections::Connections;
 use crate::error::{CallError, StartError};
 use crate::paths::HubPaths;
 use crate::redact::Redactor;
+
+mod sources;
+mod status;
+
+use sources::{Origin, SourceDef, UpstreamKey};
+pub use status::SourceStatus;
 
 /// What the hub needs to start.
 #[derive(Debug)]
@@ -40,44 +42,6 @@ pub struct CallContext {
     pub client: Option<String>,
     /// A connection other than the source's default.
     pub connection: Option<String>,
-}
-
-/// A source as the hub knows it.
-#[derive(Debug, Clone)]
-struct SourceDef {
-    id: String,
-    description: Option<String>,
-    selection: ToolSelection,
-    origin: Origin,
-}
-
-#[derive(Debug, Clone)]
-enum Origin {
-    Config(SourceConfig),
-    Demo,
-}
-
-/// Upstreams by source and connection; `None` is the source's default connection.
-type UpstreamKey = (String, Option<String>);
-
-/// A source's state for listings.
-#[derive(Debug, Clone, Serialize)]
-pub struct SourceStatus {
-    pub id: String,
-    pub description: Option<String>,
-    /// Command line or URL, never secrets.
-    pub target: String,
-    /// `starting`, `ready`, `down`, `stopped` or `needs_connection`.
-    pub state: String,
-    pub last_error: Option<String>,
-    /// Exposed tools in the catalog.
-    pub tools: usize,
-    pub restarts: u32,
-    pub protocol_version: Option<String>,
-    /// Process id of a local server while it runs.
-    pub pid: Option<u32>,
-    /// Connection names; the default one ends with `*`.
-    pub connections: Vec<String>,
 }
 
 /// The running hub.
@@ -311,72 +275,6 @@ impl Hub {
         serde_json::from_value(value).unwrap_or(result)
     }
 
-    fn default_connection_name(&self, source_id: &str) -> Option<String> {
-        self.store
-            .connections()
-            .ok()?
-            .into_iter()
-            .find(|c| c.source == source_id && c.is_default)
-            .map(|c| c.name)
-    }
-
-    /// Status of every source, in configuration order (demo first).
-    pub fn sources(&self) -> Vec<SourceStatus> {
-        let catalog = self.catalog();
-        let upstreams = self.lock_upstreams().clone();
-        let problems = self.problems.lock().map(|p| p.clone()).unwrap_or_default();
-        let connections = self.store.connections().unwrap_or_default();
-        self.sources
-            .iter()
-            .map(|def| {
-                let upstream = upstreams.get(&(def.id.clone(), None));
-                let status = upstream.map(|u| u.status());
-                let problem = problems.get(&def.id).cloned();
-                let state = match (&status, &problem) {
-                    (_, Some(_)) => "needs_connection".to_owned(),
-                    (Some(s), None) => match s.state {
-                        UpstreamState::Starting => "starting",
-                        UpstreamState::Ready => "ready",
-                        UpstreamState::Down => "down",
-                        UpstreamState::Stopped => "stopped",
-                    }
-                    .to_owned(),
-                    (None, None) => "stopped".to_owned(),
-                };
-                SourceStatus {
-                    id: def.id.clone(),
-                    description: def.description.clone(),
-                    target: match &def.origin {
-                        Origin::Demo => "built in".to_owned(),
-                        Origin::Config(c) => describe_target(&c.transport),
-                    },
-                    state,
-                    last_error: problem
-                        .or_else(|| status.as_ref().and_then(|s| s.last_error.clone())),
-                    tools: catalog
-                        .tools()
-                        .iter()
-                        .filter(|t| t.address.namespace == def.id)
-                        .count(),
-                    restarts: status.as_ref().map_or(0, |s| s.restarts),
-                    pid: status.as_ref().and_then(|s| s.pid),
-                    protocol_version: status.and_then(|s| s.protocol_version),
-                    connections: connections
-                        .iter()
-                        .filter(|c| c.source == def.id)
-                        .map(|c| {
-                            if c.is_default {
-                                format!("{}*", c.name)
-                            } else {
-                                c.name.clone()
-                            }
-                        })
-                        .collect(),
-                }
-            })
-            .collect()
-    }
-
     /// Re-reads connections after they changed (for example `capa connections set`): sources that
     /// use secrets restart with the new values.
     pub async fn reload_connections(&self) {
@@ -386,7 +284,7 @@ impl Hub {
         let uses_secrets: Vec<&SourceDef> = self
             .sources
             .iter()
-            .filter(|d| matches!(&d.origin, Origin::Config(c) if !c.secret_names().is_empty()))
+            .filter(|d| sources::def_uses_secrets(d))
             .collect();
         let stopped: Vec<Arc<Upstream>> = {
             let mut upstreams = self.lock_upstreams();
@@ -422,141 +320,6 @@ impl Hub {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn set_problem(&self, source_id: &str, problem: Option<String>) {
-        if let Ok(mut problems) = self.problems.lock() {
-            match problem {
-                Some(p) => problems.insert(source_id.to_owned(), p),
-                None => problems.remove(source_id),
-            };
-        }
-    }
-
-    fn start_default(&self, def: &SourceDef) {
-        match self.spec_for(def, None) {
-            Ok(spec) => {
-                self.set_problem(&def.id, None);
-                let upstream = Upstream::start(spec, self.events.clone());
-                self.lock_upstreams()
-                    .insert((def.id.clone(), None), upstream);
-            }
-            Err(e) => {
-                tracing::warn!(source = %def.id, error = %e, "source not started");
-                self.set_problem(&def.id, Some(e.to_string()));
-            }
-        }
-    }
-
-    fn upstream_for(
-        &self,
-        address: &ToolAddress,
-        connection: Option<&str>,
-    ) -> Result<Arc<Upstream>, CallError> {
-        let def = self
-            .sources
-            .iter()
-            .find(|d| d.id == address.namespace)
-            .ok_or_else(|| CallError::UnknownTool {
-                address: address.to_string(),
-                suggestions: Vec::new(),
-            })?;
-        // A connection named like the default one is served by the default upstream.
-        let connection = match connection {
-            Some(name) if self.default_connection_name(&def.id).as_deref() != Some(name) => {
-                Some(name)
-            }
-            _ => None,
-        };
-        let key = (def.id.clone(), connection.map(str::to_owned));
-        if let Some(upstream) = self.lock_upstreams().get(&key) {
-            return Ok(upstream.clone());
-        }
-        if connection.is_none()
-            && let Some(problem) = self
-                .problems
-                .lock()
-                .ok()
-                .and_then(|p| p.get(&def.id).cloned())
-        {
-            return Err(CallError::NeedsConnection {
-                source_id: def.id.clone(),
-                message: problem,
-            });
-        }
-        let spec = self.spec_for(def, connection)?;
-        let upstream = Upstream::start(spec, self.events.clone());
-        self.lock_upstreams().insert(key, upstream.clone());
-        Ok(upstream)
-    }
-
-    /// How to reach a source under a connection, secrets filled in.
-    fn spec_for(
-        &self,
-        def: &SourceDef,
-        connection: Option<&str>,
-    ) -> Result<UpstreamSpec, CallError> {
-        let needs = |message: String| CallError::NeedsConnection {
-            source_id: def.id.clone(),
-            message,
-        };
-        let transport = match &def.origin {
-            Origin::Demo => {
-                let notes = self.notes.clone();
-                return Ok(UpstreamSpec {
-                    source_id: def.id.clone(),
-                    connection: None,
-                    transport: UpstreamTransport::InProcess {
-                        name: DEMO_SOURCE_ID.to_owned(),
-                        connect: Arc::new(move || capa_demo::spawn_in_process(notes.clone())),
-                    },
-                    call_timeout: self.config.upstream_timeout,
-                });
-            }
-            Origin::Config(config) => &config.transport,
-        };
-        if !def_uses_secrets(def) {
-            return Ok(UpstreamSpec {
-                source_id: def.id.clone(),
-                connection: None,
-                transport: upstream_transport(transport, |v| Ok(v.clone()))?,
-                call_timeout: self.config.upstream_timeout,
-            });
-        }
-        let resolved = self
-            .connections
-            .resolve(&def.id, connection)
-            .map_err(|e| needs(format!("cannot read the connections of `{}`: {e}", def.id)))?;
-        let Some(resolved) = resolved else {
-            return Err(needs(match connection {
-                Some(name) => format!(
-                    "source `{}` has no connection named `{name}`; `capa connections list` shows them",
-                    def.id
-                ),
-                None => format!(
-                    "source `{}` needs a connection: run `capa connections set {} <name>` (the secret is read from stdin)",
-                    def.id, def.id
-                ),
-            }));
-        };
-        let transport = upstream_transport(transport, |value| {
-            capa_config::secret_ref::substitute(value, |name| {
-                resolved.secrets.get(name).map(|s| s.expose().to_owned())
-            })
-            .map_err(|missing| {
-                needs(format!(
-                    "connection `{}` of `{}` has no secret `{missing}`: run `capa connections set {} {} --field {missing}`",
-                    resolved.name, def.id, def.id, resolved.name
-                ))
-            })
-        })?;
-        let connection_name = Some(resolved.name.clone());
-        Ok(UpstreamSpec {
-            source_id: def.id.clone(),
-            connection: connection_name,
-            transport,
-            call_timeout: self.config.upstream_timeout,
-        })
-    }
-
     fn rebuild_catalog(&self) {
         let upstreams = self.lock_upstreams().clone();
         let tools: Vec<(&SourceDef, Arc<Vec<capa_upstream::Tool>>)> = self
@@ -577,51 +340,6 @@ impl Hub {
                 true
             }
         });
-    }
-}
-
-/// The upstream transport of a configured source, with `fill` applied to every `env` and
-/// `headers` value (where secrets go).
-fn upstream_transport(
-    transport: &SourceTransport,
-    fill: impl Fn(&String) -> Result<String, CallError>,
-) -> Result<UpstreamTransport, CallError> {
-    let fill_all = |values: &BTreeMap<String, String>| {
-        values
-            .iter()
-            .map(|(k, v)| Ok((k.clone(), fill(v)?)))
-            .collect::<Result<BTreeMap<_, _>, CallError>>()
-    };
-    Ok(match transport {
-        SourceTransport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => UpstreamTransport::Stdio {
-            command: command.clone(),
-            args: args.clone(),
-            env: fill_all(env)?,
-            cwd: cwd.clone(),
-        },
-        SourceTransport::Http { url, headers } => UpstreamTransport::Http {
-            url: url.clone(),
-            headers: fill_all(headers)?,
-        },
-    })
-}
-
-fn def_uses_secrets(def: &SourceDef) -> bool {
-    matches!(&def.origin, Origin::Config(c) if !c.secret_names().is_empty())
-}
-
-fn describe_target(transport: &SourceTransport) -> String {
-    match transport {
-        SourceTransport::Stdio { command, args, .. } => std::iter::once(command.as_str())
-            .chain(args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" "),
-        SourceTransport::Http { url, .. } => url.clone(),
     }
 }
 

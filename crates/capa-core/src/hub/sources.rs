@@ -1,0 +1,212 @@
+//! The hub's sources: how each is reached (secrets filled in from its connection), and which
+//! upstream serves a call.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use capa_config::{SourceConfig, SourceTransport, ToolSelection};
+use capa_demo::DEMO_SOURCE_ID;
+use capa_upstream::{Upstream, UpstreamSpec, UpstreamTransport};
+
+use super::Hub;
+use crate::catalog::ToolAddress;
+use crate::error::CallError;
+
+/// A source as the hub knows it.
+#[derive(Debug, Clone)]
+pub(super) struct SourceDef {
+    pub(super) id: String,
+    pub(super) description: Option<String>,
+    pub(super) selection: ToolSelection,
+    pub(super) origin: Origin,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Origin {
+    Config(SourceConfig),
+    Demo,
+}
+
+/// Upstreams by source and connection; `None` is the source's default connection.
+pub(super) type UpstreamKey = (String, Option<String>);
+
+impl Hub {
+    pub(super) fn set_problem(&self, source_id: &str, problem: Option<String>) {
+        if let Ok(mut problems) = self.problems.lock() {
+            match problem {
+                Some(p) => problems.insert(source_id.to_owned(), p),
+                None => problems.remove(source_id),
+            };
+        }
+    }
+
+    pub(super) fn start_default(&self, def: &SourceDef) {
+        match self.spec_for(def, None) {
+            Ok(spec) => {
+                self.set_problem(&def.id, None);
+                let upstream = Upstream::start(spec, self.events.clone());
+                self.lock_upstreams()
+                    .insert((def.id.clone(), None), upstream);
+            }
+            Err(e) => {
+                tracing::warn!(source = %def.id, error = %e, "source not started");
+                self.set_problem(&def.id, Some(e.to_string()));
+            }
+        }
+    }
+
+    pub(super) fn upstream_for(
+        &self,
+        address: &ToolAddress,
+        connection: Option<&str>,
+    ) -> Result<Arc<Upstream>, CallError> {
+        let def = self
+            .sources
+            .iter()
+            .find(|d| d.id == address.namespace)
+            .ok_or_else(|| CallError::UnknownTool {
+                address: address.to_string(),
+                suggestions: Vec::new(),
+            })?;
+        // A connection named like the default one is served by the default upstream.
+        let connection = match connection {
+            Some(name) if self.default_connection_name(&def.id).as_deref() != Some(name) => {
+                Some(name)
+            }
+            _ => None,
+        };
+        let key = (def.id.clone(), connection.map(str::to_owned));
+        if let Some(upstream) = self.lock_upstreams().get(&key) {
+            return Ok(upstream.clone());
+        }
+        if connection.is_none()
+            && let Some(problem) = self
+                .problems
+                .lock()
+                .ok()
+                .and_then(|p| p.get(&def.id).cloned())
+        {
+            return Err(CallError::NeedsConnection {
+                source_id: def.id.clone(),
+                message: problem,
+            });
+        }
+        let spec = self.spec_for(def, connection)?;
+        let upstream = Upstream::start(spec, self.events.clone());
+        self.lock_upstreams().insert(key, upstream.clone());
+        Ok(upstream)
+    }
+
+    /// How to reach a source under a connection, secrets filled in.
+    pub(super) fn spec_for(
+        &self,
+        def: &SourceDef,
+        connection: Option<&str>,
+    ) -> Result<UpstreamSpec, CallError> {
+        let needs = |message: String| CallError::NeedsConnection {
+            source_id: def.id.clone(),
+            message,
+        };
+        let transport = match &def.origin {
+            Origin::Demo => {
+                let notes = self.notes.clone();
+                return Ok(UpstreamSpec {
+                    source_id: def.id.clone(),
+                    connection: None,
+                    transport: UpstreamTransport::InProcess {
+                        name: DEMO_SOURCE_ID.to_owned(),
+                        connect: Arc::new(move || capa_demo::spawn_in_process(notes.clone())),
+                    },
+                    call_timeout: self.config.upstream_timeout,
+                });
+            }
+            Origin::Config(config) => &config.transport,
+        };
+        if !def_uses_secrets(def) {
+            return Ok(UpstreamSpec {
+                source_id: def.id.clone(),
+                connection: None,
+                transport: upstream_transport(transport, |v| Ok(v.clone()))?,
+                call_timeout: self.config.upstream_timeout,
+            });
+        }
+        let resolved = self
+            .connections
+            .resolve(&def.id, connection)
+            .map_err(|e| needs(format!("cannot read the connections of `{}`: {e}", def.id)))?;
+        let Some(resolved) = resolved else {
+            return Err(needs(match connection {
+                Some(name) => format!(
+                    "source `{}` has no connection named `{name}`; `capa connections list` shows them",
+                    def.id
+                ),
+                None => format!(
+                    "source `{}` needs a connection: run `capa connections set {} <name>` (the secret is read from stdin)",
+                    def.id, def.id
+                ),
+            }));
+        };
+        let transport = upstream_transport(transport, |value| {
+            capa_config::secret_ref::substitute(value, |name| {
+                resolved.secrets.get(name).map(|s| s.expose().to_owned())
+            })
+            .map_err(|missing| {
+                needs(format!(
+                    "connection `{}` of `{}` has no secret `{missing}`: run `capa connections set {} {} --field {missing}`",
+                    resolved.name, def.id, def.id, resolved.name
+                ))
+            })
+        })?;
+        let connection_name = Some(resolved.name.clone());
+        Ok(UpstreamSpec {
+            source_id: def.id.clone(),
+            connection: connection_name,
+            transport,
+            call_timeout: self.config.upstream_timeout,
+        })
+    }
+
+    pub(super) fn default_connection_name(&self, source_id: &str) -> Option<String> {
+        self.store
+            .connections()
+            .ok()?
+            .into_iter()
+            .find(|c| c.source == source_id && c.is_default)
+            .map(|c| c.name)
+    }
+}
+
+/// The upstream transport of a configured source, with `fill` applied to every `env` and
+/// `headers` value (where secrets go).
+fn upstream_transport(
+    transport: &SourceTransport,
+    fill: impl Fn(&String) -> Result<String, CallError>,
+) -> Result<UpstreamTransport, CallError> {
+    let fill_all = |values: &BTreeMap<String, String>| {
+        values
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), fill(v)?)))
+            .collect::<Result<BTreeMap<_, _>, CallError>>()
+    };
+    Ok(match transport {
+        SourceTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => UpstreamTransport::Stdio {
+            command: command.clone(),
+            args: args.clone(),
+            env: fill_all(env)?,
+            cwd: cwd.clone(),
+        },
+        SourceTransport::Http { url, headers } => UpstreamTransport::Http {
+            url: url.clone(),
+            headers: fill_all(headers)?,
+        },
+    })
+}
+
+pub(super) fn def_uses_secrets(def: &SourceDef) -> bool {
+    matches!(&def.origin, Origin::Config(c) if !c.secret_names().is_empty())
+}

@@ -1,0 +1,97 @@
+//! What `capa sources list`, the API and the UI show of each source.
+
+use capa_config::SourceTransport;
+use capa_upstream::UpstreamState;
+use serde::Serialize;
+
+use super::Hub;
+use super::sources::Origin;
+
+/// A source's state for listings.
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceStatus {
+    pub id: String,
+    pub description: Option<String>,
+    /// Command line or URL, never secrets.
+    pub target: String,
+    /// `starting`, `ready`, `down`, `stopped` or `needs_connection`.
+    pub state: String,
+    pub last_error: Option<String>,
+    /// Exposed tools in the catalog.
+    pub tools: usize,
+    pub restarts: u32,
+    pub protocol_version: Option<String>,
+    /// Process id of a local server while it runs.
+    pub pid: Option<u32>,
+    /// Connection names; the default one ends with `*`.
+    pub connections: Vec<String>,
+}
+
+impl Hub {
+    /// Status of every source, in configuration order (demo first).
+    pub fn sources(&self) -> Vec<SourceStatus> {
+        let catalog = self.catalog();
+        let upstreams = self.lock_upstreams().clone();
+        let problems = self.problems.lock().map(|p| p.clone()).unwrap_or_default();
+        let connections = self.store.connections().unwrap_or_default();
+        self.sources
+            .iter()
+            .map(|def| {
+                let upstream = upstreams.get(&(def.id.clone(), None));
+                let status = upstream.map(|u| u.status());
+                let problem = problems.get(&def.id).cloned();
+                let state = match (&status, &problem) {
+                    (_, Some(_)) => "needs_connection".to_owned(),
+                    (Some(s), None) => match s.state {
+                        UpstreamState::Starting => "starting",
+                        UpstreamState::Ready => "ready",
+                        UpstreamState::Down => "down",
+                        UpstreamState::Stopped => "stopped",
+                    }
+                    .to_owned(),
+                    (None, None) => "stopped".to_owned(),
+                };
+                SourceStatus {
+                    id: def.id.clone(),
+                    description: def.description.clone(),
+                    target: match &def.origin {
+                        Origin::Demo => "built in".to_owned(),
+                        Origin::Config(c) => describe_target(&c.transport),
+                    },
+                    state,
+                    last_error: problem
+                        .or_else(|| status.as_ref().and_then(|s| s.last_error.clone())),
+                    tools: catalog
+                        .tools()
+                        .iter()
+                        .filter(|t| t.address.namespace == def.id)
+                        .count(),
+                    restarts: status.as_ref().map_or(0, |s| s.restarts),
+                    pid: status.as_ref().and_then(|s| s.pid),
+                    protocol_version: status.and_then(|s| s.protocol_version),
+                    connections: connections
+                        .iter()
+                        .filter(|c| c.source == def.id)
+                        .map(|c| {
+                            if c.is_default {
+                                format!("{}*", c.name)
+                            } else {
+                                c.name.clone()
+                            }
+                        })
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+}
+
+fn describe_target(transport: &SourceTransport) -> String {
+    match transport {
+        SourceTransport::Stdio { command, args, .. } => std::iter::once(command.as_str())
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        SourceTransport::Http { url, .. } => url.clone(),
+    }
+}

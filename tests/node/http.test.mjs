@@ -126,6 +126,21 @@ describe('hub over Streamable HTTP', () => {
     assert.equal(result._meta?.['capabilities/error']?.retryable, false);
   });
 
+  it("relays an upstream's progress to a client that asks for it", async () => {
+    const reports = [];
+    const result = await client.callTool(
+      { name: 'everything.trigger-long-running-operation', arguments: { duration: 1, steps: 4 } },
+      undefined,
+      { onprogress: (p) => reports.push(p) },
+    );
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    assert.equal(reports.length, 4, JSON.stringify(reports));
+    assert.deepEqual(
+      reports.map((r) => [r.progress, r.total]),
+      [[1, 4], [2, 4], [3, 4], [4, 4]],
+    );
+  });
+
   it('a tool error (demo.divide by zero) is a result with isError', async () => {
     const div = await client.callTool({ name: 'demo.divide', arguments: { a: 1, b: 0 } });
     assert.equal(div.isError, true, JSON.stringify(div));

@@ -10,7 +10,7 @@ use capa_config::{HubConfig, ToolSelection};
 use capa_demo::{DEMO_DESCRIPTION, DEMO_SOURCE_ID, Notes};
 use capa_secrets::Keychain;
 use capa_store::{CallRecord, CallStatus, Store};
-use capa_upstream::{CallToolResult, JsonObject, Upstream, UpstreamEvent};
+use capa_upstream::{CallToolResult, JsonObject, ProgressSink, Upstream, UpstreamEvent};
 use futures::future::join_all;
 use tokio::sync::{mpsc, watch};
 
@@ -42,6 +42,8 @@ pub struct CallContext {
     pub client: Option<String>,
     /// A connection other than the source's default.
     pub connection: Option<String>,
+    /// Where the upstream's progress reports go, when the caller wants them.
+    pub progress: Option<ProgressSink>,
 }
 
 /// The running hub.
@@ -219,7 +221,7 @@ impl Hub {
         };
         let outcome = match upstream {
             Ok(upstream) => upstream
-                .call(&tool.remote_name, arguments)
+                .call(&tool.remote_name, arguments, context.progress.clone())
                 .await
                 .map_err(CallError::from),
             Err(e) => Err(e),

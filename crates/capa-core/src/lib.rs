@@ -9,7 +9,7 @@ mod hub;
 mod paths;
 pub mod redact;
 
-pub use capa_upstream::{CallToolResult, JsonObject, Tool};
+pub use capa_upstream::{CallToolResult, JsonObject, Progress, ProgressSink, Tool};
 pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress};
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use capa_core::{CallToolResult, JsonObject, Tool};
+use capa_core::{CallToolResult, JsonObject, ProgressSink, Tool};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorData, Implementation,
     ProtocolVersion,
@@ -95,6 +95,8 @@ impl Surface for RemoteSurface {
         address: String,
         arguments: Option<JsonObject>,
         _client: Option<String>,
+        // Progress through the bridge is not relayed yet: the hub's own clients get it.
+        _progress: Option<ProgressSink>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
         Box::pin(async move {
             let mut params = CallToolRequestParams::new(address);

@@ -9,10 +9,12 @@ use std::sync::Arc;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ResultType, ServerCapabilities,
-    ServerConfig,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ResultType, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
+
+use capa_core::Progress;
 
 use crate::surface::Surface;
 
@@ -97,14 +99,40 @@ impl ServerHandler for McpFront {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let mut result = self
+        // Relay the upstream's progress under the client's own token, and finish relaying before
+        // the result goes out (no progress may follow it).
+        let (progress, relay) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (sink, mut reports) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+                let peer = context.peer.clone();
+                let relay = tokio::spawn(async move {
+                    while let Some(report) = reports.recv().await {
+                        let mut params =
+                            ProgressNotificationParam::new(token.clone(), report.progress);
+                        params.total = report.total;
+                        params.message = report.message;
+                        if peer.notify_progress(params).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+                (Some(sink), Some(relay))
+            }
+            None => (None, None),
+        };
+        let result = self
             .surface
             .call_tool(
                 request.name.into_owned(),
                 request.arguments,
                 client_name(&context),
+                progress,
             )
-            .await?;
+            .await;
+        if let Some(relay) = relay {
+            let _ = relay.await;
+        }
+        let mut result = result?;
         // Results relayed from upstreams of older protocol versions carry no `resultType`, which
         // 2026-07-28 requires; and an upstream's own server identity in `_meta` would misname the
         // server that answered (this hub).

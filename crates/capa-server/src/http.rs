@@ -195,6 +195,7 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
     let context = CallContext {
         client: Some(client.to_owned()),
         connection: request.connection,
+        progress: None,
     };
     match hub
         .call(&request.address, request.arguments, &context)

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use capa_core::{CallContext, CallError, CallToolResult, Hub, JsonObject, Tool};
+use capa_core::{CallContext, CallError, CallToolResult, Hub, JsonObject, ProgressSink, Tool};
 use rmcp::model::{ContentBlock, ErrorData};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -15,12 +15,13 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub trait Surface: Send + Sync + 'static {
     /// Every tool, as MCP definitions named by address.
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>>;
-    /// Calls one tool by its address.
+    /// Calls one tool by its address; the upstream's progress reports go to `progress`.
     fn call_tool(
         &self,
         address: String,
         arguments: Option<JsonObject>,
         client: Option<String>,
+        progress: Option<ProgressSink>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>>;
     /// A stream of "the tool list changed" signals, owned by the one listener that waits on it.
     fn tool_changes(&self) -> Box<dyn ToolChanges>;
@@ -70,11 +71,13 @@ impl Surface for LocalSurface {
         address: String,
         arguments: Option<JsonObject>,
         client: Option<String>,
+        progress: Option<ProgressSink>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
         Box::pin(async move {
             let context = CallContext {
                 client,
                 connection: None,
+                progress,
             };
             // Every failure, an unknown tool included, is a tool result with `isError`: the model
             // reads it (with the closest tool names) and can correct itself, where a JSON-RPC

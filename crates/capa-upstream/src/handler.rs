@@ -2,15 +2,19 @@
 //! server's notifications.
 
 use rmcp::ClientHandler;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam};
 use rmcp::service::{NotificationContext, RoleClient};
 use tokio::sync::mpsc;
 
-/// Forwards "tools changed" to the supervisor, which lists the tools again.
+use crate::progress::ProgressRoutes;
+
+/// Forwards "tools changed" to the supervisor, which lists the tools again, and progress to the
+/// call that asked for it.
 #[derive(Clone)]
 pub(crate) struct UpstreamClient {
     pub(crate) source_id: String,
     pub(crate) tools_changed: mpsc::UnboundedSender<()>,
+    pub(crate) progress: ProgressRoutes,
 }
 
 impl ClientHandler for UpstreamClient {
@@ -25,5 +29,13 @@ impl ClientHandler for UpstreamClient {
         tracing::info!(source = %self.source_id, "upstream says its tools changed");
         // The receiver lives as long as the supervisor; a closed channel means shutdown.
         let _ = self.tools_changed.send(());
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.deliver(params);
     }
 }

@@ -10,10 +10,12 @@
 mod connect;
 mod error;
 mod handler;
+mod progress;
 mod spec;
 mod supervisor;
 
 pub use error::UpstreamError;
+pub use progress::{Progress, ProgressSink};
 pub use spec::{UpstreamSpec, UpstreamTransport};
 pub use supervisor::{Upstream, UpstreamEvent, UpstreamState, UpstreamStatus};
 

@@ -6,16 +6,17 @@ use std::time::{Duration, Instant};
 
 use rmcp::Peer;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, JsonObject, ProtocolVersion, ServerNotification,
-    SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResult, ClientRequest, JsonObject, ProtocolVersion, Request,
+    ServerNotification, ServerResult, SubscriptionFilter, Tool,
 };
-use rmcp::service::RoleClient;
+use rmcp::service::{PeerRequestOptions, RoleClient};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::connect::{Client, connect};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
+use crate::progress::{ProgressRoutes, ProgressSink};
 use crate::spec::UpstreamSpec;
 
 /// First wait before reconnecting; it doubles up to [`MAX_BACKOFF`].
@@ -79,6 +80,7 @@ pub struct Upstream {
     snapshot: watch::Sender<Snapshot>,
     shutdown: CancellationToken,
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    progress: ProgressRoutes,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -106,6 +108,7 @@ impl Upstream {
             snapshot,
             shutdown: CancellationToken::new(),
             task: Mutex::new(None),
+            progress: ProgressRoutes::default(),
         });
         let task = tokio::spawn(supervise(upstream.clone(), events));
         if let Ok(mut slot) = upstream.task.lock() {
@@ -143,11 +146,13 @@ impl Upstream {
     }
 
     /// Calls a tool by its remote name. Waits for a connection that is still starting, within the
-    /// call's timeout; fails at once when the upstream is down.
+    /// call's timeout; fails at once when the upstream is down. Progress the upstream reports goes
+    /// to `progress` until the call ends.
     pub async fn call(
         &self,
         remote_name: &str,
         arguments: Option<JsonObject>,
+        progress: Option<ProgressSink>,
     ) -> Result<CallToolResult, UpstreamError> {
         let timeout = self.spec.call_timeout;
         let deadline = tokio::time::Instant::now() + timeout;
@@ -160,11 +165,35 @@ impl Upstream {
             .map_err(|_| timed_out())??;
         let mut params = CallToolRequestParams::new(remote_name.to_owned());
         params.arguments = arguments;
-        // Dropping the request on timeout makes rmcp send `notifications/cancelled` upstream.
-        match tokio::time::timeout_at(deadline, peer.call_tool(params)).await {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(e)) => Err(UpstreamError::from_service(&self.spec.source_id, e)),
-            Err(_) => Err(timed_out()),
+        let Some(progress) = progress else {
+            // Dropping the request on timeout makes rmcp send `notifications/cancelled` upstream.
+            return match tokio::time::timeout_at(deadline, peer.call_tool(params)).await {
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(e)) => Err(UpstreamError::from_service(&self.spec.source_id, e)),
+                Err(_) => Err(timed_out()),
+            };
+        };
+        // With progress: send the request ourselves to learn the progress token rmcp gave it.
+        // rmcp enforces the timeout and sends `notifications/cancelled` when it passes.
+        let mut options = PeerRequestOptions::no_options();
+        options.timeout = Some(deadline.saturating_duration_since(tokio::time::Instant::now()));
+        let request = ClientRequest::CallToolRequest(Request::new(params));
+        let handle = peer
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|e| UpstreamError::from_service(&self.spec.source_id, e))?;
+        let _route = self
+            .progress
+            .register(handle.progress_token.clone(), progress);
+        match handle.await_response().await {
+            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(_) => Err(UpstreamError::Protocol {
+                source_id: self.spec.source_id.clone(),
+                code: None,
+                message: "the answer to tools/call was not a tool result".into(),
+            }),
+            Err(rmcp::ServiceError::Timeout { .. }) => Err(timed_out()),
+            Err(e) => Err(UpstreamError::from_service(&self.spec.source_id, e)),
         }
     }
 
@@ -227,6 +256,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         let handler = UpstreamClient {
             source_id: source_id.clone(),
             tools_changed: tools_tx,
+            progress: upstream.progress.clone(),
         };
         let connected = tokio::select! {
             _ = upstream.shutdown.cancelled() => break,

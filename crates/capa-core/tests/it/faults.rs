@@ -108,3 +108,22 @@ async fn a_child_killed_mid_call_gives_a_typed_error_and_is_restarted() {
         .expect("works again");
     assert!(text(&echoed).contains("back"));
 }
+
+#[tokio::test]
+async fn a_call_that_asks_for_progress_still_times_out() {
+    let t = TestHub::start(&everything("upstreamTimeoutMs: 500")).await;
+    let (sink, _reports) = tokio::sync::mpsc::unbounded_channel();
+    let context = capa_core::CallContext {
+        progress: Some(sink),
+        ..Default::default()
+    };
+    let args = serde_json::from_value(json!({"duration": 5, "steps": 5})).expect("args");
+    let started = Instant::now();
+    let err = t
+        .hub
+        .call("ev.trigger-long-running-operation", Some(args), &context)
+        .await
+        .expect_err("times out");
+    assert_eq!(err.code(), "upstream_timeout", "{err}");
+    assert!(started.elapsed() < Duration::from_secs(4), "took {:?}", started.elapsed());
+}

@@ -153,3 +153,33 @@ async fn a_source_that_announces_new_tools_is_listed_again() {
     assert!(text(&fresh).contains("fresh"), "{fresh}");
     t.hub.shutdown().await;
 }
+
+#[tokio::test]
+async fn progress_of_a_long_call_reaches_the_caller() {
+    let yaml = format!(
+        "servers:\n  - id: ev\n    type: mcp\n    def: {{ command: node, args: [\"{}\", stdio] }}\n",
+        everything_js()
+    );
+    let t = TestHub::start(&yaml).await;
+    let (sink, mut reports) = tokio::sync::mpsc::unbounded_channel();
+    let context = capa_core::CallContext {
+        progress: Some(sink),
+        ..Default::default()
+    };
+    let args = serde_json::from_value(json!({"duration": 1, "steps": 4})).expect("args");
+    let result = t
+        .hub
+        .call("ev.trigger-long-running-operation", Some(args), &context)
+        .await
+        .expect("call");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    drop(context);
+    let mut seen = Vec::new();
+    while let Some(report) = reports.recv().await {
+        seen.push(report);
+    }
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert_eq!(seen[3].progress, 4.0);
+    assert_eq!(seen[3].total, Some(4.0));
+    t.hub.shutdown().await;
+}

@@ -125,5 +125,9 @@ async fn a_call_that_asks_for_progress_still_times_out() {
         .await
         .expect_err("times out");
     assert_eq!(err.code(), "upstream_timeout", "{err}");
-    assert!(started.elapsed() < Duration::from_secs(4), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "took {:?}",
+        started.elapsed()
+    );
 }

@@ -10,9 +10,9 @@ use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeRequestParams,
     InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ResultType, ServerCapabilities, ServerConfig,
+    ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 
 use capa_core::Progress;
 
@@ -82,6 +82,33 @@ impl ServerHandler for McpFront {
             }
         });
         result
+    }
+
+    /// 2026-07-28 clients learn of tool list changes on a `subscriptions/listen` stream (there is
+    /// no session to push them on); the hub offers `tools/list_changed` there.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        if subscription.accepted().tools_list_changed != Some(true) {
+            subscription.cancelled().await;
+            return Ok(());
+        }
+        let mut changes = self.surface.tool_changes();
+        loop {
+            tokio::select! {
+                _ = subscription.cancelled() => return Ok(()),
+                changed = changes.next() => {
+                    if !changed || subscription.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     async fn list_tools(

@@ -264,6 +264,16 @@ describe('hub over Streamable HTTP', () => {
 
       const echo = await bridge.client.callTool({ name: 'remote.echo', arguments: { message: 'bridged' } });
       assert.equal(resultText(echo), 'Echo: bridged');
+
+      // Progress crosses the bridge too: upstream -> hub -> bridge -> this client.
+      const reports = [];
+      const long = await bridge.client.callTool(
+        { name: 'everything.trigger-long-running-operation', arguments: { duration: 1, steps: 4 } },
+        undefined,
+        { onprogress: (p) => reports.push(p) },
+      );
+      assert.notEqual(long.isError, true, JSON.stringify(long));
+      assert.deepEqual(reports.map((r) => r.progress), [1, 2, 3, 4], JSON.stringify(reports));
     } finally {
       await closeClient(bridge);
     }

@@ -9,7 +9,10 @@ mod hub;
 mod paths;
 pub mod redact;
 
-pub use capa_upstream::{CallToolResult, JsonObject, Progress, ProgressSink, Tool};
+pub use capa_upstream::{
+    CallToolResult, JsonObject, Progress, ProgressRouter, ProgressSink, Tool,
+    call_tool_with_progress,
+};
 pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress};
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};

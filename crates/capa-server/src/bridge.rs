@@ -3,10 +3,12 @@
 
 use std::sync::Arc;
 
-use capa_core::{CallToolResult, JsonObject, ProgressSink, Tool};
+use capa_core::{
+    CallToolResult, JsonObject, ProgressRouter, ProgressSink, Tool, call_tool_with_progress,
+};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorData, Implementation,
-    ProtocolVersion,
+    ProgressNotificationParam,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService,
@@ -21,6 +23,7 @@ use crate::surface::{BoxFuture, Surface, ToolChanges};
 #[derive(Clone)]
 struct BridgeClient {
     changed: Arc<watch::Sender<u64>>,
+    progress: ProgressRouter,
 }
 
 impl ClientHandler for BridgeClient {
@@ -34,12 +37,21 @@ impl ClientHandler for BridgeClient {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.changed.send_modify(|n| *n += 1);
     }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.deliver(params);
+    }
 }
 
 /// The running hub, as a surface.
 pub struct RemoteSurface {
     client: RunningService<RoleClient, BridgeClient>,
     changes: watch::Receiver<u64>,
+    progress: ProgressRouter,
 }
 
 impl std::fmt::Debug for RemoteSurface {
@@ -52,8 +64,10 @@ impl RemoteSurface {
     /// Connects to the hub's MCP endpoint with its token.
     pub async fn connect(url: &str, token: &str) -> Result<Self, String> {
         let (tx, changes) = watch::channel(0);
+        let progress = ProgressRouter::default();
         let handler = BridgeClient {
             changed: Arc::new(tx),
+            progress: progress.clone(),
         };
         let transport = StreamableHttpClientTransport::from_config(
             StreamableHttpClientTransportConfig::with_uri(url.to_owned())
@@ -61,12 +75,15 @@ impl RemoteSurface {
         );
         // The initialize era keeps a session, so the hub can push `tools/list_changed` to us.
         let lifecycle = ClientLifecycleMode::Initialize;
-        let _ = ProtocolVersion::LATEST_WITH_INITIALIZE;
         let client = handler
             .serve_with_lifecycle(transport, lifecycle)
             .await
             .map_err(|e| format!("cannot connect to the running hub at {url}: {e}"))?;
-        Ok(Self { client, changes })
+        Ok(Self {
+            client,
+            changes,
+            progress,
+        })
     }
 }
 
@@ -95,17 +112,20 @@ impl Surface for RemoteSurface {
         address: String,
         arguments: Option<JsonObject>,
         _client: Option<String>,
-        // Progress through the bridge is not relayed yet: the hub's own clients get it.
-        _progress: Option<ProgressSink>,
+        progress: Option<ProgressSink>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
         Box::pin(async move {
             let mut params = CallToolRequestParams::new(address);
             params.arguments = arguments;
-            self.client
-                .peer()
-                .call_tool(params)
-                .await
-                .map_err(bridge_error)
+            let peer = self.client.peer();
+            match progress {
+                // The hub's own timeout bounds the call; the bridge adds none.
+                Some(sink) => {
+                    call_tool_with_progress(peer, params, None, &self.progress, sink).await
+                }
+                None => peer.call_tool(params).await,
+            }
+            .map_err(bridge_error)
         })
     }
 

@@ -6,7 +6,7 @@ use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNoti
 use rmcp::service::{NotificationContext, RoleClient};
 use tokio::sync::mpsc;
 
-use crate::progress::ProgressRoutes;
+use crate::progress::ProgressRouter;
 
 /// Forwards "tools changed" to the supervisor, which lists the tools again, and progress to the
 /// call that asked for it.
@@ -14,7 +14,7 @@ use crate::progress::ProgressRoutes;
 pub(crate) struct UpstreamClient {
     pub(crate) source_id: String,
     pub(crate) tools_changed: mpsc::UnboundedSender<()>,
-    pub(crate) progress: ProgressRoutes,
+    pub(crate) progress: ProgressRouter,
 }
 
 impl ClientHandler for UpstreamClient {

@@ -15,7 +15,7 @@ mod spec;
 mod supervisor;
 
 pub use error::UpstreamError;
-pub use progress::{Progress, ProgressSink};
+pub use progress::{Progress, ProgressRouter, ProgressSink, call_tool_with_progress};
 pub use spec::{UpstreamSpec, UpstreamTransport};
 pub use supervisor::{Upstream, UpstreamEvent, UpstreamState, UpstreamStatus};
 

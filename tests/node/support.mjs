@@ -40,7 +40,8 @@ if (!existsSync(CAPA_BIN)) {
 const started = new Set(); // ChildProcess objects started by helpers
 const extraPids = new Set(); // pids learnt later (children of the hub) to make sure they are gone
 
-function alive(pid) {
+/** Whether a process with this pid exists. */
+export function alive(pid) {
   try {
     process.kill(pid, 0);
     return true;

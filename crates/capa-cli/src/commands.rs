@@ -59,7 +59,7 @@ impl HubAccess {
         }
         let config = setup::load_config(&files)?;
         let hub = setup::start_hub(config, paths, redactor).await?;
-        hub.settled(setup::SETTLE_LIMIT).await;
+        hub.startup_done().await;
         Ok(Self::Local(hub))
     }
 

@@ -1,7 +1,6 @@
 //! Shared start-up: configuration files, logging, and an in-process hub.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use capa_config::{ConfigFiles, ExposureMode, HubConfig};
@@ -10,9 +9,6 @@ use capa_secrets::Keychain;
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::GlobalArgs;
-
-/// How long a command waits for sources to connect before answering with what it has.
-pub const SETTLE_LIMIT: Duration = Duration::from_secs(20);
 
 /// The configuration files in force: `--config FILE`, or the global file plus the project file
 /// found from the working directory up.

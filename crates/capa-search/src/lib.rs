@@ -1,0 +1,273 @@
+//! Tool search: BM25F over tool names, descriptions and parameter names.
+//!
+//! tantivy does the analysis (tokenising, stemming) and the indexing (postings, field lengths);
+//! the BM25F ranking is computed here on top of its postings, because tantivy's per-field boosted
+//! queries add up per-field BM25 scores, which is a different (and, on tool catalogs, worse)
+//! ranking. Both, and single-field BM25, are available as [`Ranker`]s so the difference can be
+//! measured on a labelled query set.
+
+mod analyzer;
+mod bm25f;
+mod index;
+mod params;
+mod query;
+
+use std::collections::HashMap;
+
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::postings::Postings;
+use tantivy::{DocSet, IndexReader, TERMINATED, Term};
+
+pub use analyzer::{IdentifierTokenizer, analyzer};
+pub use bm25f::{Bm25fParams, FieldParams, idf};
+pub use index::SearchField;
+pub use params::parameter_names;
+use index::{Built, Fields};
+use query::QueryTerm;
+
+/// One tool as the index sees it. Connection names are never part of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolDoc {
+    /// `namespace.tool`.
+    pub address: String,
+    pub namespace: String,
+    pub title: Option<String>,
+    pub description: String,
+    /// Parameter names, nested ones included (`owner`, `labels`, `perPage`).
+    pub params: Vec<String>,
+}
+
+impl ToolDoc {
+    /// A tool's document from its definition; parameter names come from its input schema.
+    pub fn new(
+        namespace: &str,
+        name: &str,
+        title: Option<&str>,
+        description: Option<&str>,
+        input_schema: &serde_json::Value,
+    ) -> Self {
+        Self {
+            address: format!("{namespace}.{name}"),
+            namespace: namespace.to_owned(),
+            title: title.map(str::to_owned),
+            description: description.unwrap_or_default().to_owned(),
+            params: parameter_names(input_schema),
+        }
+    }
+}
+
+/// A match: the position of the tool in [`SearchIndex::docs`] and its score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    pub doc: usize,
+    pub score: f32,
+}
+
+/// How to rank. Only [`Ranker::Bm25f`] serves users; the others are baselines for evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ranker {
+    /// BM25F, computed here from tantivy's postings.
+    Bm25f,
+    /// tantivy's BM25 per field, multiplied by the field's weight and summed.
+    TantivyBoostedSum,
+    /// tantivy's BM25 over one field holding name, description and parameters together.
+    SingleField,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("search index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+    #[error("search index: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// An in-memory index over a catalog. Rebuilt whole when the catalog changes (7,400 tools take
+/// well under a second; see docs/benchmarks.md).
+pub struct SearchIndex {
+    docs: Vec<ToolDoc>,
+    reader: IndexReader,
+    fields: Fields,
+    ords: Vec<Vec<usize>>,
+    analyzer: TextAnalyzer,
+    num_docs: u32,
+    avg_len: [f32; 3],
+    params: Bm25fParams,
+}
+
+impl std::fmt::Debug for SearchIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchIndex")
+            .field("docs", &self.docs.len())
+            .field("params", &self.params)
+            .finish()
+    }
+}
+
+impl SearchIndex {
+    pub fn build(docs: Vec<ToolDoc>) -> Result<Self, SearchError> {
+        Self::with_params(docs, Bm25fParams::default())
+    }
+
+    pub fn with_params(docs: Vec<ToolDoc>, params: Bm25fParams) -> Result<Self, SearchError> {
+        let Built {
+            index,
+            reader,
+            fields,
+            ords,
+        } = index::build(&docs)?;
+        let searcher = reader.searcher();
+        let num_docs = searcher.num_docs() as u32;
+        let mut avg_len = [0.0; 3];
+        for (slot, field) in avg_len.iter_mut().zip(SearchField::ALL) {
+            let mut tokens = 0u64;
+            for segment in searcher.segment_readers() {
+                tokens += segment.inverted_index(fields.get(field))?.total_num_tokens();
+            }
+            *slot = if num_docs == 0 {
+                0.0
+            } else {
+                tokens as f32 / num_docs as f32
+            };
+        }
+        Ok(Self {
+            analyzer: index::query_analyzer(&index),
+            docs,
+            reader,
+            fields,
+            ords,
+            num_docs,
+            avg_len,
+            params,
+        })
+    }
+
+    pub fn docs(&self) -> &[ToolDoc] {
+        &self.docs
+    }
+
+    pub fn params(&self) -> Bm25fParams {
+        self.params
+    }
+
+    /// Every tool matching `query`, best first (ties by address), with BM25F.
+    pub fn search(&self, query: &str) -> Result<Vec<Hit>, SearchError> {
+        self.rank(Ranker::Bm25f, query)
+    }
+
+    /// Every tool matching `query`, best first (ties by address).
+    pub fn rank(&self, ranker: Ranker, query: &str) -> Result<Vec<Hit>, SearchError> {
+        let terms = self.query_terms(query)?;
+        let mut hits = match ranker {
+            Ranker::Bm25f => self.bm25f(&terms)?,
+            Ranker::TantivyBoostedSum => self.tantivy_boosted_sum(&terms)?,
+            Ranker::SingleField => self.single_field(&terms)?,
+        };
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| self.docs[a.doc].address.cmp(&self.docs[b.doc].address))
+        });
+        Ok(hits)
+    }
+
+    fn query_terms(&self, query: &str) -> Result<Vec<QueryTerm>, SearchError> {
+        let mut analyzer = self.analyzer.clone();
+        let words = analyzer::terms(&mut analyzer, query);
+        let searcher = self.reader.searcher();
+        query::expand(&words, &searcher, &self.fields)
+    }
+
+    fn bm25f(&self, terms: &[QueryTerm]) -> Result<Vec<Hit>, SearchError> {
+        let searcher = self.reader.searcher();
+        let mut scores: HashMap<usize, f32> = HashMap::new();
+        for term in terms {
+            let mut pseudo: HashMap<usize, f32> = HashMap::new();
+            for (segment, ords) in searcher.segment_readers().iter().zip(&self.ords) {
+                for (field, avg_len) in SearchField::ALL.into_iter().zip(self.avg_len) {
+                    let tantivy_field = self.fields.get(field);
+                    let inverted = segment.inverted_index(tantivy_field)?;
+                    let key = Term::from_field_text(tantivy_field, &term.text);
+                    let Some(mut postings) =
+                        inverted.read_postings(&key, IndexRecordOption::WithFreqs)?
+                    else {
+                        continue;
+                    };
+                    let norms = segment.get_fieldnorms_reader(tantivy_field)?;
+                    while postings.doc() != TERMINATED {
+                        let doc = postings.doc();
+                        let tf = self.params.weighted_tf(
+                            field,
+                            postings.term_freq(),
+                            norms.fieldnorm(doc),
+                            avg_len,
+                        );
+                        *pseudo.entry(ords[doc as usize]).or_default() += tf;
+                        postings.advance();
+                    }
+                }
+            }
+            let idf = bm25f::idf(self.num_docs, pseudo.len() as u32);
+            for (doc, tf) in pseudo {
+                *scores.entry(doc).or_default() +=
+                    term.weight * self.params.term_score(idf, tf);
+            }
+        }
+        Ok(into_hits(scores))
+    }
+
+    fn tantivy_boosted_sum(&self, terms: &[QueryTerm]) -> Result<Vec<Hit>, SearchError> {
+        let clauses = terms
+            .iter()
+            .flat_map(|term| {
+                SearchField::ALL.into_iter().map(move |field| {
+                    let weight = self.params.field(field).weight * term.weight;
+                    term_clause(self.fields.get(field), &term.text, weight)
+                })
+            })
+            .collect();
+        self.run_tantivy(BooleanQuery::new(clauses))
+    }
+
+    fn single_field(&self, terms: &[QueryTerm]) -> Result<Vec<Hit>, SearchError> {
+        let clauses = terms
+            .iter()
+            .map(|term| term_clause(self.fields.combined, &term.text, term.weight))
+            .collect();
+        self.run_tantivy(BooleanQuery::new(clauses))
+    }
+
+    fn run_tantivy(&self, query: BooleanQuery) -> Result<Vec<Hit>, SearchError> {
+        let searcher = self.reader.searcher();
+        let limit = self.docs.len().max(1);
+        let top = tantivy::collector::TopDocs::with_limit(limit).order_by_score();
+        let found = searcher.search(&query, &top)?;
+        Ok(found
+            .into_iter()
+            .map(|(score, address)| Hit {
+                doc: self.ords[address.segment_ord as usize][address.doc_id as usize],
+                score,
+            })
+            .collect())
+    }
+}
+
+fn term_clause(field: Field, text: &str, weight: f32) -> (Occur, Box<dyn Query>) {
+    let query = TermQuery::new(
+        Term::from_field_text(field, text),
+        IndexRecordOption::WithFreqs,
+    );
+    (
+        Occur::Should,
+        Box::new(BoostQuery::new(Box::new(query), weight)),
+    )
+}
+
+fn into_hits(scores: HashMap<usize, f32>) -> Vec<Hit> {
+    scores
+        .into_iter()
+        .map(|(doc, score)| Hit { doc, score })
+        .collect()
+}

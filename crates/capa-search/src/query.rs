@@ -1,0 +1,98 @@
+//! From analysed query words to weighted query terms. A word no tool contains is taken as the
+//! start of a name (`create_iss`, `k8`, `pull_req`): it is replaced by the name and parameter
+//! terms it begins, at a discount, so prefixes and half-typed names still find their tool.
+
+use tantivy::Searcher;
+use tantivy::schema::Field;
+
+use crate::SearchError;
+use crate::index::Fields;
+
+/// A prefix match counts for less than the word itself.
+const PREFIX_WEIGHT: f32 = 0.6;
+/// A short prefix can begin hundreds of terms; the first ones (lexicographic) are enough.
+const MAX_EXPANSIONS: usize = 16;
+/// Shorter prefixes than this begin too much to mean anything.
+const MIN_PREFIX_CHARS: usize = 2;
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct QueryTerm {
+    pub text: String,
+    pub weight: f32,
+}
+
+pub(crate) fn expand(
+    words: &[String],
+    searcher: &Searcher,
+    fields: &Fields,
+) -> Result<Vec<QueryTerm>, SearchError> {
+    let mut terms: Vec<QueryTerm> = Vec::new();
+    let mut push = |text: &str, weight: f32| {
+        if !terms.iter().any(|t| t.text == text) {
+            terms.push(QueryTerm {
+                text: text.to_owned(),
+                weight,
+            });
+        }
+    };
+    for word in words {
+        if occurs(word, searcher, fields)? {
+            push(word, 1.0);
+            continue;
+        }
+        if word.chars().count() < MIN_PREFIX_CHARS {
+            continue;
+        }
+        let found = completions(word, searcher, &[fields.name, fields.params])?;
+        // Spread the discount over the completions, so that a prefix that begins many names
+        // does not outweigh a word that matched exactly.
+        let weight = PREFIX_WEIGHT / (found.len().max(1) as f32).sqrt();
+        for completion in &found {
+            push(completion, weight);
+        }
+    }
+    Ok(terms)
+}
+
+fn occurs(word: &str, searcher: &Searcher, fields: &Fields) -> Result<bool, SearchError> {
+    for field in [fields.name, fields.description, fields.params] {
+        for segment in searcher.segment_readers() {
+            let inverted = segment.inverted_index(field)?;
+            if inverted.get_term_info(&tantivy::Term::from_field_text(field, word))?.is_some() {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Terms of `fields` that begin with `prefix`, in lexicographic order, at most [`MAX_EXPANSIONS`].
+fn completions(
+    prefix: &str,
+    searcher: &Searcher,
+    fields: &[Field],
+) -> Result<Vec<String>, SearchError> {
+    let mut found: Vec<String> = Vec::new();
+    for &field in fields {
+        for segment in searcher.segment_readers() {
+            let inverted = segment.inverted_index(field)?;
+            let mut stream = inverted.terms().range().ge(prefix.as_bytes()).into_stream()?;
+            while stream.advance() {
+                let key = stream.key();
+                if !key.starts_with(prefix.as_bytes()) {
+                    break;
+                }
+                if let Ok(text) = std::str::from_utf8(key)
+                    && !found.iter().any(|f| f == text)
+                {
+                    found.push(text.to_owned());
+                }
+                if found.len() >= MAX_EXPANSIONS {
+                    return Ok(found);
+                }
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}

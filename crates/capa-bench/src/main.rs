@@ -2,12 +2,15 @@
 //! same client in the same run, and writes the table to `docs/benchmarks.md`.
 //!
 //! - one `tools/call` through the hub vs direct, over stdio and over Streamable HTTP;
-//! - the hub's resident memory, idle, with three upstreams (and with none, as a baseline).
+//! - the hub's resident memory, idle, with three upstreams (and with none, as a baseline);
+//! - code mode's lookups over the real catalogs: index build, `search` and `describe` latency,
+//!   search quality against two baselines, and the surface's token cost.
 //!
 //! Ratios come from interleaved rounds (direct, hub, direct, hub, …) so that a noisy neighbour on
 //! the shared machine slows both sides alike. No number here is asserted: they are reported.
 
 mod calls;
+mod lookup;
 mod memory;
 mod procs;
 mod report;
@@ -46,7 +49,8 @@ async fn main() -> anyhow::Result<()> {
     }
     eprintln!("capa-bench: idle memory…");
     let memory = memory::idle_memory(&env).await?;
-    let text = report::markdown(&rows, &memory, calls_per_round);
+    let lookups = tokio::task::spawn_blocking(lookup::measure).await??;
+    let text = report::markdown(&rows, &memory, calls_per_round) + &report::lookups(&lookups);
     print!("{text}");
     if let Some(out) = out {
         std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;

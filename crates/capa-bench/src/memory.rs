@@ -24,6 +24,11 @@ fn rss_kib(pid: u32) -> anyhow::Result<u64> {
         .context("VmRSS in /proc status")
 }
 
+/// This process's own RSS, KiB.
+pub fn own_rss_kib() -> anyhow::Result<u64> {
+    rss_kib(std::process::id())
+}
+
 /// Children of every thread of `pid` (tokio spawns children from its worker threads).
 fn children(pid: u32) -> Vec<u32> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {

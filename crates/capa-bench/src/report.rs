@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use crate::calls::OverheadRow;
+use crate::lookup::LookupReport;
 use crate::memory::MemoryRow;
 
 pub fn markdown(rows: &[OverheadRow], memory: &[MemoryRow], per_round: usize) -> String {
@@ -67,6 +68,91 @@ pub fn markdown(rows: &[OverheadRow], memory: &[MemoryRow], per_round: usize) ->
             row.label,
             row.hub_kib as f64 / 1024.0,
             row.children_kib as f64 / 1024.0
+        );
+    }
+    s
+}
+
+/// The code-mode sections: search quality, lookup speed, index cost, surface tokens.
+pub fn lookups(report: &LookupReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\n## Search quality: BM25F against two baselines\n");
+    let _ = writeln!(
+        s,
+        "{} hand-labelled queries (crates/capa-search/tests/data/queries.jsonl, phrased as people ask, not copied \
+         from descriptions) over the github, docker-registry and livemcpbench catalogs together (1,399 tools). \
+         recall@k: the share of a query's relevant tools in the top k, out of at most k; MRR: mean reciprocal \
+         rank of the first relevant tool. All three rankers use the same analysis, index and query terms; \
+         only the scoring differs. A test (crates/capa-search/tests/quality.rs) fails if BM25F loses to \
+         either baseline on any of the three.\n",
+        report.quality.first().map_or(0, |(_, q)| q.queries)
+    );
+    let _ = writeln!(s, "| ranker | recall@1 | recall@5 | MRR |");
+    let _ = writeln!(s, "|---|---:|---:|---:|");
+    for (name, q) in &report.quality {
+        let _ = writeln!(
+            s,
+            "| {name} | {:.3} | {:.3} | {:.3} |",
+            q.recall_at_1, q.recall_at_5, q.mrr
+        );
+    }
+    let _ = writeln!(s, "\n## Code-mode lookups\n");
+    let _ = writeln!(
+        s,
+        "In process, release build. Index build: the catalog indexed from scratch (best of 3; the hub rebuilds \
+         when a source's tools change). Index memory: growth of the process's RSS while one index is built \
+         and kept. `search`: every labelled query, three times, answered in full (ranking, policy, \
+         signatures, text). `describe`: 10 github tools in one request, 100 times.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| catalog | tools | index build (ms) | index memory (MiB) | search p50 (µs) | search p99 (µs) | describe ×10 p50 (µs) | describe ×10 p99 (µs) |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|");
+    for row in &report.catalogs {
+        let (d50, d99) =
+            row.describe_us
+                .as_ref()
+                .map_or(("–".to_owned(), "–".to_owned()), |d| {
+                    (
+                        format!("{:.0}", d.percentile(0.5)),
+                        format!("{:.0}", d.percentile(0.99)),
+                    )
+                });
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.0} | {:.1} | {:.0} | {:.0} | {d50} | {d99} |",
+            row.label,
+            row.tools,
+            row.build_ms.percentile(0.0),
+            row.index_kib as f64 / 1024.0,
+            row.search_us.percentile(0.5),
+            row.search_us.percentile(0.99),
+        );
+    }
+    let _ = writeln!(s, "\n## Surface cost in tokens\n");
+    let _ = writeln!(
+        s,
+        "What a client loads before the model does anything: the `tools/list` result as JSON, plus the server \
+         instructions in code mode. Code mode's cost is fixed (the spec's limit is 1,500 tokens, the target \
+         1,000; a test holds the limit). expose-all lists every tool with its full schema.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| catalog | tools | code mode o200k | code mode cl100k | expose-all o200k | expose-all cl100k | reduction (o200k) |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|");
+    for row in &report.catalogs {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {:.0}× |",
+            row.label,
+            row.tools,
+            report.code_o200k,
+            report.code_cl100k,
+            row.tokens.expose_all_o200k,
+            row.tokens.expose_all_cl100k,
+            row.tokens.expose_all_o200k as f64 / report.code_o200k.max(1) as f64
         );
     }
     s

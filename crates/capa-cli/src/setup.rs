@@ -40,10 +40,10 @@ pub fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
 /// Refuses exposure modes this build does not serve yet, naming the mode and where it was set.
 pub fn ensure_servable(config: &HubConfig) -> anyhow::Result<()> {
     let mode = config.exposure.mode;
-    if mode != ExposureMode::ExposeAll {
+    if !matches!(mode, ExposureMode::ExposeAll | ExposureMode::Code) {
         bail!(
-            "toolExposure `{mode}` is not served by this version of capa yet (set by {}); only `expose-all` is. \
-             Set `options.toolExposure: expose-all` or remove the option.",
+            "toolExposure `{mode}` is not served by this version of capa yet (set by {}); `expose-all` and `code` are. \
+             Set `options.toolExposure: expose-all` (or `code`), or remove the option.",
             config.exposure.decided_by
         );
     }

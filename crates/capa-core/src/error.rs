@@ -12,6 +12,9 @@ pub enum CallError {
         address: String,
         suggestions: Vec<String>,
     },
+    /// The user's policy denies this tool.
+    #[error("tool `{address}` is denied by your policy")]
+    Denied { address: String },
     /// The source needs a connection (credentials) that is not set.
     #[error("{message}")]
     NeedsConnection { source_id: String, message: String },
@@ -33,6 +36,7 @@ impl CallError {
     pub fn code(&self) -> &'static str {
         match self {
             Self::UnknownTool { .. } => "unknown_tool",
+            Self::Denied { .. } => "denied",
             Self::NeedsConnection { .. } => "needs_connection",
             Self::Upstream(e) => e.code(),
         }
@@ -42,7 +46,7 @@ impl CallError {
     pub fn retryable(&self) -> bool {
         match self {
             Self::Upstream(e) => e.retryable(),
-            Self::UnknownTool { .. } | Self::NeedsConnection { .. } => false,
+            Self::UnknownTool { .. } | Self::Denied { .. } | Self::NeedsConnection { .. } => false,
         }
     }
 }

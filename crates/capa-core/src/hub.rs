@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use capa_config::{HubConfig, ToolSelection};
+use capa_config::{ExposureMode, HubConfig, ToolSelection};
 use capa_demo::{DEMO_DESCRIPTION, DEMO_SOURCE_ID, Notes};
 use capa_secrets::Keychain;
 use capa_store::{CallRecord, CallStatus, Store};
@@ -17,9 +17,12 @@ use tokio::sync::{mpsc, watch};
 use crate::catalog::{Catalog, SharedCatalog, SourceTools};
 use crate::connections::Connections;
 use crate::error::{CallError, StartError};
+use crate::lookup::ToolIndex;
 use crate::paths::HubPaths;
+use crate::policy::{Decision, Policy};
 use crate::redact::Redactor;
 
+mod lookup;
 mod sources;
 mod status;
 
@@ -62,6 +65,10 @@ pub struct Hub {
     /// Becomes true once every source has connected or failed for the first time (or
     /// [`STARTUP_LIMIT`] passed), so that a client's first `tools/list` sees every source.
     started: watch::Sender<bool>,
+    /// allow / ask / deny per tool (empty until the approvals work loads rules: all allowed).
+    policy: Policy,
+    /// The search index of the latest catalog it was asked for.
+    tool_index: tokio::sync::Mutex<Option<Arc<ToolIndex>>>,
 }
 
 /// How long the first listing may wait for sources that are still starting.
@@ -132,6 +139,8 @@ impl Hub {
             events,
             event_task: Mutex::new(None),
             started: watch::channel(false).0,
+            policy: Policy::default(),
+            tool_index: tokio::sync::Mutex::new(None),
         });
         for source in &hub.sources {
             hub.start_default(source);
@@ -145,6 +154,9 @@ impl Hub {
             starting.settled(STARTUP_LIMIT).await;
             starting.started.send_replace(true);
         });
+        if hub.config.exposure.mode == ExposureMode::Code {
+            tokio::spawn(lookup::keep_index_warm(Arc::downgrade(&hub)));
+        }
         Ok(hub)
     }
 
@@ -158,6 +170,10 @@ impl Hub {
 
     pub fn connections(&self) -> &Connections {
         &self.connections
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
     }
 
     pub fn store(&self) -> &Arc<Store> {
@@ -208,6 +224,11 @@ impl Hub {
                 suggestions: catalog.suggest(address),
             });
         };
+        if self.policy.decide(&tool.address) == Decision::Deny {
+            return Err(CallError::Denied {
+                address: address.to_owned(),
+            });
+        }
         let request_bytes = arguments
             .as_ref()
             .and_then(|a| serde_json::to_vec(a).ok())

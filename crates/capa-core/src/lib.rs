@@ -6,7 +6,9 @@ mod catalog;
 mod connections;
 mod error;
 mod hub;
+pub mod lookup;
 mod paths;
+pub mod policy;
 pub mod redact;
 
 pub use capa_upstream::{
@@ -17,5 +19,7 @@ pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress}
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
 pub use hub::{CallContext, Hub, HubOptions, STARTUP_LIMIT, SourceStatus};
+pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::HubPaths;
+pub use policy::{Decision, Policy};
 pub use redact::Redactor;

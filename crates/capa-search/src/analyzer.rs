@@ -19,7 +19,8 @@ pub const ANALYZER: &str = "capa";
 const STOP_WORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "i", "in", "is", "it", "me",
     "my", "of", "on", "or", "the", "this", "that", "to", "with", "you", "your", "please", "can",
-    "could", "would", "should", "want", "need",
+    "could", "would", "should", "want", "need", "s", "what", "whats", "how", "when", "where",
+    "which", "do", "does", "did", "will", "there",
 ];
 
 /// The analyzer every field and query goes through.
@@ -183,24 +184,34 @@ mod tests {
         assert_eq!(words("create_issue"), ["creat", "issu", "create_issu"]);
         assert_eq!(
             words("github.list-pull_requests"),
-            ["github", "list", "pull", "request", "github.list-pull_request"]
+            [
+                "github",
+                "list",
+                "pull",
+                "request",
+                "github.list-pull_request"
+            ]
         );
-        assert_eq!(words("HTTPServer s3Bucket ipv4"), [
-            "http",
-            "server",
-            "httpserver",
-            "s3",
-            "bucket",
-            "s3bucket",
-            "ipv4"
-        ]);
+        assert_eq!(
+            words("HTTPServer s3Bucket ipv4"),
+            [
+                "http",
+                "server",
+                "httpserver",
+                "s3",
+                "bucket",
+                "s3bucket",
+                "ipv4"
+            ]
+        );
     }
 
     #[test]
     fn prose_is_stemmed_without_stop_words() {
-        assert_eq!(words("Opens the issues, e.g. bugs."), [
-            "open", "issu", "e", "g", "e.g", "bug"
-        ]);
+        assert_eq!(
+            words("Opens the issues, e.g. bugs."),
+            ["open", "issu", "e", "g", "e.g", "bug"]
+        );
     }
 
     #[test]

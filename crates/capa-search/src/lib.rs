@@ -8,24 +8,30 @@
 
 mod analyzer;
 mod bm25f;
+pub mod eval;
 mod index;
 mod params;
 mod query;
+mod synonyms;
 
 use std::collections::HashMap;
 
+use tantivy::postings::Postings;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::postings::Postings;
 use tantivy::{DocSet, IndexReader, TERMINATED, Term};
 
 pub use analyzer::{IdentifierTokenizer, analyzer};
 pub use bm25f::{Bm25fParams, FieldParams, idf};
 pub use index::SearchField;
-pub use params::parameter_names;
 use index::{Built, Fields};
+pub use params::parameter_names;
 use query::QueryTerm;
+use synonyms::Thesaurus;
+
+/// How strongly the share of query words a tool matches scales its score (1 = linear).
+const COORDINATION_EXPONENT: f32 = 0.5;
 
 /// One tool as the index sees it. Connection names are never part of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +98,7 @@ pub struct SearchIndex {
     fields: Fields,
     ords: Vec<Vec<usize>>,
     analyzer: TextAnalyzer,
+    thesaurus: Thesaurus,
     num_docs: u32,
     avg_len: [f32; 3],
     params: Bm25fParams,
@@ -124,7 +131,9 @@ impl SearchIndex {
         for (slot, field) in avg_len.iter_mut().zip(SearchField::ALL) {
             let mut tokens = 0u64;
             for segment in searcher.segment_readers() {
-                tokens += segment.inverted_index(fields.get(field))?.total_num_tokens();
+                tokens += segment
+                    .inverted_index(fields.get(field))?
+                    .total_num_tokens();
             }
             *slot = if num_docs == 0 {
                 0.0
@@ -132,8 +141,10 @@ impl SearchIndex {
                 tokens as f32 / num_docs as f32
             };
         }
+        let mut analyzer = index::query_analyzer(&index);
         Ok(Self {
-            analyzer: index::query_analyzer(&index),
+            thesaurus: Thesaurus::new(&mut analyzer),
+            analyzer,
             docs,
             reader,
             fields,
@@ -158,13 +169,28 @@ impl SearchIndex {
     }
 
     /// Every tool matching `query`, best first (ties by address).
+    ///
+    /// Whatever the ranker, a tool's score is then multiplied by the square root of the share of
+    /// the query's words it matches (itself, a synonym or a completion): a softened form of the
+    /// classic coordination factor. Without it, a tool matching one rare word of "open a bug
+    /// report on a repo" beats the tool that matches all of them through common words; at full
+    /// strength (no root) it overrules term weights too often (see docs/code-mode.md).
     pub fn rank(&self, ranker: Ranker, query: &str) -> Result<Vec<Hit>, SearchError> {
-        let terms = self.query_terms(query)?;
+        let mut analyzer = self.analyzer.clone();
+        let words = query::distinct(analyzer::terms(&mut analyzer, query));
+        let searcher = self.reader.searcher();
+        let terms = query::expand(&words, &self.thesaurus, &searcher, &self.fields)?;
         let mut hits = match ranker {
             Ranker::Bm25f => self.bm25f(&terms)?,
             Ranker::TantivyBoostedSum => self.tantivy_boosted_sum(&terms)?,
             Ranker::SingleField => self.single_field(&terms)?,
         };
+        let coverage = self.coverage(&terms)?;
+        let concepts = words.len().clamp(1, 64) as f32;
+        for hit in &mut hits {
+            let matched = coverage.get(&hit.doc).map_or(0, |m| m.count_ones());
+            hit.score *= (matched as f32 / concepts).powf(COORDINATION_EXPONENT);
+        }
         hits.sort_by(|a, b| {
             b.score
                 .total_cmp(&a.score)
@@ -173,46 +199,61 @@ impl SearchIndex {
         Ok(hits)
     }
 
-    fn query_terms(&self, query: &str) -> Result<Vec<QueryTerm>, SearchError> {
-        let mut analyzer = self.analyzer.clone();
-        let words = analyzer::terms(&mut analyzer, query);
+    /// Calls `visit(field, tool, term frequency, field length)` for every posting of `term`.
+    fn postings(
+        &self,
+        term: &str,
+        mut visit: impl FnMut(SearchField, usize, u32, u32),
+    ) -> Result<(), SearchError> {
         let searcher = self.reader.searcher();
-        query::expand(&words, &searcher, &self.fields)
+        for (segment, ords) in searcher.segment_readers().iter().zip(&self.ords) {
+            for field in SearchField::ALL {
+                let tantivy_field = self.fields.get(field);
+                let inverted = segment.inverted_index(tantivy_field)?;
+                let key = Term::from_field_text(tantivy_field, term);
+                let Some(mut postings) =
+                    inverted.read_postings(&key, IndexRecordOption::WithFreqs)?
+                else {
+                    continue;
+                };
+                let norms = segment.get_fieldnorms_reader(tantivy_field)?;
+                while postings.doc() != TERMINATED {
+                    let doc = postings.doc();
+                    visit(
+                        field,
+                        ords[doc as usize],
+                        postings.term_freq(),
+                        norms.fieldnorm(doc),
+                    );
+                    postings.advance();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Which of the query's words each matching tool covers.
+    fn coverage(&self, terms: &[QueryTerm]) -> Result<HashMap<usize, u64>, SearchError> {
+        let mut coverage: HashMap<usize, u64> = HashMap::new();
+        for term in terms {
+            self.postings(&term.text, |_, doc, _, _| {
+                *coverage.entry(doc).or_default() |= term.concepts;
+            })?;
+        }
+        Ok(coverage)
     }
 
     fn bm25f(&self, terms: &[QueryTerm]) -> Result<Vec<Hit>, SearchError> {
-        let searcher = self.reader.searcher();
         let mut scores: HashMap<usize, f32> = HashMap::new();
         for term in terms {
             let mut pseudo: HashMap<usize, f32> = HashMap::new();
-            for (segment, ords) in searcher.segment_readers().iter().zip(&self.ords) {
-                for (field, avg_len) in SearchField::ALL.into_iter().zip(self.avg_len) {
-                    let tantivy_field = self.fields.get(field);
-                    let inverted = segment.inverted_index(tantivy_field)?;
-                    let key = Term::from_field_text(tantivy_field, &term.text);
-                    let Some(mut postings) =
-                        inverted.read_postings(&key, IndexRecordOption::WithFreqs)?
-                    else {
-                        continue;
-                    };
-                    let norms = segment.get_fieldnorms_reader(tantivy_field)?;
-                    while postings.doc() != TERMINATED {
-                        let doc = postings.doc();
-                        let tf = self.params.weighted_tf(
-                            field,
-                            postings.term_freq(),
-                            norms.fieldnorm(doc),
-                            avg_len,
-                        );
-                        *pseudo.entry(ords[doc as usize]).or_default() += tf;
-                        postings.advance();
-                    }
-                }
-            }
+            self.postings(&term.text, |field, doc, tf, len| {
+                let avg_len = self.avg_len[field as usize];
+                *pseudo.entry(doc).or_default() += self.params.weighted_tf(field, tf, len, avg_len);
+            })?;
             let idf = bm25f::idf(self.num_docs, pseudo.len() as u32);
             for (doc, tf) in pseudo {
-                *scores.entry(doc).or_default() +=
-                    term.weight * self.params.term_score(idf, tf);
+                *scores.entry(doc).or_default() += term.weight * self.params.term_score(idf, tf);
             }
         }
         Ok(into_hits(scores))

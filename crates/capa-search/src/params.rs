@@ -38,7 +38,12 @@ fn collect(schema: &Value, depth: usize, names: &mut Vec<String>) {
         collect(items, depth, names);
     }
     for key in ["anyOf", "oneOf", "allOf"] {
-        for branch in object.get(key).and_then(Value::as_array).into_iter().flatten() {
+        for branch in object
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             collect(branch, depth, names);
         }
     }
@@ -58,9 +63,12 @@ mod tests {
             "labels": {"type": "array", "items": {"properties": {"color": {}}}},
             "choice": {"anyOf": [{"properties": {"left": {}}}, true]}
         }});
-        assert_eq!(parameter_names(&schema), [
-            "owner", "filter", "state", "labels", "color", "choice", "left"
-        ]);
+        assert_eq!(
+            parameter_names(&schema),
+            [
+                "owner", "filter", "state", "labels", "color", "choice", "left"
+            ]
+        );
         assert!(parameter_names(&json!("nonsense")).is_empty());
     }
 }

@@ -7,6 +7,7 @@ use tantivy::schema::Field;
 
 use crate::SearchError;
 use crate::index::Fields;
+use crate::synonyms::{STAND_IN_WEIGHT, SYNONYM_WEIGHT, Thesaurus};
 
 /// A prefix match counts for less than the word itself.
 const PREFIX_WEIGHT: f32 = 0.6;
@@ -19,28 +20,79 @@ const MIN_PREFIX_CHARS: usize = 2;
 pub(crate) struct QueryTerm {
     pub text: String,
     pub weight: f32,
+    /// Which of the query's words this term stands for, one bit each (word 64 and later share
+    /// the last bit): coordination counts how many of them a tool matches.
+    pub concepts: u64,
 }
 
+/// The query's analysed words without repeats: each is one concept the query asks for.
+pub(crate) fn distinct(words: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    for word in words {
+        if !out.contains(&word) {
+            out.push(word);
+        }
+    }
+    out
+}
+
+fn bit(i: usize) -> u64 {
+    1 << i.min(63)
+}
+
+/// The query's own words (weight 1), their synonyms, and completions of the words no tool
+/// contains. A term several words bring counts once, at its highest weight, for all of them.
 pub(crate) fn expand(
     words: &[String],
+    thesaurus: &Thesaurus,
     searcher: &Searcher,
     fields: &Fields,
 ) -> Result<Vec<QueryTerm>, SearchError> {
     let mut terms: Vec<QueryTerm> = Vec::new();
-    let mut push = |text: &str, weight: f32| {
-        if !terms.iter().any(|t| t.text == text) {
-            terms.push(QueryTerm {
+    let mut push =
+        |text: &str, weight: f32, concepts: u64| match terms.iter_mut().find(|t| t.text == text) {
+            Some(term) => {
+                term.weight = term.weight.max(weight);
+                term.concepts |= concepts;
+            }
+            None => terms.push(QueryTerm {
                 text: text.to_owned(),
                 weight,
-            });
+                concepts,
+            }),
+        };
+    let mut present = Vec::with_capacity(words.len());
+    for (i, word) in words.iter().enumerate() {
+        let occurs = occurs(word, searcher, fields)?;
+        if occurs {
+            push(word, 1.0, bit(i));
         }
-    };
-    for word in words {
-        if occurs(word, searcher, fields)? {
-            push(word, 1.0);
-            continue;
+        present.push(occurs);
+    }
+    for (i, word) in words.iter().enumerate() {
+        // A word no tool uses contributes nothing itself: its synonyms stand in for it.
+        let weight = if present[i] {
+            SYNONYM_WEIGHT
+        } else {
+            STAND_IN_WEIGHT
+        };
+        for synonym in thesaurus.of(word) {
+            if occurs(synonym, searcher, fields)? {
+                push(synonym, weight, bit(i));
+            }
         }
-        if word.chars().count() < MIN_PREFIX_CHARS {
+    }
+    // A two-word phrase names one thing ("bug report" is an issue): its synonyms are as good
+    // as the words themselves, and stand for both.
+    for (i, pair) in words.windows(2).enumerate() {
+        for synonym in thesaurus.of_phrase(&pair[0], &pair[1]) {
+            if occurs(synonym, searcher, fields)? {
+                push(synonym, 1.0, bit(i) | bit(i + 1));
+            }
+        }
+    }
+    for (i, word) in words.iter().enumerate() {
+        if present[i] || word.chars().count() < MIN_PREFIX_CHARS {
             continue;
         }
         let found = completions(word, searcher, &[fields.name, fields.params])?;
@@ -48,7 +100,7 @@ pub(crate) fn expand(
         // does not outweigh a word that matched exactly.
         let weight = PREFIX_WEIGHT / (found.len().max(1) as f32).sqrt();
         for completion in &found {
-            push(completion, weight);
+            push(completion, weight, bit(i));
         }
     }
     Ok(terms)
@@ -58,7 +110,10 @@ fn occurs(word: &str, searcher: &Searcher, fields: &Fields) -> Result<bool, Sear
     for field in [fields.name, fields.description, fields.params] {
         for segment in searcher.segment_readers() {
             let inverted = segment.inverted_index(field)?;
-            if inverted.get_term_info(&tantivy::Term::from_field_text(field, word))?.is_some() {
+            if inverted
+                .get_term_info(&tantivy::Term::from_field_text(field, word))?
+                .is_some()
+            {
                 return Ok(true);
             }
         }
@@ -76,7 +131,11 @@ fn completions(
     for &field in fields {
         for segment in searcher.segment_readers() {
             let inverted = segment.inverted_index(field)?;
-            let mut stream = inverted.terms().range().ge(prefix.as_bytes()).into_stream()?;
+            let mut stream = inverted
+                .terms()
+                .range()
+                .ge(prefix.as_bytes())
+                .into_stream()?;
             while stream.advance() {
                 let key = stream.key();
                 if !key.starts_with(prefix.as_bytes()) {

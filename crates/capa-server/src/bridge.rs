@@ -134,4 +134,13 @@ impl Surface for RemoteSurface {
         changes.mark_unchanged();
         Box::new(changes)
     }
+
+    /// The running hub's own instructions, so that the bridge presents its exposure mode.
+    fn instructions(&self) -> String {
+        self.client
+            .peer()
+            .peer_info()
+            .and_then(|info| info.instructions.clone())
+            .unwrap_or_else(|| crate::surface::EXPOSE_ALL_INSTRUCTIONS.to_owned())
+    }
 }

@@ -21,9 +21,6 @@ use crate::surface::Surface;
 /// `_meta` key under which a 2026-07-28 server names itself in each result.
 const UPSTREAM_SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
-/// Server instructions, kept short: they are loaded into the model's context.
-const INSTRUCTIONS: &str = "Capabilities hub: tools of the user's sources, named `namespace.tool`.";
-
 /// One MCP front. Cheap to clone; HTTP creates one per session.
 #[derive(Clone)]
 pub struct McpFront {
@@ -61,7 +58,7 @@ impl ServerHandler for McpFront {
             "capabilities",
             env!("CARGO_PKG_VERSION"),
         ))
-        .with_instructions(INSTRUCTIONS)
+        .with_instructions(self.surface.instructions())
     }
 
     async fn initialize(

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::front::McpFront;
 use crate::guard::{self, Guard};
-use crate::surface::LocalSurface;
+use crate::surface::surface_for;
 
 /// The port `capa hub serve` listens on unless told otherwise.
 pub const DEFAULT_PORT: u16 = 4477;
@@ -101,7 +101,7 @@ pub async fn serve(
 }
 
 fn router(hub: Arc<Hub>, guard: Guard, cancel: CancellationToken) -> Router {
-    let surface = Arc::new(LocalSurface::new(hub.clone()));
+    let surface = surface_for(hub.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(McpFront::new(surface.clone())),
         Arc::new(LocalSessionManager::default()),

@@ -5,15 +5,17 @@
 //! Origin and the bearer token. [`bridge::RemoteSurface`] lets `capa mcp` forward to a running hub.
 
 pub mod bridge;
+pub mod code;
 mod front;
 mod guard;
 pub mod http;
 pub mod surface;
 pub mod token;
 
+pub use code::{CODE_INSTRUCTIONS, CodeSurface, code_tools};
 pub use front::McpFront;
 pub use http::{DEFAULT_PORT, HttpServer, ServeError, serve};
-pub use surface::{LocalSurface, Surface, ToolChanges};
+pub use surface::{LocalSurface, Surface, ToolChanges, surface_for};
 
 /// Serves `front` on this process's stdin and stdout until the client closes them.
 pub async fn serve_stdio(front: McpFront) -> Result<(), String> {

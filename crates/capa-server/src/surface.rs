@@ -6,6 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use capa_config::ExposureMode;
 use capa_core::{CallContext, CallError, CallToolResult, Hub, JsonObject, ProgressSink, Tool};
 use rmcp::model::{ContentBlock, ErrorData};
 
@@ -25,6 +26,22 @@ pub trait Surface: Send + Sync + 'static {
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>>;
     /// A stream of "the tool list changed" signals, owned by the one listener that waits on it.
     fn tool_changes(&self) -> Box<dyn ToolChanges>;
+    /// Server instructions for clients: short, they are loaded into the model's context.
+    fn instructions(&self) -> String {
+        EXPOSE_ALL_INSTRUCTIONS.to_owned()
+    }
+}
+
+/// Server instructions when every tool is its own MCP tool.
+pub const EXPOSE_ALL_INSTRUCTIONS: &str =
+    "Capabilities hub: tools of the user's sources, named `namespace.tool`.";
+
+/// The surface the hub's exposure mode asks for.
+pub fn surface_for(hub: Arc<Hub>) -> Arc<dyn Surface> {
+    match hub.config().exposure.mode {
+        ExposureMode::Code => Arc::new(crate::code::CodeSurface::new(hub)),
+        _ => Arc::new(LocalSurface::new(hub)),
+    }
 }
 
 /// Signals that a tool list changed. Each listener owns one: a shared watch receiver that is
@@ -99,22 +116,22 @@ impl Surface for LocalSurface {
 /// A failed call as a tool result with `isError: true`, so the model sees what happened, plus the
 /// typed error in `_meta` for programs: `{"capabilities/error": {code, message, retryable}}`.
 pub fn error_result(error: &CallError) -> CallToolResult {
-    let retry = if error.retryable() {
-        " (retryable)"
-    } else {
-        ""
-    };
+    typed_error_result(error.code(), &error.to_string(), error.retryable())
+}
+
+/// An `isError` result reading `code: message`, with `{code, message, retryable}` in `_meta`.
+pub fn typed_error_result(code: &str, message: &str, retryable: bool) -> CallToolResult {
+    let retry = if retryable { " (retryable)" } else { "" };
     let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
-        "{}: {error}{retry}",
-        error.code()
+        "{code}: {message}{retry}"
     ))]);
     let mut meta = rmcp::model::MetaObject::new();
     meta.0.insert(
         ERROR_META_KEY.to_owned(),
         serde_json::json!({
-            "code": error.code(),
-            "message": error.to_string(),
-            "retryable": error.retryable(),
+            "code": code,
+            "message": message,
+            "retryable": retryable,
         }),
     );
     result.meta = Some(meta);

@@ -40,6 +40,7 @@ async fn serve(
     let config = setup::load_config(&files)?;
     setup::ensure_servable(&config)?;
     let decided_by = config.exposure.decided_by.clone();
+    let mode = config.exposure.mode;
     let hub = setup::start_hub(config, paths, redactor).await?;
     let token = capa_server::token::load_or_create(&paths.token())
         .with_context(|| format!("creating the access token {}", paths.token().display()))?;
@@ -52,9 +53,9 @@ async fn serve(
             version: env!("CARGO_PKG_VERSION").to_owned(),
         },
     )?;
-    tracing::info!(url = %server.mcp_url(), token_file = %paths.token().display(), mode = "expose-all", %decided_by, "hub listening");
+    tracing::info!(url = %server.mcp_url(), token_file = %paths.token().display(), %mode, %decided_by, "hub listening");
     eprintln!(
-        "capa hub: MCP endpoint {} (bearer token in {})",
+        "capa hub: MCP endpoint {} ({mode} mode; bearer token in {})",
         server.mcp_url(),
         paths.token().display()
     );

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use capa_core::{HubPaths, Redactor};
 use capa_server::bridge::RemoteSurface;
-use capa_server::{LocalSurface, McpFront, Surface};
+use capa_server::{McpFront, Surface};
 
 use crate::cli::GlobalArgs;
 use crate::running::matching_hub;
@@ -37,7 +37,7 @@ pub async fn run(
     let hub = setup::start_hub(config, paths, redactor).await?;
     // The first `tools/list` waits for sources still starting (Hub::startup_done), so the
     // client sees every source without delaying its handshake.
-    let surface: Arc<dyn Surface> = Arc::new(LocalSurface::new(hub.clone()));
+    let surface: Arc<dyn Surface> = capa_server::surface_for(hub.clone());
     let served = capa_server::serve_stdio(McpFront::new(surface)).await;
     hub.shutdown().await;
     served.map_err(anyhow::Error::msg)?;

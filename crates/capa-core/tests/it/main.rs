@@ -6,6 +6,7 @@
 
 mod demo;
 mod faults;
+mod lookup;
 mod policies;
 mod secrets;
 mod support;

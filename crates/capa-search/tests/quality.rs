@@ -1,0 +1,68 @@
+//! Search quality on the labelled query set (tests/data/queries.jsonl) over the github,
+//! docker-registry and livemcpbench catalogs together: BM25F must not lose to tantivy's boosted
+//! per-field sum nor to single-field BM25 on recall@1, recall@5 or MRR. The same numbers are
+//! written to docs/benchmarks.md by `capa-bench`.
+
+use capa_search::eval::{Quality, evaluate, parse_queries};
+use capa_search::{Ranker, SearchIndex, ToolDoc};
+
+pub fn quality_index() -> SearchIndex {
+    let tools =
+        capa_catalogs::load_all(&["github", "docker-registry", "livemcpbench"]).expect("catalogs");
+    let docs = tools
+        .iter()
+        .map(|t| {
+            ToolDoc::new(
+                &t.source,
+                &t.name,
+                t.title(),
+                t.description.as_deref(),
+                &t.input_schema,
+            )
+        })
+        .collect();
+    SearchIndex::build(docs).expect("index")
+}
+
+#[test]
+fn bm25f_does_not_lose_to_the_baselines() {
+    let queries = parse_queries(include_str!("data/queries.jsonl")).expect("queries");
+    assert!(queries.len() >= 150, "only {} queries", queries.len());
+    let index = quality_index();
+    for query in &queries {
+        for address in &query.relevant {
+            assert!(
+                index.docs().iter().any(|d| &d.address == address),
+                "query {:?} labels {address}, which no catalog has",
+                query.query
+            );
+        }
+    }
+    let quality = |ranker| evaluate(&index, ranker, &queries).expect("evaluate");
+    let ours = quality(Ranker::Bm25f);
+    let summed = quality(Ranker::TantivyBoostedSum);
+    let single = quality(Ranker::SingleField);
+    for (name, q) in [
+        ("bm25f", ours),
+        ("boosted sum", summed),
+        ("single field", single),
+    ] {
+        println!(
+            "{name:>12}: recall@1 {:.3}  recall@5 {:.3}  MRR {:.3}  ({} queries)",
+            q.recall_at_1, q.recall_at_5, q.mrr, q.queries
+        );
+    }
+    for (name, other) in [
+        ("tantivy boosted sum", summed),
+        ("single-field BM25", single),
+    ] {
+        assert!(
+            not_worse(ours, other),
+            "BM25F {ours:?} loses to {name} {other:?}"
+        );
+    }
+}
+
+fn not_worse(a: Quality, b: Quality) -> bool {
+    a.recall_at_1 >= b.recall_at_1 && a.recall_at_5 >= b.recall_at_5 && a.mrr >= b.mrr
+}

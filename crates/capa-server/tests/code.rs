@@ -1,0 +1,141 @@
+//! The code-mode surface: its fixed cost in tokens, and `search`/`describe` over MCP.
+
+use std::time::Duration;
+
+use capa_config::ConfigFiles;
+use capa_core::{Hub, HubOptions, HubPaths, Redactor};
+use rmcp::model::{CallToolRequestParams, ListToolsResult};
+use rmcp::service::ServiceExt;
+
+/// mcp-surface.md: tool definitions plus server instructions within 1,500 tokens.
+#[test]
+fn the_fixed_surface_stays_within_the_spec_budget() {
+    let list = serde_json::to_string(&ListToolsResult::with_all_items(capa_server::code_tools()))
+        .expect("json");
+    let surface = format!("{list}\n{}", capa_server::CODE_INSTRUCTIONS);
+    let tokens = capa_typegen::count_tokens(&surface);
+    println!("code-mode surface: {tokens} tokens (o200k)");
+    assert!(tokens <= 1500, "{tokens} tokens");
+}
+
+fn repo_file(relative: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative);
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/setup --test",
+        path.display()
+    );
+    path.display().to_string()
+}
+
+fn call(name: &str, arguments: serde_json::Value) -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = arguments.as_object().cloned();
+    params
+}
+
+#[tokio::test]
+async fn a_client_finds_and_describes_tools_over_http() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("capabilities.yaml");
+    // GitHub's tools among 1,400 others, each catalog served by the catalog fixture server.
+    let node = repo_file("node_modules/.bin/node");
+    let server = repo_file("tests/fixtures/catalog-server.mjs");
+    let mut yaml = "options: { demo: true, toolExposure: code }\nservers:\n".to_owned();
+    for (id, catalog) in [
+        ("github", "github"),
+        ("registry", "docker-registry"),
+        ("live", "livemcpbench"),
+    ] {
+        yaml.push_str(&format!(
+            "  - id: {id}\n    type: mcp\n    def: {{ command: {node:?}, args: [{server:?}, {catalog:?}] }}\n"
+        ));
+    }
+    std::fs::write(&file, yaml).expect("write");
+    let config = capa_config::load(&ConfigFiles::only(file)).expect("config");
+    let hub = Hub::start(HubOptions {
+        config,
+        paths: HubPaths::in_dir(dir.path()),
+        redactor: Redactor::new(),
+        keychain: capa_secrets::Keychain::default(),
+    })
+    .await
+    .expect("hub");
+    hub.settled(Duration::from_secs(30)).await;
+    let token = "t".repeat(64);
+    let server = capa_server::serve(
+        hub.clone(),
+        "127.0.0.1:0".parse().expect("addr"),
+        token.clone(),
+    )
+    .await
+    .expect("serve");
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_config(
+        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+            server.mcp_url(),
+        )
+        .auth_header(token),
+    );
+    let client = ().serve(transport).await.expect("client");
+    let info = client.peer_info().expect("server info");
+    assert_eq!(
+        info.instructions.as_deref(),
+        Some(capa_server::CODE_INSTRUCTIONS)
+    );
+    let tools = client.list_all_tools().await.expect("list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["search", "describe"]);
+    for tool in &tools {
+        let annotations = tool.annotations.as_ref().expect("annotations");
+        assert_eq!(annotations.read_only_hint, Some(true));
+        assert_eq!(annotations.idempotent_hint, Some(true));
+    }
+    let text = |result: &rmcp::model::CallToolResult| {
+        result.content[0]
+            .as_text()
+            .map(|t| t.text.clone())
+            .unwrap_or_default()
+    };
+    let found = client
+        .call_tool(call(
+            "search",
+            serde_json::json!({"query": "open a bug report on a repo"}),
+        ))
+        .await
+        .expect("search");
+    assert_ne!(found.is_error, Some(true));
+    let found = text(&found);
+    assert!(
+        found.starts_with("github\n  github.create_issue("),
+        "{found}"
+    );
+    let described = client
+        .call_tool(call(
+            "describe",
+            serde_json::json!({"targets": ["github.create_issue", "demo"]}),
+        ))
+        .await
+        .expect("describe");
+    let described = text(&described);
+    assert!(described.contains("declare const github"), "{described}");
+    assert!(described.contains("declare const demo"), "{described}");
+    let refused = client
+        .call_tool(call(
+            "search",
+            serde_json::json!({"query": "x", "limit": 99}),
+        ))
+        .await
+        .expect("answered");
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains("1 to 25"), "{}", text(&refused));
+    let unknown = client
+        .call_tool(call("github.create_issue", serde_json::json!({})))
+        .await
+        .expect("answered");
+    assert_eq!(unknown.is_error, Some(true));
+    client.cancel().await.expect("close");
+    server.shutdown().await;
+    hub.shutdown().await;
+}

@@ -1,0 +1,10 @@
+//! Integration tests of capa-typegen through its public API.
+
+#[path = "../common/catalogs.rs"]
+mod catalogs;
+#[path = "../common/constructs.rs"]
+mod constructs;
+
+mod budget;
+mod github;
+mod schemas;

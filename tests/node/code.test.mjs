@@ -1,0 +1,115 @@
+// Code mode (`toolExposure: code`) driven by the official TypeScript SDK client over `capa mcp`:
+// `search` finds GitHub's create_issue from a person's phrasing, and `describe` returns
+// TypeScript that the real compiler (tsc --strict) accepts. GitHub's tools come from the catalog
+// fixture server (tests/fixtures/catalog-server.mjs) with their published definitions.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+import {
+  NODE,
+  NODE_MODULES,
+  REPO_ROOT,
+  makeSandbox,
+  removeSandboxes,
+  writeCapabilities,
+  connectStdio,
+  closeClient,
+  cleanup,
+  resultText,
+} from './support.mjs';
+
+const CATALOG_SERVER = path.join(REPO_ROOT, 'tests', 'fixtures', 'catalog-server.mjs');
+const TSC = path.join(NODE_MODULES, 'typescript', 'bin', 'tsc');
+
+describe('code mode: search and describe', () => {
+  let sandbox;
+  let conn;
+  let client;
+
+  before(async () => {
+    sandbox = await makeSandbox('capa-code-');
+    const configFile = await writeCapabilities(sandbox.configDir, {
+      options: { toolExposure: 'code' },
+      // GitHub's tools among 1,400 others (docker-registry and livemcpbench catalogs).
+      servers: [
+        { id: 'github', command: NODE, args: [CATALOG_SERVER, 'github'] },
+        { id: 'registry', command: NODE, args: [CATALOG_SERVER, 'docker-registry'] },
+        { id: 'live', command: NODE, args: [CATALOG_SERVER, 'livemcpbench'] },
+      ],
+    });
+    conn = await connectStdio({ configFile, sandbox, name: 'e2e-code' });
+    client = conn.client;
+  });
+
+  after(async () => {
+    await closeClient(conn);
+    await cleanup();
+    await removeSandboxes();
+  });
+
+  it('lists only the code-mode tools, read-only and idempotent', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['search', 'describe']);
+    for (const tool of tools) {
+      assert.equal(tool.annotations.readOnlyHint, true);
+      assert.equal(tool.annotations.idempotentHint, true);
+    }
+  });
+
+  it('finds github.create_issue for "open a bug report on a repo"', async () => {
+    const result = await client.callTool({
+      name: 'search',
+      arguments: { query: 'open a bug report on a repo' },
+    });
+    const text = resultText(result);
+    assert.notEqual(result.isError, true, text);
+    const firstTool = text.split('\n').find((line) => line.startsWith('  '));
+    assert.match(firstTool, /^ {2}github\.create_issue\(input: \{/, text);
+  });
+
+  it('describes it as TypeScript that tsc --strict compiles', async () => {
+    const result = await client.callTool({
+      name: 'describe',
+      arguments: { targets: ['github.create_issue', 'github.search_issues'] },
+    });
+    const declarations = resultText(result);
+    assert.notEqual(result.isError, true, declarations);
+    assert.match(declarations, /declare const github: \{/);
+    // A model's code against those declarations must type-check too.
+    const usage = [
+      'export {};',
+      'async function main() {',
+      '  await github.create_issue({ owner: "o", repo: "r", title: "Crash on start" }, { connection: "work" });',
+      '}',
+      'void main;',
+    ].join('\n');
+    const file = path.join(sandbox.root, 'described.ts');
+    await writeFile(file, `${declarations}\n${usage}\n`);
+    try {
+      await promisify(execFile)(NODE, [
+        TSC, '--noEmit', '--strict', '--target', 'es2022', '--lib', 'es2022', file,
+      ]);
+    } catch (e) {
+      assert.fail(`tsc rejected the declarations:\n${e.stdout}\n${declarations}`);
+    }
+  });
+
+  it('answers bad input with a clear isError result', async () => {
+    const tooMany = await client.callTool({
+      name: 'describe',
+      arguments: { targets: Array.from({ length: 11 }, (_, i) => `github.t${i}`) },
+    });
+    assert.equal(tooMany.isError, true);
+    assert.match(resultText(tooMany), /1 to 10/);
+    const unknown = await client.callTool({
+      name: 'search',
+      arguments: { query: 'issues', namespace: 'gihub' },
+    });
+    assert.equal(unknown.isError, true);
+    assert.match(resultText(unknown), /unknown namespace `gihub`\. Did you mean github\?/);
+  });
+});

@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use capa_config::ToolSelection;
+use capa_typegen::edit_distance;
 use capa_upstream::Tool;
 
 /// `namespace.tool`. The namespace is a source id (no dots); the name is the remote tool name or
@@ -185,22 +186,6 @@ fn normalise(name: &str) -> String {
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)
         .collect()
-}
-
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev + cost);
-            prev = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 /// A shared catalog, swapped whole when sources change.

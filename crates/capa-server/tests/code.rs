@@ -1,11 +1,10 @@
 //! The code-mode surface: its fixed cost in tokens, and `search`/`describe` over MCP.
 
-use std::time::Duration;
+mod support;
 
-use capa_config::ConfigFiles;
-use capa_core::{Hub, HubOptions, HubPaths, Redactor};
 use rmcp::model::{CallToolRequestParams, ListToolsResult};
 use rmcp::service::ServiceExt;
+use support::{Served, repo_file, serve_hub};
 
 /// mcp-surface.md: tool definitions plus server instructions within 1,500 tokens.
 #[test]
@@ -18,18 +17,6 @@ fn the_fixed_surface_stays_within_the_spec_budget() {
     assert!(tokens <= 1500, "{tokens} tokens");
 }
 
-fn repo_file(relative: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(relative);
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/setup --test",
-        path.display()
-    );
-    path.display().to_string()
-}
-
 fn call(name: &str, arguments: serde_json::Value) -> CallToolRequestParams {
     let mut params = CallToolRequestParams::new(name.to_owned());
     params.arguments = arguments.as_object().cloned();
@@ -38,8 +25,6 @@ fn call(name: &str, arguments: serde_json::Value) -> CallToolRequestParams {
 
 #[tokio::test]
 async fn a_client_finds_and_describes_tools_over_http() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("capabilities.yaml");
     // GitHub's tools among 1,400 others, each catalog served by the catalog fixture server.
     let node = repo_file("node_modules/.bin/node");
     let server = repo_file("tests/fixtures/catalog-server.mjs");
@@ -53,25 +38,12 @@ async fn a_client_finds_and_describes_tools_over_http() {
             "  - id: {id}\n    type: mcp\n    def: {{ command: {node:?}, args: [{server:?}, {catalog:?}] }}\n"
         ));
     }
-    std::fs::write(&file, yaml).expect("write");
-    let config = capa_config::load(&ConfigFiles::only(file)).expect("config");
-    let hub = Hub::start(HubOptions {
-        config,
-        paths: HubPaths::in_dir(dir.path()),
-        redactor: Redactor::new(),
-        keychain: capa_secrets::Keychain::default(),
-    })
-    .await
-    .expect("hub");
-    hub.settled(Duration::from_secs(30)).await;
-    let token = "t".repeat(64);
-    let server = capa_server::serve(
-        hub.clone(),
-        "127.0.0.1:0".parse().expect("addr"),
-        token.clone(),
-    )
-    .await
-    .expect("serve");
+    let Served {
+        _dir,
+        hub,
+        server,
+        token,
+    } = serve_hub(&yaml).await;
     let transport = rmcp::transport::StreamableHttpClientTransport::from_config(
         rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
             server.mcp_url(),

@@ -1,10 +1,7 @@
 //! The MCP front over HTTP with rmcp's own client: tool list changes reach clients of both eras.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use capa_config::ConfigFiles;
-use capa_core::{Hub, HubOptions, HubPaths, Redactor};
 use rmcp::ClientHandler;
 use rmcp::model::{CallToolRequestParams, ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient};
@@ -12,47 +9,18 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::sync::mpsc;
 
-fn repo_file(relative: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(relative);
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/setup --test",
-        path.display()
-    );
-    path.display().to_string()
-}
+mod support;
+
+use support::{Served, repo_file, serve_hub};
 
 /// A hub serving the growing Python SDK server, over loopback HTTP.
-async fn hub() -> (tempfile::TempDir, Arc<Hub>, capa_server::HttpServer, String) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("capabilities.yaml");
+async fn hub() -> Served {
     let yaml = format!(
         "options: {{ demo: false }}\nservers:\n  - id: grow\n    type: mcp\n    def: {{ command: \"{}\", args: [\"{}\"] }}\n",
         repo_file("tests/.venv/bin/python"),
         repo_file("tests/fixtures/growing_server.py")
     );
-    std::fs::write(&file, yaml).expect("write");
-    let config = capa_config::load(&ConfigFiles::only(file)).expect("config");
-    let hub = Hub::start(HubOptions {
-        config,
-        paths: HubPaths::in_dir(dir.path()),
-        redactor: Redactor::new(),
-        keychain: capa_secrets::Keychain::default(),
-    })
-    .await
-    .expect("hub");
-    hub.settled(Duration::from_secs(30)).await;
-    let token = "t".repeat(64);
-    let server = capa_server::serve(
-        hub.clone(),
-        "127.0.0.1:0".parse().expect("addr"),
-        token.clone(),
-    )
-    .await
-    .expect("serve");
-    (dir, hub, server, token)
+    serve_hub(&yaml).await
 }
 
 #[derive(Clone)]
@@ -82,7 +50,12 @@ fn grow(name: &str) -> CallToolRequestParams {
 
 #[tokio::test]
 async fn a_2026_client_hears_of_new_tools_on_its_subscription() {
-    let (_dir, hub, server, token) = hub().await;
+    let Served {
+        _dir,
+        hub,
+        server,
+        token,
+    } = hub().await;
     let (tx, _rx) = mpsc::unbounded_channel();
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -119,7 +92,12 @@ async fn a_2026_client_hears_of_new_tools_on_its_subscription() {
 
 #[tokio::test]
 async fn an_initialize_era_session_is_told_once_per_change() {
-    let (_dir, hub, server, token) = hub().await;
+    let Served {
+        _dir,
+        hub,
+        server,
+        token,
+    } = hub().await;
     let (tx, mut rx) = mpsc::unbounded_channel();
     let client = Counting(tx)
         .serve_with_lifecycle(transport(&server, &token), ClientLifecycleMode::Initialize)

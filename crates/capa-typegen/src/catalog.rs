@@ -132,12 +132,12 @@ impl<'s, 'a> Catalog<'s, 'a> {
             if ns_part.is_empty() {
                 2
             } else {
-                levenshtein(ns_part, &name.to_ascii_lowercase()).min(2)
+                edit_distance(ns_part, &name.to_ascii_lowercase()).min(2)
             }
         };
         for namespace in &self.namespaces {
             scored.push((
-                levenshtein(&target, namespace.name),
+                edit_distance(&target, namespace.name),
                 namespace.name.to_owned(),
             ));
         }
@@ -146,7 +146,7 @@ impl<'s, 'a> Catalog<'s, 'a> {
             if cost_of_ns.0 != Some(tool.namespace) {
                 cost_of_ns = (Some(tool.namespace), ns_cost(tool.namespace));
             }
-            let cost = cost_of_ns.1 + levenshtein(rest, &tool.name.to_ascii_lowercase());
+            let cost = cost_of_ns.1 + edit_distance(rest, &tool.name.to_ascii_lowercase());
             scored.push((cost, format!("{}.{}", tool.namespace, tool.name)));
         }
         // Types of a known namespace (`github.Isue`).
@@ -154,7 +154,7 @@ impl<'s, 'a> Catalog<'s, 'a> {
             && let Some(model) = self.model(ns)
         {
             for name in model.by_name.keys() {
-                let cost = levenshtein(rest, &name.to_ascii_lowercase());
+                let cost = edit_distance(rest, &name.to_ascii_lowercase());
                 scored.push((cost, format!("{}.{name}", model.namespace)));
             }
         }
@@ -170,7 +170,9 @@ impl<'s, 'a> Catalog<'s, 'a> {
     }
 }
 
-fn levenshtein(a: &str, b: &str) -> usize {
+/// Levenshtein distance in characters, for "did you mean" suggestions (the hub's catalog uses it
+/// too).
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -189,12 +191,12 @@ fn levenshtein(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::levenshtein;
+    use super::edit_distance;
 
     #[test]
-    fn edit_distance() {
-        assert_eq!(levenshtein("creat_issue", "create_issue"), 1);
-        assert_eq!(levenshtein("", "abc"), 3);
-        assert_eq!(levenshtein("kitten", "sitting"), 3);
+    fn distances() {
+        assert_eq!(edit_distance("creat_issue", "create_issue"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

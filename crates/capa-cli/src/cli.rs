@@ -38,12 +38,42 @@ pub enum Command {
     Tools(ToolsCommand),
     /// Call one tool: `capa call demo.add --json '{"a": 1, "b": 2}'`.
     Call(CallArgs),
+    /// Find tools by what you want to do (code mode's `search`): `capa search open an issue`.
+    Search(SearchArgs),
+    /// TypeScript declarations of tools, namespaces or named types (code mode's `describe`).
+    Describe(DescribeArgs),
     /// Credentials of sources, kept in the OS keychain.
     #[command(subcommand)]
     Connections(ConnectionsCommand),
     /// Which capabilities files are used, and the file format.
     #[command(subcommand)]
     Config(ConfigCommand),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// What you want to do, in a few words; empty (with --namespace) lists a namespace.
+    #[arg(value_name = "QUERY", num_args = 0..)]
+    pub query: Vec<String>,
+    /// Search or list one source only.
+    #[arg(long, short)]
+    pub namespace: Option<String>,
+    /// How many tools to show, 1 to 25 (default 8).
+    #[arg(long, short)]
+    pub limit: Option<i64>,
+    /// Print `{ok, text}` or `{ok, error}` as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DescribeArgs {
+    /// 1 to 10 targets: `github.create_issue`, `github`, or a type name like `github.Issue`.
+    #[arg(value_name = "TARGET", required = true, num_args = 1..)]
+    pub targets: Vec<String>,
+    /// Print `{ok, text}` or `{ok, error}` as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -4,6 +4,7 @@ mod call;
 mod config;
 mod connections;
 mod hub;
+mod lookup;
 mod mcp;
 mod sources;
 
@@ -11,7 +12,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use capa_core::{Hub, HubPaths, Redactor};
-use capa_server::http::{CallRequest, ToolListing, call_json, tool_listings};
+use capa_server::http::{
+    CallRequest, DescribeApiRequest, SearchApiRequest, ToolListing, call_json, describe_json,
+    search_json, tool_listings,
+};
 use serde_json::Value;
 
 use crate::cli::{Cli, Command};
@@ -32,6 +36,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sources(command) => sources::sources(&cli.global, &paths, redactor, command).await,
         Command::Tools(command) => sources::tools(&cli.global, &paths, redactor, command).await,
         Command::Call(args) => call::run(&cli.global, &paths, redactor, args).await,
+        Command::Search(args) => lookup::search(&cli.global, &paths, redactor, args).await,
+        Command::Describe(args) => lookup::describe(&cli.global, &paths, redactor, args).await,
         Command::Connections(command) => {
             connections::run(&cli.global, &paths, redactor, command).await
         }
@@ -81,6 +87,20 @@ impl HubAccess {
         match self {
             Self::Running(r) => r.post("/api/call", &request).await,
             Self::Local(hub) => Ok(call_json(hub, request, "capa-cli").await),
+        }
+    }
+
+    pub async fn search(&self, request: SearchApiRequest) -> anyhow::Result<Value> {
+        match self {
+            Self::Running(r) => r.post("/api/search", &request).await,
+            Self::Local(hub) => Ok(search_json(hub, request).await),
+        }
+    }
+
+    pub async fn describe(&self, request: DescribeApiRequest) -> anyhow::Result<Value> {
+        match self {
+            Self::Running(r) => r.post("/api/describe", &request).await,
+            Self::Local(hub) => Ok(describe_json(hub, request).await),
         }
     }
 

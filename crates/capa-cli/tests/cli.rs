@@ -149,3 +149,31 @@ fn calls_from_the_command_line_reach_the_demo_source() {
         stderr(&out)
     );
 }
+
+#[test]
+fn search_and_describe_from_the_shell() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let found = capa(dir.path(), &["search", "add", "two", "numbers"]);
+    assert!(found.status.success(), "{}", stderr(&found));
+    let text = String::from_utf8_lossy(&found.stdout);
+    assert!(
+        text.starts_with("demo\n  demo.add(input: { a: number; b: number }): Promise<unknown>\n"),
+        "{text}"
+    );
+    let described = capa(dir.path(), &["describe", "demo.add", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&described.stdout).expect("json");
+    assert_eq!(json["ok"], true);
+    assert!(
+        json["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("declare const demo: {")),
+        "{json}"
+    );
+    let refused = capa(dir.path(), &["search", "add", "--limit", "30"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("pass 1 to 25"),
+        "{}",
+        stderr(&refused)
+    );
+}

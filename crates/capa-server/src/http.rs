@@ -118,6 +118,8 @@ fn router(hub: Arc<Hub>, guard: Guard, cancel: CancellationToken) -> Router {
         .route("/api/sources", get(sources))
         .route("/api/tools", get(tools))
         .route("/api/call", post(call))
+        .route("/api/search", post(search))
+        .route("/api/describe", post(describe))
         .route("/api/connections/reload", post(reload_connections))
         .with_state(hub)
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
@@ -210,6 +212,56 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
 
 async fn call(State(hub): State<Arc<Hub>>, Json(request): Json<CallRequest>) -> Json<Value> {
     Json(call_json(&hub, request, "capa-cli").await)
+}
+
+/// `POST /api/search`: the `search` lookup, for `capa search` and the UI.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SearchApiRequest {
+    pub query: String,
+    #[serde(default)]
+    pub namespace: Option<String>,
+    #[serde(default)]
+    pub limit: Option<i64>,
+}
+
+/// `POST /api/describe`: the `describe` lookup.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DescribeApiRequest {
+    pub targets: Vec<String>,
+}
+
+/// A lookup's answer as the API and `--json` print it: `{ok, text}` or `{ok, error}`.
+fn lookup_json(answer: Result<String, capa_core::LookupError>) -> Value {
+    match answer {
+        Ok(text) => json!({"ok": true, "text": text}),
+        Err(e) => {
+            json!({"ok": false, "error": {"code": e.code(), "message": e.to_string(), "retryable": e.retryable()}})
+        }
+    }
+}
+
+pub async fn search_json(hub: &Hub, request: SearchApiRequest) -> Value {
+    let request = capa_core::SearchRequest {
+        query: request.query,
+        namespace: request.namespace,
+        limit: request.limit,
+    };
+    lookup_json(hub.search(&request).await)
+}
+
+pub async fn describe_json(hub: &Hub, request: DescribeApiRequest) -> Value {
+    lookup_json(hub.describe(&request.targets).await)
+}
+
+async fn search(State(hub): State<Arc<Hub>>, Json(request): Json<SearchApiRequest>) -> Json<Value> {
+    Json(search_json(&hub, request).await)
+}
+
+async fn describe(
+    State(hub): State<Arc<Hub>>,
+    Json(request): Json<DescribeApiRequest>,
+) -> Json<Value> {
+    Json(describe_json(&hub, request).await)
 }
 
 async fn reload_connections(State(hub): State<Arc<Hub>>) -> Json<Value> {

@@ -213,9 +213,12 @@ fn overview(
         return "No tools are available: no source is connected yet.\n".to_owned();
     }
     let total: usize = counts.iter().map(|(_, n)| n).sum();
+    let namespaces = match counts.len() {
+        1 => "1 namespace".to_owned(),
+        n => format!("{n} namespaces"),
+    };
     let mut out = format!(
-        "{} namespaces, {total} tools. Search by what you want to do, or pass namespace to list one.\n",
-        counts.len()
+        "{namespaces}, {total} tools. Search by what you want to do, or pass namespace to list one.\n"
     );
     for (namespace, count) in counts {
         let tools = format!("{count} tool{}", if count == 1 { "" } else { "s" });

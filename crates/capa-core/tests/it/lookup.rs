@@ -280,3 +280,38 @@ async fn broken_schemas_do_not_break_the_catalog() {
         .expect("search");
     assert!(text.contains("github.merge_pull_request("), "{text}");
 }
+
+/// When a source's tools change, search sees the new tool (the index follows the catalog).
+#[tokio::test]
+async fn search_follows_tool_list_changes() {
+    let python = installed("tests/.venv/bin/python");
+    let script = installed("tests/fixtures/growing_server.py");
+    let yaml = format!(
+        "options:\n  demo: false\n  toolExposure: code\nservers:\n  - id: grow\n    type: mcp\n    def: {{ command: {python:?}, args: [{script:?}] }}\n"
+    );
+    let hub = TestHub::start(&yaml).await;
+    let before = hub
+        .hub
+        .search(&search("zebra stripes"))
+        .await
+        .expect("search");
+    assert!(before.starts_with("No tools match"), "{before}");
+    hub.call("grow.grow", serde_json::json!({"name": "zebra_stripes"}))
+        .await
+        .expect("grow");
+    let appeared = crate::support::eventually(std::time::Duration::from_secs(10), || {
+        hub.hub.catalog().get("grow.zebra_stripes").is_some()
+    })
+    .await;
+    assert!(appeared, "the new tool never reached the catalog");
+    let after = hub
+        .hub
+        .search(&search("zebra stripes"))
+        .await
+        .expect("search");
+    let first_tool = after
+        .lines()
+        .find(|l| l.starts_with("  "))
+        .unwrap_or_default();
+    assert!(first_tool.contains("grow.zebra_stripes("), "{after}");
+}

@@ -6,8 +6,8 @@
 //! notifications are dropped.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-
 use std::time::Duration;
 
 use rmcp::Peer;
@@ -33,13 +33,28 @@ pub type ProgressSink = mpsc::UnboundedSender<Progress>;
 /// receives `notifications/progress`.
 #[derive(Clone, Default)]
 pub struct ProgressRouter {
-    sinks: Arc<Mutex<HashMap<ProgressToken, ProgressSink>>>,
+    sinks: Arc<Mutex<HashMap<ProgressToken, Route>>>,
+}
+
+/// A call's sink, and whether any report has reached it.
+#[derive(Clone)]
+struct Route {
+    sink: ProgressSink,
+    reported: Arc<AtomicBool>,
 }
 
 /// A registered sink; dropping it ends the route.
 struct Registration {
     routes: ProgressRouter,
     token: ProgressToken,
+    reported: Arc<AtomicBool>,
+}
+
+impl Registration {
+    /// Whether the upstream has reported progress on this call so far.
+    fn reported(&self) -> bool {
+        self.reported.load(Ordering::Relaxed)
+    }
 }
 
 impl Drop for Registration {
@@ -52,24 +67,31 @@ impl Drop for Registration {
 
 impl ProgressRouter {
     fn register(&self, token: ProgressToken, sink: ProgressSink) -> Registration {
+        let reported = Arc::new(AtomicBool::new(false));
         if let Ok(mut sinks) = self.sinks.lock() {
-            sinks.insert(token.clone(), sink);
+            let route = Route {
+                sink,
+                reported: reported.clone(),
+            };
+            sinks.insert(token.clone(), route);
         }
         Registration {
             routes: self.clone(),
             token,
+            reported,
         }
     }
 
     /// Hands a progress notification to the call it belongs to, if that call still runs.
     pub fn deliver(&self, params: ProgressNotificationParam) {
-        let sink = self
+        let route = self
             .sinks
             .lock()
             .ok()
             .and_then(|s| s.get(&params.progress_token).cloned());
-        if let Some(sink) = sink {
-            let _ = sink.send(Progress {
+        if let Some(route) = route {
+            route.reported.store(true, Ordering::Relaxed);
+            let _ = route.sink.send(Progress {
                 progress: params.progress,
                 total: params.total,
                 message: params.message,
@@ -96,11 +118,19 @@ pub async fn call_tool_with_progress(
             options,
         )
         .await?;
-    let _route = router.register(handle.progress_token.clone(), sink);
+    let route = router.register(handle.progress_token.clone(), sink);
     let response = handle.await_response().await;
     // rmcp runs notification handlers as tasks of their own, so a report sent just before the
-    // answer may still be on its way to `deliver`: give it a moment before the route closes.
-    tokio::time::sleep(PROGRESS_GRACE).await;
+    // answer may still be on its way to `deliver`. An upstream that reports progress usually
+    // sends a last report right before its answer: wait a moment for it. Calls that never
+    // reported (nearly all) only let already-queued tasks run, so they cost no time.
+    if route.reported() {
+        tokio::time::sleep(PROGRESS_GRACE).await;
+    } else {
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+    }
     match response? {
         ServerResult::CallToolResult(result) => Ok(result),
         _ => Err(rmcp::ServiceError::UnexpectedResponse),

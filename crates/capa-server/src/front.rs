@@ -21,6 +21,9 @@ use crate::surface::Surface;
 /// `_meta` key under which a 2026-07-28 server names itself in each result.
 const UPSTREAM_SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
+/// How often a session's change notifier checks that the session still exists.
+const SESSION_CHECK: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// One MCP front. Cheap to clone; HTTP creates one per session.
 #[derive(Clone)]
 pub struct McpFront {
@@ -72,9 +75,21 @@ impl ServerHandler for McpFront {
         let mut changes = self.surface.tool_changes();
         let peer = context.peer.clone();
         tokio::spawn(async move {
-            while changes.next().await {
-                if peer.notify_tool_list_changed().await.is_err() {
-                    break;
+            // The tool list may never change (code mode's never does): look now and then
+            // whether the session is gone, so that its task ends with it.
+            let mut check = tokio::time::interval(SESSION_CHECK);
+            loop {
+                tokio::select! {
+                    changed = changes.next() => {
+                        if !changed || peer.notify_tool_list_changed().await.is_err() {
+                            break;
+                        }
+                    }
+                    _ = check.tick() => {
+                        if peer.is_transport_closed() {
+                            break;
+                        }
+                    }
                 }
             }
         });

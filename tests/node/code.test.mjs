@@ -51,13 +51,40 @@ describe('code mode: search and describe', () => {
     await removeSandboxes();
   });
 
-  it('lists only the code-mode tools, read-only and idempotent', async () => {
+  it('lists exactly the three code-mode tools with their annotations', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['search', 'describe']);
-    for (const tool of tools) {
+    assert.deepEqual(tools.map((t) => t.name), ['search', 'describe', 'execute']);
+    for (const tool of tools.slice(0, 2)) {
       assert.equal(tool.annotations.readOnlyHint, true);
       assert.equal(tool.annotations.idempotentHint, true);
     }
+    const execute = tools[2];
+    assert.equal(execute.annotations.readOnlyHint, false);
+    assert.equal(execute.annotations.openWorldHint, true);
+    assert.equal(execute.outputSchema.type, 'object');
+  });
+
+  it('executes code that calls tools in parallel and returns an envelope', async () => {
+    const result = await client.callTool({
+      name: 'execute',
+      arguments: {
+        code: [
+          'const [me, repos] = await Promise.all([',
+          '  github.get_me({}),',
+          "  github.search_repositories({ query: 'language:rust' }),",
+          ']);',
+          'return { me: me.tool, repos: repos.arguments.query };',
+        ].join('\n'),
+      },
+    });
+    const envelope = result.structuredContent;
+    assert.equal(envelope.status, 'completed', JSON.stringify(envelope));
+    assert.deepEqual(envelope.result, { me: 'get_me', repos: 'language:rust' });
+    assert.deepEqual(envelope.calls.map((c) => [c.address, c.ok]), [
+      ['github.get_me', true],
+      ['github.search_repositories', true],
+    ]);
+    assert.match(resultText(result), /^run run_[0-9a-f]{16} completed, 2 tool calls/);
   });
 
   it('finds github.create_issue for "open a bug report on a repo"', async () => {

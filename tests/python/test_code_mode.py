@@ -36,7 +36,7 @@ async def test_search_and_describe_in_code_mode(tmp_path: Path) -> None:
         async with stdio_client_for(workspace) as client:
             assert client.protocol_version == MODERN_VERSION
             tools = (await client.list_tools()).tools
-            assert [t.name for t in tools] == ["search", "describe"]
+            assert [t.name for t in tools] == ["search", "describe", "execute"]
 
             found = raise_if_error(await call_and_keep(client, "search", {"query": "open a bug report on a repo"}))
             assert not found.is_error, text_of(found)
@@ -47,6 +47,11 @@ async def test_search_and_describe_in_code_mode(tmp_path: Path) -> None:
             assert not declared.is_error, text_of(declared)
             assert "declare const github: {" in text_of(declared)
             assert "options?: CallOptions" in text_of(declared)
+
+            ran = raise_if_error(await call_and_keep(client, "execute", {"code": "return [1, 2].map((x: number) => x * 21)"}))
+            assert not ran.is_error, text_of(ran)
+            assert ran.structured_content["status"] == "completed", ran.structured_content
+            assert ran.structured_content["result"] == [21, 42]
 
             refused = raise_if_error(await call_and_keep(client, "search", {"query": "x" * 201}))
             assert refused.is_error

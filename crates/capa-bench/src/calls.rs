@@ -38,7 +38,7 @@ pub struct OverheadRow {
     pub hub: Samples,
 }
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 fn lifecycle() -> ClientLifecycleMode {
     ClientLifecycleMode::Auto {
@@ -47,13 +47,13 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
-async fn stdio_client(mut command: Command) -> anyhow::Result<Client> {
+pub(crate) async fn stdio_client(mut command: Command) -> anyhow::Result<Client> {
     command.stderr(std::process::Stdio::null());
     let transport = TokioChildProcess::new(command)?;
     Ok(().serve_with_lifecycle(transport, lifecycle()).await?)
 }
 
-async fn http_client(url: &str, token: Option<&str>) -> anyhow::Result<Client> {
+pub(crate) async fn http_client(url: &str, token: Option<&str>) -> anyhow::Result<Client> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
     if let Some(token) = token {
         config = config.auth_header(token.to_owned());
@@ -85,7 +85,7 @@ async fn call_once(client: &Client, tool: &str) -> anyhow::Result<Duration> {
 }
 
 /// Waits until the hub lists `tool` (its upstream connected).
-async fn wait_for_tool(client: &Client, tool: &str) -> anyhow::Result<()> {
+pub(crate) async fn wait_for_tool(client: &Client, tool: &str) -> anyhow::Result<()> {
     for _ in 0..200 {
         let tools = client.peer().list_all_tools().await?;
         if tools.iter().any(|t| t.name == tool) {

@@ -4,12 +4,14 @@
 //! - one `tools/call` through the hub vs direct, over stdio and over Streamable HTTP;
 //! - the hub's resident memory, idle, with three upstreams (and with none, as a baseline);
 //! - code mode's lookups over the real catalogs: index build, `search` and `describe` latency,
-//!   search quality against two baselines, and the surface's token cost.
+//!   search quality against two baselines, and the surface's token cost;
+//! - `execute`: through the front, sandbox cold start, guest calls vs direct, fan-out, load.
 //!
 //! Ratios come from interleaved rounds (direct, hub, direct, hub, …) so that a noisy neighbour on
 //! the shared machine slows both sides alike. No number here is asserted: they are reported.
 
 mod calls;
+mod execute;
 mod lookup;
 mod memory;
 mod procs;
@@ -50,7 +52,10 @@ async fn main() -> anyhow::Result<()> {
     eprintln!("capa-bench: idle memory…");
     let memory = memory::idle_memory(&env).await?;
     let lookups = tokio::task::spawn_blocking(lookup::measure).await??;
-    let text = report::markdown(&rows, &memory, calls_per_round) + &report::lookups(&lookups);
+    let executes = execute::measure(&env).await?;
+    let text = report::markdown(&rows, &memory, calls_per_round)
+        + &report::lookups(&lookups)
+        + &report::execute(&executes);
     print!("{text}");
     if let Some(out) = out {
         std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;

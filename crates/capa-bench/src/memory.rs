@@ -15,7 +15,7 @@ pub struct MemoryRow {
     pub children_kib: u64,
 }
 
-fn rss_kib(pid: u32) -> anyhow::Result<u64> {
+pub(crate) fn rss_kib(pid: u32) -> anyhow::Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).context("reading /proc")?;
     status
         .lines()

@@ -13,6 +13,8 @@ pub struct BenchEnv {
     pub everything_js: PathBuf,
     pub filesystem_js: PathBuf,
     pub time_server: PathBuf,
+    /// The catalog fixture server (tests/fixtures/catalog-server.mjs).
+    pub catalog_server: PathBuf,
 }
 
 impl BenchEnv {
@@ -47,6 +49,7 @@ impl BenchEnv {
                 "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
             )?,
             time_server: need("tests/.venv/bin/mcp-server-time")?,
+            catalog_server: need("tests/fixtures/catalog-server.mjs")?,
             capa,
         })
     }

@@ -116,9 +116,9 @@ fn exposure_choice(global: Option<&CheckedFile>, project: Option<&CheckedFile>) 
                 decided_by: format!("options.toolExposure in {}", g.file.display()),
             },
             None => ExposureChoice {
-                mode: ExposureMode::ExposeAll,
+                mode: ExposureMode::Code,
                 decided_by: format!(
-                    "{} omits options.toolExposure; the hub's default profile applies (expose-all until code mode lands)",
+                    "{} omits options.toolExposure; the hub's default profile (code mode) applies",
                     g.file.display()
                 ),
             },

@@ -31,8 +31,10 @@ impl Default for HubConfig {
         Self {
             sources: Vec::new(),
             exposure: ExposureChoice {
-                mode: ExposureMode::ExposeAll,
-                decided_by: "no capabilities file was found; the default applies".into(),
+                mode: ExposureMode::Code,
+                decided_by:
+                    "no capabilities file was found; the hub's default profile (code mode) applies"
+                        .into(),
             },
             upstream_timeout: Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS),
             demo: true,

@@ -10,6 +10,7 @@ pub mod lookup;
 mod paths;
 pub mod policy;
 pub mod redact;
+mod runner;
 
 pub use capa_upstream::{
     CallToolResult, JsonObject, Progress, ProgressRouter, ProgressSink, Tool,
@@ -23,3 +24,4 @@ pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::HubPaths;
 pub use policy::{Decision, Policy};
 pub use redact::Redactor;
+pub use runner::{Envelope, ExecuteRequest};

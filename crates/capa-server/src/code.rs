@@ -1,20 +1,24 @@
-//! The code-mode surface: a fixed handful of tools instead of every tool of every source. The
-//! model finds tools with `search` and reads their exact types with `describe`
-//! (mcp-surface.md). The descriptions below are the spec's wording: they are the whole fixed
+//! The code-mode surface: three tools instead of every tool of every source. The model finds
+//! tools with `search`, reads their exact types with `describe` and runs code that calls them
+//! with `execute` (mcp-surface.md). The descriptions below are the spec's wording: they are the whole fixed
 //! cost of the surface, so every word is paid for in each client's context.
 
 use std::sync::Arc;
 
-use capa_core::{CallToolResult, Hub, JsonObject, LookupError, ProgressSink, SearchRequest, Tool};
+use capa_core::{
+    CallToolResult, ExecuteRequest, Hub, JsonObject, LookupError, ProgressSink, SearchRequest, Tool,
+};
 use rmcp::model::{ContentBlock, ErrorData, ToolAnnotations};
 use serde_json::{Value, json};
 
 use crate::surface::{BoxFuture, Surface, ToolChanges};
 
 /// Server instructions in code mode.
-pub const CODE_INSTRUCTIONS: &str = "Capabilities hub. The user's tools are reached in code mode: `search` finds them by task, `describe` gives their exact TypeScript types.";
+pub const CODE_INSTRUCTIONS: &str = "Capabilities hub. The user's tools are reached in code mode: `search` finds them by task, `describe` gives their exact TypeScript types, `execute` runs code that calls them.";
 
 const SEARCH_DESCRIPTION: &str = "Find the user's tools and skills by what you want to do, for example \"create a GitHub issue\" or \"recent Slack messages\". Returns tool addresses with one-line TypeScript signatures, best match first. Read full types with `describe` before writing code. Pass `namespace` to search or list one source.";
+
+const EXECUTE_DESCRIPTION: &str = "Run JavaScript in a sandbox where each of the user's sources is a global object of async functions: `await github.createIssue({ owner, repo, title })`. TypeScript annotations are allowed and stripped. Write the body of an async function and `return` what you need; run independent calls in parallel with `Promise.all`. There is no network or filesystem besides these functions. If a call needs the user's approval or a connection, the result says so and a page opens on the user's screen; tell the user, then continue with `{ \"resume\": \"<runId>\" }` after they decide. Never ask the user for passwords or tokens in chat.";
 
 const DESCRIBE_DESCRIPTION: &str = "Get exact TypeScript declarations for tools: an address (`github.createIssue`), a whole namespace (`github`, budget permitting), or a type named in an earlier declaration (`github.Issue`). Write `execute` code against these types.";
 
@@ -32,6 +36,19 @@ impl CodeSurface {
 
 /// The tools of the code-mode surface, as MCP definitions.
 pub fn code_tools() -> Vec<Tool> {
+    let mut execute = Tool::new(
+        "execute",
+        EXECUTE_DESCRIPTION,
+        Arc::new(object(json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "maxLength": 65536},
+                "resume": {"type": "string"}
+            }
+        }))),
+    )
+    .annotate(ToolAnnotations::new().read_only(false).open_world(true));
+    execute.output_schema = Some(Arc::new(object(envelope_schema())));
     vec![
         lookup_tool(
             "search",
@@ -57,14 +74,39 @@ pub fn code_tools() -> Vec<Tool> {
                 "required": ["targets"]
             }),
         ),
+        execute,
     ]
 }
 
-fn lookup_tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
-    let schema = match schema {
+fn object(value: Value) -> JsonObject {
+    match value {
         Value::Object(map) => map,
         _ => JsonObject::new(),
-    };
+    }
+}
+
+/// The JSON Schema of `ExecuteEnvelope` (mcp-surface.md), kept terse: it is part of the fixed
+/// surface every client loads.
+fn envelope_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "runId": {"type": "string"},
+            "status": {"enum": ["completed", "failed", "awaiting_approval", "awaiting_connection", "cancelled"]},
+            "result": {},
+            "error": {"type": "object", "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "hint": {"type": "string"}}, "required": ["code", "message"]},
+            "logs": {"type": "array", "items": {"type": "string"}},
+            "calls": {"type": "array", "items": {"type": "object", "properties": {"address": {"type": "string"}, "ok": {"type": "boolean"}, "ms": {"type": "number"}}, "required": ["address", "ok", "ms"]}},
+            "pending": {"type": "array", "items": {"type": "object"}},
+            "truncated": {"type": "object", "properties": {"result": {"type": "boolean"}, "logs": {"type": "boolean"}}},
+            "notices": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["runId", "status", "calls"]
+    })
+}
+
+fn lookup_tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
+    let schema = object(schema);
     let annotations = ToolAnnotations::new().read_only(true).idempotent(true);
     Tool::new(name, description, Arc::new(schema)).annotate(annotations)
 }
@@ -78,7 +120,7 @@ impl Surface for CodeSurface {
         &self,
         name: String,
         arguments: Option<JsonObject>,
-        _client: Option<String>,
+        client: Option<String>,
         _progress: Option<ProgressSink>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
         Box::pin(async move {
@@ -92,8 +134,9 @@ impl Surface for CodeSurface {
                     Ok(targets) => self.hub.describe(&targets).await,
                     Err(e) => Err(e),
                 },
+                "execute" => return Ok(self.execute(&arguments, client).await),
                 other => Err(LookupError::InvalidArguments(format!(
-                    "unknown tool `{other}`: this hub serves `search` and `describe`; find tools with search and call them from code"
+                    "unknown tool `{other}`: this hub serves `search`, `describe` and `execute`; find tools with search and call them from code in execute"
                 ))),
             };
             Ok(match answer {
@@ -110,6 +153,34 @@ impl Surface for CodeSurface {
 
     fn instructions(&self) -> String {
         CODE_INSTRUCTIONS.to_owned()
+    }
+}
+
+impl CodeSurface {
+    async fn execute(&self, arguments: &JsonObject, client: Option<String>) -> CallToolResult {
+        let text = |key: &str| match arguments.get(key) {
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            None | Some(Value::Null) => Ok(None),
+            Some(_) => Err(invalid(&format!("{key} must be a string"))),
+        };
+        let request = match (text("code"), text("resume")) {
+            (Ok(code), Ok(resume)) => ExecuteRequest {
+                code,
+                resume,
+                client,
+            },
+            (Err(e), _) | (_, Err(e)) => return lookup_error_result(&e),
+        };
+        match self.hub.execute(request).await {
+            Ok(envelope) => {
+                let summary = envelope.summary();
+                let structured = serde_json::to_value(&envelope).unwrap_or(Value::Null);
+                let mut result = CallToolResult::structured(structured);
+                result.content = vec![ContentBlock::text(summary)];
+                result
+            }
+            Err(e) => lookup_error_result(&e),
+        }
     }
 }
 

@@ -58,8 +58,8 @@ async fn a_client_finds_and_describes_tools_over_http() {
     );
     let tools = client.list_all_tools().await.expect("list");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["search", "describe"]);
-    for tool in &tools {
+    assert_eq!(names, ["search", "describe", "execute"]);
+    for tool in &tools[..2] {
         let annotations = tool.annotations.as_ref().expect("annotations");
         assert_eq!(annotations.read_only_hint, Some(true));
         assert_eq!(annotations.idempotent_hint, Some(true));

@@ -7,12 +7,14 @@
 mod calls;
 mod connections;
 mod migrations;
+mod runs;
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
 pub use calls::{CallRecord, CallStatus, RecordedCall};
 pub use connections::ConnectionRecord;
+pub use runs::{JournalEntry, RunRecord};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

@@ -32,6 +32,34 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (source, name)
     );
     "#,
+    // 2: runs of `execute` and their journal of tool calls (the base of replay on resume).
+    r#"
+    CREATE TABLE runs (
+        id             TEXT PRIMARY KEY,
+        code           TEXT NOT NULL,
+        seed           INTEGER NOT NULL,
+        clock_start_ms INTEGER NOT NULL,
+        client         TEXT,
+        status         TEXT NOT NULL,
+        envelope       TEXT,
+        attempts       INTEGER NOT NULL DEFAULT 1,
+        created_at_ms  INTEGER NOT NULL,
+        updated_at_ms  INTEGER NOT NULL
+    );
+    CREATE INDEX runs_created ON runs(created_at_ms);
+
+    CREATE TABLE run_calls (
+        run_id      TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        idx         INTEGER NOT NULL,
+        address     TEXT NOT NULL,
+        connection  TEXT,
+        arguments   TEXT NOT NULL,
+        ok          INTEGER NOT NULL,
+        outcome     TEXT NOT NULL,
+        ms          INTEGER NOT NULL,
+        PRIMARY KEY (run_id, idx)
+    );
+    "#,
 ];
 
 /// The newest schema version this build knows.

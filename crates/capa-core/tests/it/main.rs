@@ -5,6 +5,7 @@
 //! Python venv that `scripts/test` sets up).
 
 mod demo;
+mod execute;
 mod faults;
 mod lookup;
 mod policies;

@@ -1,0 +1,230 @@
+//! `execute` measured: through the MCP front (stdio and HTTP) against a `search` round trip in the
+//! same session, the sandbox's cold start alone, the cost of a tool call made from guest code
+//! against the same call made directly, `Promise.all` of 40 slow calls under `maxConcurrent`, and
+//! runs per second with 16 concurrent clients.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use capa_sandbox::{Host, HostCall, Limits, RunInput, ToolFailure};
+use futures::future::BoxFuture;
+use rmcp::model::CallToolRequestParams;
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+use crate::calls::{Client, Samples, http_client, stdio_client, wait_for_tool};
+use crate::memory::rss_kib;
+use crate::procs::{self, BenchEnv};
+
+#[derive(Debug)]
+pub struct FrontRow {
+    pub transport: &'static str,
+    pub search: Samples,
+    pub execute: Samples,
+}
+
+#[derive(Debug)]
+pub struct ExecuteReport {
+    pub fronts: Vec<FrontRow>,
+    pub cold_start_us: Samples,
+    /// Per call: direct `tools/call` to server-everything's echo, and the same call from guest
+    /// code through the hub (execute of 50 calls minus execute of none, per call).
+    pub direct_call_us: Samples,
+    pub guest_call_us: f64,
+    /// `Promise.all` of 40 calls to a 10 ms upstream, maxConcurrent 8.
+    pub fan_out_ms: Samples,
+    pub runs_per_second: f64,
+    pub clients: usize,
+    pub load_rss_kib: u64,
+}
+
+async fn call(client: &Client, name: &str, arguments: Value) -> anyhow::Result<Value> {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = arguments.as_object().cloned();
+    let result = client.peer().call_tool(params).await?;
+    if result.is_error == Some(true) {
+        bail!("{name} failed: {result:?}");
+    }
+    Ok(result.structured_content.unwrap_or(Value::Null))
+}
+
+async fn execute(client: &Client, code: &str) -> anyhow::Result<Value> {
+    let envelope = call(client, "execute", json!({ "code": code })).await?;
+    if envelope["status"] != "completed" {
+        bail!("execute did not complete: {envelope}");
+    }
+    Ok(envelope)
+}
+
+async fn time<F, T>(f: F) -> anyhow::Result<f64>
+where
+    F: std::future::Future<Output = anyhow::Result<T>>,
+{
+    let started = Instant::now();
+    f.await?;
+    Ok(started.elapsed().as_secs_f64() * 1e6)
+}
+
+fn code_mode_yaml(env: &BenchEnv, extra: &str) -> String {
+    format!(
+        "options: {{ demo: true, toolExposure: code }}\nservers:\n  - id: everything\n    type: mcp\n    def: {{ command: node, args: [\"{}\", stdio] }}\n{extra}",
+        env.everything_js.display()
+    )
+}
+
+/// `execute` of trivial code and a `search`, alternating, in one session.
+async fn front(client: &Client, transport: &'static str, n: usize) -> anyhow::Result<FrontRow> {
+    for _ in 0..20 {
+        execute(client, "return 1").await?;
+    }
+    let (mut search, mut execute_samples) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        search.push(time(call(client, "search", json!({"query": "add numbers"}))).await?);
+        execute_samples.push(time(execute(client, "return 1")).await?);
+    }
+    Ok(FrontRow {
+        transport,
+        search: Samples(search),
+        execute: Samples(execute_samples),
+    })
+}
+
+struct NoHost;
+
+impl Host for NoHost {
+    fn call(&self, _call: HostCall) -> BoxFuture<'static, Result<Value, ToolFailure>> {
+        Box::pin(async { Ok(Value::Null) })
+    }
+    fn search(&self, _query: String) -> BoxFuture<'static, Result<String, ToolFailure>> {
+        Box::pin(async { Ok(String::new()) })
+    }
+    fn describe(&self, _targets: Vec<String>) -> BoxFuture<'static, Result<String, ToolFailure>> {
+        Box::pin(async { Ok(String::new()) })
+    }
+}
+
+/// A fresh runtime, context and prelude, then `return 1`.
+async fn cold_start(n: usize) -> Samples {
+    let host: Arc<dyn Host> = Arc::new(NoHost);
+    let mut samples = Vec::new();
+    for i in 0..n {
+        let input = RunInput {
+            code: "return 1".to_owned(),
+            namespaces: Vec::new(),
+            seed: i as u64,
+            clock_start_ms: 0,
+            limits: Limits::default(),
+            calls_before: 0,
+        };
+        let started = Instant::now();
+        let _ = capa_sandbox::run(input, host.clone()).await;
+        samples.push(started.elapsed().as_secs_f64() * 1e6);
+    }
+    Samples(samples)
+}
+
+pub async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
+    let dir = tempfile::tempdir()?;
+    let slow = format!(
+        "  - id: slow\n    type: mcp\n    def: {{ command: node, args: [\"{}\", github, \"--delay-ms\", \"10\"] }}\n",
+        env.catalog_server.display()
+    );
+    let yaml = code_mode_yaml(env, &slow);
+    let config = procs::write_config(dir.path(), &yaml)?;
+
+    eprintln!("capa-bench: execute over stdio…");
+    let mut command = Command::new(&env.capa);
+    command
+        .arg("--config")
+        .arg(&config)
+        .arg("mcp")
+        .env("CAPA_DATA_DIR", dir.path().join("data"))
+        .env("CAPA_CONFIG_DIR", dir.path().join("config"))
+        .env("RUST_LOG", "warn");
+    let stdio = stdio_client(command).await?;
+    wait_for_tool(&stdio, "search").await?;
+    execute(&stdio, "return await hub.search('echo')").await?;
+    let mut fronts = vec![front(&stdio, "stdio", 200).await?];
+
+    // Guest calls against direct calls: 50 sequential echoes in one run, minus an empty run.
+    let direct = stdio_client({
+        let mut c = Command::new("node");
+        c.arg(&env.everything_js).arg("stdio");
+        c
+    })
+    .await?;
+    let mut direct_samples = Vec::new();
+    for _ in 0..200 {
+        direct_samples.push(time(call(&direct, "echo", json!({"message": "x"}))).await?);
+    }
+    let fifty =
+        "for (let i = 0; i < 50; i++) { await everything.echo({ message: 'x' }); } return 1;";
+    let (mut with_calls, mut without) = (Vec::new(), Vec::new());
+    for _ in 0..10 {
+        with_calls.push(time(execute(&stdio, fifty)).await?);
+        without.push(time(execute(&stdio, "return 1")).await?);
+    }
+    let guest_call_us =
+        (Samples(with_calls).percentile(0.5) - Samples(without).percentile(0.5)) / 50.0;
+    let _ = direct.cancel().await;
+
+    eprintln!("capa-bench: Promise.all of 40 slow calls…");
+    let fan_out = "await Promise.all(Array.from({ length: 40 }, () => slow.get_me({}))); return 1;";
+    let mut fan_out_ms = Vec::new();
+    for _ in 0..10 {
+        fan_out_ms.push(time(execute(&stdio, fan_out)).await? / 1000.0);
+    }
+    let _ = stdio.cancel().await;
+
+    eprintln!("capa-bench: execute over HTTP, and 16 clients…");
+    let hub = procs::hub(env, &yaml).await?;
+    let url = format!("{}/mcp", hub.url);
+    let http = http_client(&url, Some(&hub.token)).await?;
+    wait_for_tool(&http, "search").await?;
+    fronts.push(front(&http, "HTTP", 200).await?);
+    let _ = http.cancel().await;
+    let clients = 16;
+    let mut sessions = Vec::new();
+    for _ in 0..clients {
+        sessions.push(http_client(&url, Some(&hub.token)).await?);
+    }
+    let window = Duration::from_secs(5);
+    let started = Instant::now();
+    let pid = hub.pid;
+    let sampler = tokio::spawn(async move {
+        let mut peak = 0;
+        while started.elapsed() < window {
+            peak = peak.max(rss_kib(pid).unwrap_or(0));
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        peak
+    });
+    let load_code = "const xs = Array.from({ length: 1000 }, (_, i) => i * i); return xs.reduce((a, b) => a + b, 0);";
+    let counts = futures::future::join_all(sessions.iter().map(|client| async move {
+        let mut n = 0u64;
+        while started.elapsed() < window {
+            if execute(client, load_code).await.is_ok() {
+                n += 1;
+            }
+        }
+        n
+    }))
+    .await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let load_rss_kib = sampler.await.context("rss sampler")?;
+    for session in sessions {
+        let _ = session.cancel().await;
+    }
+    drop(hub);
+    Ok(ExecuteReport {
+        fronts,
+        cold_start_us: cold_start(300).await,
+        direct_call_us: Samples(direct_samples),
+        guest_call_us,
+        fan_out_ms: Samples(fan_out_ms),
+        runs_per_second: counts.iter().sum::<u64>() as f64 / elapsed,
+        clients,
+        load_rss_kib,
+    })
+}

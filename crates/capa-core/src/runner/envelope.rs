@@ -1,0 +1,97 @@
+//! The envelope `execute` answers with (mcp-surface.md, `ExecuteEnvelope`), and its one-line
+//! text form.
+
+use capa_sandbox::{CallSummary, RunError, RunOutput, RunStatus, Truncated};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A run's outcome as the model sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Envelope {
+    pub run_id: String,
+    /// `completed`, `failed`, `awaiting_approval`, `awaiting_connection` or `cancelled`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RunError>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<String>,
+    pub calls: Vec<CallSummary>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<Value>,
+    #[serde(default, skip_serializing_if = "is_nothing_truncated")]
+    pub truncated: Option<Truncated>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
+}
+
+fn is_nothing_truncated(truncated: &Option<Truncated>) -> bool {
+    truncated.as_ref().is_none_or(|t| !t.result && !t.logs)
+}
+
+impl Envelope {
+    /// A run that ended before the sandbox: the code was refused.
+    pub fn refused(run_id: &str, error: RunError, notices: Vec<String>) -> Self {
+        Self {
+            run_id: run_id.to_owned(),
+            status: "failed".to_owned(),
+            result: None,
+            error: Some(error),
+            logs: Vec::new(),
+            calls: Vec::new(),
+            pending: Vec::new(),
+            truncated: None,
+            notices,
+        }
+    }
+
+    /// The sandbox's output, with the pipeline's notices first.
+    pub fn from_run(run_id: &str, output: RunOutput, mut notices: Vec<String>) -> Self {
+        notices.extend(output.notices);
+        Self {
+            run_id: run_id.to_owned(),
+            status: match output.status {
+                RunStatus::Completed => "completed",
+                RunStatus::Failed => "failed",
+            }
+            .to_owned(),
+            result: output.result,
+            error: output.error,
+            logs: output.logs,
+            calls: output.calls,
+            pending: Vec::new(),
+            truncated: Some(output.truncated),
+            notices,
+        }
+    }
+
+    /// One compact line for the text content: status, calls, and the error or result size.
+    pub fn summary(&self) -> String {
+        let calls = match self.calls.len() {
+            0 => "no tool calls".to_owned(),
+            1 => "1 tool call".to_owned(),
+            n => format!("{n} tool calls"),
+        };
+        let failed = self.calls.iter().filter(|c| !c.ok).count();
+        let failed = if failed > 0 {
+            format!(" ({failed} failed)")
+        } else {
+            String::new()
+        };
+        let tail = match (&self.error, &self.result) {
+            (Some(error), _) => format!(": {}: {}", error.code, error.message),
+            (None, Some(result)) => {
+                let text = result.to_string();
+                if text.len() <= 200 {
+                    format!(": {text}")
+                } else {
+                    format!("; result of {} bytes in structuredContent", text.len())
+                }
+            }
+            (None, None) => String::new(),
+        };
+        format!("run {} {}, {calls}{failed}{tail}", self.run_id, self.status)
+    }
+}

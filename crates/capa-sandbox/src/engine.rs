@@ -1,0 +1,704 @@
+//! One run on its own thread: a fresh QuickJS runtime and context, the prelude, the model's code,
+//! and the event loop that feeds it tool results in issue order and fires its timers.
+//!
+//! The guest runs only inside `Meter::segment`; the time between segments (waiting for the host)
+//! is never guest time. The interrupt handler compares the guest time used so far against
+//! `compute_ms` and the clock against the wall deadline.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use rquickjs::context::{EvalOptions, intrinsic};
+use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
+use serde::Deserialize;
+
+use crate::state::{Event, Finish, Next, State};
+use crate::{RunError, RunInput};
+
+const PRELUDE: &str = include_str!("prelude.js");
+/// The guest's code is wrapped in one line before it: `(async function () {`.
+const WRAPPER_LINES: u32 = 1;
+const CODE_FILE: &str = "code.js";
+/// Globals QuickJS defines that the sandbox removes (besides the Function constructors, which
+/// the prelude turns into stubs). `fetch`, `process`, `Buffer`, `require`, `URL`, `std`, `os`,
+/// `WebAssembly` are never defined: no such intrinsic is added to the context.
+const ABSENT: &[&str] = &["eval", "Function", "Atomics", "SharedArrayBuffer"];
+const MAX_TIMER_MS: u64 = 30_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trip {
+    Compute,
+    Wall,
+    Cancelled,
+}
+
+/// Guest time and the deadlines; shared with the interrupt handler.
+pub(crate) struct Meter {
+    compute: Duration,
+    wall_deadline: Instant,
+    cancel: Arc<AtomicBool>,
+    used: Cell<Duration>,
+    segment_start: Cell<Option<Instant>>,
+    tripped: Cell<Option<Trip>>,
+}
+
+impl Meter {
+    /// Called by QuickJS every few thousand instructions: true stops the guest with an
+    /// uncatchable error.
+    fn interrupt(&self) -> bool {
+        if self.tripped.get().is_some() {
+            return true;
+        }
+        let now = Instant::now();
+        let in_segment = self
+            .segment_start
+            .get()
+            .map_or(Duration::ZERO, |s| now.duration_since(s));
+        let trip = if self.cancel.load(Ordering::Relaxed) {
+            Some(Trip::Cancelled)
+        } else if now >= self.wall_deadline {
+            Some(Trip::Wall)
+        } else if self.used.get() + in_segment >= self.compute {
+            Some(Trip::Compute)
+        } else {
+            None
+        };
+        self.tripped.set(trip);
+        trip.is_some()
+    }
+
+    fn segment<R>(&self, f: impl FnOnce() -> R) -> R {
+        let start = Instant::now();
+        self.segment_start.set(Some(start));
+        let r = f();
+        self.used.set(self.used.get() + start.elapsed());
+        self.segment_start.set(None);
+        r
+    }
+
+    fn trip(&self, t: Trip) {
+        if self.tripped.get().is_none() {
+            self.tripped.set(Some(t));
+        }
+    }
+
+    /// Checks between segments (a guest can burn time outside the handler's reach, e.g. in a
+    /// long chain of tiny timer callbacks).
+    fn over(&self) -> bool {
+        self.interrupt()
+    }
+
+    fn error(&self, limits: &crate::Limits) -> Option<RunError> {
+        Some(match self.tripped.get()? {
+            Trip::Compute => RunError {
+                code: "compute_limit".into(),
+                message: format!(
+                    "the code ran for more than {} ms of compute time",
+                    limits.compute_ms
+                ),
+                hint: Some(
+                    "Look for an endless loop, or do less work in code (time spent waiting for \
+                     tool calls does not count)."
+                        .into(),
+                ),
+            },
+            Trip::Wall | Trip::Cancelled => RunError {
+                code: "wall_limit".into(),
+                message: format!("the run took longer than {} ms", limits.wall_ms),
+                hint: Some("Make fewer or faster tool calls per run.".into()),
+            },
+        })
+    }
+}
+
+/// How the guest's main function ended.
+pub(crate) enum Outcome {
+    Value(Option<serde_json::Value>),
+    Error(RunError),
+}
+
+fn internal(message: impl std::fmt::Display) -> Outcome {
+    Outcome::Error(RunError {
+        code: "internal".into(),
+        message: format!("sandbox error: {message}"),
+        hint: None,
+    })
+}
+
+/// The prelude's record of a thrown value (`describeError`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct ThrownRecord {
+    name: Option<String>,
+    message: String,
+    code: Option<String>,
+    tool: bool,
+    hint: Option<String>,
+    stack: Option<String>,
+    /// The thrown value was `null`: what QuickJS throws when it runs out of memory while
+    /// building the out-of-memory error itself.
+    is_null: bool,
+}
+
+/// `line L, column C of the code` from the first stack frame in the model's code.
+fn location(stack: &str) -> Option<String> {
+    let marker = format!("{CODE_FILE}:");
+    for frame in stack.lines() {
+        let Some(at) = frame.find(&marker) else {
+            continue;
+        };
+        let rest = &frame[at + marker.len()..];
+        let mut parts = rest
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|p| !p.is_empty());
+        let line: u32 = parts.next()?.parse().ok()?;
+        let column: Option<u32> = parts.next().and_then(|c| c.parse().ok());
+        let line = line.checked_sub(WRAPPER_LINES).filter(|l| *l >= 1)?;
+        return Some(match column {
+            Some(c) => format!("at line {line}, column {c} of the code"),
+            None => format!("at line {line} of the code"),
+        });
+    }
+    None
+}
+
+fn is_code(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// The run error for a thrown value.
+fn classify(t: ThrownRecord, syntax: bool) -> RunError {
+    let name = t.name.as_deref().unwrap_or("");
+    let location = t.stack.as_deref().and_then(location);
+    if syntax && name == "SyntaxError" {
+        return RunError {
+            code: "syntax_error".into(),
+            message: t.message,
+            hint: location,
+        };
+    }
+    // QuickJS's string length cap (2^30 characters) is reached before the heap limit when
+    // strings are built as ropes: the same bomb, so the same code.
+    if (name == "InternalError"
+        && (t.message.starts_with("out of memory") || t.message == "string too long"))
+        || t.is_null
+    {
+        return RunError {
+            code: "memory_limit".into(),
+            message: "the code used more memory than the sandbox allows".into(),
+            hint: Some("Keep less data in memory: filter results as they arrive.".into()),
+        };
+    }
+    if (name == "RangeError" && t.message == "Maximum call stack size exceeded")
+        || (name == "InternalError" && t.message.starts_with("stack overflow"))
+    {
+        return RunError {
+            code: "stack_overflow".into(),
+            message: "the code recursed too deeply (stack overflow)".into(),
+            hint: location.or(Some("Look for unbounded recursion.".into())),
+        };
+    }
+    if t.tool {
+        let code = t
+            .code
+            .filter(|c| is_code(c))
+            .unwrap_or_else(|| "tool_error".into());
+        return RunError {
+            code,
+            message: t.message,
+            hint: t.hint.or(location),
+        };
+    }
+    let message = match name {
+        "" | "Error" => t.message,
+        _ if t.message.starts_with(name) => t.message,
+        _ => format!("{name}: {}", t.message),
+    };
+    RunError {
+        code: "runtime_error".into(),
+        message,
+        hint: location,
+    }
+}
+
+/// Describe the pending exception of `ctx` from Rust (when the prelude cannot be asked).
+fn caught(ctx: &Ctx<'_>) -> ThrownRecord {
+    let v = ctx.catch();
+    let mut t = ThrownRecord::default();
+    if let Some(obj) = v.as_object() {
+        t.name = obj.get::<_, Option<String>>("name").ok().flatten();
+        t.message = obj
+            .get::<_, Option<String>>("message")
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        t.stack = obj.get::<_, Option<String>>("stack").ok().flatten();
+    } else if v.is_null() {
+        t.is_null = true;
+    } else if let Some(s) = v.as_string() {
+        t.message = s.to_string().unwrap_or_default();
+    } else {
+        t.message = format!("{v:?}");
+    }
+    t
+}
+
+struct Driver<'a> {
+    meter: Rc<Meter>,
+    state: Rc<RefCell<State>>,
+    events: &'a Receiver<Event>,
+    limits: &'a crate::Limits,
+}
+
+impl Driver<'_> {
+    /// The error for a failed engine call: a tripped limit first, else the exception.
+    fn engine_error(&self, ctx: &Ctx<'_>, err: rquickjs::Error) -> Outcome {
+        if let Some(e) = self.meter.error(self.limits) {
+            let _ = ctx.catch();
+            return Outcome::Error(e);
+        }
+        match err {
+            rquickjs::Error::Exception => Outcome::Error(classify(caught(ctx), false)),
+            rquickjs::Error::Allocation => Outcome::Error(classify(
+                ThrownRecord {
+                    name: Some("InternalError".into()),
+                    message: "out of memory".into(),
+                    ..ThrownRecord::default()
+                },
+                false,
+            )),
+            other => internal(other),
+        }
+    }
+
+    /// Run microtasks until none is left or the guest finished.
+    fn run_jobs(&self, rt: &Runtime) -> Result<(), Outcome> {
+        let mut n: u32 = 0;
+        loop {
+            if self.state.borrow().finish.is_some() {
+                return Ok(());
+            }
+            match self.meter.segment(|| rt.execute_pending_job()) {
+                Ok(true) => {
+                    n = n.wrapping_add(1);
+                    if n.is_multiple_of(64) && self.meter.over() {
+                        return Err(self.limit_error());
+                    }
+                }
+                Ok(false) => return Ok(()),
+                Err(job) => {
+                    if let Some(e) = self.meter.error(self.limits) {
+                        return Err(Outcome::Error(e));
+                    }
+                    let record = job.0.with(|ctx| caught(&ctx));
+                    return Err(Outcome::Error(classify(record, false)));
+                }
+            }
+        }
+    }
+
+    fn limit_error(&self) -> Outcome {
+        match self.meter.error(self.limits) {
+            Some(e) => Outcome::Error(e),
+            None => internal("limit check without a tripped limit"),
+        }
+    }
+
+    /// Block until an operation finishes (or the wall deadline, or cancellation).
+    fn wait(&self) -> Result<(), Outcome> {
+        let now = Instant::now();
+        let Some(left) = self.meter.wall_deadline.checked_duration_since(now) else {
+            self.meter.trip(Trip::Wall);
+            return Err(self.limit_error());
+        };
+        match self.events.recv_timeout(left) {
+            Ok(event) => {
+                self.apply(event);
+                // Take whatever else already arrived, so freed slots are refilled at once.
+                while let Ok(event) = self.events.try_recv() {
+                    self.apply(event);
+                }
+                if self.meter.tripped.get().is_some() {
+                    return Err(self.limit_error());
+                }
+                Ok(())
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                self.meter.trip(Trip::Wall);
+                Err(self.limit_error())
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(internal("event channel closed")),
+        }
+    }
+
+    fn apply(&self, event: Event) {
+        match event {
+            Event::Done {
+                seq,
+                ok,
+                payload,
+                ms,
+            } => self.state.borrow_mut().complete(seq, ok, payload, ms),
+            Event::Cancel => self.meter.trip(Trip::Cancelled),
+        }
+    }
+
+    fn finish_outcome(&self, finish: Finish) -> Outcome {
+        match finish {
+            Finish::Undefined => Outcome::Value(None),
+            Finish::Value(json) => match serde_json::from_str(&json) {
+                Ok(v) => Outcome::Value(Some(v)),
+                Err(e) => Outcome::Error(RunError {
+                    code: "result_not_json".into(),
+                    message: format!("the result could not be read as JSON: {e}"),
+                    hint: Some("Return plain data nested at most 128 levels deep.".into()),
+                }),
+            },
+            Finish::NotJson(reason) => Outcome::Error(RunError {
+                code: "result_not_json".into(),
+                message: format!("the result is not JSON: {reason}"),
+                hint: Some(
+                    "Return plain data: objects, arrays, strings, numbers, booleans, null.".into(),
+                ),
+            }),
+            Finish::Error(record) => {
+                let t: ThrownRecord =
+                    serde_json::from_str(&record).unwrap_or_else(|_| ThrownRecord {
+                        message: "the code threw a value that could not be described".into(),
+                        ..ThrownRecord::default()
+                    });
+                Outcome::Error(classify(t, false))
+            }
+        }
+    }
+
+    fn drive(&self, input: &RunInput) -> Outcome {
+        let rt = match Runtime::new() {
+            Ok(rt) => rt,
+            Err(e) => return internal(e),
+        };
+        rt.set_memory_limit(self.limits.memory_bytes);
+        rt.set_max_stack_size(self.limits.stack_bytes);
+        rt.set_gc_threshold((self.limits.memory_bytes / 8).clamp(256 * 1024, 4 * 1024 * 1024));
+        let meter = Rc::clone(&self.meter);
+        rt.set_interrupt_handler(Some(Box::new(move || meter.interrupt())));
+        // No Performance (a real clock), no WeakRef/FinalizationRegistry (GC timing would leak
+        // into the run): both would break determinism.
+        let ctx = match Context::builder()
+            .with::<intrinsic::Date>()
+            .with::<intrinsic::Eval>()
+            .with::<intrinsic::RegExpCompiler>()
+            .with::<intrinsic::RegExp>()
+            .with::<intrinsic::Json>()
+            .with::<intrinsic::Proxy>()
+            .with::<intrinsic::MapSet>()
+            .with::<intrinsic::TypedArrays>()
+            .with::<intrinsic::Promise>()
+            .with::<intrinsic::DOMException>()
+            .build(&rt)
+        {
+            Ok(ctx) => ctx,
+            Err(e) => return internal(e),
+        };
+        let outcome = self.run_in(&rt, &ctx, input);
+        // Persistent handles are gone (run_in's locals); let the GC collect cycles before the
+        // runtime is freed.
+        rt.run_gc();
+        outcome
+    }
+
+    fn run_in(&self, rt: &Runtime, ctx: &Context, input: &RunInput) -> Outcome {
+        // Setup: prelude, then the code compiled as an async function, then started.
+        let api = self.meter.segment(|| {
+            ctx.with(|ctx| -> Result<Persistent<Object<'static>>, Outcome> {
+                self.setup(&ctx, input)
+                    .map_err(|e| self.engine_error(&ctx, e))
+            })
+        });
+        let api = match api {
+            Ok(api) => api,
+            Err(o) => return o,
+        };
+        let compiled = self.meter.segment(|| {
+            ctx.with(|ctx| -> Result<(), Outcome> {
+                let api = api.clone().restore(&ctx).map_err(internal)?;
+                let source = format!("(async function () {{\n{}\n}})", input.code);
+                let mut options = EvalOptions::default();
+                options.global = true;
+                options.strict = false;
+                options.filename = Some(CODE_FILE.into());
+                let main: Value = match ctx.eval_with_options(source, options) {
+                    Ok(v) => v,
+                    Err(rquickjs::Error::Exception) if self.meter.tripped.get().is_none() => {
+                        return Err(Outcome::Error(classify(caught(&ctx), true)));
+                    }
+                    Err(e) => return Err(self.engine_error(&ctx, e)),
+                };
+                let start: Function = api.get("start").map_err(internal)?;
+                start
+                    .call::<_, ()>((main,))
+                    .map_err(|e| self.engine_error(&ctx, e))
+            })
+        });
+        if let Err(o) = compiled {
+            return o;
+        }
+        let (deliver, fire_timer) = match ctx.with(|ctx| -> rquickjs::Result<_> {
+            let api = api.clone().restore(&ctx)?;
+            let deliver: Function = api.get("deliver")?;
+            let fire: Function = api.get("fireTimer")?;
+            Ok((
+                Persistent::save(&ctx, deliver),
+                Persistent::save(&ctx, fire),
+            ))
+        }) {
+            Ok(x) => x,
+            Err(e) => return internal(e),
+        };
+
+        loop {
+            if let Err(o) = self.run_jobs(rt) {
+                return o;
+            }
+            // A tripped limit wins over whatever the guest reported after it: some engine paths
+            // (a thenable's job) turn the uncatchable interrupt into an ordinary rejection.
+            if self.meter.tripped.get().is_some() {
+                return self.limit_error();
+            }
+            if let Some(finish) = self.state.borrow_mut().finish.take() {
+                return self.finish_outcome(finish);
+            }
+            if self.meter.over() {
+                return self.limit_error();
+            }
+            let next = self.state.borrow_mut().next();
+            match next {
+                Next::Deliver { seq, ok, payload } => {
+                    let r = self.meter.segment(|| {
+                        ctx.with(|ctx| -> Result<(), Outcome> {
+                            let f = deliver.clone().restore(&ctx).map_err(internal)?;
+                            f.call::<_, ()>((seq as f64, ok, payload))
+                                .map_err(|e| self.engine_error(&ctx, e))
+                        })
+                    });
+                    if let Err(o) = r {
+                        return o;
+                    }
+                }
+                Next::Wait => {
+                    if let Err(o) = self.wait() {
+                        return o;
+                    }
+                }
+                Next::Idle => {
+                    let fired = self.meter.segment(|| {
+                        ctx.with(|ctx| -> Result<bool, Outcome> {
+                            let f = fire_timer.clone().restore(&ctx).map_err(internal)?;
+                            f.call::<_, bool>(())
+                                .map_err(|e| self.engine_error(&ctx, e))
+                        })
+                    });
+                    match fired {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            if self.state.borrow().finish.is_some() {
+                                continue;
+                            }
+                            return Outcome::Error(RunError {
+                                code: "never_settled".into(),
+                                message: "the code is waiting for a promise that can never \
+                                          settle: no tool call or timer is pending"
+                                    .into(),
+                                hint: Some(
+                                    "Make sure every promise you await is resolved or rejected."
+                                        .into(),
+                                ),
+                            });
+                        }
+                        Err(o) => return o,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Evaluate the prelude and hand it the bridge and the config.
+    fn setup<'js>(
+        &self,
+        ctx: &Ctx<'js>,
+        input: &RunInput,
+    ) -> rquickjs::Result<Persistent<Object<'static>>> {
+        let host = Object::new(ctx.clone())?;
+        let s = Rc::clone(&self.state);
+        host.set(
+            "call",
+            Function::new(
+                ctx.clone(),
+                move |address: String, args: String, connection: String| {
+                    s.borrow_mut().call(address, args, connection)
+                },
+            )?,
+        )?;
+        let s = Rc::clone(&self.state);
+        host.set(
+            "search",
+            Function::new(ctx.clone(), move |q: String| {
+                s.borrow_mut().lookup(Some(q), None)
+            })?,
+        )?;
+        let s = Rc::clone(&self.state);
+        host.set(
+            "describe",
+            Function::new(ctx.clone(), move |targets: String| {
+                s.borrow_mut().lookup(None, Some(targets))
+            })?,
+        )?;
+        let s = Rc::clone(&self.state);
+        host.set(
+            "log",
+            Function::new(ctx.clone(), move |line: String| s.borrow_mut().log(line))?,
+        )?;
+        let s = Rc::clone(&self.state);
+        host.set(
+            "notice",
+            Function::new(ctx.clone(), move |line: String| {
+                s.borrow_mut().notices.push(line)
+            })?,
+        )?;
+        let s = Rc::clone(&self.state);
+        host.set(
+            "finish",
+            Function::new(ctx.clone(), move |kind: String, payload: String| {
+                let finish = match kind.as_str() {
+                    "value" => Finish::Value(payload),
+                    "undefined" => Finish::Undefined,
+                    "not_json" => Finish::NotJson(payload),
+                    _ => Finish::Error(payload),
+                };
+                s.borrow_mut().set_finish(finish);
+            })?,
+        )?;
+
+        let config = serde_json::json!({
+            "namespaces": input.namespaces.iter().map(|ns| serde_json::json!({
+                "global": ns.global,
+                "tools": ns.tools.iter().map(|t| [&t.member, &t.address]).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "clockStart": input.clock_start_ms,
+            "seed": seed_words(input.seed),
+            "maxTimerMs": MAX_TIMER_MS,
+            "absent": ABSENT,
+        });
+        let config = ctx.json_parse(config.to_string())?;
+        let mut options = EvalOptions::default();
+        options.global = true;
+        options.strict = true;
+        options.filename = Some("prelude.js".into());
+        let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
+        let api: Object = prelude.call((host, config))?;
+        Ok(Persistent::save(ctx, api))
+    }
+}
+
+/// splitmix64 of the seed, as four 32-bit words for the guest's xoshiro128**.
+fn seed_words(seed: u64) -> [u32; 4] {
+    let mut x = seed;
+    let mut next = || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let a = next();
+    let b = next();
+    [a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32]
+}
+
+/// Everything the sandbox thread needs.
+pub(crate) struct Job {
+    pub input: RunInput,
+    pub limits: crate::Limits,
+    pub host: Arc<dyn crate::Host>,
+    pub handle: tokio::runtime::Handle,
+    pub events: (std::sync::mpsc::Sender<Event>, Receiver<Event>),
+    pub cancel: Arc<AtomicBool>,
+    pub started: Instant,
+}
+
+/// Run one attempt to the end on the current thread.
+pub(crate) fn execute(job: Job) -> crate::RunOutput {
+    let Job {
+        input,
+        limits,
+        host,
+        handle,
+        events: (tx, rx),
+        cancel,
+        started,
+    } = job;
+    let allowed: HashSet<String> = input
+        .namespaces
+        .iter()
+        .flat_map(|ns| ns.tools.iter().map(|t| t.address.clone()))
+        .collect();
+    let state = Rc::new(RefCell::new(State::new(
+        limits.clone(),
+        allowed,
+        host,
+        handle,
+        tx,
+        input.calls_before,
+    )));
+    let meter = Rc::new(Meter {
+        compute: Duration::from_millis(limits.compute_ms),
+        wall_deadline: started + Duration::from_millis(limits.wall_ms),
+        cancel,
+        used: Cell::new(Duration::ZERO),
+        segment_start: Cell::new(None),
+        tripped: Cell::new(None),
+    });
+    let driver = Driver {
+        meter,
+        state: Rc::clone(&state),
+        events: &rx,
+        limits: &limits,
+    };
+    let outcome = driver.drive(&input);
+    drop(driver);
+
+    let mut st = state.borrow_mut();
+    let (calls, cancelled) = st.close();
+    let logs = std::mem::take(&mut st.logs);
+    let mut notices = std::mem::take(&mut st.notices);
+    drop(st);
+    if cancelled > 0 {
+        notices.push(format!(
+            "{cancelled} tool call(s) were still running when the run ended and were cancelled; \
+             await every call before returning."
+        ));
+    }
+    let (status, mut result, error) = match outcome {
+        Outcome::Value(v) => (crate::RunStatus::Completed, v, None),
+        Outcome::Error(e) => (crate::RunStatus::Failed, None, Some(e)),
+    };
+    let (logs, truncated, fit_notices) = crate::output::fit(&mut result, logs, &limits);
+    notices.extend(fit_notices);
+    crate::RunOutput {
+        status,
+        result,
+        error,
+        logs,
+        calls,
+        truncated,
+        notices,
+    }
+}

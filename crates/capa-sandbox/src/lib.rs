@@ -1,0 +1,146 @@
+//! The QuickJS sandbox behind code mode's `execute`.
+//!
+//! [`run`] takes plain JavaScript (the body of an async function, TypeScript already stripped by
+//! the code pipeline), the run's namespaces, seed and limits, and a [`Host`] through which tool
+//! calls and hub lookups go. It returns a [`RunOutput`] shaped like the `execute` envelope's
+//! `status`, `result`, `error`, `logs`, `calls`, `truncated` and `notices`.
+//!
+//! Where it sits: the hub's runner (code pipeline → this sandbox → tool calls → journal) owns run
+//! ids, the journal and replay; its `Host` implementation answers calls through the catalog,
+//! connections and policy. This crate knows none of that, and is the only one that links QuickJS.
+//!
+//! How a run works (details in `engine.rs`, `state.rs`, `output.rs` and `prelude.js`):
+//! - Each run gets a fresh QuickJS runtime and context on a thread of its own: guest code never
+//!   blocks a tokio worker, and QuickJS's non-`Send` handles never cross threads.
+//! - The guest prelude (`prelude.js`) defines the namespaces, `hub`, `ToolError`, `console`, the
+//!   logical clock, seeded randomness, timers and the small web APIs, and removes `eval` and the
+//!   Function constructors.
+//! - The sandbox drives its own event loop: microtasks, then the next tool result *in issue
+//!   order*, then the next timer on the logical clock. The order in which the guest sees anything
+//!   depends only on its code, seed and tool results — never on network timing — so a replay
+//!   reproduces a run exactly.
+//! - Guest time is measured only while the guest runs (`compute_ms`); the wall clock bounds the
+//!   whole run (`wall_ms`), waiting included.
+
+mod engine;
+mod limits;
+mod output;
+mod state;
+mod types;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+pub use limits::Limits;
+pub use types::{
+    CallSummary, Host, HostCall, Namespace, RunError, RunInput, RunOutput, RunStatus, ToolBinding,
+    ToolFailure, Truncated,
+};
+
+/// Extra stack for the sandbox thread beyond the guest's `stack_bytes`: Rust frames, and the C
+/// code QuickJS runs between its stack checks.
+const THREAD_STACK_HEADROOM: usize = 8 * 1024 * 1024;
+/// How long past `wall_ms` `run` waits for the sandbox thread to report before giving up on it.
+const WALL_GRACE: Duration = Duration::from_secs(2);
+
+/// Sets the cancel flag and wakes the sandbox thread when `run` ends or is dropped.
+struct CancelOnDrop {
+    cancel: Arc<AtomicBool>,
+    events: mpsc::Sender<state::Event>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        let _ = self.events.send(state::Event::Cancel);
+    }
+}
+
+/// Run one attempt of model-written code. Never panics; returns within `wall_ms` (plus a short
+/// grace) whatever the guest does. Must be called from within a tokio runtime with its time
+/// driver enabled (any flavour): host calls are spawned onto it. Dropping the future cancels the
+/// run.
+pub async fn run(input: RunInput, host: Arc<dyn Host>) -> RunOutput {
+    use futures::FutureExt;
+    std::panic::AssertUnwindSafe(run_inner(input, host))
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| RunOutput::failed("internal", "the sandbox failed unexpectedly", None))
+}
+
+async fn run_inner(input: RunInput, host: Arc<dyn Host>) -> RunOutput {
+    let started = Instant::now();
+    let limits = input.limits.effective();
+    if input.code.len() > limits.code_bytes {
+        return RunOutput::failed(
+            "code_too_large",
+            format!(
+                "the code is {} bytes; the limit is {} bytes",
+                input.code.len(),
+                limits.code_bytes
+            ),
+            Some("Send less code: fetch and filter data in code rather than pasting it.".into()),
+        );
+    }
+    let handle = match tokio::runtime::Handle::try_current() {
+        Ok(h) => h,
+        Err(_) => {
+            return RunOutput::failed("internal", "run() was called outside a tokio runtime", None);
+        }
+    };
+    let (tx, rx) = mpsc::channel();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let _guard = CancelOnDrop {
+        cancel: Arc::clone(&cancel),
+        events: tx.clone(),
+    };
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let wall = Duration::from_millis(limits.wall_ms);
+    let stack = limits.stack_bytes + THREAD_STACK_HEADROOM;
+    let job = engine::Job {
+        input,
+        limits,
+        host,
+        handle,
+        events: (tx, rx),
+        cancel,
+        started,
+    };
+    let spawned = std::thread::Builder::new()
+        .name("capa-sandbox".into())
+        .stack_size(stack)
+        .spawn(move || {
+            let out =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine::execute(job)))
+                    .unwrap_or_else(|_| {
+                        RunOutput::failed("internal", "the sandbox failed unexpectedly", None)
+                    });
+            let _ = done_tx.send(out);
+        });
+    if let Err(e) = spawned {
+        return RunOutput::failed(
+            "internal",
+            format!("could not start the sandbox: {e}"),
+            None,
+        );
+    }
+    match tokio::time::timeout(
+        (wall + WALL_GRACE).saturating_sub(started.elapsed()),
+        done_rx,
+    )
+    .await
+    {
+        Ok(Ok(out)) => out,
+        Ok(Err(_)) => RunOutput::failed("internal", "the sandbox stopped without a result", None),
+        Err(_) => {
+            tracing::warn!("sandbox thread did not stop by the wall limit; abandoning it");
+            RunOutput::failed(
+                "wall_limit",
+                format!("the run took longer than {} ms", wall.as_millis()),
+                None,
+            )
+        }
+    }
+}

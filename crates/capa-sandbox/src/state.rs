@@ -1,0 +1,501 @@
+//! The Rust side of a run: host calls (numbering, `max_calls`, the concurrency queue, delivery
+//! order), logs and the finish record. The bridge functions the prelude calls land here.
+//!
+//! Nothing here trusts the guest: addresses are checked against the run's namespaces, calls are
+//! counted here, and logs are budgeted here, whatever the prelude was tricked into doing.
+
+use std::collections::{HashSet, VecDeque};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use serde_json::json;
+use tokio::runtime::Handle;
+use tokio::task::AbortHandle;
+
+use crate::{CallSummary, Host, HostCall, Limits, ToolFailure};
+
+/// What the sandbox thread waits for between guest turns.
+#[derive(Debug)]
+pub(crate) enum Event {
+    /// An operation (tool call or hub lookup) finished; `payload` is JSON (the value, or the
+    /// failure record when `!ok`).
+    Done {
+        seq: usize,
+        ok: bool,
+        payload: String,
+        ms: u64,
+    },
+    /// The caller of `run` went away or the outer wall timer fired.
+    Cancel,
+}
+
+/// How the guest's main function ended, as the prelude reported it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Finish {
+    /// A JSON text.
+    Value(String),
+    /// `undefined`.
+    Undefined,
+    /// The result could not be made JSON; the reason.
+    NotJson(String),
+    /// A thrown value, described by the prelude (`describeError`'s JSON record).
+    Error(String),
+}
+
+enum OpKind {
+    Call {
+        index: u32,
+        address: String,
+        arguments: Option<serde_json::Value>,
+        connection: Option<String>,
+        bytes: usize,
+    },
+    Search(Option<String>),
+    Describe(Option<Vec<String>>),
+}
+
+enum OpState {
+    Queued,
+    Running,
+    Done { ok: bool, payload: String },
+    Delivered,
+}
+
+struct Op {
+    kind: OpKind,
+    state: OpState,
+}
+
+struct CallRecord {
+    address: String,
+    started: Option<Instant>,
+    outcome: Option<(bool, u64)>,
+}
+
+/// What the driver should do next about host operations.
+pub(crate) enum Next {
+    /// Hand this result to the guest.
+    Deliver {
+        seq: usize,
+        ok: bool,
+        payload: String,
+    },
+    /// The next result in issue order is not there yet: wait for an event.
+    Wait,
+    /// No operation is outstanding.
+    Idle,
+}
+
+pub(crate) struct State {
+    limits: Limits,
+    allowed: HashSet<String>,
+    host: Arc<dyn Host>,
+    handle: Handle,
+    events: Sender<Event>,
+    calls_before: u32,
+    lookups: u32,
+    ops: Vec<Op>,
+    next_deliver: usize,
+    queue: VecDeque<usize>,
+    in_flight: usize,
+    held_bytes: usize,
+    tasks: Vec<AbortHandle>,
+    calls: Vec<CallRecord>,
+    pub(crate) logs: Logs,
+    pub(crate) notices: Vec<String>,
+    pub(crate) finish: Option<Finish>,
+}
+
+/// Console lines, held up to the inline budget (nothing past it could be shown anyway).
+#[derive(Debug, Default)]
+pub(crate) struct Logs {
+    pub(crate) lines: Vec<String>,
+    pub(crate) bytes: usize,
+    pub(crate) dropped_lines: usize,
+    pub(crate) dropped_bytes: usize,
+    cap: usize,
+}
+
+impl Logs {
+    fn push(&mut self, line: String) {
+        if self.bytes + line.len() > self.cap {
+            self.dropped_lines += 1;
+            self.dropped_bytes += line.len();
+            if self.bytes < self.cap {
+                // Keep a cut first part of the line that crosses the budget.
+                let cut = crate::output::cut_str(&line, self.cap - self.bytes);
+                self.bytes += cut.len();
+                self.lines.push(cut);
+            }
+            return;
+        }
+        self.bytes += line.len();
+        self.lines.push(line);
+    }
+}
+
+fn failure_json(f: &ToolFailure, address: &str) -> String {
+    json!({
+        "code": f.code,
+        "message": f.message,
+        "hint": f.hint,
+        "status": f.status,
+        "retryable": f.retryable,
+        "address": address,
+    })
+    .to_string()
+}
+
+fn refusal(code: &str, message: String, hint: Option<&str>, address: &str) -> String {
+    let mut f = ToolFailure::new(code, message);
+    f.hint = hint.map(str::to_string);
+    failure_json(&f, address)
+}
+
+impl State {
+    pub(crate) fn new(
+        limits: Limits,
+        allowed: HashSet<String>,
+        host: Arc<dyn Host>,
+        handle: Handle,
+        events: Sender<Event>,
+        calls_before: u32,
+    ) -> Self {
+        let cap = limits.inline_result_bytes;
+        State {
+            limits,
+            allowed,
+            host,
+            handle,
+            events,
+            calls_before,
+            lookups: 0,
+            ops: Vec::new(),
+            next_deliver: 0,
+            queue: VecDeque::new(),
+            in_flight: 0,
+            held_bytes: 0,
+            tasks: Vec::new(),
+            calls: Vec::new(),
+            logs: Logs {
+                cap,
+                ..Logs::default()
+            },
+            notices: Vec::new(),
+            finish: None,
+        }
+    }
+
+    /// `host.call(address, argsJson, connection)`: a sequence number, or a failure record.
+    pub(crate) fn call(&mut self, address: String, args: String, connection: String) -> String {
+        if !self.allowed.contains(&address) {
+            return refusal(
+                "unknown_tool",
+                format!("{address} is not a tool of this run"),
+                Some("Use hub.search() to find tools."),
+                &address,
+            );
+        }
+        let made = self.calls_before.saturating_add(self.calls.len() as u32);
+        if made >= self.limits.max_calls {
+            return refusal(
+                "max_calls",
+                format!(
+                    "{address}: this run already made {made} tool calls, the limit is {}",
+                    self.limits.max_calls
+                ),
+                Some("Make fewer calls: batch, filter or paginate less."),
+                &address,
+            );
+        }
+        if self.held_bytes.saturating_add(args.len()) > self.limits.memory_bytes {
+            return refusal(
+                "memory_limit",
+                format!(
+                    "{address}: the arguments of the queued tool calls exceed the memory limit \
+                     of {} bytes",
+                    self.limits.memory_bytes
+                ),
+                None,
+                &address,
+            );
+        }
+        let arguments: serde_json::Value = match serde_json::from_str(&args) {
+            Ok(v) => v,
+            Err(e) => {
+                return refusal(
+                    "invalid_arguments",
+                    format!("{address}: the input could not be read as JSON: {e}"),
+                    None,
+                    &address,
+                );
+            }
+        };
+        let index = self.calls.len() as u32;
+        self.calls.push(CallRecord {
+            address: address.clone(),
+            started: None,
+            outcome: None,
+        });
+        let seq = self.ops.len();
+        self.held_bytes += args.len();
+        self.ops.push(Op {
+            kind: OpKind::Call {
+                index,
+                address,
+                arguments: Some(arguments),
+                connection: (!connection.is_empty()).then_some(connection),
+                bytes: args.len(),
+            },
+            state: OpState::Queued,
+        });
+        self.queue.push_back(seq);
+        self.pump();
+        seq.to_string()
+    }
+
+    /// `host.search(query)` / `host.describe(targetsJson)`: lookups are not tool calls (no slot,
+    /// not in `calls`), but they are delivered in the same order and bounded by `max_calls` too.
+    pub(crate) fn lookup(&mut self, search: Option<String>, describe: Option<String>) -> String {
+        let address = if search.is_some() {
+            "hub.search"
+        } else {
+            "hub.describe"
+        };
+        if self.lookups >= self.limits.max_calls {
+            return refusal(
+                "max_calls",
+                format!(
+                    "{address}: more than {} hub lookups in one run",
+                    self.limits.max_calls
+                ),
+                None,
+                address,
+            );
+        }
+        let kind = match (search, describe) {
+            (Some(q), _) => OpKind::Search(Some(q)),
+            (None, Some(targets)) => match serde_json::from_str::<Vec<String>>(&targets) {
+                Ok(t) => OpKind::Describe(Some(t)),
+                Err(e) => {
+                    return refusal("invalid_arguments", e.to_string(), None, address);
+                }
+            },
+            (None, None) => return refusal("internal", "empty lookup".into(), None, address),
+        };
+        self.lookups += 1;
+        let seq = self.ops.len();
+        self.ops.push(Op {
+            kind,
+            state: OpState::Queued,
+        });
+        self.start(seq);
+        seq.to_string()
+    }
+
+    pub(crate) fn log(&mut self, line: String) {
+        self.logs.push(line);
+    }
+
+    pub(crate) fn set_finish(&mut self, finish: Finish) {
+        if self.finish.is_none() {
+            self.finish = Some(finish);
+        }
+    }
+
+    /// Start queued tool calls while slots are free.
+    fn pump(&mut self) {
+        while self.in_flight < self.limits.max_concurrent {
+            let Some(seq) = self.queue.pop_front() else {
+                break;
+            };
+            self.in_flight += 1;
+            self.start(seq);
+        }
+    }
+
+    fn start(&mut self, seq: usize) {
+        let Some(op) = self.ops.get_mut(seq) else {
+            return;
+        };
+        op.state = OpState::Running;
+        let host = Arc::clone(&self.host);
+        let events = self.events.clone();
+        let timeout = Duration::from_millis(self.limits.upstream_timeout_ms);
+        let task = match &mut op.kind {
+            OpKind::Call {
+                index,
+                address,
+                arguments,
+                connection,
+                ..
+            } => {
+                if let Some(record) = self.calls.get_mut(*index as usize) {
+                    record.started = Some(Instant::now());
+                }
+                let call = HostCall {
+                    index: *index,
+                    address: address.clone(),
+                    arguments: arguments.take().unwrap_or(serde_json::Value::Null),
+                    connection: connection.clone(),
+                };
+                let address = address.clone();
+                let timeout_ms = self.limits.upstream_timeout_ms;
+                self.handle.spawn(async move {
+                    let started = Instant::now();
+                    // The host is called only now, with a slot free: queue time never counts
+                    // against the upstream timeout. A panicking host is a failed call, not a
+                    // run that waits for its wall limit.
+                    let call = AssertUnwindSafe(host.call(call)).catch_unwind();
+                    let outcome = match tokio::time::timeout(timeout, call).await {
+                        Ok(Ok(r)) => Ok(r),
+                        Ok(Err(_)) => Ok(Err(ToolFailure::new(
+                            "internal",
+                            format!("{address} failed inside the hub"),
+                        ))),
+                        Err(e) => Err(e),
+                    };
+                    let ms = started.elapsed().as_millis() as u64;
+                    let (ok, payload) = match outcome {
+                        Ok(Ok(value)) => (
+                            true,
+                            serde_json::to_string(&value).unwrap_or_else(|_| "null".into()),
+                        ),
+                        Ok(Err(f)) => (false, failure_json(&f, &address)),
+                        Err(_) => (
+                            false,
+                            refusal(
+                                "upstream_timeout",
+                                format!("{address} did not answer within {timeout_ms} ms"),
+                                Some("Try again later, or ask for less at once."),
+                                &address,
+                            ),
+                        ),
+                    };
+                    let _ = events.send(Event::Done {
+                        seq,
+                        ok,
+                        payload,
+                        ms,
+                    });
+                })
+            }
+            OpKind::Search(query) => {
+                let query = query.take().unwrap_or_default();
+                self.handle.spawn(async move {
+                    let lookup = AssertUnwindSafe(host.search(query)).catch_unwind();
+                    let outcome = tokio::time::timeout(timeout, lookup).await.map(|r| {
+                        r.unwrap_or_else(|_| Err(ToolFailure::new("internal", "lookup failed")))
+                    });
+                    let _ = events.send(lookup_event(seq, outcome, "hub.search"));
+                })
+            }
+            OpKind::Describe(targets) => {
+                let targets = targets.take().unwrap_or_default();
+                self.handle.spawn(async move {
+                    let lookup = AssertUnwindSafe(host.describe(targets)).catch_unwind();
+                    let outcome = tokio::time::timeout(timeout, lookup).await.map(|r| {
+                        r.unwrap_or_else(|_| Err(ToolFailure::new("internal", "lookup failed")))
+                    });
+                    let _ = events.send(lookup_event(seq, outcome, "hub.describe"));
+                })
+            }
+        };
+        self.tasks.push(task.abort_handle());
+    }
+
+    /// Record a finished operation and start queued calls in the freed slot.
+    pub(crate) fn complete(&mut self, seq: usize, ok: bool, payload: String, ms: u64) {
+        let Some(op) = self.ops.get_mut(seq) else {
+            return;
+        };
+        if !matches!(op.state, OpState::Running) {
+            return;
+        }
+        op.state = OpState::Done { ok, payload };
+        if let OpKind::Call { index, bytes, .. } = op.kind {
+            self.in_flight = self.in_flight.saturating_sub(1);
+            self.held_bytes = self.held_bytes.saturating_sub(bytes);
+            if let Some(record) = self.calls.get_mut(index as usize) {
+                record.outcome = Some((ok, ms));
+            }
+            self.pump();
+        }
+    }
+
+    /// The next step in issue order: results are handed over strictly in the order the guest
+    /// asked for them, whatever order they arrived in.
+    pub(crate) fn next(&mut self) -> Next {
+        let Some(op) = self.ops.get_mut(self.next_deliver) else {
+            return Next::Idle;
+        };
+        match std::mem::replace(&mut op.state, OpState::Delivered) {
+            OpState::Done { ok, payload } => {
+                let seq = self.next_deliver;
+                self.next_deliver += 1;
+                Next::Deliver { seq, ok, payload }
+            }
+            other => {
+                op.state = other;
+                Next::Wait
+            }
+        }
+    }
+
+    /// Cancel what is still running; the summaries of the calls the host was asked to make.
+    pub(crate) fn close(&mut self) -> (Vec<CallSummary>, usize) {
+        for task in self.tasks.drain(..) {
+            task.abort();
+        }
+        let mut cancelled = 0;
+        let summaries = self
+            .calls
+            .iter()
+            .filter_map(|c| {
+                let started = c.started?;
+                let (ok, ms) = c.outcome.unwrap_or_else(|| {
+                    cancelled += 1;
+                    (false, started.elapsed().as_millis() as u64)
+                });
+                Some(CallSummary {
+                    address: c.address.clone(),
+                    ok,
+                    ms,
+                })
+            })
+            .collect();
+        (summaries, cancelled)
+    }
+}
+
+fn lookup_event(
+    seq: usize,
+    outcome: Result<Result<String, ToolFailure>, tokio::time::error::Elapsed>,
+    address: &str,
+) -> Event {
+    let (ok, payload) = match outcome {
+        Ok(Ok(text)) => (
+            true,
+            serde_json::to_string(&text).unwrap_or_else(|_| "\"\"".into()),
+        ),
+        Ok(Err(f)) => (false, failure_json(&f, address)),
+        Err(_) => (
+            false,
+            refusal(
+                "upstream_timeout",
+                format!("{address} did not answer in time"),
+                None,
+                address,
+            ),
+        ),
+    };
+    Event::Done {
+        seq,
+        ok,
+        payload,
+        ms: 0,
+    }
+}

@@ -1,0 +1,408 @@
+//! Return values, tool calls, ToolError, unknown tools, the web APIs of the prelude.
+
+use std::time::{Duration, Instant};
+
+use capa_sandbox::{RunStatus, ToolFailure};
+use serde_json::json;
+
+use crate::support::*;
+
+#[tokio::test]
+async fn returns_values_and_undefined() {
+    assert_eq!(value(&run("return 1 + 1").await), json!(2));
+    assert_eq!(
+        value(&run("return { a: [1, 'x', null, true], b: { c: 1.5 } }").await),
+        json!({"a": [1, "x", null, true], "b": {"c": 1.5}})
+    );
+    let out = run("const x = 1;").await;
+    assert_eq!(out.status, RunStatus::Completed);
+    assert_eq!(out.result, None);
+    assert_eq!(
+        value(&run("return await Promise.resolve('later')").await),
+        json!("later")
+    );
+}
+
+#[tokio::test]
+async fn tool_call_passes_arguments_and_connection() {
+    let host = FakeHost::echo();
+    let out = run_with(
+        input(
+            r#"
+            const a = await github.create_issue({ title: "t" });
+            const b = await slack.post_message({ text: "hi" }, { connection: "work" });
+            const c = await github.get_repo();
+            return [a, b, c];
+            "#,
+        ),
+        &host,
+    )
+    .await;
+    assert_eq!(
+        value(&out),
+        json!([
+            {"address": "github.create_issue", "arguments": {"title": "t"}, "connection": null},
+            {"address": "slack.post_message", "arguments": {"text": "hi"}, "connection": "work"},
+            {"address": "github.get_repo", "arguments": {}, "connection": null},
+        ])
+    );
+    let calls = host.calls.lock().map(|c| c.clone()).unwrap_or_default();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls[1].connection.as_deref(), Some("work"));
+    assert_eq!(
+        calls.iter().map(|c| c.index).collect::<Vec<_>>(),
+        vec![0, 1, 2]
+    );
+    assert_eq!(out.calls.len(), 3);
+    assert!(out.calls.iter().all(|c| c.ok));
+    assert_eq!(out.calls[1].address, "slack.post_message");
+}
+
+#[tokio::test]
+async fn parallel_calls_overlap() {
+    let host = FakeHost::slow(50);
+    let started = Instant::now();
+    let out = run_with(
+        input(
+            "const r = await Promise.all([0,1,2,3,4,5,6,7].map(i => github.search_issues({ q: i })));
+             return r.map(x => x.arguments.q);",
+        ),
+        &host,
+    )
+    .await;
+    assert_eq!(value(&out), json!([0, 1, 2, 3, 4, 5, 6, 7]));
+    assert_eq!(host.max_in_flight(), 8);
+    assert!(
+        started.elapsed() < Duration::from_millis(8 * 50),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn tool_failure_becomes_a_tool_error() {
+    let host = FakeHost::new(|_| {
+        (
+            Duration::ZERO,
+            Err(ToolFailure {
+                code: "not_found".into(),
+                message: "no such repo".into(),
+                hint: Some("check the owner".into()),
+                status: Some(404),
+                retryable: false,
+            }),
+        )
+    });
+    let out = run_with(
+        input(
+            r#"
+            try { await github.get_repo({ repo: "x" }); }
+            catch (e) {
+              return { isToolError: e instanceof ToolError, isError: e instanceof Error,
+                       name: e.name, message: e.message, code: e.code, address: e.address,
+                       status: e.status, hint: e.hint, retryable: e.retryable };
+            }
+            "#,
+        ),
+        &host,
+    )
+    .await;
+    assert_eq!(
+        value(&out),
+        json!({"isToolError": true, "isError": true, "name": "ToolError", "message": "no such repo",
+               "code": "not_found", "address": "github.get_repo", "status": 404,
+               "hint": "check the owner", "retryable": false})
+    );
+    assert!(!out.calls[0].ok);
+
+    // Uncaught, the run fails with the tool's own code and hint.
+    let out = run_with(input("await github.get_repo({});"), &host).await;
+    assert_eq!(error_code(&out), "not_found");
+    let err = out.error.unwrap_or_else(|| unreachable!());
+    assert_eq!(err.message, "no such repo");
+    assert_eq!(err.hint.as_deref(), Some("check the owner"));
+}
+
+#[tokio::test]
+async fn unknown_tool_names_the_closest() {
+    let out = run("return github.createIssue").await;
+    assert_eq!(error_code(&out), "runtime_error");
+    let msg = out.error.map(|e| e.message).unwrap_or_default();
+    assert!(
+        msg.starts_with("TypeError: github.createIssue is not a tool."),
+        "{msg}"
+    );
+    assert!(msg.contains("Did you mean github.create_issue"), "{msg}");
+
+    let out = run(
+        "try { github.serch_issues({}) } catch (e) { return [e instanceof TypeError, e.message] }",
+    )
+    .await;
+    let v = value(&out);
+    assert_eq!(v[0], json!(true));
+    assert!(
+        v[1].as_str()
+            .unwrap_or("")
+            .contains("Did you mean github.search_issues"),
+        "{v}"
+    );
+
+    let out = run("try { github.delete_everything() } catch (e) { return e.message }").await;
+    let msg = value(&out).as_str().unwrap_or("").to_string();
+    assert!(
+        msg.contains("github has: github.create_issue, github.search_issues, github.get_repo"),
+        "{msg}"
+    );
+
+    // Generic reads still work: await, JSON, in, typeof of members.
+    let out = run(
+        "return [typeof github.create_issue, 'create_issue' in github, 'x' in github,
+                 JSON.stringify(Object.keys(github)), Object.isFrozen(github), await github === github]",
+    )
+    .await;
+    assert_eq!(
+        value(&out),
+        json!([
+            "function",
+            true,
+            false,
+            "[\"create_issue\",\"search_issues\",\"get_repo\"]",
+            true,
+            true
+        ])
+    );
+}
+
+#[tokio::test]
+async fn namespaces_are_frozen() {
+    let out = run(
+        r#"
+        const tries = [
+          () => { github.create_issue = () => "evil"; },
+          () => { github.newtool = 1; },
+          () => { delete github.create_issue; },
+          () => { Object.defineProperty(github, "x", { value: 1 }); },
+          () => { Object.setPrototypeOf(github, {}); },
+          () => { globalThis.github = {}; },
+          () => { "use strict"; github = {}; },
+        ];
+        const failures = [];
+        for (const t of tries) { try { t(); failures.push("no error"); } catch (e) { failures.push(e.name); } }
+        return [failures, (await github.get_repo({})).address];
+        "#,
+    )
+    .await;
+    let v = value(&out);
+    assert_eq!(v[1], json!("github.get_repo"));
+    // Sloppy-mode assignment to the read-only global fails silently; everything else throws.
+    let names = v[0].as_array().cloned().unwrap_or_default();
+    assert_eq!(names[..5], vec![json!("TypeError"); 5], "{v}");
+}
+
+#[tokio::test]
+async fn hub_search_and_describe() {
+    let out = run(r#"
+        const s = await hub.search("create issue");
+        const d = await hub.describe("github.create_issue");
+        const d2 = await hub.describe(["a", "b"]);
+        let e; try { await hub.describe("missing") } catch (x) { e = [x.code, x.address] }
+        let u; try { hub.read("x") } catch (x) { u = x.message }
+        return [s, d, d2, e, u];
+        "#)
+    .await;
+    let v = value(&out);
+    assert_eq!(v[0], json!("results for create issue"));
+    assert_eq!(v[1], json!("declare const github.create_issue;"));
+    assert_eq!(v[2], json!("declare const a, b;"));
+    assert_eq!(v[3], json!(["not_found", "hub.describe"]));
+    assert!(
+        v[4].as_str()
+            .unwrap_or("")
+            .contains("hub.read is not a tool"),
+        "{v}"
+    );
+    assert!(out.calls.is_empty(), "lookups are not tool calls");
+}
+
+#[tokio::test]
+async fn console_is_captured_with_levels() {
+    let out = run(r#"
+        console.log("plain", 1, { a: [1, 2] }, [3], null, undefined);
+        console.info("i"); console.warn("w"); console.error("e"); console.debug("d");
+        const o = { self: null }; o.self = o; console.log(o);
+        console.log(new Map([["k", 1]]), new Set([1]), 10n, Symbol("s"), () => 1);
+        "#)
+    .await;
+    assert_eq!(out.status, RunStatus::Completed);
+    assert_eq!(
+        out.logs,
+        vec![
+            "plain 1 {\"a\":[1,2]} [3] null undefined",
+            "[info] i",
+            "[warn] w",
+            "[error] e",
+            "[debug] d",
+            "{\"self\":\"[Circular]\"}",
+            "{\"k\":1} [1] 10n Symbol(s) [Function (anonymous)]",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn uncaught_errors_carry_message_and_line() {
+    let out = run("const a = 1;\nconst b = 2;\nnull.boom;\n").await;
+    assert_eq!(error_code(&out), "runtime_error");
+    let err = out.error.unwrap_or_else(|| unreachable!());
+    assert!(err.message.starts_with("TypeError: "), "{err:?}");
+    assert_eq!(err.hint.as_deref(), Some("at line 3, column 1 of the code"));
+
+    let out = run("throw 'plain string'").await;
+    assert_eq!(out.error.map(|e| e.message), Some("plain string".into()));
+    let out = run("throw new Error('custom')").await;
+    assert_eq!(out.error.map(|e| e.message), Some("custom".into()));
+    let out = run("throw new ToolError('mine', { code: 'my_code' })").await;
+    assert_eq!(error_code(&out), "my_code");
+}
+
+#[tokio::test]
+async fn syntax_errors_have_a_position() {
+    let out = run("const a = 1;\nconst = 2;").await;
+    assert_eq!(error_code(&out), "syntax_error");
+    let err = out.error.unwrap_or_else(|| unreachable!());
+    assert!(
+        err.hint.as_deref().unwrap_or("").starts_with("at line 2"),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn result_must_be_json() {
+    for (code, needle) in [
+        ("return 10n", "BigInt"),
+        ("const a = {}; a.a = a; return a", "circular"),
+        ("return () => 1", "function"),
+        ("return Symbol('x')", "symbol"),
+        ("return { toJSON() { throw new Error('nope') } }", "nope"),
+    ] {
+        let out = run(code).await;
+        assert_eq!(error_code(&out), "result_not_json", "{code}");
+        let msg = out.error.map(|e| e.message).unwrap_or_default();
+        assert!(msg.contains(needle), "{code}: {msg}");
+    }
+    // JSON conversions: functions in objects dropped, Date as ISO string, NaN as null.
+    assert_eq!(
+        value(&run("return { f() {}, d: new Date(0), n: NaN, m: new Map() }").await),
+        json!({"d": "1970-01-01T00:00:00.000Z", "n": null, "m": {}})
+    );
+}
+
+#[tokio::test]
+async fn web_apis_work() {
+    let out = run(
+        r#"
+        const enc = new TextEncoder().encode("héllo €😀");
+        const dec = new TextDecoder().decode(enc);
+        const bad = new TextDecoder().decode(new Uint8Array([0x61, 0xff, 0x62, 0xe2, 0x82]));
+        let fatal; try { new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array([0xff])) } catch (e) { fatal = e.name }
+        const clone = structuredClone({ a: [1, { b: 2 }], d: new Date(5), m: new Map([[1, new Set([2])]]), u: new Uint8Array([1, 2]) });
+        const cyc = { }; cyc.me = cyc; const c2 = structuredClone(cyc);
+        let fnClone; try { structuredClone({ f() {} }) } catch (e) { fnClone = e.name }
+        return {
+          enc: Array.from(enc), dec, bad,  fatal,
+          b64: btoa("hello\u00ff"), unb64: atob("aGVsbG8="), unb64ws: atob(" aGVs bG8 "),
+          badAtob: (() => { try { atob("a") } catch (e) { return e.name } })(),
+          badBtoa: (() => { try { btoa("€") } catch (e) { return e.name } })(),
+          clone: [clone.a, clone.d.getTime(), clone.m.get(1).has(2), Array.from(clone.u)],
+          cyc: c2.me === c2 && c2 !== cyc, fnClone,
+          uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(crypto.randomUUID()),
+          rv: crypto.getRandomValues(new Uint32Array(4)).length,
+          queue: await new Promise(r => queueMicrotask(() => r("micro"))),
+        };
+        "#,
+    )
+    .await;
+    assert_eq!(
+        value(&out),
+        json!({
+            "enc": [104, 195, 169, 108, 108, 111, 32, 226, 130, 172, 240, 159, 152, 128],
+            "dec": "héllo €😀", "bad": "a\u{fffd}b\u{fffd}", "fatal": "TypeError",
+            "b64": "aGVsbG//", "unb64": "hello", "unb64ws": "hello",
+            "badAtob": "InvalidCharacterError", "badBtoa": "InvalidCharacterError",
+            "clone": [[1, {"b": 2}], 5, true, [1, 2]], "cyc": true, "fnClone": "DataCloneError",
+            "uuid": true, "rv": 4, "queue": "micro",
+        })
+    );
+}
+
+#[tokio::test]
+async fn timers_run_on_the_logical_clock() {
+    let started = Instant::now();
+    let out = run(r#"
+        const order = [];
+        const t0 = Date.now();
+        setTimeout(() => order.push(["b", Date.now() - t0]), 20000);
+        setTimeout(() => order.push(["a", Date.now() - t0]), 10000);
+        setTimeout((x) => order.push([x, Date.now() - t0]), 10000, "a2");
+        const cancelled = setTimeout(() => order.push("never"), 5);
+        clearTimeout(cancelled);
+        await new Promise(r => setTimeout(r, 25000));
+        order.push(["end", Date.now() - t0, new Date().getTime() - t0]);
+        let over; try { setTimeout(() => {}, 30001) } catch (e) { over = [e.name, e.message] }
+        return { order, over };
+        "#)
+    .await;
+    assert_eq!(
+        value(&out),
+        json!({
+            "order": [["a", 10000], ["a2", 10000], ["b", 20000], ["end", 25000, 25000]],
+            "over": ["RangeError", "setTimeout delay 30001 ms is over the sandbox's limit of 30000 ms"],
+        })
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "no real waiting"
+    );
+}
+
+#[tokio::test]
+async fn timer_callback_errors_fail_the_run() {
+    let out = run("setTimeout(() => { throw new Error('in timer') }, 10); await new Promise(r => setTimeout(r, 20));").await;
+    assert_eq!(error_code(&out), "runtime_error");
+    let msg = out.error.map(|e| e.message).unwrap_or_default();
+    assert!(msg.contains("in timer"), "{msg}");
+}
+
+#[tokio::test]
+async fn a_promise_that_never_settles_is_reported() {
+    let out = run("await new Promise(() => {});").await;
+    assert_eq!(error_code(&out), "never_settled");
+}
+
+#[tokio::test]
+async fn abandoned_calls_are_cancelled_with_a_notice() {
+    let host = FakeHost::slow(5_000);
+    let started = Instant::now();
+    let out = run_with(input("github.get_repo({}); return 'done'"), &host).await;
+    assert_eq!(value(&out), json!("done"));
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(out.calls.len(), 1);
+    assert!(!out.calls[0].ok);
+    assert!(
+        out.notices.iter().any(|n| n.contains("cancelled")),
+        "{:?}",
+        out.notices
+    );
+}
+
+#[tokio::test]
+async fn output_serialises_as_the_envelope_fields() {
+    let out = run("console.warn('w'); return { ok: true }").await;
+    let text = serde_json::to_string(&out).unwrap_or_default();
+    assert_eq!(
+        text,
+        r#"{"status":"completed","result":{"ok":true},"logs":["[warn] w"],"calls":[]}"#
+    );
+    let back: capa_sandbox::RunOutput =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(back, out);
+}

@@ -1,0 +1,324 @@
+//! Each limit stops the guest with its own error code, and the next run works.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use capa_sandbox::{Limits, RunStatus};
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn infinite_loop_stops_with_compute_limit_and_the_next_run_works() {
+    let started = Instant::now();
+    let out = capa_sandbox::run(
+        with_limits("while (true) {}", |l| l.compute_ms = 300),
+        FakeHost::echo(),
+    )
+    .await;
+    assert_eq!(error_code(&out), "compute_limit");
+    assert!(
+        started.elapsed() < Duration::from_millis(300 + 1500),
+        "{:?}",
+        started.elapsed()
+    );
+    // A loop that catches everything cannot catch the interrupt.
+    let out = capa_sandbox::run(
+        with_limits(
+            "for (;;) { try { for (;;) {} } catch (e) {} finally { continue } }",
+            |l| l.compute_ms = 200,
+        ),
+        FakeHost::echo(),
+    )
+    .await;
+    assert_eq!(error_code(&out), "compute_limit");
+    assert_eq!(value(&run("return 'next'").await), json!("next"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compute_time_excludes_waiting_for_tools() {
+    let host = FakeHost::slow(2_000);
+    let out = run_with(
+        with_limits("const r = await github.get_repo({}); return r.index", |l| {
+            l.compute_ms = 1_000
+        }),
+        &host,
+    )
+    .await;
+    assert_eq!(value(&out), json!(0));
+    assert!(out.calls[0].ms >= 2_000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wall_limit_stops_a_run_stuck_waiting() {
+    let host = FakeHost::slow(10_000);
+    let started = Instant::now();
+    let out = run_with(
+        with_limits(
+            "console.log('before'); await github.get_repo({}); return 1",
+            |l| l.wall_ms = 500,
+        ),
+        &host,
+    )
+    .await;
+    assert_eq!(error_code(&out), "wall_limit");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.logs, vec!["before"]);
+    assert_eq!(out.calls.len(), 1);
+    assert!(!out.calls[0].ok);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_bomb_hits_the_memory_limit() {
+    for code in [
+        "let s = 'x'; for (;;) s += s;",
+        "return 'x'.repeat(100_000_000).length",
+        "const parts = []; for (let i = 0; ; i++) parts.push('p' + i); ",
+        "const a = []; for (;;) a.push(new Array(100000).fill(1));",
+        "const a = []; for (;;) a.push({ i: a.length, s: 'y'.repeat(100) + a.length });",
+    ] {
+        let out = capa_sandbox::run(
+            with_limits(code, |l| l.memory_bytes = 16 * 1024 * 1024),
+            FakeHost::echo(),
+        )
+        .await;
+        assert_eq!(error_code(&out), "memory_limit", "{code}: {out:?}");
+    }
+    // Catching the out-of-memory error contains it too.
+    let out = capa_sandbox::run(
+        with_limits(
+            "try { let s = 'x'; for (;;) s += s; } catch (e) { return String(e) }",
+            |l| l.memory_bytes = 16 * 1024 * 1024,
+        ),
+        FakeHost::echo(),
+    )
+    .await;
+    assert_eq!(out.status, RunStatus::Completed);
+    assert_eq!(value(&run("return 'next'").await), json!("next"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deep_recursion_is_a_stack_overflow() {
+    let out = run("function f(n) { return f(n + 1) + 1 } return f(0)").await;
+    assert_eq!(error_code(&out), "stack_overflow");
+    let out = run("const f = async (n) => f(n + 1); return await f(0)").await;
+    assert!(
+        ["stack_overflow", "memory_limit", "compute_limit"].contains(&error_code(&out).as_str()),
+        "{out:?}"
+    );
+    // Deeply nested source is refused, not a crash.
+    let nested = format!("return {}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    let out = run(&nested).await;
+    assert_eq!(out.status, RunStatus::Failed);
+    assert_eq!(value(&run("return 'next'").await), json!("next"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn call_501_is_refused_with_max_calls() {
+    let host = FakeHost::echo();
+    let out = run_with(
+        input(
+            r#"
+            for (let i = 0; i < 500; i++) await github.get_repo({ i });
+            try { await github.get_repo({ i: 500 }) } catch (e) { return [e instanceof ToolError, e.code, e.message] }
+            "#,
+        ),
+        &host,
+    )
+    .await;
+    let v = value(&out);
+    assert_eq!(v[0], json!(true));
+    assert_eq!(v[1], json!("max_calls"));
+    assert_eq!(host.call_count(), 500);
+    assert_eq!(out.calls.len(), 500);
+
+    // Uncaught, it fails the run with that code; earlier attempts count.
+    let mut i = input("await github.get_repo({}); await github.get_repo({});");
+    i.calls_before = 499;
+    let out = run_with(i, &host).await;
+    assert_eq!(error_code(&out), "max_calls");
+    assert_eq!(out.calls.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ninth_concurrent_call_waits_for_a_slot() {
+    let host = FakeHost::slow(300);
+    let out = run_with(
+        input("return (await Promise.all([...Array(9).keys()].map(i => github.get_repo({ i })))).map(r => r.index)"),
+        &host,
+    )
+    .await;
+    assert_eq!(value(&out), json!([0, 1, 2, 3, 4, 5, 6, 7, 8]));
+    assert_eq!(host.max_in_flight(), 8);
+    let arrivals = host.arrivals.lock().map(|a| a.clone()).unwrap_or_default();
+    let first = arrivals
+        .iter()
+        .filter(|(i, _)| *i < 8)
+        .map(|(_, t)| *t)
+        .max()
+        .unwrap_or_default();
+    let ninth = arrivals
+        .iter()
+        .find(|(i, _)| *i == 8)
+        .map(|(_, t)| *t)
+        .unwrap_or_default();
+    // The host sees the ninth call only after one of the first eight finished.
+    assert!(ninth >= first + Duration::from_millis(250), "{arrivals:?}");
+    // Its own time is counted from leaving the queue, not from when the guest made it.
+    assert!(out.calls[8].ms < 600, "{:?}", out.calls);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_timeout_starts_when_the_call_leaves_the_queue() {
+    // 9 calls of 300 ms with a 500 ms upstream timeout and one slot at a time: each call's
+    // timeout starts when it is handed to the host, so none times out although the last one
+    // waits ~2.4 s in the queue.
+    let host = FakeHost::slow(300);
+    let out = run_with(
+        with_limits(
+            "return (await Promise.all([...Array(9).keys()].map(i => github.get_repo({ i })))).length",
+            |l| {
+                l.max_concurrent = 1;
+                l.upstream_timeout_ms = 500;
+            },
+        ),
+        &host,
+    )
+    .await;
+    assert_eq!(value(&out), json!(9));
+    assert_eq!(host.max_in_flight(), 1);
+
+    let host = FakeHost::slow(2_000);
+    let out = run_with(
+        with_limits("await github.get_repo({})", |l| l.upstream_timeout_ms = 200),
+        &host,
+    )
+    .await;
+    assert_eq!(error_code(&out), "upstream_timeout");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_result_is_truncated_to_valid_json() {
+    let out = run(
+        "return Array.from({ length: 10000 }, (_, i) => ({ id: i, title: 'issue ' + i, body: 'x'.repeat(80) }))",
+    )
+    .await;
+    assert_eq!(out.status, RunStatus::Completed);
+    assert!(out.truncated.result);
+    let text = serde_json::to_string(&out.result).unwrap_or_default();
+    assert!(text.len() <= 24 * 1024, "{}", text.len());
+    let items = out
+        .result
+        .as_ref()
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    assert!(!items.is_empty());
+    assert_eq!(
+        items[0],
+        json!({"id": 0, "title": "issue 0", "body": "x".repeat(80)})
+    );
+    assert!(
+        out.notices
+            .iter()
+            .any(|n| n.starts_with("result was 1.") && n.contains("MB")),
+        "{:?}",
+        out.notices
+    );
+
+    // A single 1 MB string.
+    let out = run("return 'y'.repeat(1024 * 1024)").await;
+    assert!(out.truncated.result);
+    let s = out.result.as_ref().and_then(Value::as_str).unwrap_or("");
+    assert!(
+        s.len() > 20 * 1024 && s.len() <= 24 * 1024 && s.ends_with('…'),
+        "{}",
+        s.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logs_share_the_inline_budget() {
+    let out = run("for (let i = 0; i < 5000; i++) console.log('line ' + i + ' ' + 'z'.repeat(50)); return 'ok'").await;
+    assert_eq!(value(&out), json!("ok"));
+    assert!(out.truncated.logs);
+    assert!(!out.truncated.result);
+    let bytes: usize = out.logs.iter().map(String::len).sum();
+    assert!(bytes <= 24 * 1024 && bytes > 20 * 1024, "{bytes}");
+    assert!(
+        out.notices.iter().any(|n| n.starts_with("logs were")),
+        "{:?}",
+        out.notices
+    );
+
+    let out = run(
+        "for (let i = 0; i < 5000; i++) console.log('z'.repeat(50)); return 'r'.repeat(100000)",
+    )
+    .await;
+    assert!(out.truncated.logs && out.truncated.result);
+    let total = serde_json::to_string(&out.result)
+        .map(|s| s.len())
+        .unwrap_or(0)
+        + out.logs.iter().map(String::len).sum::<usize>();
+    assert!(total <= 24 * 1024, "{total}");
+}
+
+#[tokio::test]
+async fn code_over_the_limit_is_refused() {
+    let code = format!("return '{}'", "a".repeat(70_000));
+    let out = run(&code).await;
+    assert_eq!(error_code(&out), "code_too_large");
+}
+
+#[tokio::test]
+async fn limits_can_be_lowered_not_raised() {
+    let asked = Limits {
+        compute_ms: 1_000_000,
+        max_calls: 10,
+        ..Limits::default()
+    };
+    let l = Limits::default().lowered_to(&asked);
+    assert_eq!(l.compute_ms, 10_000);
+    assert_eq!(l.max_calls, 10);
+    // run() clamps too: a raised max_calls is still 500.
+    let host = FakeHost::echo();
+    let out = run_with(
+        with_limits(
+            "for (let i = 0; i < 501; i++) await github.get_repo({})",
+            |l| l.max_calls = 10_000,
+        ),
+        &host,
+    )
+    .await;
+    assert_eq!(error_code(&out), "max_calls");
+    assert_eq!(host.call_count(), 500);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_runs_at_once_on_a_multi_threaded_runtime() {
+    let host: Arc<dyn capa_sandbox::Host> = FakeHost::slow(20);
+    let mut tasks = Vec::new();
+    for i in 0..16 {
+        let host = Arc::clone(&host);
+        tasks.push(tokio::spawn(async move {
+            let code = if i % 4 == 0 {
+                "while (true) {}".to_string()
+            } else {
+                format!("const r = await Promise.all([1,2,3].map(() => github.get_repo({{}}))); return {i}")
+            };
+            capa_sandbox::run(with_limits(&code, |l| l.compute_ms = 300), host).await
+        }));
+    }
+    for (i, t) in tasks.into_iter().enumerate() {
+        let out = t.await.unwrap_or_else(|e| panic!("{e}"));
+        if i % 4 == 0 {
+            assert_eq!(error_code(&out), "compute_limit");
+        } else {
+            assert_eq!(value(&out), json!(i));
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! Runs of `execute`: the code, its seed and logical clock (so a run can be replayed exactly),
+//! its status and envelope, and the journal of its tool calls in the order the guest issued
+//! them. Texts arrive here already redacted.
+
+use rusqlite::{OptionalExtension, params};
+
+use crate::{Store, StoreError};
+
+/// A run as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunRecord {
+    pub id: String,
+    pub code: String,
+    pub seed: u64,
+    pub clock_start_ms: i64,
+    pub client: Option<String>,
+    /// `completed`, `failed`, `awaiting_approval`, `awaiting_connection`, `cancelled`, or
+    /// `running` while an attempt is under way.
+    pub status: String,
+    /// The last envelope returned for the run, as JSON.
+    pub envelope: Option<String>,
+    pub attempts: i64,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+}
+
+/// One journaled tool call: what the guest asked and what it was answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalEntry {
+    /// Position in the order the guest issued calls.
+    pub index: u32,
+    pub address: String,
+    pub connection: Option<String>,
+    /// Arguments as JSON (redacted).
+    pub arguments: String,
+    pub ok: bool,
+    /// The value or the failure the guest received, as JSON (redacted).
+    pub outcome: String,
+    pub ms: i64,
+}
+
+impl Store {
+    /// Records a new run.
+    pub fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                run.id,
+                run.code,
+                run.seed as i64,
+                run.clock_start_ms,
+                run.client,
+                run.status,
+                run.envelope,
+                run.attempts,
+                run.created_at_ms,
+                run.updated_at_ms
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Sets a run's status and envelope after an attempt.
+    pub fn finish_run(
+        &self,
+        id: &str,
+        status: &str,
+        envelope: &str,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "UPDATE runs SET status = ?2, envelope = ?3, updated_at_ms = ?4 WHERE id = ?1",
+            params![id, status, envelope, now_ms],
+        )?;
+        Ok(())
+    }
+
+    pub fn run(&self, id: &str) -> Result<Option<RunRecord>, StoreError> {
+        Ok(self
+            .conn()?
+            .query_row(
+                "SELECT id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms
+                 FROM runs WHERE id = ?1",
+                params![id],
+                |row| {
+                    Ok(RunRecord {
+                        id: row.get(0)?,
+                        code: row.get(1)?,
+                        seed: row.get::<_, i64>(2)? as u64,
+                        clock_start_ms: row.get(3)?,
+                        client: row.get(4)?,
+                        status: row.get(5)?,
+                        envelope: row.get(6)?,
+                        attempts: row.get(7)?,
+                        created_at_ms: row.get(8)?,
+                        updated_at_ms: row.get(9)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// The newest runs first, at most `limit`.
+    pub fn recent_runs(&self, limit: u32) -> Result<Vec<RunRecord>, StoreError> {
+        let conn = self.conn()?;
+        let mut statement =
+            conn.prepare("SELECT id FROM runs ORDER BY created_at_ms DESC, id DESC LIMIT ?1")?;
+        let ids: Vec<String> = statement
+            .query_map(params![limit], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        drop(statement);
+        drop(conn);
+        ids.iter()
+            .filter_map(|id| self.run(id).transpose())
+            .collect()
+    }
+
+    /// Appends one journal entry of a run.
+    pub fn journal_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "INSERT OR REPLACE INTO run_calls (run_id, idx, address, connection, arguments, ok, outcome, ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                run_id,
+                entry.index,
+                entry.address,
+                entry.connection,
+                entry.arguments,
+                entry.ok,
+                entry.outcome,
+                entry.ms
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// A run's journal in call order.
+    pub fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
+        let conn = self.conn()?;
+        let mut statement = conn.prepare(
+            "SELECT idx, address, connection, arguments, ok, outcome, ms FROM run_calls
+             WHERE run_id = ?1 ORDER BY idx",
+        )?;
+        let entries = statement
+            .query_map(params![run_id], |row| {
+                Ok(JournalEntry {
+                    index: row.get(0)?,
+                    address: row.get(1)?,
+                    connection: row.get(2)?,
+                    arguments: row.get(3)?,
+                    ok: row.get(4)?,
+                    outcome: row.get(5)?,
+                    ms: row.get(6)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(entries)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_and_their_journal_round_trip() {
+        let store = Store::in_memory().expect("store");
+        let run = RunRecord {
+            id: "run_1".into(),
+            code: "return 1".into(),
+            seed: u64::MAX - 7,
+            clock_start_ms: 1_700_000_000_000,
+            client: Some("test".into()),
+            status: "running".into(),
+            envelope: None,
+            attempts: 1,
+            created_at_ms: 1,
+            updated_at_ms: 1,
+        };
+        store.insert_run(&run).expect("insert");
+        for index in [1, 0] {
+            let entry = JournalEntry {
+                index,
+                address: format!("demo.t{index}"),
+                connection: None,
+                arguments: "{}".into(),
+                ok: true,
+                outcome: "42".into(),
+                ms: 3,
+            };
+            store.journal_call("run_1", &entry).expect("journal");
+        }
+        store
+            .finish_run("run_1", "completed", "{\"status\":\"completed\"}", 2)
+            .expect("finish");
+        let stored = store.run("run_1").expect("read").expect("present");
+        assert_eq!(stored.seed, u64::MAX - 7);
+        assert_eq!(stored.status, "completed");
+        let journal = store.journal("run_1").expect("journal");
+        assert_eq!(
+            journal.iter().map(|e| e.index).collect::<Vec<_>>(),
+            vec![0, 1]
+        );
+        assert_eq!(store.recent_runs(10).expect("recent").len(), 1);
+        assert!(store.run("nope").expect("read").is_none());
+    }
+}

@@ -39,6 +39,23 @@ pub struct JournalEntry {
     pub ms: i64,
 }
 
+const RUN_COLUMNS: &str = "id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms";
+
+fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
+    Ok(RunRecord {
+        id: row.get(0)?,
+        code: row.get(1)?,
+        seed: row.get::<_, i64>(2)? as u64,
+        clock_start_ms: row.get(3)?,
+        client: row.get(4)?,
+        status: row.get(5)?,
+        envelope: row.get(6)?,
+        attempts: row.get(7)?,
+        created_at_ms: row.get(8)?,
+        updated_at_ms: row.get(9)?,
+    })
+}
+
 impl Store {
     /// Records a new run.
     pub fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
@@ -80,23 +97,9 @@ impl Store {
         Ok(self
             .conn()?
             .query_row(
-                "SELECT id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms
-                 FROM runs WHERE id = ?1",
+                &format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"),
                 params![id],
-                |row| {
-                    Ok(RunRecord {
-                        id: row.get(0)?,
-                        code: row.get(1)?,
-                        seed: row.get::<_, i64>(2)? as u64,
-                        clock_start_ms: row.get(3)?,
-                        client: row.get(4)?,
-                        status: row.get(5)?,
-                        envelope: row.get(6)?,
-                        attempts: row.get(7)?,
-                        created_at_ms: row.get(8)?,
-                        updated_at_ms: row.get(9)?,
-                    })
-                },
+                run_from_row,
             )
             .optional()?)
     }
@@ -104,16 +107,13 @@ impl Store {
     /// The newest runs first, at most `limit`.
     pub fn recent_runs(&self, limit: u32) -> Result<Vec<RunRecord>, StoreError> {
         let conn = self.conn()?;
-        let mut statement =
-            conn.prepare("SELECT id FROM runs ORDER BY created_at_ms DESC, id DESC LIMIT ?1")?;
-        let ids: Vec<String> = statement
-            .query_map(params![limit], |row| row.get(0))?
+        let mut statement = conn.prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs ORDER BY created_at_ms DESC, id DESC LIMIT ?1"
+        ))?;
+        let runs = statement
+            .query_map(params![limit], run_from_row)?
             .collect::<Result<_, _>>()?;
-        drop(statement);
-        drop(conn);
-        ids.iter()
-            .filter_map(|id| self.run(id).transpose())
-            .collect()
+        Ok(runs)
     }
 
     /// Appends one journal entry of a run.

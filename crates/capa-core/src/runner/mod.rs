@@ -75,7 +75,8 @@ impl Hub {
         let started = now_ms();
         let record = RunRecord {
             id: run_id.clone(),
-            code: code.clone(),
+            // History never holds a secret, even one a model pasted into its code.
+            code: self.redactor().redact(&code),
             seed,
             clock_start_ms: started,
             client: client.clone(),

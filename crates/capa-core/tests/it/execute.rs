@@ -5,32 +5,24 @@
 use capa_core::ExecuteRequest;
 use serde_json::{Value, json};
 
-use crate::support::{TestHub, everything_js, filesystem_js, installed, repo_root};
+use crate::support::{
+    TestHub, catalog_server_source, everything_js, filesystem_js, installed, repo_root,
+};
 
 fn node() -> String {
     installed("node_modules/.bin/node")
 }
 
+/// A source of the spec example's fixture catalog (github.searchIssues, slack.postMessage).
 fn fixture_source(id: &str, extra: &[&str]) -> String {
+    let tools = repo_root().join("tests/fixtures/spec-example/tools.jsonl");
     let mut args = vec![
-        repo_root()
-            .join("tests/fixtures/catalog-server.mjs")
-            .display()
-            .to_string(),
-        repo_root()
-            .join("tests/fixtures/spec-example/tools.jsonl")
-            .display()
-            .to_string(),
+        tools.display().to_string(),
         "--source".to_owned(),
         id.to_owned(),
     ];
     args.extend(extra.iter().map(|s| (*s).to_owned()));
-    let args: Vec<String> = args.iter().map(|a| format!("{a:?}")).collect();
-    format!(
-        "  - id: {id}\n    type: mcp\n    def: {{ command: {:?}, args: [{}] }}\n",
-        node(),
-        args.join(", ")
-    )
+    catalog_server_source(id, &args)
 }
 
 async fn execute(hub: &TestHub, code: &str) -> Value {

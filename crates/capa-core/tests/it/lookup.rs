@@ -9,27 +9,12 @@ use capa_core::lookup::{self, SearchRequest, ToolIndex};
 use capa_core::policy::{Decision, Policy, Rule};
 use capa_core::{Catalog, LookupError, SourceTools, Tool};
 
-use crate::support::{TestHub, installed, repo_root};
-
-fn node() -> String {
-    installed("node_modules/.bin/node")
-}
+use crate::support::{TestHub, catalog_server_source, installed, repo_root};
 
 fn catalog_source(id: &str, catalog: &str, extra: &[&str]) -> String {
-    let mut args = vec![
-        repo_root()
-            .join("tests/fixtures/catalog-server.mjs")
-            .display()
-            .to_string(),
-        catalog.to_owned(),
-    ];
+    let mut args = vec![catalog.to_owned()];
     args.extend(extra.iter().map(|s| (*s).to_owned()));
-    let args: Vec<String> = args.iter().map(|a| format!("{a:?}")).collect();
-    format!(
-        "  - id: {id}\n    type: mcp\n    def: {{ command: {:?}, args: [{}] }}\n",
-        node(),
-        args.join(", ")
-    )
+    catalog_server_source(id, &args)
 }
 
 fn search(query: &str) -> SearchRequest {

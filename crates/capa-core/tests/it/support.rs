@@ -33,6 +33,23 @@ pub fn filesystem_js() -> String {
     installed("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 }
 
+/// A `servers:` entry (YAML) for the catalog fixture server, run with `args`.
+pub fn catalog_server_source(id: &str, args: &[String]) -> String {
+    let mut all = vec![
+        repo_root()
+            .join("tests/fixtures/catalog-server.mjs")
+            .display()
+            .to_string(),
+    ];
+    all.extend(args.iter().cloned());
+    let quoted: Vec<String> = all.iter().map(|a| format!("{a:?}")).collect();
+    format!(
+        "  - id: {id}\n    type: mcp\n    def: {{ command: {:?}, args: [{}] }}\n",
+        installed("node_modules/.bin/node"),
+        quoted.join(", ")
+    )
+}
+
 pub fn time_server() -> String {
     installed("tests/.venv/bin/mcp-server-time")
 }

@@ -27,6 +27,9 @@ pub enum LookupError {
     /// The index could not be built (a bug, or out of memory); the catalog itself is intact.
     #[error("the search index is not available: {0}")]
     Index(String),
+    /// The hub's database could not be read.
+    #[error("the hub's database is not available: {0}")]
+    Store(String),
 }
 
 impl LookupError {
@@ -37,12 +40,13 @@ impl LookupError {
             Self::UnknownNamespace(_) => "unknown_namespace",
             Self::UnknownTarget(_) => "unknown_target",
             Self::Index(_) => "index_unavailable",
+            Self::Store(_) => "store_unavailable",
         }
     }
 
-    /// Only an index failure may go away on its own.
+    /// Only an index or database failure may go away on its own.
     pub fn retryable(&self) -> bool {
-        matches!(self, Self::Index(_))
+        matches!(self, Self::Index(_) | Self::Store(_))
     }
 }
 

@@ -139,7 +139,7 @@ impl Hub {
         let run = self
             .store()
             .run(run_id)
-            .map_err(|e| LookupError::Index(e.to_string()))?
+            .map_err(|e| LookupError::Store(e.to_string()))?
             .ok_or_else(|| {
                 LookupError::InvalidArguments(format!(
                     "no run `{run_id}`: resume takes a runId from an earlier execute"

@@ -384,24 +384,12 @@ impl State {
                 })
             }
             OpKind::Search(query) => {
-                let query = query.take().unwrap_or_default();
-                self.handle.spawn(async move {
-                    let lookup = AssertUnwindSafe(host.search(query)).catch_unwind();
-                    let outcome = tokio::time::timeout(timeout, lookup).await.map(|r| {
-                        r.unwrap_or_else(|_| Err(ToolFailure::new("internal", "lookup failed")))
-                    });
-                    let _ = events.send(lookup_event(seq, outcome, "hub.search"));
-                })
+                let lookup = host.search(query.take().unwrap_or_default());
+                spawn_lookup(&self.handle, lookup, "hub.search", seq, events, timeout)
             }
             OpKind::Describe(targets) => {
-                let targets = targets.take().unwrap_or_default();
-                self.handle.spawn(async move {
-                    let lookup = AssertUnwindSafe(host.describe(targets)).catch_unwind();
-                    let outcome = tokio::time::timeout(timeout, lookup).await.map(|r| {
-                        r.unwrap_or_else(|_| Err(ToolFailure::new("internal", "lookup failed")))
-                    });
-                    let _ = events.send(lookup_event(seq, outcome, "hub.describe"));
-                })
+                let lookup = host.describe(targets.take().unwrap_or_default());
+                spawn_lookup(&self.handle, lookup, "hub.describe", seq, events, timeout)
             }
         };
         self.tasks.push(task.abort_handle());
@@ -469,6 +457,25 @@ impl State {
             .collect();
         (summaries, cancelled)
     }
+}
+
+/// Runs `hub.search` / `hub.describe` on the hub's runtime, bounded by the upstream timeout; a
+/// panicking host is a failed lookup.
+fn spawn_lookup(
+    handle: &Handle,
+    lookup: futures::future::BoxFuture<'static, Result<String, ToolFailure>>,
+    name: &'static str,
+    seq: usize,
+    events: Sender<Event>,
+    timeout: Duration,
+) -> tokio::task::JoinHandle<()> {
+    handle.spawn(async move {
+        let lookup = AssertUnwindSafe(lookup).catch_unwind();
+        let outcome = tokio::time::timeout(timeout, lookup)
+            .await
+            .map(|r| r.unwrap_or_else(|_| Err(ToolFailure::new("internal", "lookup failed"))));
+        let _ = events.send(lookup_event(seq, outcome, name));
+    })
 }
 
 fn lookup_event(

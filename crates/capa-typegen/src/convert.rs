@@ -41,6 +41,16 @@ struct At<'p> {
 }
 
 impl<'p> At<'p> {
+    /// The top of a tool's input or output schema.
+    fn root(path: &'p str, name_self: bool) -> Self {
+        At {
+            path,
+            depth: 0,
+            level: 0,
+            name_self,
+        }
+    }
+
     fn child<'q>(&self, path: &'q str, deeper: bool) -> At<'q> {
         At {
             path,
@@ -71,23 +81,11 @@ impl<'b, 'a> Converter<'b, 'a> {
             let id = self.builder.new_named(&name);
             self.root_named = Some(id);
             let name = self.builder.types[id].name.clone();
-            let at = At {
-                path: &name,
-                depth: 0,
-                level: 0,
-                name_self: false,
-            };
-            let body = self.conv(self.root, at);
+            let body = self.conv(self.root, At::root(&name, false));
             self.builder.types[id].body = body;
             Ty::Named(id)
         } else {
-            let at = At {
-                path: &name,
-                depth: 0,
-                level: 0,
-                name_self: true,
-            };
-            self.conv(self.root, at)
+            self.conv(self.root, At::root(&name, true))
         }
     }
 
@@ -98,13 +96,7 @@ impl<'b, 'a> Converter<'b, 'a> {
             self.root_named = Some(id);
         }
         let name = self.builder.types[id].name.clone();
-        let at = At {
-            path: &name,
-            depth: 0,
-            level: 0,
-            name_self: false,
-        };
-        let body = self.conv(self.root, at);
+        let body = self.conv(self.root, At::root(&name, false));
         let named = &mut self.builder.types[id];
         named.body = body;
         named.doc = Doc::from_schema(self.root);

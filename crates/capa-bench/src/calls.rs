@@ -110,15 +110,7 @@ pub async fn overhead(
                 "options: {{ demo: false }}\nservers:\n  - id: everything\n    type: mcp\n    def: {{ command: node, args: [\"{}\", stdio] }}\n",
                 env.everything_js.display()
             );
-            let config = procs::write_config(dir.path(), &yaml)?;
-            let mut via_hub = Command::new(&env.capa);
-            via_hub
-                .arg("--config")
-                .arg(&config)
-                .arg("mcp")
-                .env("CAPA_DATA_DIR", dir.path().join("data"))
-                .env("CAPA_CONFIG_DIR", dir.path().join("config"))
-                .env("RUST_LOG", "warn");
+            let via_hub = procs::capa_mcp(env, dir.path(), &yaml)?;
             (
                 stdio_client(direct).await?,
                 stdio_client(via_hub).await?,

@@ -131,18 +131,9 @@ pub async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
         env.catalog_server.display()
     );
     let yaml = code_mode_yaml(env, &slow);
-    let config = procs::write_config(dir.path(), &yaml)?;
 
     eprintln!("capa-bench: execute over stdio…");
-    let mut command = Command::new(&env.capa);
-    command
-        .arg("--config")
-        .arg(&config)
-        .arg("mcp")
-        .env("CAPA_DATA_DIR", dir.path().join("data"))
-        .env("CAPA_CONFIG_DIR", dir.path().join("config"))
-        .env("RUST_LOG", "warn");
-    let stdio = stdio_client(command).await?;
+    let stdio = stdio_client(procs::capa_mcp(env, dir.path(), &yaml)?).await?;
     wait_for_tool(&stdio, "search").await?;
     execute(&stdio, "return await hub.search('echo')").await?;
     let mut fronts = vec![front(&stdio, "stdio", 200).await?];

@@ -137,6 +137,21 @@ pub async fn hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
     bail!("capa hub serve did not start")
 }
 
+/// `capa --config <dir>/capabilities.yaml mcp` with its data and config dirs in `dir`: the stdio
+/// front as a client starts it.
+pub fn capa_mcp(env: &BenchEnv, dir: &Path, yaml: &str) -> anyhow::Result<Command> {
+    let config = write_config(dir, yaml)?;
+    let mut command = Command::new(&env.capa);
+    command
+        .arg("--config")
+        .arg(&config)
+        .arg("mcp")
+        .env("CAPA_DATA_DIR", dir.join("data"))
+        .env("CAPA_CONFIG_DIR", dir.join("config"))
+        .env("RUST_LOG", "warn");
+    Ok(command)
+}
+
 pub fn write_config(dir: &Path, yaml: &str) -> anyhow::Result<PathBuf> {
     let path = dir.join("capabilities.yaml");
     std::fs::write(&path, yaml)?;

@@ -305,9 +305,14 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningHub]:
 
 @asynccontextmanager
 async def stdio_client_for(
-    workspace: Workspace, *, mode: str = "auto", errlog: IO[str] | None = None
+    workspace: Workspace,
+    *,
+    mode: str = "auto",
+    errlog: IO[str] | None = None,
+    elicitation_callback: Any = None,
 ) -> AsyncIterator[Any]:
-    """`capa --config FILE mcp` as a stdio child of the SDK's high-level Client."""
+    """`capa --config FILE mcp` as a stdio child of the SDK's high-level Client. With an
+    `elicitation_callback` the client declares form elicitation (the SDK's own rule)."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -322,7 +327,9 @@ async def stdio_client_for(
     own_log = errlog is None
     log = open(log_path, "a") if own_log else errlog
     try:
-        async with Client(stdio_client(params, errlog=log), mode=mode) as client:
+        async with Client(
+            stdio_client(params, errlog=log), mode=mode, elicitation_callback=elicitation_callback
+        ) as client:
             yield client
     finally:
         if own_log:
@@ -330,7 +337,9 @@ async def stdio_client_for(
 
 
 @asynccontextmanager
-async def http_client_for(hub: RunningHub, *, mode: str = "auto", token: str | None = "hub") -> AsyncIterator[Any]:
+async def http_client_for(
+    hub: RunningHub, *, mode: str = "auto", token: str | None = "hub", elicitation_callback: Any = None
+) -> AsyncIterator[Any]:
     """The SDK's Client over Streamable HTTP, sending `Authorization: Bearer <token>`."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -340,7 +349,9 @@ async def http_client_for(hub: RunningHub, *, mode: str = "auto", token: str | N
     if token is not None:
         headers["Authorization"] = f"Bearer {hub.token if token == 'hub' else token}"
     async with create_mcp_http_client(headers=headers) as http:
-        async with Client(streamable_http_client(hub.mcp_url, http_client=http), mode=mode) as client:
+        async with Client(
+            streamable_http_client(hub.mcp_url, http_client=http), mode=mode, elicitation_callback=elicitation_callback
+        ) as client:
             yield client
 
 

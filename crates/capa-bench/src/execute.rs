@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use capa_sandbox::{Host, HostCall, Limits, RunInput, ToolFailure};
+use capa_sandbox::{CallStop, Host, HostCall, Limits, RunInput, ToolFailure};
 use futures::future::BoxFuture;
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
@@ -93,7 +93,7 @@ async fn front(client: &Client, transport: &'static str, n: usize) -> anyhow::Re
 struct NoHost;
 
 impl Host for NoHost {
-    fn call(&self, _call: HostCall) -> BoxFuture<'static, Result<Value, ToolFailure>> {
+    fn call(&self, _call: HostCall) -> BoxFuture<'static, Result<Value, CallStop>> {
         Box::pin(async { Ok(Value::Null) })
     }
     fn search(&self, _query: String) -> BoxFuture<'static, Result<String, ToolFailure>> {

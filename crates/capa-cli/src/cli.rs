@@ -48,6 +48,9 @@ pub enum Command {
     /// Which capabilities files are used, and the file format.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Allow, ask or deny per tool, source or glob (the policy file, docs/policies.md).
+    #[command(subcommand)]
+    Policy(PolicyCommand),
 }
 
 #[derive(Debug, clap::Args)]
@@ -168,4 +171,43 @@ pub enum ConfigCommand {
         #[arg(long, value_name = "FILE")]
         check: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// List the rules of the policy file.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set the decision for a tool address (`github.create_issue`), a source (`github`), a glob
+    /// (`github.delete_*`) or `*`: `capa policy set 'github.delete_*' deny`.
+    Set {
+        /// Which tools: `github.create_issue`, `github`, `github.delete_*` or `*`.
+        pattern: String,
+        decision: DecisionArg,
+        /// Only for calls made with this connection of the source.
+        #[arg(long, value_name = "NAME")]
+        connection: Option<String>,
+    },
+    /// Remove the rule for a pattern (and connection), or every rule with `--all`.
+    Reset {
+        /// The rule's pattern, as `capa policy list` shows it (or `--all`).
+        #[arg(required_unless_present = "all")]
+        pattern: Option<String>,
+        /// The rule for this connection, not the one for every connection.
+        #[arg(long, value_name = "NAME", conflicts_with = "all")]
+        connection: Option<String>,
+        /// Remove every rule.
+        #[arg(long, conflicts_with = "pattern")]
+        all: bool,
+    },
+}
+
+/// A policy decision on the command line.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum DecisionArg {
+    Allow,
+    Ask,
+    Deny,
 }

@@ -6,6 +6,7 @@ mod connections;
 mod hub;
 mod lookup;
 mod mcp;
+mod policy;
 mod sources;
 
 use std::process::ExitCode;
@@ -42,6 +43,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             connections::run(&cli.global, &paths, redactor, command).await
         }
         Command::Config(command) => config::run(&cli.global, &paths, command).await,
+        Command::Policy(command) => policy::run(&paths, command).await,
     }
 }
 

@@ -177,3 +177,118 @@ fn search_and_describe_from_the_shell() {
         stderr(&refused)
     );
 }
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn policy_set_list_and_reset_edit_the_policy_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("config/policy.yaml");
+    let set = capa(dir.path(), &["policy", "set", "github.delete_*", "deny"]);
+    assert!(set.status.success(), "{}", stderr(&set));
+    assert_eq!(
+        stdout(&set),
+        format!("github.delete_* → deny (written to {})\n", file.display())
+    );
+    let set = capa(
+        dir.path(),
+        &[
+            "policy",
+            "set",
+            "slack.post_message",
+            "ask",
+            "--connection",
+            "work",
+        ],
+    );
+    assert!(set.status.success(), "{}", stderr(&set));
+    let listed = capa(dir.path(), &["policy", "list", "--json"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("json");
+    assert_eq!(
+        listed,
+        serde_json::json!({
+            "file": file,
+            "rules": [
+                {"pattern": "github.delete_*", "decision": "deny"},
+                {"pattern": "slack.post_message", "connection": "work", "decision": "ask"},
+            ],
+        })
+    );
+    let reset = capa(dir.path(), &["policy", "reset", "github.delete_*"]);
+    assert!(reset.status.success(), "{}", stderr(&reset));
+    assert_eq!(
+        stdout(&reset),
+        format!(
+            "Removed the rule for `github.delete_*` from {}.\n",
+            file.display()
+        )
+    );
+    let text = std::fs::read_to_string(&file).expect("file");
+    assert!(!text.contains("github"), "{text}");
+    assert!(text.contains("connection: work"), "{text}");
+    let all = capa(dir.path(), &["policy", "reset", "--all"]);
+    assert_eq!(
+        stdout(&all),
+        format!("Removed 1 rule from {}.\n", file.display())
+    );
+    let bad = capa(dir.path(), &["policy", "set", "a b", "deny"]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("`a b` is not a valid policy pattern"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
+#[test]
+fn policy_rules_change_what_search_shows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let before = capa(dir.path(), &["search", "delete a note"]);
+    assert!(before.status.success(), "{}", stderr(&before));
+    assert!(
+        stdout(&before).contains("   [asks]"),
+        "destructive by annotation: {}",
+        stdout(&before)
+    );
+    let set = capa(dir.path(), &["policy", "set", "demo.delete_note", "deny"]);
+    assert!(set.status.success(), "{}", stderr(&set));
+    let after = capa(dir.path(), &["search", "delete a note"]);
+    let text = stdout(&after);
+    assert!(!text.contains("demo.delete_note("), "{text}");
+    assert!(
+        text.contains("1 matching tool is hidden by your policy."),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_broken_policy_file_is_reported_with_its_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("config")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("config/policy.yaml"),
+        "rules:\n  - match: demo.add\n    decision: nope\n",
+    )
+    .expect("write");
+    for args in [&["policy", "list"][..], &["tools", "list"][..]] {
+        let out = capa(dir.path(), args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(
+                "policy.yaml:3:15: unknown decision `nope`\n  fix: use allow, ask or deny"
+            ),
+            "{args:?}: {err}"
+        );
+    }
+    let set = capa(dir.path(), &["policy", "set", "demo.add", "deny"]);
+    assert!(!set.status.success());
+    assert!(
+        stderr(&set).contains("capa policy reset --all"),
+        "{}",
+        stderr(&set)
+    );
+}

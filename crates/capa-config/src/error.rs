@@ -43,6 +43,13 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
+    /// The file could not be written (the policy file, which capa edits).
+    #[error("cannot write {}: {source}", file.display())]
+    Write {
+        file: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// The file was read but holds one or more problems; every one found is listed.
     #[error("{}", display_issues(.0))]
     Invalid(Vec<ConfigIssue>),
@@ -53,7 +60,7 @@ impl ConfigError {
     pub fn issues(&self) -> &[ConfigIssue] {
         match self {
             Self::Invalid(issues) => issues,
-            Self::Read { .. } => &[],
+            Self::Read { .. } | Self::Write { .. } => &[],
         }
     }
 }

@@ -132,6 +132,10 @@ pub struct Options {
     /// Timeout of one upstream call in milliseconds (1 to 30000; default 30000).
     #[serde(default)]
     pub upstream_timeout_ms: Option<Located<u64>>,
+    /// How long a pending approval waits for a person, in milliseconds (1000 to 86400000;
+    /// default 86400000, 24 hours).
+    #[serde(default)]
+    pub approval_ttl_ms: Option<Located<u64>>,
     /// Serve the built-in `demo` source (default true). `demo: false` turns it off.
     #[serde(default)]
     pub demo: Option<bool>,

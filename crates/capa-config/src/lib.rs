@@ -1,5 +1,6 @@
-//! The capabilities file: its format, the rules it must follow, where it is found, and the
-//! configuration the hub runs with.
+//! The capabilities file (its format, the rules it must follow, where it is found, the
+//! configuration the hub runs with) and the policy file (`policy.yaml`: which tools run freely,
+//! ask a person first, or stay hidden).
 //!
 //! A person writes `capabilities.yaml` (a global one in the platform's config dir and, optionally,
 //! one per project). This crate turns those files into a [`HubConfig`], or into errors that name the
@@ -9,6 +10,7 @@ mod error;
 mod file;
 mod load;
 mod located;
+mod policy_file;
 mod resolved;
 mod schema;
 pub mod secret_ref;
@@ -21,8 +23,13 @@ pub use file::{
 };
 pub use load::{ConfigFiles, PROJECT_FILE_NAMES, find_project_file, load, load_file, parse_str};
 pub use located::{Located, Position};
+pub use policy_file::{
+    POLICY_FILE_NAME, PolicyDecision, PolicyRule, RuleProblem, canonical_pattern,
+    check_policy_connection, check_policy_pattern, load_policy_file, parse_policy_str,
+    render_policy, reset_all_policy_rules, reset_policy_rule, set_policy_rule,
+};
 pub use resolved::{
-    ExplicitTool, ExposureChoice, HubConfig, MAX_UPSTREAM_TIMEOUT_MS, SourceConfig,
+    ExplicitTool, ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SourceConfig,
     SourceTransport, ToolSelection,
 };
 pub use schema::json_schema;

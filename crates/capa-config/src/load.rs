@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::error::{ConfigError, ConfigIssue};
 use crate::file::{CapabilitiesFile, ExposureMode};
 use crate::located::Position;
-use crate::resolved::{ExposureChoice, HubConfig, MAX_UPSTREAM_TIMEOUT_MS};
+use crate::resolved::{ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS};
 use crate::validate::{self, CheckedFile};
 
 /// File names a project file may have, in order of preference.
@@ -80,6 +80,7 @@ pub fn load(files: &ConfigFiles) -> Result<HubConfig, ConfigError> {
 fn merge(global: Option<CheckedFile>, project: Option<CheckedFile>) -> HubConfig {
     let mut config = HubConfig::default();
     let mut timeout: Option<Duration> = None;
+    let mut approval_ttl: Option<Duration> = None;
     for file in global.iter().chain(project.iter()) {
         config.files.push(file.file.clone());
         config.warnings.extend(file.warnings.iter().cloned());
@@ -88,9 +89,11 @@ fn merge(global: Option<CheckedFile>, project: Option<CheckedFile>) -> HubConfig
             config.sources.push(source.clone());
         }
         timeout = file.upstream_timeout.or(timeout);
+        approval_ttl = file.approval_ttl.or(approval_ttl);
         config.demo = file.demo.unwrap_or(config.demo);
     }
     config.upstream_timeout = timeout.unwrap_or(Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS));
+    config.approval_ttl = approval_ttl.unwrap_or(Duration::from_millis(MAX_APPROVAL_TTL_MS));
     config.exposure = exposure_choice(global.as_ref(), project.as_ref());
     config
 }
@@ -128,6 +131,11 @@ fn exposure_choice(global: Option<&CheckedFile>, project: Option<&CheckedFile>) 
 }
 
 fn syntax_issue(file: &Path, error: &serde_saphyr::Error) -> ConfigIssue {
+    syntax_issue_in(file, error, "docs/configuration.md")
+}
+
+/// A YAML or shape error as an issue; fixes that need the file format point at `docs`.
+pub(crate) fn syntax_issue_in(file: &Path, error: &serde_saphyr::Error, docs: &str) -> ConfigIssue {
     let position = error
         .location()
         .map(|l| Position {
@@ -139,7 +147,7 @@ fn syntax_issue(file: &Path, error: &serde_saphyr::Error) -> ConfigIssue {
     ConfigIssue {
         file: file.to_path_buf(),
         position,
-        fix: Some(fix_for(&message)),
+        fix: Some(fix_for(&message).replace("docs/configuration.md", docs)),
         message,
     }
 }

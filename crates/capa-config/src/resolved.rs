@@ -8,6 +8,8 @@ use crate::file::ExposureMode;
 
 /// Upper bound of `upstreamTimeoutMs` (spec: Default limits; hosts may lower, never raise).
 pub const MAX_UPSTREAM_TIMEOUT_MS: u64 = 30_000;
+/// The spec's `approvalTtlMs`: a pending approval waits at most 24 hours.
+pub const MAX_APPROVAL_TTL_MS: u64 = 86_400_000;
 
 /// Everything the hub needs from its configuration files.
 #[derive(Debug, Clone)]
@@ -18,6 +20,8 @@ pub struct HubConfig {
     pub exposure: ExposureChoice,
     /// Timeout of one upstream call.
     pub upstream_timeout: Duration,
+    /// How long a pending approval waits for a person.
+    pub approval_ttl: Duration,
     /// Whether the built-in `demo` source is served.
     pub demo: bool,
     /// The files that were read, in order.
@@ -37,6 +41,7 @@ impl Default for HubConfig {
                         .into(),
             },
             upstream_timeout: Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS),
+            approval_ttl: Duration::from_millis(MAX_APPROVAL_TTL_MS),
             demo: true,
             files: Vec::new(),
             warnings: Vec::new(),

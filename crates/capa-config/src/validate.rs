@@ -10,7 +10,7 @@ use crate::error::ConfigIssue;
 use crate::file::{CapabilitiesFile, ExposePolicy, ExposureMode, ServerDef, ServerEntry};
 use crate::located::{Located, Position};
 use crate::resolved::{
-    ExplicitTool, MAX_UPSTREAM_TIMEOUT_MS, SourceConfig, SourceTransport, ToolSelection,
+    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SourceConfig, SourceTransport, ToolSelection,
 };
 use crate::secret_ref;
 
@@ -24,6 +24,7 @@ pub struct CheckedFile {
     pub sources: Vec<SourceConfig>,
     pub exposure: Option<ExposureMode>,
     pub upstream_timeout: Option<Duration>,
+    pub approval_ttl: Option<Duration>,
     pub demo: Option<bool>,
     pub warnings: Vec<String>,
 }
@@ -104,12 +105,26 @@ pub fn check(file: &Path, parsed: CapabilitiesFile) -> Result<CheckedFile, Vec<C
         }
     });
 
+    let approval_ttl = parsed.options.approval_ttl_ms.as_ref().and_then(|ms| {
+        if (1000..=MAX_APPROVAL_TTL_MS).contains(&ms.value) {
+            Some(Duration::from_millis(ms.value))
+        } else {
+            checker.issue(
+                ms.position,
+                format!("approvalTtlMs is {}, outside 1000 to {MAX_APPROVAL_TTL_MS}", ms.value),
+                format!("use a value from 1000 to {MAX_APPROVAL_TTL_MS} (24 hours); hosts may lower the limit, never raise it"),
+            );
+            None
+        }
+    });
+
     if checker.issues.is_empty() {
         Ok(CheckedFile {
             file: file.to_path_buf(),
             sources,
             exposure: parsed.options.tool_exposure.map(|m| m.value),
             upstream_timeout,
+            approval_ttl,
             demo: parsed.options.demo,
             warnings,
         })

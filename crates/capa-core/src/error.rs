@@ -82,4 +82,8 @@ pub enum StartError {
         #[source]
         source: capa_store::StoreError,
     },
+    /// The policy file is broken; the hub does not start with a policy other than the user's.
+    /// The message names the file, line and fix (not a `#[source]`: it would print twice).
+    #[error("invalid policy file:\n{0}")]
+    Policy(capa_config::ConfigError),
 }

@@ -23,6 +23,7 @@ use crate::policy::{Decision, Policy};
 use crate::redact::Redactor;
 
 mod lookup;
+mod policy;
 mod sources;
 mod status;
 
@@ -65,10 +66,12 @@ pub struct Hub {
     /// Becomes true once every source has connected or failed for the first time (or
     /// [`STARTUP_LIMIT`] passed), so that a client's first `tools/list` sees every source.
     started: watch::Sender<bool>,
-    /// allow / ask / deny per tool (empty until the approvals work loads rules: all allowed).
-    policy: Policy,
+    /// allow / ask / deny per tool: the user's policy file, replaced when it changes.
+    policy: policy::PolicyState,
     /// The search index of the latest catalog it was asked for.
     tool_index: tokio::sync::Mutex<Option<Arc<ToolIndex>>>,
+    /// Runs in memory: per-run locks, decisions, the approval page opener.
+    runs: crate::runner::Runs,
 }
 
 /// How long the first listing may wait for sources that are still starting.
@@ -124,6 +127,7 @@ impl Hub {
             selection: s.selection.clone(),
             origin: Origin::Config(s.clone()),
         }));
+        let policy = policy::PolicyState::load(paths.policy_file()).map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
         let (catalog, _) = watch::channel(Arc::new(Catalog::default()));
         let hub = Arc::new(Self {
@@ -139,8 +143,9 @@ impl Hub {
             events,
             event_task: Mutex::new(None),
             started: watch::channel(false).0,
-            policy: Policy::default(),
+            policy,
             tool_index: tokio::sync::Mutex::new(None),
+            runs: crate::runner::Runs::new(&paths.state_key()),
         });
         for source in &hub.sources {
             hub.start_default(source);
@@ -172,8 +177,14 @@ impl Hub {
         &self.connections
     }
 
-    pub fn policy(&self) -> &Policy {
-        &self.policy
+    /// The policy in force now (a snapshot: it may change while the hub runs).
+    pub fn policy(&self) -> Arc<Policy> {
+        self.policy.snapshot()
+    }
+
+    /// Runs in memory: per-run locks, decisions, the approval page opener.
+    pub fn runs(&self) -> &crate::runner::Runs {
+        &self.runs
     }
 
     pub fn store(&self) -> &Arc<Store> {
@@ -224,7 +235,9 @@ impl Hub {
                 suggestions: catalog.suggest(address),
             });
         };
-        if self.policy.decide(&tool.address) == Decision::Deny {
+        let policy_connection = self.connection_for_policy(tool, context.connection.as_deref());
+        let verdict = self.decision_for(tool, policy_connection.as_deref());
+        if verdict.decision == Decision::Deny {
             return Err(CallError::Denied {
                 address: address.to_owned(),
             });

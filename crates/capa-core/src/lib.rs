@@ -4,6 +4,7 @@
 
 mod catalog;
 mod connections;
+pub mod digest;
 mod error;
 mod hub;
 pub mod lookup;
@@ -22,6 +23,9 @@ pub use error::{CallError, ConnectionError, StartError};
 pub use hub::{CallContext, Hub, HubOptions, STARTUP_LIMIT, SourceStatus};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::HubPaths;
-pub use policy::{Decision, Policy};
+pub use policy::{Decision, Policy, PolicyVerdict, Rule};
 pub use redact::Redactor;
-pub use runner::{Envelope, ExecuteRequest};
+pub use runner::{
+    Choice, DecideError, Envelope, ExecuteRequest, PageOpener, PendingInput, Runs, is_secret_name,
+    preview,
+};

@@ -45,10 +45,18 @@ impl HubPaths {
     pub fn discovery(&self) -> PathBuf {
         self.data_dir.join("hub.json")
     }
+    /// Signs the `requestState` of approvals (mode 0600).
+    pub fn state_key(&self) -> PathBuf {
+        self.data_dir.join("state.key")
+    }
     pub fn demo_notes(&self) -> PathBuf {
         self.data_dir.join("demo-notes.json")
     }
     pub fn global_config(&self) -> PathBuf {
         self.config_dir.join("capabilities.yaml")
+    }
+    /// The user's allow / ask / deny rules (docs/policies.md); `capa policy` edits it.
+    pub fn policy_file(&self) -> PathBuf {
+        self.config_dir.join(capa_config::POLICY_FILE_NAME)
     }
 }

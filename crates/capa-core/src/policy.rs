@@ -1,35 +1,36 @@
 //! Policy: whether a tool may run freely (allow), needs a person (ask) or is hidden (deny).
 //!
-//! Search, describe and calls already consult this one type. Rules are loaded from the user's
-//! configuration by the approvals work; until then a hub's policy is empty, so every tool is
-//! allowed (tool annotations are untrusted hints and never decide on their own).
+//! The rules come from the user's policy file (`capa_config` parses and writes it); this module
+//! matches them against tool addresses. When no rule matches, the tool's annotations decide
+//! ([`Policy::verdict`], in `policy/verdict.rs`); they are untrusted hints, so they can only make
+//! a tool stricter and never override a rule. docs/policies.md explains both to users.
+
+pub use capa_config::{PolicyDecision as Decision, PolicyRule as Rule};
 
 use crate::catalog::ToolAddress;
 
-/// What the policy says about one tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    Allow,
-    /// Calls pause for a person; search marks the tool `[asks]`.
-    Ask,
-    /// The tool is hidden: search counts it without naming it, describe and calls refuse it.
-    Deny,
-}
+mod verdict;
 
-/// One rule: a pattern and its decision.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rule {
-    /// `github.create_issue` (one tool), `github` or `github.*` (a source), `github.delete_*`
-    /// (a name prefix), or `*` (everything).
-    pub pattern: String,
-    pub decision: Decision,
-}
+pub use verdict::PolicyVerdict;
 
-/// Ordered rules; the most specific matching pattern wins (exact address, then the longest
-/// prefix pattern, then the source, then `*`), and no match means allow.
+/// The user's rules. Which rule applies to a tool (docs/policies.md, "Precedence"):
+/// 1. a rule naming the connection in use beats one without a connection;
+/// 2. then the most specific pattern: an exact address, then the glob with the most literal
+///    characters, then the source (`github`, `github.*`), then `*`;
+/// 3. at equal specificity the stricter decision (deny over ask over allow).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policy {
     rules: Vec<Rule>,
+}
+
+/// How specifically a pattern matched; variants are in increasing order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Specificity {
+    Everything,
+    Source,
+    /// A glob, by its number of characters other than `*`.
+    Glob(usize),
+    Exact,
 }
 
 impl Policy {
@@ -37,58 +38,184 @@ impl Policy {
         Self { rules }
     }
 
-    pub fn decide(&self, address: &ToolAddress) -> Decision {
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Whether any rule names a connection (then the hub must know which connection a call
+    /// uses before deciding).
+    pub fn has_connection_rules(&self) -> bool {
+        self.rules.iter().any(|r| r.connection.is_some())
+    }
+
+    /// The rule that decides `address` when called with `connection`, `None` when no rule
+    /// matches. Without a connection (search, describe) only rules without one apply.
+    pub fn decide(
+        &self,
+        address: &ToolAddress,
+        connection: Option<&str>,
+    ) -> Option<(Decision, &Rule)> {
         let full = address.to_string();
         self.rules
             .iter()
-            .filter_map(|rule| specificity(&rule.pattern, address, &full).map(|s| (s, rule)))
-            .max_by_key(|(s, _)| *s)
-            .map_or(Decision::Allow, |(_, rule)| rule.decision)
+            .filter(|rule| {
+                rule.connection
+                    .as_deref()
+                    .is_none_or(|c| Some(c) == connection)
+            })
+            .filter_map(|rule| {
+                let specificity = specificity(&rule.pattern, address, &full)?;
+                Some((
+                    (rule.connection.is_some(), specificity, rule.decision),
+                    rule,
+                ))
+            })
+            .max_by_key(|(key, _)| *key)
+            .map(|(_, rule)| (rule.decision, rule))
     }
 }
 
-/// How specifically `pattern` matches, `None` when it does not.
-fn specificity(pattern: &str, address: &ToolAddress, full: &str) -> Option<usize> {
-    if pattern == full {
-        return Some(usize::MAX);
-    }
+/// How specifically `pattern` matches the tool, `None` when it does not.
+fn specificity(pattern: &str, address: &ToolAddress, full: &str) -> Option<Specificity> {
     if pattern == "*" {
-        return Some(0);
+        return Some(Specificity::Everything);
     }
-    if pattern == address.namespace || pattern == format!("{}.*", address.namespace) {
-        return Some(1);
+    let source = capa_config::canonical_pattern(pattern);
+    if !source.contains(['.', '*']) {
+        return (source == address.namespace).then_some(Specificity::Source);
     }
-    let prefix = pattern.strip_suffix('*')?;
-    (prefix.contains('.') && full.starts_with(prefix)).then_some(1 + prefix.len())
+    if !pattern.contains('*') {
+        return (pattern == full).then_some(Specificity::Exact);
+    }
+    glob_matches(pattern, full)
+        .then(|| Specificity::Glob(pattern.len() - pattern.matches('*').count()))
+}
+
+/// `*` stands for any text (dots included); everything else matches itself.
+fn glob_matches(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        // No `*` at all: the whole text must be the pattern.
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn rule(pattern: &str, decision: Decision) -> Rule {
+    fn rule(pattern: &str, connection: Option<&str>, decision: Decision) -> Rule {
         Rule {
             pattern: pattern.to_owned(),
+            connection: connection.map(str::to_owned),
             decision,
         }
     }
 
+    fn decide(policy: &Policy, address: &str, connection: Option<&str>) -> Option<Decision> {
+        let address = ToolAddress::parse(address).expect("address");
+        policy.decide(&address, connection).map(|(d, _)| d)
+    }
+
     #[test]
-    fn the_most_specific_rule_wins() {
+    fn the_most_specific_pattern_wins() {
         let policy = Policy::new(vec![
-            rule("*", Decision::Ask),
-            rule("github", Decision::Allow),
-            rule("github.delete_*", Decision::Deny),
-            rule("github.delete_file", Decision::Ask),
+            rule("*", None, Decision::Ask),
+            rule("github", None, Decision::Allow),
+            rule("github.delete_*", None, Decision::Deny),
+            rule("github.delete_file", None, Decision::Ask),
+            rule("github.delete_f*", None, Decision::Allow),
         ]);
-        let decide = |a: &str| policy.decide(&ToolAddress::parse(a).expect("address"));
-        assert_eq!(decide("slack.post"), Decision::Ask);
-        assert_eq!(decide("github.create_issue"), Decision::Allow);
-        assert_eq!(decide("github.delete_repo"), Decision::Deny);
-        assert_eq!(decide("github.delete_file"), Decision::Ask);
+        let d = |a| decide(&policy, a, None);
+        assert_eq!(d("slack.post"), Some(Decision::Ask));
+        assert_eq!(d("github.create_issue"), Some(Decision::Allow));
+        assert_eq!(d("github.delete_repo"), Some(Decision::Deny));
         assert_eq!(
-            Policy::default().decide(&ToolAddress::new("a", "b")),
-            Decision::Allow
+            d("github.delete_fork"),
+            Some(Decision::Allow),
+            "longer glob"
         );
+        assert_eq!(
+            d("github.delete_file"),
+            Some(Decision::Ask),
+            "exact address"
+        );
+        assert_eq!(decide(&Policy::default(), "a.b", None), None);
+    }
+
+    #[test]
+    fn a_rule_for_the_connection_in_use_beats_a_more_specific_one_without() {
+        let policy = Policy::new(vec![
+            rule("github.delete_repo", None, Decision::Ask),
+            rule("github", Some("work"), Decision::Deny),
+        ]);
+        assert_eq!(
+            decide(&policy, "github.delete_repo", Some("work")),
+            Some(Decision::Deny)
+        );
+        assert_eq!(
+            decide(&policy, "github.delete_repo", Some("personal")),
+            Some(Decision::Ask)
+        );
+        // Search and describe know no connection: connection rules do not apply there.
+        assert_eq!(decide(&policy, "github.get_me", None), None);
+        assert_eq!(
+            decide(&policy, "github.get_me", Some("work")),
+            Some(Decision::Deny)
+        );
+    }
+
+    #[test]
+    fn at_equal_specificity_the_stricter_decision_wins() {
+        for rules in [
+            vec![
+                rule("github", None, Decision::Allow),
+                rule("github.*", None, Decision::Deny),
+            ],
+            vec![
+                rule("github.*", None, Decision::Deny),
+                rule("github", None, Decision::Allow),
+            ],
+        ] {
+            assert_eq!(
+                decide(&Policy::new(rules), "github.x", None),
+                Some(Decision::Deny)
+            );
+        }
+        // Both globs have 12 characters besides `*`.
+        let policy = Policy::new(vec![
+            rule("github.*issue", None, Decision::Ask),
+            rule("*.close_issue", None, Decision::Allow),
+        ]);
+        assert_eq!(
+            decide(&policy, "github.close_issue", None),
+            Some(Decision::Ask)
+        );
+    }
+
+    #[test]
+    fn globs_match_anywhere_in_the_address() {
+        assert!(glob_matches("*.delete_*", "github.delete_repo"));
+        assert!(glob_matches("github.*_issue", "github.create_issue"));
+        assert!(glob_matches("g*b.*", "github.x"));
+        assert!(!glob_matches("github.delete_*", "github.create_issue"));
+        assert!(!glob_matches("a*aa", "aa"), "parts may not overlap");
+        assert!(glob_matches("a*a", "aa"));
+        let policy = Policy::new(vec![rule("git*", None, Decision::Deny)]);
+        assert_eq!(decide(&policy, "github.x", None), Some(Decision::Deny));
+        assert_eq!(decide(&policy, "gitlab.x", None), Some(Decision::Deny));
+        assert_eq!(decide(&policy, "slack.git", None), None);
     }
 }

@@ -17,7 +17,7 @@ use rquickjs::context::{EvalOptions, intrinsic};
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
 use serde::Deserialize;
 
-use crate::state::{Event, Finish, Next, State};
+use crate::state::{Event, Finish, Next, State, Stop};
 use crate::{RunError, RunInput};
 
 const PRELUDE: &str = include_str!("prelude.js");
@@ -35,6 +35,8 @@ enum Trip {
     Compute,
     Wall,
     Cancelled,
+    /// A host call stopped the run (see `State::stop`).
+    Stopped,
 }
 
 /// Guest time and the deadlines; shared with the interrupt handler.
@@ -107,6 +109,11 @@ impl Meter {
                         .into(),
                 ),
             },
+            Trip::Stopped => RunError {
+                code: "internal".into(),
+                message: "the run was stopped by the hub".into(),
+                hint: None,
+            },
             Trip::Wall | Trip::Cancelled => RunError {
                 code: "wall_limit".into(),
                 message: format!("the run took longer than {} ms", limits.wall_ms),
@@ -120,6 +127,8 @@ impl Meter {
 pub(crate) enum Outcome {
     Value(Option<serde_json::Value>),
     Error(RunError),
+    /// A call waits for a person.
+    Suspended,
 }
 
 fn internal(message: impl std::fmt::Display) -> Outcome {
@@ -306,6 +315,13 @@ impl Driver<'_> {
     }
 
     fn limit_error(&self) -> Outcome {
+        if self.meter.tripped.get() == Some(Trip::Stopped) {
+            return match self.state.borrow().stop.clone() {
+                Some(Stop::Abort(error)) => Outcome::Error(error),
+                Some(Stop::Suspend) => Outcome::Suspended,
+                None => internal("a stop without a reason"),
+            };
+        }
         match self.meter.error(self.limits) {
             Some(e) => Outcome::Error(e),
             None => internal("limit check without a tripped limit"),
@@ -347,7 +363,35 @@ impl Driver<'_> {
                 payload,
                 ms,
             } => self.state.borrow_mut().complete(seq, ok, payload, ms),
+            Event::Stop { seq, stop, ms } => {
+                self.state.borrow_mut().stopped(seq, stop, ms);
+                self.meter.trip(Trip::Stopped);
+            }
             Event::Cancel => self.meter.trip(Trip::Cancelled),
+        }
+    }
+
+    /// After a suspension, lets the calls already in flight finish (so that their answers are
+    /// journaled and other calls that need a person are recorded too), within the wall limit.
+    /// An abort that arrives meanwhile still wins.
+    fn settle_in_flight(&self) -> Outcome {
+        while self.state.borrow().in_flight() > 0 {
+            let Some(left) = self
+                .meter
+                .wall_deadline
+                .checked_duration_since(Instant::now())
+            else {
+                break;
+            };
+            match self.events.recv_timeout(left) {
+                Ok(Event::Cancel) => break,
+                Ok(event) => self.apply(event),
+                Err(_) => break,
+            }
+        }
+        match self.state.borrow().stop.clone() {
+            Some(Stop::Abort(error)) => Outcome::Error(error),
+            _ => Outcome::Suspended,
         }
     }
 
@@ -672,7 +716,10 @@ pub(crate) fn execute(job: Job) -> crate::RunOutput {
         events: &rx,
         limits: &limits,
     };
-    let outcome = driver.drive(&input);
+    let mut outcome = driver.drive(&input);
+    if matches!(outcome, Outcome::Suspended) {
+        outcome = driver.settle_in_flight();
+    }
     drop(driver);
 
     let mut st = state.borrow_mut();
@@ -689,6 +736,7 @@ pub(crate) fn execute(job: Job) -> crate::RunOutput {
     let (status, mut result, error) = match outcome {
         Outcome::Value(v) => (crate::RunStatus::Completed, v, None),
         Outcome::Error(e) => (crate::RunStatus::Failed, None, Some(e)),
+        Outcome::Suspended => (crate::RunStatus::Suspended, None, None),
     };
     let (logs, truncated, fit_notices) = crate::output::fit(&mut result, logs, &limits);
     notices.extend(fit_notices);

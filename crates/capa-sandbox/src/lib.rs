@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 pub use limits::Limits;
 pub use types::{
-    CallSummary, Host, HostCall, Namespace, RunError, RunInput, RunOutput, RunStatus, ToolBinding,
+    CallStop, CallSummary, Host, HostCall, Namespace, RunError, RunInput, RunOutput, RunStatus, ToolBinding,
     ToolFailure, Truncated,
 };
 

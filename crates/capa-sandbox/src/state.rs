@@ -15,7 +15,7 @@ use serde_json::json;
 use tokio::runtime::Handle;
 use tokio::task::AbortHandle;
 
-use crate::{CallSummary, Host, HostCall, Limits, ToolFailure};
+use crate::{CallStop, CallSummary, Host, HostCall, Limits, ToolFailure};
 
 /// What the sandbox thread waits for between guest turns.
 #[derive(Debug)]
@@ -28,8 +28,21 @@ pub(crate) enum Event {
         payload: String,
         ms: u64,
     },
+    /// A tool call asked the run to stop ([`crate::CallStop::Suspend`] or `Abort`).
+    Stop {
+        seq: usize,
+        stop: Stop,
+        ms: u64,
+    },
     /// The caller of `run` went away or the outer wall timer fired.
     Cancel,
+}
+
+/// Why a host call stopped the run.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Stop {
+    Suspend,
+    Abort(crate::RunError),
 }
 
 /// How the guest's main function ended, as the prelude reported it.
@@ -107,6 +120,8 @@ pub(crate) struct State {
     pub(crate) logs: Logs,
     pub(crate) notices: Vec<String>,
     pub(crate) finish: Option<Finish>,
+    /// Set when a host call stopped the run; an abort replaces a suspension.
+    pub(crate) stop: Option<Stop>,
 }
 
 /// Console lines, held up to the inline budget (nothing past it could be shown anyway).
@@ -186,6 +201,7 @@ impl State {
             },
             notices: Vec::new(),
             finish: None,
+            stop: None,
         }
     }
 
@@ -352,10 +368,10 @@ impl State {
                     let call = AssertUnwindSafe(host.call(call)).catch_unwind();
                     let outcome = match tokio::time::timeout(timeout, call).await {
                         Ok(Ok(r)) => Ok(r),
-                        Ok(Err(_)) => Ok(Err(ToolFailure::new(
+                        Ok(Err(_)) => Ok(Err(CallStop::Failed(ToolFailure::new(
                             "internal",
                             format!("{address} failed inside the hub"),
-                        ))),
+                        )))),
                         Err(e) => Err(e),
                     };
                     let ms = started.elapsed().as_millis() as u64;
@@ -364,7 +380,23 @@ impl State {
                             true,
                             serde_json::to_string(&value).unwrap_or_else(|_| "null".into()),
                         ),
-                        Ok(Err(f)) => (false, failure_json(&f, &address)),
+                        Ok(Err(CallStop::Failed(f))) => (false, failure_json(&f, &address)),
+                        Ok(Err(CallStop::Suspend)) => {
+                            let _ = events.send(Event::Stop {
+                                seq,
+                                stop: Stop::Suspend,
+                                ms,
+                            });
+                            return;
+                        }
+                        Ok(Err(CallStop::Abort(error))) => {
+                            let _ = events.send(Event::Stop {
+                                seq,
+                                stop: Stop::Abort(error),
+                                ms,
+                            });
+                            return;
+                        }
                         Err(_) => (
                             false,
                             refusal(
@@ -411,6 +443,21 @@ impl State {
                 record.outcome = Some((ok, ms));
             }
             self.pump();
+        }
+    }
+
+    /// Tool calls the host is still working on.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    /// Records a call that stopped the run. Calls not yet started never start: a stopping run
+    /// begins nothing new (a replay issues them again).
+    pub(crate) fn stopped(&mut self, seq: usize, stop: Stop, ms: u64) {
+        self.queue.clear();
+        self.complete(seq, false, "null".to_owned(), ms);
+        if self.stop.is_none() || matches!(stop, Stop::Abort(_)) {
+            self.stop = Some(stop);
         }
     }
 

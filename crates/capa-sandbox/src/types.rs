@@ -72,12 +72,31 @@ impl ToolFailure {
     }
 }
 
+/// Why a host call gave the guest no value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallStop {
+    /// An expected failure: the guest sees a `ToolError` it may catch.
+    Failed(ToolFailure),
+    /// The call waits for a person (an approval, a connection): the run stops here, without
+    /// the guest seeing anything, to be replayed from its journal once they decide.
+    Suspend,
+    /// The run cannot go on (for example a replay that diverged from its journal): it fails
+    /// with this error, which the guest cannot catch.
+    Abort(RunError),
+}
+
+impl From<ToolFailure> for CallStop {
+    fn from(failure: ToolFailure) -> Self {
+        CallStop::Failed(failure)
+    }
+}
+
 /// What the sandbox asks of the hub. The hub's implementation goes through its catalog,
 /// connections, policy and journal; tests use a fake.
 pub trait Host: Send + Sync + 'static {
     /// Call a tool. Called only when a concurrency slot is free; the sandbox bounds the returned
     /// future by `upstream_timeout_ms` from that moment (the host may time out earlier itself).
-    fn call(&self, call: HostCall) -> BoxFuture<'static, Result<serde_json::Value, ToolFailure>>;
+    fn call(&self, call: HostCall) -> BoxFuture<'static, Result<serde_json::Value, CallStop>>;
     /// `hub.search(query)`: plain text, as the `search` MCP tool returns it.
     fn search(&self, query: String) -> BoxFuture<'static, Result<String, ToolFailure>>;
     /// `hub.describe(targets)`: TypeScript declarations, as the `describe` MCP tool returns them.
@@ -110,6 +129,9 @@ pub enum RunStatus {
     Completed,
     /// The code threw, hit a limit, or could not run.
     Failed,
+    /// A call is waiting for a person ([`CallStop::Suspend`]); calls already in flight were let
+    /// finish, nothing else ran.
+    Suspended,
 }
 
 /// Why a run failed. Codes: `code_too_large`, `syntax_error`, `runtime_error`, `compute_limit`,

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use capa_core::{
     CallToolResult, ExecuteRequest, Hub, JsonObject, LookupError, ProgressSink, SearchRequest, Tool,
 };
-use rmcp::model::{ContentBlock, ErrorData, ToolAnnotations};
+use rmcp::model::{CallToolResponse, ContentBlock, ErrorData, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::surface::{BoxFuture, Surface, ToolChanges};
+use crate::approvals::{Answer, Approvals};
+use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
 
 /// Server instructions in code mode.
 pub const CODE_INSTRUCTIONS: &str = "Capabilities hub. The user's tools are reached in code mode: `search` finds them by task, `describe` gives their exact TypeScript types, `execute` runs code that calls them.";
@@ -22,15 +23,17 @@ const EXECUTE_DESCRIPTION: &str = "Run JavaScript in a sandbox where each of the
 
 const DESCRIBE_DESCRIPTION: &str = "Get exact TypeScript declarations for tools: an address (`github.createIssue`), a whole namespace (`github`, budget permitting), or a type named in an earlier declaration (`github.Issue`). Write `execute` code against these types.";
 
-/// `search` and `describe` over the hub in this process.
+/// `search`, `describe` and `execute` over the hub in this process.
 #[derive(Debug, Clone)]
 pub struct CodeSurface {
     hub: Arc<Hub>,
+    approvals: Arc<Approvals>,
 }
 
 impl CodeSurface {
     pub fn new(hub: Arc<Hub>) -> Self {
-        Self { hub }
+        let approvals = Arc::new(Approvals::new(hub.clone()));
+        Self { hub, approvals }
     }
 }
 
@@ -134,7 +137,9 @@ impl Surface for CodeSurface {
                     Ok(targets) => self.hub.describe(&targets).await,
                     Err(e) => Err(e),
                 },
-                "execute" => return Ok(self.execute(&arguments, client).await),
+                "execute" => {
+                    return Ok(self.execute(&arguments, client, Asking::default()).await);
+                }
                 other => Err(LookupError::InvalidArguments(format!(
                     "unknown tool `{other}`: this hub serves `search`, `describe` and `execute`; find tools with search and call them from code in execute"
                 ))),
@@ -143,6 +148,26 @@ impl Surface for CodeSurface {
                 Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
                 Err(e) => lookup_error_result(&e),
             })
+        })
+    }
+
+    fn call_tool_asking(
+        &self,
+        name: String,
+        arguments: Option<JsonObject>,
+        client: Option<String>,
+        progress: Option<ProgressSink>,
+        asking: Asking,
+    ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
+        Box::pin(async move {
+            if name != "execute" {
+                return self
+                    .call_tool(name, arguments, client, progress)
+                    .await
+                    .map(CallToolResponse::Complete);
+            }
+            let arguments = arguments.unwrap_or_default();
+            Ok(self.execute_asking(&arguments, client, asking).await)
         })
     }
 
@@ -157,7 +182,29 @@ impl Surface for CodeSurface {
 }
 
 impl CodeSurface {
-    async fn execute(&self, arguments: &JsonObject, client: Option<String>) -> CallToolResult {
+    async fn execute(
+        &self,
+        arguments: &JsonObject,
+        client: Option<String>,
+        asking: Asking,
+    ) -> CallToolResult {
+        match self.execute_asking(arguments, client, asking).await {
+            CallToolResponse::Complete(result) => result,
+            // Only clients that can answer `input_required` are asked with it.
+            _ => crate::surface::typed_error_result(
+                "internal",
+                "an approval round reached a client that cannot answer it",
+                false,
+            ),
+        }
+    }
+
+    async fn execute_asking(
+        &self,
+        arguments: &JsonObject,
+        client: Option<String>,
+        asking: Asking,
+    ) -> CallToolResponse {
         let text = |key: &str| match arguments.get(key) {
             Some(Value::String(s)) => Ok(Some(s.clone())),
             None | Some(Value::Null) => Ok(None),
@@ -169,17 +216,20 @@ impl CodeSurface {
                 resume,
                 client,
             },
-            (Err(e), _) | (_, Err(e)) => return lookup_error_result(&e),
+            (Err(e), _) | (_, Err(e)) => return lookup_error_result(&e).into(),
         };
-        match self.hub.execute(request).await {
-            Ok(envelope) => {
+        match self.approvals.execute(arguments, request, asking).await {
+            Answer::Envelope(envelope) => {
                 let summary = envelope.summary();
                 let structured = serde_json::to_value(&envelope).unwrap_or(Value::Null);
                 let mut result = CallToolResult::structured(structured);
                 result.content = vec![ContentBlock::text(summary)];
-                result
+                result.into()
             }
-            Err(e) => lookup_error_result(&e),
+            Answer::InputRequired(result) => CallToolResponse::InputRequired(result),
+            Answer::Refused { code, message } => {
+                crate::surface::typed_error_result(code, &message, false).into()
+            }
         }
     }
 }

@@ -10,13 +10,13 @@ use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeRequestParams,
     InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ProtocolVersion, ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 
 use capa_core::Progress;
 
-use crate::surface::Surface;
+use crate::surface::{Asking, Surface};
 
 /// `_meta` key under which a 2026-07-28 server names itself in each result.
 const UPSTREAM_SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
@@ -43,10 +43,25 @@ impl McpFront {
 }
 
 fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
-    context
-        .peer
-        .peer_info()
-        .map(|info| info.client_info.name.clone())
+    context.client_info().map(|info| info.name)
+}
+
+/// How this call's client can let a person decide. rmcp refuses `input_required` to clients
+/// older than 2026-07-28 and server-initiated requests to 2026-07-28 ones, hence the split.
+fn asking(context: &RequestContext<RoleServer>, request: &CallToolRequestParams) -> Asking {
+    let form = context
+        .client_capabilities()
+        .and_then(|c| c.elicitation)
+        .is_some_and(|e| e.form.is_some() || e.url.is_none());
+    let modern = context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    Asking {
+        input_required: form && modern,
+        elicit_peer: (form && !modern).then(|| context.peer.clone()),
+        input_responses: request.input_responses.clone(),
+        request_state: request.request_state.clone(),
+    }
 }
 
 impl ServerHandler for McpFront {
@@ -159,19 +174,24 @@ impl ServerHandler for McpFront {
             }
             None => (None, None),
         };
-        let result = self
+        let asking = asking(&context, &request);
+        let response = self
             .surface
-            .call_tool(
+            .call_tool_asking(
                 request.name.into_owned(),
                 request.arguments,
                 client_name(&context),
                 progress,
+                asking,
             )
             .await;
         if let Some(relay) = relay {
             let _ = relay.await;
         }
-        let mut result = result?;
+        let mut result = match response? {
+            CallToolResponse::Complete(result) => result,
+            other => return Ok(other),
+        };
         // Results relayed from upstreams of older protocol versions carry no `resultType`, which
         // 2026-07-28 requires; and an upstream's own server identity in `_meta` would misname the
         // server that answered (this hub).

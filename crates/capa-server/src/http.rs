@@ -121,6 +121,10 @@ fn router(hub: Arc<Hub>, guard: Guard, cancel: CancellationToken) -> Router {
         .route("/api/search", post(search))
         .route("/api/describe", post(describe))
         .route("/api/connections/reload", post(reload_connections))
+        .route("/api/policy", get(policy))
+        .route("/api/policy/reload", post(reload_policy))
+        .route("/api/approvals", get(crate::approvals_api::pending))
+        .route("/api/approvals/decide", post(crate::approvals_api::decide))
         .with_state(hub)
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
 }
@@ -267,4 +271,24 @@ async fn describe(
 async fn reload_connections(State(hub): State<Arc<Hub>>) -> Json<Value> {
     hub.reload_connections().await;
     Json(json!({"ok": true}))
+}
+
+/// `GET /api/policy`: the rules in force and the file they come from.
+async fn policy(State(hub): State<Arc<Hub>>) -> Json<Value> {
+    Json(json!({"file": hub.policy_file(), "rules": hub.policy().rules()}))
+}
+
+/// `POST /api/policy/reload`, after `capa policy set` or a hand edit. A broken file is
+/// reported (`invalid_policy`, with its line) and the previous policy stays in force.
+async fn reload_policy(State(hub): State<Arc<Hub>>) -> Json<Value> {
+    match hub.reload_policy() {
+        Ok(()) => {
+            Json(json!({"ok": true, "file": hub.policy_file(), "rules": hub.policy().rules()}))
+        }
+        Err(e) => Json(json!({
+            "ok": false,
+            "file": hub.policy_file(),
+            "error": {"code": "invalid_policy", "message": e.to_string(), "retryable": false},
+        })),
+    }
 }

@@ -4,6 +4,8 @@
 //! loopback HTTP server (MCP at `/mcp`, a JSON API under `/api`) behind the guard that checks Host,
 //! Origin and the bearer token. [`bridge::RemoteSurface`] lets `capa mcp` forward to a running hub.
 
+mod approvals;
+pub mod approvals_api;
 pub mod bridge;
 pub mod code;
 mod front;
@@ -15,7 +17,7 @@ pub mod token;
 pub use code::{CODE_INSTRUCTIONS, CodeSurface, code_tools};
 pub use front::McpFront;
 pub use http::{DEFAULT_PORT, HttpServer, ServeError, serve};
-pub use surface::{LocalSurface, Surface, ToolChanges, surface_for};
+pub use surface::{Asking, LocalSurface, Surface, ToolChanges, surface_for};
 
 /// Serves `front` on this process's stdin and stdout until the client closes them.
 pub async fn serve_stdio(front: McpFront) -> Result<(), String> {

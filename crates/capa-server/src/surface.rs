@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use capa_config::ExposureMode;
 use capa_core::{CallContext, CallError, CallToolResult, Hub, JsonObject, ProgressSink, Tool};
-use rmcp::model::{ContentBlock, ErrorData};
+use rmcp::model::{CallToolResponse, ContentBlock, ErrorData, InputResponses};
+use rmcp::service::{Peer, RoleServer};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -24,12 +25,42 @@ pub trait Surface: Send + Sync + 'static {
         client: Option<String>,
         progress: Option<ProgressSink>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>>;
+    /// Calls one tool where the surface may ask the person behind the client first (code mode's
+    /// approvals): `asking` says what the client can do. By default, a plain call.
+    fn call_tool_asking(
+        &self,
+        address: String,
+        arguments: Option<JsonObject>,
+        client: Option<String>,
+        progress: Option<ProgressSink>,
+        _asking: Asking,
+    ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
+        Box::pin(async move {
+            self.call_tool(address, arguments, client, progress)
+                .await
+                .map(CallToolResponse::Complete)
+        })
+    }
     /// A stream of "the tool list changed" signals, owned by the one listener that waits on it.
     fn tool_changes(&self) -> Box<dyn ToolChanges>;
     /// Server instructions for clients: short, they are loaded into the model's context.
     fn instructions(&self) -> String {
         EXPOSE_ALL_INSTRUCTIONS.to_owned()
     }
+}
+
+/// What the client of one call can do to let a person decide, and what it sent back from an
+/// earlier round.
+#[derive(Debug, Clone, Default)]
+pub struct Asking {
+    /// It speaks 2026-07-28 and declared form elicitation: `input_required` rounds.
+    pub input_required: bool,
+    /// An initialize-era session that declared form elicitation: the server can send
+    /// `elicitation/create` to it mid-call.
+    pub elicit_peer: Option<Peer<RoleServer>>,
+    /// Answers to an earlier `input_required`, and the state it carried.
+    pub input_responses: Option<InputResponses>,
+    pub request_state: Option<String>,
 }
 
 /// Server instructions when every tool is its own MCP tool.

@@ -4,6 +4,7 @@
 //!
 //! One file in the platform data dir, WAL mode, versioned migrations run on open.
 
+mod approvals;
 mod calls;
 mod connections;
 mod migrations;
@@ -12,6 +13,7 @@ mod runs;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
+pub use approvals::{ApprovalRecord, ApprovalStatus};
 pub use calls::{CallRecord, CallStatus, RecordedCall};
 pub use connections::ConnectionRecord;
 pub use runs::{JournalEntry, RunRecord};

@@ -60,6 +60,45 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, idx)
     );
     "#,
+    // 3: approvals and paused runs. A journal entry keeps a digest of the real arguments (the
+    // stored ones are redacted) so a replay can tell it asks the same; pending inputs of runs,
+    // what a person granted a run, and requestStates already used (single use).
+    r#"
+    ALTER TABLE run_calls ADD COLUMN args_digest TEXT;
+    ALTER TABLE runs ADD COLUMN resumable INTEGER NOT NULL DEFAULT 1;
+
+    CREATE TABLE approvals (
+        id            TEXT PRIMARY KEY,
+        run_id        TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        call_index    INTEGER NOT NULL,
+        kind          TEXT NOT NULL,
+        address       TEXT NOT NULL,
+        source        TEXT NOT NULL,
+        connection    TEXT,
+        preview       TEXT NOT NULL,
+        reason        TEXT NOT NULL,
+        args_digest   TEXT NOT NULL,
+        status        TEXT NOT NULL,
+        scope         TEXT,
+        decided_via   TEXT,
+        created_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        decided_at_ms INTEGER,
+        UNIQUE (run_id, call_index)
+    );
+    CREATE INDEX approvals_status ON approvals(status, created_at_ms);
+
+    CREATE TABLE run_grants (
+        run_id  TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        address TEXT NOT NULL,
+        PRIMARY KEY (run_id, address)
+    );
+
+    CREATE TABLE consumed_states (
+        digest         TEXT PRIMARY KEY,
+        consumed_at_ms INTEGER NOT NULL
+    );
+    "#,
 ];
 
 /// The newest schema version this build knows.

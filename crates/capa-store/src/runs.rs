@@ -22,6 +22,8 @@ pub struct RunRecord {
     pub attempts: i64,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    /// False when the code held a secret value: it was stored redacted, so it cannot be replayed.
+    pub resumable: bool,
 }
 
 /// One journaled tool call: what the guest asked and what it was answered.
@@ -37,9 +39,11 @@ pub struct JournalEntry {
     /// The value or the failure the guest received, as JSON (redacted).
     pub outcome: String,
     pub ms: i64,
+    /// SHA-256 of the real (unredacted) arguments, so a replay can check it asks the same.
+    pub args_digest: Option<String>,
 }
 
-const RUN_COLUMNS: &str = "id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms";
+const RUN_COLUMNS: &str = "id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable";
 
 fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
     Ok(RunRecord {
@@ -53,6 +57,7 @@ fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         attempts: row.get(7)?,
         created_at_ms: row.get(8)?,
         updated_at_ms: row.get(9)?,
+        resumable: row.get(10)?,
     })
 }
 
@@ -60,8 +65,8 @@ impl Store {
     /// Records a new run.
     pub fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         self.conn()?.execute(
-            "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![
                 run.id,
                 run.code,
@@ -72,7 +77,8 @@ impl Store {
                 run.envelope,
                 run.attempts,
                 run.created_at_ms,
-                run.updated_at_ms
+                run.updated_at_ms,
+                run.resumable
             ],
         )?;
         Ok(())
@@ -89,6 +95,16 @@ impl Store {
         self.conn()?.execute(
             "UPDATE runs SET status = ?2, envelope = ?3, updated_at_ms = ?4 WHERE id = ?1",
             params![id, status, envelope, now_ms],
+        )?;
+        Ok(())
+    }
+
+    /// Marks a run as running another attempt (a resume that replays it).
+    pub fn start_attempt(&self, id: &str, now_ms: i64) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "UPDATE runs SET status = 'running', attempts = attempts + 1, updated_at_ms = ?2
+             WHERE id = ?1",
+            params![id, now_ms],
         )?;
         Ok(())
     }
@@ -119,8 +135,8 @@ impl Store {
     /// Appends one journal entry of a run.
     pub fn journal_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError> {
         self.conn()?.execute(
-            "INSERT OR REPLACE INTO run_calls (run_id, idx, address, connection, arguments, ok, outcome, ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT OR REPLACE INTO run_calls (run_id, idx, address, connection, arguments, ok, outcome, ms, args_digest)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 run_id,
                 entry.index,
@@ -129,7 +145,8 @@ impl Store {
                 entry.arguments,
                 entry.ok,
                 entry.outcome,
-                entry.ms
+                entry.ms,
+                entry.args_digest
             ],
         )?;
         Ok(())
@@ -139,7 +156,7 @@ impl Store {
     pub fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(
-            "SELECT idx, address, connection, arguments, ok, outcome, ms FROM run_calls
+            "SELECT idx, address, connection, arguments, ok, outcome, ms, args_digest FROM run_calls
              WHERE run_id = ?1 ORDER BY idx",
         )?;
         let entries = statement
@@ -152,6 +169,7 @@ impl Store {
                     ok: row.get(4)?,
                     outcome: row.get(5)?,
                     ms: row.get(6)?,
+                    args_digest: row.get(7)?,
                 })
             })?
             .collect::<Result<_, _>>()?;
@@ -177,6 +195,7 @@ mod tests {
             attempts: 1,
             created_at_ms: 1,
             updated_at_ms: 1,
+            resumable: true,
         };
         store.insert_run(&run).expect("insert");
         for index in [1, 0] {
@@ -188,6 +207,7 @@ mod tests {
                 ok: true,
                 outcome: "42".into(),
                 ms: 3,
+                args_digest: Some("d".into()),
             };
             store.journal_call("run_1", &entry).expect("journal");
         }

@@ -1,4 +1,5 @@
 //! Capabilities file parsing and validation through the public API.
 
 mod malformed;
+mod policy;
 mod valid;

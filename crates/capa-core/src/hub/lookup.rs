@@ -17,13 +17,13 @@ impl Hub {
             .iter()
             .filter_map(|s| Some((s.id.clone(), s.description.clone()?)))
             .collect();
-        lookup::search(&index, &self.policy, &connections, &descriptions, request)
+        lookup::search(&index, &self.policy(), &connections, &descriptions, request)
     }
 
     /// Answers `describe` (and the sandbox's `hub.describe`).
     pub async fn describe(&self, targets: &[String]) -> Result<String, LookupError> {
         let index = self.tool_index().await?;
-        lookup::describe(&index, &self.policy, targets)
+        lookup::describe(&index, &self.policy(), targets)
     }
 
     /// The index of the current catalog, built now if the catalog changed since the last one.

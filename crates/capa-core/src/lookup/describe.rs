@@ -41,7 +41,7 @@ pub fn describe(
         .tools()
         .iter()
         .enumerate()
-        .filter(|(_, tool)| policy.decide(&tool.address) != Decision::Deny)
+        .filter(|(_, tool)| policy.verdict(tool, None).decision != Decision::Deny)
         .map(|(position, _)| index.spec(position))
         .collect();
     match capa_typegen::describe(&specs, &cleaned, DEFAULT_BUDGET) {

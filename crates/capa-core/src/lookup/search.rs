@@ -37,7 +37,9 @@ pub struct SearchRequest {
     pub limit: Option<i64>,
 }
 
-/// Answers a search over `index`. `connections` maps a namespace to its connection names, the
+/// Answers a search over `index`. Tools are marked and hidden by [`Policy::verdict`] without a
+/// connection (the hub's `decision_for`): rules for one connection apply to calls only.
+/// `connections` maps a namespace to its connection names, the
 /// default marked with `*`; `descriptions` maps a namespace to its source's description.
 pub fn search(
     index: &ToolIndex,
@@ -88,7 +90,7 @@ pub fn search(
     let mut shown: Vec<(usize, Decision)> = Vec::new();
     let mut more = 0;
     for position in positions {
-        match policy.decide(&catalog.tools()[position].address) {
+        match policy.verdict(&catalog.tools()[position], None).decision {
             Decision::Deny => hidden += 1,
             _ if shown.len() >= limit => more += 1,
             decision => shown.push((position, decision)),
@@ -201,7 +203,7 @@ fn overview(
 ) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for tool in index.catalog().tools() {
-        if policy.decide(&tool.address) == Decision::Deny {
+        if policy.verdict(tool, None).decision == Decision::Deny {
             continue;
         }
         match counts.last_mut() {

@@ -55,6 +55,8 @@ impl Envelope {
             status: match output.status {
                 RunStatus::Completed => "completed",
                 RunStatus::Failed => "failed",
+                // The runner names what the run waits for (approval or connection).
+                RunStatus::Suspended => "awaiting_approval",
             }
             .to_owned(),
             result: output.result,

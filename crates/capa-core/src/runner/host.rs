@@ -1,75 +1,71 @@
 //! The sandbox's host: guest tool calls go through the hub (catalog, connections, policy,
 //! redaction, history) and are journaled in call order; `hub.search` / `hub.describe` answer
 //! from the same lookups as the MCP tools.
+//!
+//! Replay: a call the journal already holds is answered from it (after checking the replay asks
+//! the same thing at the same place); a call a person must approve first stops the run
+//! ([`CallStop::Suspend`]) with a pending input recorded; an approved one is performed for real.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use capa_sandbox::{Host, HostCall, ToolFailure};
-use capa_store::JournalEntry;
+use capa_sandbox::{CallStop, Host, HostCall, RunError, ToolFailure};
+use capa_store::{ApprovalRecord, ApprovalStatus, JournalEntry};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use super::preview::preview;
 use crate::hub::{CallContext, Hub};
 use crate::lookup::{LookupError, SearchRequest};
+use crate::policy::Decision;
 use crate::{CallError, CallToolResult};
 
-/// One run's view of the hub.
+/// One attempt's view of the hub.
 pub(super) struct HubHost {
     pub hub: Arc<Hub>,
     pub run_id: String,
     pub client: Option<String>,
+    /// The run's journal by call index, as it stood when the attempt began.
+    pub journal: HashMap<u32, JournalEntry>,
+}
+
+/// SHA-256 of what a call asks: address, connection and arguments.
+pub(crate) fn call_digest(address: &str, connection: Option<&str>, arguments: &Value) -> String {
+    let text = format!(
+        "{address}\n{}\n{arguments}",
+        connection.unwrap_or_default()
+    );
+    crate::digest::sha256_hex(text.as_bytes())
 }
 
 impl Host for HubHost {
-    fn call(&self, call: HostCall) -> BoxFuture<'static, Result<Value, ToolFailure>> {
+    fn call(&self, call: HostCall) -> BoxFuture<'static, Result<Value, CallStop>> {
         let hub = self.hub.clone();
         let run_id = self.run_id.clone();
         let client = self.client.clone();
+        let journaled = self.journal.get(&call.index).cloned();
         Box::pin(async move {
-            let started = Instant::now();
-            let arguments = match &call.arguments {
-                Value::Object(map) => Some(map.clone()),
-                Value::Null => None,
-                _ => {
-                    return Err(failure(
-                        "invalid_arguments",
-                        format!("{} takes an object of arguments", call.address),
-                        false,
-                    ));
-                }
-            };
-            let context = CallContext {
-                client,
-                connection: call.connection.clone(),
-                progress: None,
-            };
-            let outcome = match hub.call(&call.address, arguments, &context).await {
-                Ok(result) => tool_value(&call.address, result),
-                Err(error) => Err(call_failure(&error)),
-            };
-            let mut arguments = call.arguments.clone();
-            hub.redactor().redact_json(&mut arguments);
-            let entry = JournalEntry {
-                index: call.index,
-                address: call.address.clone(),
-                connection: call.connection.clone(),
-                arguments: arguments.to_string(),
-                ok: outcome.is_ok(),
-                outcome: match &outcome {
-                    Ok(value) => value.to_string(),
-                    Err(failure) => serde_json::json!({
-                        "code": failure.code,
-                        "message": failure.message,
-                        "retryable": failure.retryable,
-                    })
-                    .to_string(),
-                },
-                ms: started.elapsed().as_millis() as i64,
-            };
-            if let Err(e) = hub.store().journal_call(&run_id, &entry) {
-                tracing::error!(error = %e, run = %run_id, "could not journal a call");
+            let digest = call_digest(&call.address, call.connection.as_deref(), &call.arguments);
+            if let Some(entry) = journaled {
+                return from_journal(&entry, &call, &digest);
             }
+            let step = Step {
+                hub: &hub,
+                run_id: &run_id,
+                call: &call,
+                digest: &digest,
+            };
+            let waited_for_connection = step.gate()?;
+            let started = Instant::now();
+            let outcome = step.perform(client).await;
+            if let Err(CallStop::Suspend) = &outcome {
+                return outcome;
+            }
+            if let Some(id) = waited_for_connection {
+                step.connection_arrived(&id);
+            }
+            step.journal(&outcome, started.elapsed().as_millis() as i64);
             outcome
         })
     }
@@ -91,23 +87,226 @@ impl Host for HubHost {
     }
 }
 
+/// The answer the journal holds, when the replay asks the same thing at the same place.
+fn from_journal(entry: &JournalEntry, call: &HostCall, digest: &str) -> Result<Value, CallStop> {
+    if entry.address != call.address || entry.args_digest.as_deref().is_some_and(|d| d != digest)
+    {
+        return Err(diverged(call, &entry.address));
+    }
+    if entry.ok {
+        return Ok(serde_json::from_str(&entry.outcome).unwrap_or(Value::Null));
+    }
+    let failure = serde_json::from_str::<ToolFailure>(&entry.outcome)
+        .unwrap_or_else(|_| ToolFailure::new("tool_error", entry.outcome.clone()));
+    Err(CallStop::Failed(failure))
+}
+
+fn diverged(call: &HostCall, before: &str) -> CallStop {
+    CallStop::Abort(RunError {
+        code: "replay_diverged".to_owned(),
+        message: format!(
+            "the resumed run made a different call at position {}: {} now, {before} with other arguments or another address before",
+            call.index, call.address
+        ),
+        hint: Some(
+            "A resumed run replays the same code; it must make the same calls in the same order. Start a new run with execute({ code }).".to_owned(),
+        ),
+    })
+}
+
+/// One call that is not in the journal.
+struct Step<'a> {
+    hub: &'a Arc<Hub>,
+    run_id: &'a str,
+    call: &'a HostCall,
+    digest: &'a str,
+}
+
+impl Step<'_> {
+    /// Whether the call may go ahead now: decided inputs let it (or refuse it), an undecided
+    /// one or a policy that asks stops the run. Returns the id of the input recorded when this
+    /// call last lacked its connection.
+    fn gate(&self) -> Result<Option<String>, CallStop> {
+        let store = self.hub.store();
+        let recorded = store
+            .approval_for_call(self.run_id, self.call.index)
+            .map_err(|e| store_failure(&e))?;
+        if let Some(record) = recorded {
+            if record.args_digest != self.digest {
+                return Err(diverged(self.call, &record.address));
+            }
+            return match (record.kind.as_str(), record.status) {
+                ("approval", ApprovalStatus::Approved) => Ok(None),
+                ("approval", ApprovalStatus::Denied) => Err(self.refused(ToolFailure {
+                    hint: Some("Do not retry it; tell the user what you wanted to do.".into()),
+                    ..ToolFailure::new(
+                        "denied",
+                        format!("the user denied the call to {}", self.call.address),
+                    )
+                })),
+                ("approval", ApprovalStatus::Expired) => Err(self.refused(ToolFailure::new(
+                    "approval_expired",
+                    format!("nobody approved the call to {} in time", self.call.address),
+                ))),
+                ("approval", _) => Err(CallStop::Suspend),
+                // A missing connection: try; the call stops the run again if it is still missing.
+                _ => Ok(Some(record.id)),
+            };
+        }
+        let catalog = self.hub.catalog();
+        let Some(tool) = catalog.get(&self.call.address) else {
+            return Ok(None); // the call itself reports the unknown tool
+        };
+        let verdict = self
+            .hub
+            .decision_for(tool, self.call.connection.as_deref());
+        if verdict.decision != Decision::Ask {
+            return Ok(None);
+        }
+        let granted = store
+            .is_granted_for_run(self.run_id, &self.call.address)
+            .map_err(|e| store_failure(&e))?;
+        if granted {
+            return Ok(None);
+        }
+        self.record_pending("approval", &verdict.reason)?;
+        Err(CallStop::Suspend)
+    }
+
+    /// The connection this call waited for is there now: its input is settled.
+    fn connection_arrived(&self, id: &str) {
+        let settled = self.hub.store().decide_approval(
+            id,
+            ApprovalStatus::Resolved,
+            None,
+            "connection",
+            super::now_ms(),
+        );
+        if let Err(e) = settled {
+            tracing::warn!(error = %e, input = id, "could not mark a connection input settled");
+        }
+    }
+
+    /// A refusal is journaled like any answer, so a later replay sees the same.
+    fn refused(&self, failure: ToolFailure) -> CallStop {
+        let stop = CallStop::Failed(failure);
+        let outcome = Err(stop.clone());
+        self.journal(&outcome, 0);
+        stop
+    }
+
+    fn record_pending(&self, kind: &str, reason: &str) -> Result<ApprovalRecord, CallStop> {
+        let hub = self.hub;
+        let catalog = hub.catalog();
+        let schema = catalog
+            .get(&self.call.address)
+            .map(|t| t.definition.input_schema.as_ref().clone())
+            .unwrap_or_default();
+        let shown = preview(&self.call.arguments, &schema, hub.redactor());
+        let now = super::now_ms();
+        let ttl = hub.config().approval_ttl.as_millis() as i64;
+        let source = self
+            .call
+            .address
+            .split_once('.')
+            .map_or(self.call.address.as_str(), |(ns, _)| ns)
+            .to_owned();
+        let record = ApprovalRecord {
+            id: format!("apr_{:016x}", getrandom::u64().unwrap_or(now as u64)),
+            run_id: self.run_id.to_owned(),
+            call_index: self.call.index,
+            kind: kind.to_owned(),
+            address: self.call.address.clone(),
+            source,
+            connection: self.call.connection.clone(),
+            preview: hub.redactor().redact(&shown.to_string()),
+            reason: hub.redactor().redact(reason),
+            args_digest: self.digest.to_owned(),
+            status: ApprovalStatus::Pending,
+            scope: None,
+            decided_via: None,
+            created_at_ms: now,
+            expires_at_ms: now + ttl,
+            decided_at_ms: None,
+        };
+        hub.store()
+            .insert_approval(&record)
+            .map_err(|e| store_failure(&e))
+    }
+
+    /// Performs the call; a source without its connection stops the run with a pending input.
+    async fn perform(&self, client: Option<String>) -> Result<Value, CallStop> {
+        let arguments = match &self.call.arguments {
+            Value::Object(map) => Some(map.clone()),
+            Value::Null => None,
+            _ => {
+                return Err(CallStop::Failed(ToolFailure::new(
+                    "invalid_arguments",
+                    format!("{} takes an object of arguments", self.call.address),
+                )));
+            }
+        };
+        let context = CallContext {
+            client,
+            connection: self.call.connection.clone(),
+            progress: None,
+        };
+        match self.hub.call(&self.call.address, arguments, &context).await {
+            Ok(result) => tool_value(&self.call.address, result).map_err(CallStop::Failed),
+            Err(CallError::NeedsConnection { message, .. }) => {
+                self.record_pending("connection", &message)?;
+                Err(CallStop::Suspend)
+            }
+            Err(error) => Err(CallStop::Failed(call_failure(&error))),
+        }
+    }
+
+    fn journal(&self, outcome: &Result<Value, CallStop>, ms: i64) {
+        let hub = self.hub;
+        let mut arguments = self.call.arguments.clone();
+        hub.redactor().redact_json(&mut arguments);
+        let (ok, text) = match outcome {
+            Ok(value) => (true, value.to_string()),
+            Err(CallStop::Failed(failure)) => (
+                false,
+                serde_json::to_string(failure).unwrap_or_else(|_| "{}".to_owned()),
+            ),
+            Err(_) => return,
+        };
+        let entry = JournalEntry {
+            index: self.call.index,
+            address: self.call.address.clone(),
+            connection: self.call.connection.clone(),
+            arguments: arguments.to_string(),
+            ok,
+            outcome: hub.redactor().redact(&text),
+            ms,
+            args_digest: Some(self.digest.to_owned()),
+        };
+        if let Err(e) = hub.store().journal_call(self.run_id, &entry) {
+            tracing::error!(error = %e, run = %self.run_id, "could not journal a call");
+        }
+    }
+}
+
+fn store_failure(error: &capa_store::StoreError) -> CallStop {
+    CallStop::Abort(RunError {
+        code: "store_unavailable".to_owned(),
+        message: format!("the hub could not read or write the run's state: {error}"),
+        hint: Some("Try again with execute({ resume }) once the hub's database is back.".into()),
+    })
+}
+
 fn failure(code: &str, message: String, retryable: bool) -> ToolFailure {
     ToolFailure {
-        code: code.to_owned(),
-        message,
-        hint: None,
-        status: None,
         retryable,
+        ..ToolFailure::new(code, message)
     }
 }
 
 fn call_failure(error: &CallError) -> ToolFailure {
     let hint = match error {
         CallError::UnknownTool { .. } => Some("Use hub.search() to find tools.".to_owned()),
-        CallError::NeedsConnection { .. } => Some(
-            "Ask the user to add the connection in Capabilities; never ask for secrets in chat."
-                .to_owned(),
-        ),
         _ => None,
     };
     ToolFailure {

@@ -1,19 +1,30 @@
 //! `execute`: model code through the pipeline (rewrites, TypeScript stripped) into a fresh
 //! QuickJS sandbox whose globals are the user's sources, with every run recorded: code, seed,
-//! logical clock, journal of calls, envelope. The seed and clock are stored with the run and
-//! every call's answer is journaled in call order, so a later attempt can replay the run
-//! exactly (the approvals work resumes runs this way).
+//! logical clock, journal of calls, envelope.
+//!
+//! A call that needs a person (an approval, a connection) stops the attempt with a pending
+//! input recorded. `execute({ resume })` then replays the run: the same code, seed and clock,
+//! journaled calls answered from the journal, the decided call performed for real (or refused),
+//! and the run goes on from there. Runs, journals and inputs live in SQLite, so this works
+//! across a hub restart too.
 
+mod approvals;
 mod envelope;
 mod host;
+mod preview;
+mod runs;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use capa_sandbox::{Limits, Namespace, RunError, RunInput, ToolBinding};
+use capa_sandbox::{Limits, Namespace, RunError, RunInput, RunStatus, ToolBinding};
 use capa_store::RunRecord;
 
+pub use approvals::{Choice, DecideError, PendingInput};
 pub use envelope::Envelope;
 use host::HubHost;
+pub use preview::{is_secret_name, preview};
+pub use runs::{PageOpener, Runs};
 
 use crate::hub::Hub;
 use crate::lookup::LookupError;
@@ -28,7 +39,7 @@ pub struct ExecuteRequest {
     pub client: Option<String>,
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
@@ -43,15 +54,24 @@ fn new_run_id() -> String {
     )
 }
 
+/// What one attempt runs.
+struct Attempt {
+    run_id: String,
+    code: String,
+    seed: u64,
+    clock_start_ms: i64,
+    client: Option<String>,
+}
+
 impl Hub {
-    /// Runs model code, or answers for an earlier run.
+    /// Runs model code, or goes on with an earlier run.
     pub async fn execute(
         self: &Arc<Self>,
         request: ExecuteRequest,
     ) -> Result<Envelope, LookupError> {
         match (request.code, request.resume) {
             (Some(code), None) => Ok(self.run_code(code, request.client).await),
-            (None, Some(run_id)) => self.resume(&run_id),
+            (None, Some(run_id)) => self.resume(&run_id).await,
             _ => Err(LookupError::InvalidArguments(
                 "send exactly one of `code` (the body of an async function) or `resume` (a run id)"
                     .to_owned(),
@@ -73,10 +93,13 @@ impl Hub {
         let run_id = new_run_id();
         let seed = getrandom::u64().unwrap_or_else(|_| now_ms() as u64);
         let started = now_ms();
+        // History never holds a secret, even one a model pasted into its code; such a run
+        // cannot be replayed, since its code is not kept.
+        let stored_code = self.redactor().redact(&code);
         let record = RunRecord {
             id: run_id.clone(),
-            // History never holds a secret, even one a model pasted into its code.
-            code: self.redactor().redact(&code),
+            resumable: stored_code == code,
+            code: stored_code,
             seed,
             clock_start_ms: started,
             client: client.clone(),
@@ -89,8 +112,23 @@ impl Hub {
         if let Err(e) = self.store().insert_run(&record) {
             tracing::error!(error = %e, "could not record a run");
         }
+        let attempt = Attempt {
+            run_id: run_id.clone(),
+            code,
+            seed,
+            clock_start_ms: started,
+            client,
+        };
+        let lock = self.runs().lock_of(&run_id);
+        let _held = lock.lock().await;
+        self.attempt(attempt).await
+    }
+
+    /// One attempt of a run (the first, or a replay), recorded when it ends.
+    async fn attempt(self: &Arc<Self>, attempt: Attempt) -> Envelope {
+        let run_id = attempt.run_id.clone();
         let limits = self.run_limits();
-        let envelope = match capa_pipeline::prepare(&code, limits.code_bytes) {
+        let envelope = match capa_pipeline::prepare(&attempt.code, limits.code_bytes) {
             Err(error) => Envelope::refused(
                 &run_id,
                 RunError {
@@ -101,41 +139,83 @@ impl Hub {
                 Vec::new(),
             ),
             Ok(prepared) => {
+                let journal = match self.store().journal(&run_id) {
+                    Ok(entries) => entries.into_iter().map(|e| (e.index, e)).collect(),
+                    Err(e) => {
+                        tracing::error!(error = %e, run = %run_id, "could not read a run's journal");
+                        HashMap::new()
+                    }
+                };
                 let input = RunInput {
                     code: prepared.js,
                     namespaces: self.sandbox_namespaces(),
-                    seed,
-                    clock_start_ms: started,
+                    seed: attempt.seed,
+                    clock_start_ms: attempt.clock_start_ms,
                     limits,
                     calls_before: 0,
                 };
                 let host = Arc::new(HubHost {
                     hub: self.clone(),
                     run_id: run_id.clone(),
-                    client,
+                    client: attempt.client.clone(),
+                    journal,
                 });
                 let output = capa_sandbox::run(input, host).await;
-                Envelope::from_run(&run_id, output, prepared.notices)
+                if output.status == RunStatus::Suspended {
+                    self.paused_envelope(&run_id, output, prepared.notices)
+                } else {
+                    Envelope::from_run(&run_id, output, prepared.notices)
+                }
             }
         };
         let envelope = self.redact_envelope(envelope);
-        match serde_json::to_string(&envelope) {
+        self.record_envelope(&envelope);
+        envelope
+    }
+
+    /// The envelope of a run that waits for people: its pending inputs, nothing else to do.
+    fn paused_envelope(
+        &self,
+        run_id: &str,
+        output: capa_sandbox::RunOutput,
+        notices: Vec<String>,
+    ) -> Envelope {
+        let pending = self.pending_of_run(run_id).unwrap_or_else(|e| {
+            tracing::error!(error = %e, run = %run_id, "could not read a run's pending inputs");
+            Vec::new()
+        });
+        let status = if pending.iter().any(|p| p.kind == "approval") {
+            "awaiting_approval"
+        } else {
+            "awaiting_connection"
+        };
+        let mut envelope = Envelope::from_run(run_id, output, notices);
+        envelope.status = status.to_owned();
+        envelope.pending = pending.iter().map(|p| p.envelope_item(run_id)).collect();
+        envelope
+    }
+
+    fn record_envelope(&self, envelope: &Envelope) {
+        match serde_json::to_string(envelope) {
             Ok(json) => {
-                if let Err(e) = self
-                    .store()
-                    .finish_run(&run_id, &envelope.status, &json, now_ms())
+                if let Err(e) =
+                    self.store()
+                        .finish_run(&envelope.run_id, &envelope.status, &json, now_ms())
                 {
-                    tracing::error!(error = %e, run = %run_id, "could not record a run's end");
+                    tracing::error!(error = %e, run = %envelope.run_id, "could not record a run's end");
                 }
             }
             Err(e) => tracing::error!(error = %e, "could not serialise an envelope"),
         }
-        envelope
     }
 
-    /// An ended run answers with its envelope again. (Runs pause only for approvals, which
-    /// arrive with the approvals work; until then every run has ended when `execute` returns.)
-    fn resume(&self, run_id: &str) -> Result<Envelope, LookupError> {
+    /// Goes on with a run: an ended run answers with its envelope again; a paused one answers
+    /// with the same pending envelope until a person decided, then replays and goes on.
+    async fn resume(self: &Arc<Self>, run_id: &str) -> Result<Envelope, LookupError> {
+        // Wait for an attempt of the same run in progress (a parallel resume, or the first
+        // attempt still letting its calls finish), then look at where the run is.
+        let lock = self.runs().lock_of(run_id);
+        let _held = lock.lock().await;
         let run = self
             .store()
             .run(run_id)
@@ -145,15 +225,45 @@ impl Hub {
                     "no run `{run_id}`: resume takes a runId from an earlier execute"
                 ))
             })?;
-        let envelope = run
+        let stored = run
             .envelope
             .as_deref()
             .and_then(|json| serde_json::from_str::<Envelope>(json).ok());
-        envelope.ok_or_else(|| {
-            LookupError::InvalidArguments(format!(
-                "run `{run_id}` was interrupted before it ended (the hub stopped); start it again with code"
-            ))
-        })
+        let waiting = matches!(
+            run.status.as_str(),
+            "awaiting_approval" | "awaiting_connection" | "running"
+        );
+        if !waiting {
+            return stored.ok_or_else(|| {
+                LookupError::Store(format!("run `{run_id}` has no stored envelope"))
+            });
+        }
+        let undecided = self
+            .pending_of_run(run_id)
+            .map_err(|e| LookupError::Store(e.to_string()))?
+            .iter()
+            .any(|p| p.kind == "approval");
+        if undecided && let Some(envelope) = stored {
+            return Ok(envelope);
+        }
+        if !run.resumable {
+            return Err(LookupError::InvalidArguments(format!(
+                "run `{run_id}` cannot be resumed: its code held a secret value, which the hub does not keep; start it again with code (and keep secrets out of code)"
+            )));
+        }
+        if let Err(e) = self.store().start_attempt(run_id, now_ms()) {
+            return Err(LookupError::Store(e.to_string()));
+        }
+        tracing::info!(run = %run_id, attempt = run.attempts + 1, "resuming a run by replay");
+        Ok(self
+            .attempt(Attempt {
+                run_id: run.id,
+                code: run.code,
+                seed: run.seed,
+                clock_start_ms: run.clock_start_ms,
+                client: run.client,
+            })
+            .await)
     }
 
     /// The sources as sandbox globals: identifier forms of namespaces and tool names (the same
@@ -162,7 +272,7 @@ impl Hub {
         let catalog = self.catalog();
         let mut groups: Vec<(&str, Vec<&crate::CatalogTool>)> = Vec::new();
         for tool in catalog.tools() {
-            if self.policy().decide(&tool.address) == Decision::Deny {
+            if self.decision_for(tool, None).decision == Decision::Deny {
                 continue;
             }
             match groups.last_mut() {

@@ -65,10 +65,12 @@ fn search_snapshots_over_real_catalogs() {
     let policy = Policy::new(vec![
         Rule {
             pattern: "github.delete_*".into(),
+            connection: None,
             decision: Decision::Deny,
         },
         Rule {
             pattern: "github.create_*".into(),
+            connection: None,
             decision: Decision::Ask,
         },
     ]);
@@ -174,6 +176,7 @@ fn denied_tools_are_hidden_and_counted() {
     let index = index_of(&["github"]);
     let policy = Policy::new(vec![Rule {
         pattern: "github.create_issue".into(),
+        connection: None,
         decision: Decision::Deny,
     }]);
     let text = run_search(&index, &policy, &search("create issue"));

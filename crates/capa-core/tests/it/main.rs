@@ -9,6 +9,7 @@ mod execute;
 mod faults;
 mod lookup;
 mod policies;
+mod policy_rules;
 mod secrets;
 mod support;
 mod upstreams;

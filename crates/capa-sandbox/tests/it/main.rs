@@ -7,3 +7,4 @@ mod basic;
 mod corpus;
 mod determinism;
 mod limits;
+mod suspend;

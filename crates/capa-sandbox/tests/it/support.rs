@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use capa_sandbox::{
-    Host, HostCall, Limits, Namespace, RunInput, RunOutput, ToolBinding, ToolFailure,
+    CallStop, Host, HostCall, Limits, Namespace, RunError, RunInput, RunOutput, ToolBinding,
+    ToolFailure,
 };
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -140,8 +141,18 @@ pub fn error_code(out: &RunOutput) -> String {
 }
 
 impl Host for FakeHost {
-    fn call(&self, call: HostCall) -> BoxFuture<'static, Result<Value, ToolFailure>> {
+    fn call(&self, call: HostCall) -> BoxFuture<'static, Result<Value, CallStop>> {
         let (delay, result) = (self.behaviour)(&call);
+        // Test convention: failures coded `suspend` / `abort` stand for the hub's stops.
+        let result = result.map_err(|f| match f.code.as_str() {
+            "suspend" => CallStop::Suspend,
+            "abort" => CallStop::Abort(RunError {
+                code: "replay_diverged".into(),
+                message: f.message,
+                hint: None,
+            }),
+            _ => CallStop::Failed(f),
+        });
         if let Ok(mut a) = self.arrivals.lock() {
             a.push((call.index, self.created.elapsed()));
         }

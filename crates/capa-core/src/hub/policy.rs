@@ -1,0 +1,127 @@
+//! The hub's policy: loaded from `policy.yaml` at start, re-read on request (after
+//! `capa policy set` or a hand edit), edited by the hub itself ("always allow this tool"), and
+//! the one place where a decision for a tool is made.
+//!
+//! Search marks and hidden counts are computed from the policy at query time, not stored in
+//! the search index, so a change is seen by the next search without rebuilding anything.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use capa_config::{ConfigError, load_policy_file};
+
+use super::Hub;
+use crate::catalog::CatalogTool;
+use crate::policy::{Decision, Policy, PolicyVerdict, Rule};
+
+/// The current policy and the file it comes from.
+#[derive(Debug)]
+pub(super) struct PolicyState {
+    file: PathBuf,
+    current: RwLock<Arc<Policy>>,
+    /// Serialises read-modify-write edits of the file by this process.
+    edits: Mutex<()>,
+}
+
+impl PolicyState {
+    /// Reads `file`; a missing file is no rules, a broken one an error naming its line.
+    pub(super) fn load(file: PathBuf) -> Result<Self, ConfigError> {
+        let rules = load_policy_file(&file)?;
+        Ok(Self {
+            file,
+            current: RwLock::new(Arc::new(Policy::new(rules))),
+            edits: Mutex::new(()),
+        })
+    }
+
+    pub(super) fn snapshot(&self) -> Arc<Policy> {
+        self.current
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn reload(&self) -> Result<(), ConfigError> {
+        let rules = load_policy_file(&self.file)?;
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) =
+            Arc::new(Policy::new(rules));
+        Ok(())
+    }
+}
+
+impl Hub {
+    /// The decision for `tool` called with `connection` (`None`: search and describe, where
+    /// only rules without a connection apply). Every part of the hub decides through this.
+    pub fn decision_for(&self, tool: &CatalogTool, connection: Option<&str>) -> PolicyVerdict {
+        self.policy().verdict(tool, connection)
+    }
+
+    /// The policy file this hub reads (`<config dir>/policy.yaml`).
+    pub fn policy_file(&self) -> &Path {
+        &self.policy.file
+    }
+
+    /// Re-reads the policy file. On error the previous policy stays in force.
+    pub fn reload_policy(&self) -> Result<(), ConfigError> {
+        let _edit = self
+            .policy
+            .edits
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        self.policy.reload()
+    }
+
+    /// Sets the decision for `pattern` (and `connection`) in the policy file and in force now,
+    /// for example "always allow this tool" from an approval.
+    pub fn set_policy_rule(
+        &self,
+        pattern: &str,
+        connection: Option<&str>,
+        decision: Decision,
+    ) -> Result<(), ConfigError> {
+        let _edit = self
+            .policy
+            .edits
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let rule = Rule {
+            pattern: pattern.to_owned(),
+            connection: connection.map(str::to_owned),
+            decision,
+        };
+        capa_config::set_policy_rule(&self.policy.file, rule)?;
+        self.policy.reload()
+    }
+
+    /// Removes the rule for `pattern` (and `connection`); `false` when there was none.
+    pub fn reset_policy_rule(
+        &self,
+        pattern: &str,
+        connection: Option<&str>,
+    ) -> Result<bool, ConfigError> {
+        let _edit = self
+            .policy
+            .edits
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let removed = capa_config::reset_policy_rule(&self.policy.file, pattern, connection)?;
+        self.policy.reload()?;
+        Ok(removed)
+    }
+
+    /// The connection a call of `tool` uses, for connection rules: the requested one, else the
+    /// source's default. Only looked up when some rule names a connection.
+    pub(super) fn connection_for_policy(
+        &self,
+        tool: &CatalogTool,
+        requested: Option<&str>,
+    ) -> Option<String> {
+        if let Some(requested) = requested {
+            return Some(requested.to_owned());
+        }
+        if !self.policy().has_connection_rules() {
+            return None;
+        }
+        self.default_connection_name(&tool.address.namespace)
+    }
+}

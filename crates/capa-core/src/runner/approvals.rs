@@ -1,0 +1,256 @@
+//! Pending inputs of paused runs, and the decisions people take on them.
+//!
+//! Every delivery path (the client's elicitation form, the approval page, the terminal, the
+//! desktop popup) ends in [`Hub::decide`]: a decision is stored once, for exactly the pending
+//! call it names; the run then goes on when it is resumed.
+
+use capa_store::{ApprovalRecord, ApprovalStatus};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::hub::Hub;
+use crate::policy::Decision;
+
+/// The four answers a person can give to an approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// This call only.
+    Once,
+    /// This call and every later call of the same tool in this run.
+    Run,
+    /// This call, and the tool is allowed from now on (a policy rule is written).
+    Always,
+    Deny,
+}
+
+impl Choice {
+    /// The form's values, in the order they are offered.
+    pub const ALL: [Choice; 4] = [Choice::Once, Choice::Run, Choice::Always, Choice::Deny];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Choice::Once => "approve_once",
+            Choice::Run => "approve_run",
+            Choice::Always => "always_allow",
+            Choice::Deny => "deny",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+
+    /// The label a person reads.
+    pub fn title(self, address: &str) -> String {
+        match self {
+            Choice::Once => "Approve once".to_owned(),
+            Choice::Run => "Approve for the rest of this run".to_owned(),
+            Choice::Always => format!("Always allow {address}"),
+            Choice::Deny => "Deny".to_owned(),
+        }
+    }
+}
+
+/// A pending input as frontends show it. The preview is already redacted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingInput {
+    pub id: String,
+    pub run_id: String,
+    /// The call's position in the run's issue order.
+    pub call_index: u32,
+    /// SHA-256 of what the call asks; a decision applies to exactly this.
+    #[serde(skip)]
+    pub args_digest: String,
+    /// `approval` or `connection`.
+    pub kind: String,
+    pub address: String,
+    pub source: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connection: Option<String>,
+    pub preview: Value,
+    pub reason: String,
+    pub created_at_ms: i64,
+    pub expires_at_ms: i64,
+}
+
+impl PendingInput {
+    pub(crate) fn from_record(record: &ApprovalRecord) -> Self {
+        Self {
+            id: record.id.clone(),
+            run_id: record.run_id.clone(),
+            call_index: record.call_index,
+            args_digest: record.args_digest.clone(),
+            kind: record.kind.clone(),
+            address: record.address.clone(),
+            source: record.source.clone(),
+            connection: record.connection.clone(),
+            preview: serde_json::from_str(&record.preview).unwrap_or(Value::Null),
+            reason: record.reason.clone(),
+            created_at_ms: record.created_at_ms,
+            expires_at_ms: record.expires_at_ms,
+        }
+    }
+
+    /// What a person reads before deciding: the call, its connection, why, and the preview.
+    pub fn message(&self) -> String {
+        let connection = self
+            .connection
+            .as_deref()
+            .map_or_else(String::new, |c| format!(" with connection `{c}`"));
+        let preview =
+            serde_json::to_string_pretty(&self.preview).unwrap_or_else(|_| "{}".to_owned());
+        format!(
+            "Allow a call to {}{connection}?\nWhy you are asked: {}\nArguments:\n{preview}",
+            self.address, self.reason
+        )
+    }
+
+    /// The envelope's `pending` item: no preview (the model wrote the arguments) and no link.
+    pub(crate) fn envelope_item(&self, run_id: &str) -> Value {
+        let summary = match self.kind.as_str() {
+            "connection" => format!("{} needs a connection for `{}`", self.address, self.source),
+            _ => format!("{} needs the user's approval ({})", self.address, self.reason),
+        };
+        let message = match self.kind.as_str() {
+            "connection" => format!(
+                "Ask the user to add a connection for `{}` in Capabilities (or `capa connections set {}`); never ask for secrets in chat. Then call execute with {{\"resume\": \"{run_id}\"}}.",
+                self.source, self.source
+            ),
+            _ => format!(
+                "Tell the user; they can approve it in Capabilities or with `capabilities hub approve {run_id}` in a terminal. Then call execute with {{\"resume\": \"{run_id}\"}}."
+            ),
+        };
+        json!({
+            "id": self.id,
+            "kind": self.kind,
+            "address": self.address,
+            "summary": summary,
+            "message": message,
+        })
+    }
+}
+
+/// Why a decision was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum DecideError {
+    #[error("no pending approval `{0}`")]
+    NotFound(String),
+    #[error("approval `{id}` is already {status}: a decision is taken once")]
+    AlreadyDecided { id: String, status: &'static str },
+    #[error("`{0}` waits for a connection, not an approval: add the connection, then resume")]
+    NotAnApproval(String),
+    #[error("database error: {0}")]
+    Store(String),
+    #[error("could not write the policy: {0}")]
+    Policy(String),
+}
+
+impl DecideError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NotFound(_) => "not_found",
+            Self::AlreadyDecided { .. } => "already_decided",
+            Self::NotAnApproval(_) => "not_an_approval",
+            Self::Store(_) => "store_unavailable",
+            Self::Policy(_) => "policy_unavailable",
+        }
+    }
+}
+
+fn store_error(e: capa_store::StoreError) -> DecideError {
+    DecideError::Store(e.to_string())
+}
+
+impl Hub {
+    /// Every pending input of every run, oldest first.
+    pub fn pending_inputs(&self) -> Result<Vec<PendingInput>, DecideError> {
+        let records = self
+            .store()
+            .pending_approvals(super::now_ms())
+            .map_err(store_error)?;
+        Ok(records.iter().map(PendingInput::from_record).collect())
+    }
+
+    /// The pending inputs of one run.
+    pub fn pending_of_run(&self, run_id: &str) -> Result<Vec<PendingInput>, DecideError> {
+        Ok(self
+            .pending_inputs()?
+            .into_iter()
+            .filter(|p| p.run_id == run_id)
+            .collect())
+    }
+
+    /// Takes a person's decision on one pending approval. `via` says where (`client`,
+    /// `elicitation`, `page`, `cli`, `app`) for the history.
+    pub fn decide(&self, approval_id: &str, choice: Choice, via: &str) -> Result<(), DecideError> {
+        let record = self
+            .store()
+            .approval(approval_id)
+            .map_err(store_error)?
+            .ok_or_else(|| DecideError::NotFound(approval_id.to_owned()))?;
+        if record.kind != "approval" {
+            return Err(DecideError::NotAnApproval(approval_id.to_owned()));
+        }
+        let (status, scope) = match choice {
+            Choice::Deny => (ApprovalStatus::Denied, None),
+            Choice::Once => (ApprovalStatus::Approved, Some("once")),
+            Choice::Run => (ApprovalStatus::Approved, Some("run")),
+            Choice::Always => (ApprovalStatus::Approved, Some("always")),
+        };
+        let taken = self
+            .store()
+            .decide_approval(approval_id, status, scope, via, super::now_ms())
+            .map_err(store_error)?;
+        if !taken {
+            let status = self
+                .store()
+                .approval(approval_id)
+                .map_err(store_error)?
+                .map_or("gone", |r| r.status.as_str());
+            return Err(DecideError::AlreadyDecided {
+                id: approval_id.to_owned(),
+                status,
+            });
+        }
+        match choice {
+            Choice::Run => self
+                .store()
+                .grant_for_run(&record.run_id, &record.address)
+                .map_err(store_error)?,
+            Choice::Always => self
+                .set_policy_rule(&record.address, None, Decision::Allow)
+                .map_err(|e| DecideError::Policy(e.to_string()))?,
+            Choice::Once | Choice::Deny => {}
+        }
+        tracing::info!(
+            approval = %approval_id,
+            run = %record.run_id,
+            address = %record.address,
+            decision = choice.as_str(),
+            via,
+            "approval decided"
+        );
+        self.runs().notify_decision();
+        Ok(())
+    }
+
+    /// Decides every pending approval of a run the same way (the terminal's
+    /// `capabilities hub approve <runId>`). Returns how many were decided.
+    pub fn decide_run(&self, run_id: &str, choice: Choice, via: &str) -> Result<usize, DecideError> {
+        let pending: Vec<PendingInput> = self
+            .pending_of_run(run_id)?
+            .into_iter()
+            .filter(|p| p.kind == "approval")
+            .collect();
+        if pending.is_empty() {
+            return Err(DecideError::NotFound(format!(
+                "{run_id} (no approval of this run is pending)"
+            )));
+        }
+        for input in &pending {
+            self.decide(&input.id, choice, via)?;
+        }
+        Ok(pending.len())
+    }
+}

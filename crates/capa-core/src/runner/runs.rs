@@ -1,0 +1,120 @@
+//! What the hub keeps in memory about runs: one lock per run, so that two resumes of the same
+//! run never replay it at once (the second waits, then finds it ended or still paused); a
+//! signal for decisions; and the approval page opener the HTTP server installs.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+use tokio::sync::watch;
+
+/// Opens the approval page of a run on the user's screen; returns whether it did.
+pub type PageOpener = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+pub struct Runs {
+    locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    decisions: watch::Sender<u64>,
+    page: RwLock<Option<PageOpener>>,
+    /// Signs the `requestState` of approvals sent to clients.
+    state_key: Vec<u8>,
+}
+
+/// Bytes of the `requestState` signing key.
+const STATE_KEY_BYTES: usize = 32;
+
+impl Runs {
+    /// With the signing key kept in `key_file` (created, mode 0600, on first use), so that
+    /// states handed out before a restart still open after it.
+    pub(crate) fn new(key_file: &std::path::Path) -> Self {
+        let state_key = load_or_create_key(key_file).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, file = %key_file.display(), "could not keep the requestState key; states will not survive a restart");
+            random_key()
+        });
+        Self {
+            locks: Mutex::new(HashMap::new()),
+            decisions: watch::channel(0).0,
+            page: RwLock::new(None),
+            state_key,
+        }
+    }
+
+    /// The `requestState` signing key.
+    pub fn state_key(&self) -> &[u8] {
+        &self.state_key
+    }
+}
+
+fn random_key() -> Vec<u8> {
+    let mut key = vec![0u8; STATE_KEY_BYTES];
+    if getrandom::fill(&mut key).is_err() {
+        // No system randomness at all: a per-process key from the clock is still unforgeable
+        // by a client that never sees it, and states simply do not outlive the process.
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        key = crate::digest::sha256_hex(&seed.to_le_bytes()).into_bytes();
+    }
+    key
+}
+
+fn load_or_create_key(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    match std::fs::read(path) {
+        Ok(key) if key.len() >= STATE_KEY_BYTES => return Ok(key),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let key = random_key();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    std::io::Write::write_all(&mut options.open(path)?, &key)?;
+    Ok(key)
+}
+
+impl std::fmt::Debug for Runs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runs").finish_non_exhaustive()
+    }
+}
+
+impl Runs {
+    /// The lock of one run. Locks nobody else holds are dropped on the way.
+    pub(crate) fn lock_of(&self, run_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let Ok(mut locks) = self.locks.lock() else {
+            // A poisoned map: hand out a fresh lock rather than fail the run.
+            return Arc::new(tokio::sync::Mutex::new(()));
+        };
+        locks.retain(|id, lock| id == run_id || Arc::strong_count(lock) > 1);
+        locks
+            .entry(run_id.to_owned())
+            .or_insert_with(|| Arc::new(tokio::sync::Mutex::new(())))
+            .clone()
+    }
+
+    pub(crate) fn notify_decision(&self) {
+        self.decisions.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Changes whenever a person decides something.
+    pub fn watch_decisions(&self) -> watch::Receiver<u64> {
+        self.decisions.subscribe()
+    }
+
+    /// Installs the approval page opener (the HTTP server does, when it starts).
+    pub fn set_page_opener(&self, opener: PageOpener) {
+        if let Ok(mut page) = self.page.write() {
+            *page = Some(opener);
+        }
+    }
+
+    /// Opens the approval page of `run_id`; false when no page can be opened here.
+    pub fn open_page(&self, run_id: &str) -> bool {
+        let opener = self.page.read().ok().and_then(|p| p.clone());
+        opener.is_some_and(|open| open(run_id))
+    }
+}

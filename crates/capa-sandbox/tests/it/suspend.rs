@@ -1,0 +1,101 @@
+//! A host call that waits for a person suspends the run; one that finds the run cannot go on
+//! aborts it. Neither is something the guest can catch.
+
+use std::time::Duration;
+
+use capa_sandbox::{RunStatus, ToolFailure};
+use serde_json::json;
+
+use crate::support::*;
+
+/// `slack.post_message` waits for a person; everything else answers after `ms`.
+fn asks_for_slack(ms: u64) -> std::sync::Arc<FakeHost> {
+    FakeHost::new(move |c| {
+        if c.address == "slack.post_message" {
+            (Duration::ZERO, Err(ToolFailure::new("suspend", "needs approval")))
+        } else {
+            (Duration::from_millis(ms), Ok(json!({"index": c.index})))
+        }
+    })
+}
+
+#[tokio::test]
+async fn a_suspended_call_stops_the_run_where_the_guest_cannot_catch_it() {
+    let host = asks_for_slack(0);
+    let out = run_with(
+        input(
+            r#"
+            try { await slack.post_message({ text: "hi" }); } catch (e) { return "caught"; }
+            return "went on";
+            "#,
+        ),
+        &host,
+    )
+    .await;
+    assert_eq!(out.status, RunStatus::Suspended, "{out:#?}");
+    assert_eq!(out.result, None);
+    assert_eq!(out.error, None);
+    assert_eq!(out.calls.len(), 1);
+    assert!(!out.calls[0].ok);
+}
+
+#[tokio::test]
+async fn calls_in_flight_finish_and_queued_calls_never_start() {
+    let host = asks_for_slack(50);
+    let mut run_input = input(
+        r#"
+        const a = github.get_repo({});
+        const b = slack.post_message({});
+        const c = github.search_issues({});
+        return await Promise.all([a, b, c]);
+        "#,
+    );
+    // One slot: a runs, b and c queue; b starts once a is done and suspends; c never starts.
+    run_input.limits.max_concurrent = 1;
+    let out = run_with(run_input, &host).await;
+    assert_eq!(out.status, RunStatus::Suspended, "{out:#?}");
+    let started: Vec<String> = host
+        .calls
+        .lock()
+        .expect("calls")
+        .iter()
+        .map(|c| c.address.clone())
+        .collect();
+    assert_eq!(started, ["github.get_repo", "slack.post_message"]);
+    assert!(out.calls[0].ok, "the allowed call finished: {out:#?}");
+}
+
+#[tokio::test]
+async fn an_allowed_call_in_flight_finishes_before_the_run_stops() {
+    let host = asks_for_slack(80);
+    let out = run_with(
+        input("return await Promise.all([github.get_repo({}), slack.post_message({})]);"),
+        &host,
+    )
+    .await;
+    assert_eq!(out.status, RunStatus::Suspended, "{out:#?}");
+    assert_eq!(out.calls.len(), 2);
+    assert!(out.calls[0].ok, "{out:#?}");
+    assert!(out.notices.is_empty(), "nothing was cancelled: {out:#?}");
+}
+
+#[tokio::test]
+async fn an_abort_fails_the_run_with_the_hosts_error() {
+    let host = FakeHost::new(|_| {
+        (
+            Duration::ZERO,
+            Err(ToolFailure::new("abort", "call 0 was github.get_repo before")),
+        )
+    });
+    let out = run_with(
+        input("try { await github.create_issue({}); } catch (e) { return 'caught'; }"),
+        &host,
+    )
+    .await;
+    assert_eq!(error_code(&out), "replay_diverged");
+    assert!(
+        out.error
+            .as_ref()
+            .is_some_and(|e| e.message.contains("before"))
+    );
+}

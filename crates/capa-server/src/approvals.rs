@@ -1,0 +1,393 @@
+//! Getting a paused run's approvals in front of a person, in the spec's order:
+//!
+//! 1. A 2026-07-28 client that declared form elicitation gets `input_required`: one form per
+//!    pending approval and a `requestState` sealed with rmcp's `RequestStateCodec`, bound to the
+//!    run, each pending call and a digest of its arguments, the client, this very request and
+//!    an expiry. Its answer is taken only with that state, only once; the run then resumes in
+//!    the same call.
+//! 2. An initialize-era client that declared elicitation gets `elicitation/create` mid-call;
+//!    without an answer within the run's wall time it falls through to 3.
+//! 3. Every other client gets `awaiting_approval`; the hub opens its approval page on the
+//!    user's screen, and the model is told only that a page opened (never a URL or a token).
+//!
+//! `capabilities hub approve <runId>` works in every case.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use capa_core::{Choice, Envelope, ExecuteRequest, Hub, JsonObject, LookupError, PendingInput};
+use rmcp::model::{
+    ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema, InputRequest,
+    InputRequiredResult, InputResponses, RequestStateCodec, SealOptions,
+};
+use rmcp::service::{Peer, RoleServer};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::surface::Asking;
+
+/// Most rounds of asking within one `execute` (each round can only follow a decision).
+const MAX_ROUNDS: usize = 16;
+
+/// What the state sealed into `requestState` names: the run and each pending call.
+#[derive(Debug, Serialize, Deserialize)]
+struct Sealed {
+    run: String,
+    inputs: Vec<SealedInput>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct SealedInput {
+    id: String,
+    call: u32,
+    args: String,
+}
+
+/// What one `execute` answers with.
+pub(crate) enum Answer {
+    Envelope(Envelope),
+    InputRequired(InputRequiredResult),
+    /// The request could not be taken (a bad `requestState`, bad arguments): nothing ran.
+    Refused {
+        code: &'static str,
+        message: String,
+    },
+}
+
+/// Delivers approvals for the code surface.
+pub(crate) struct Approvals {
+    hub: Arc<Hub>,
+    codec: Option<RequestStateCodec>,
+    /// Runs whose approval page was opened already (one page per pause).
+    opened: Mutex<HashSet<String>>,
+}
+
+impl std::fmt::Debug for Approvals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Approvals").finish_non_exhaustive()
+    }
+}
+
+impl Approvals {
+    pub(crate) fn new(hub: Arc<Hub>) -> Self {
+        let codec = RequestStateCodec::try_new(hub.runs().state_key().to_vec())
+            .map_err(|e| tracing::error!(error = %e, "no requestState codec; 2026-07-28 clients get awaiting_approval"))
+            .ok();
+        Self {
+            hub,
+            codec,
+            opened: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// Runs `execute` and gets whatever it waits for decided where the client allows.
+    pub(crate) async fn execute(
+        &self,
+        arguments: &JsonObject,
+        request: ExecuteRequest,
+        asking: Asking,
+    ) -> Answer {
+        let bound = binding(request.client.as_deref(), arguments);
+        let first = match &asking.request_state {
+            Some(state) => match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
+                Ok(run_id) => self.resume(&run_id, request.client.clone()).await,
+                Err((code, message)) => return Answer::Refused { code, message },
+            },
+            None => self.hub.execute(request.clone()).await,
+        };
+        let mut envelope = match first {
+            Ok(envelope) => envelope,
+            Err(e) => {
+                return Answer::Refused {
+                    code: e.code(),
+                    message: e.to_string(),
+                };
+            }
+        };
+        for _ in 0..MAX_ROUNDS {
+            if envelope.status != "awaiting_approval" {
+                break;
+            }
+            let pending = self.pending_approvals(&envelope.run_id);
+            if pending.is_empty() {
+                break;
+            }
+            if asking.input_required
+                && let Some(result) = self.input_required(&envelope.run_id, &pending, &bound)
+            {
+                return Answer::InputRequired(result);
+            }
+            let Some(peer) = &asking.elicit_peer else {
+                break;
+            };
+            if !self.elicit(peer, &pending).await {
+                break;
+            }
+            match self.resume(&envelope.run_id, request.client.clone()).await {
+                Ok(next) => envelope = next,
+                Err(e) => {
+                    return Answer::Refused {
+                        code: e.code(),
+                        message: e.to_string(),
+                    };
+                }
+            }
+        }
+        if envelope.status == "awaiting_approval" {
+            self.open_page(&mut envelope);
+        }
+        Answer::Envelope(envelope)
+    }
+
+    async fn resume(&self, run_id: &str, client: Option<String>) -> Result<Envelope, LookupError> {
+        self.hub
+            .execute(ExecuteRequest {
+                code: None,
+                resume: Some(run_id.to_owned()),
+                client,
+            })
+            .await
+    }
+
+    fn pending_approvals(&self, run_id: &str) -> Vec<PendingInput> {
+        self.hub
+            .pending_of_run(run_id)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.kind == "approval")
+            .collect()
+    }
+
+    /// One form per pending approval, and the state that alone lets their answers in.
+    fn input_required(
+        &self,
+        run_id: &str,
+        pending: &[PendingInput],
+        bound: &[u8],
+    ) -> Option<InputRequiredResult> {
+        let codec = self.codec.as_ref()?;
+        let now = now_ms();
+        let ttl_ms = pending
+            .iter()
+            .map(|p| p.expires_at_ms - now)
+            .min()
+            .unwrap_or(0)
+            .max(1000);
+        let sealed = Sealed {
+            run: run_id.to_owned(),
+            inputs: pending
+                .iter()
+                .map(|p| SealedInput {
+                    id: p.id.clone(),
+                    call: p.call_index,
+                    args: p.args_digest.clone(),
+                })
+                .collect(),
+        };
+        let options = SealOptions::new()
+            .associated_data(bound)
+            .ttl(Duration::from_millis(ttl_ms as u64));
+        let state = codec
+            .seal_json_with(&sealed, &options)
+            .map_err(|e| tracing::error!(error = %e, "could not seal a requestState"))
+            .ok()?;
+        let requests = pending
+            .iter()
+            .filter_map(|p| {
+                let params = form(p)?;
+                Some((
+                    p.id.clone(),
+                    InputRequest::Elicitation(ElicitRequest::new(params)),
+                ))
+            })
+            .collect::<BTreeMap<_, _>>();
+        Some(InputRequiredResult::new(Some(requests), Some(state)))
+    }
+
+    /// Checks a returned `requestState` and takes the decisions in `responses`. Returns the run
+    /// to resume. Any doubt refuses the whole request, and then nothing is decided or run.
+    fn take_answers(
+        &self,
+        state: &str,
+        bound: &[u8],
+        responses: Option<&InputResponses>,
+    ) -> Result<String, (&'static str, String)> {
+        let refuse = |message: &str| ("invalid_request_state", message.to_owned());
+        let codec = self
+            .codec
+            .as_ref()
+            .ok_or_else(|| refuse("this hub cannot check request states"))?;
+        let sealed: Sealed = codec.open_json_with(state, bound).map_err(|_| {
+            refuse("the requestState is not one this hub issued for this request, or it expired; call execute again")
+        })?;
+        let digest = capa_core::digest::sha256_hex(state.as_bytes());
+        let fresh = self
+            .hub
+            .store()
+            .consume_state(&digest, now_ms())
+            .map_err(|e| ("store_unavailable", e.to_string()))?;
+        if !fresh {
+            return Err((
+                "request_state_used",
+                "this requestState was used already; each is accepted once".to_owned(),
+            ));
+        }
+        let current = self.pending_approvals(&sealed.run);
+        for input in &sealed.inputs {
+            let still = current
+                .iter()
+                .any(|p| p.id == input.id && p.call_index == input.call && p.args_digest == input.args);
+            if !still {
+                return Err((
+                    "approval_changed",
+                    format!(
+                        "approval {} is no longer pending (decided elsewhere or expired); resume the run to see where it is",
+                        input.id
+                    ),
+                ));
+            }
+        }
+        let empty = InputResponses::new();
+        let responses = responses.unwrap_or(&empty);
+        for input in &sealed.inputs {
+            let Some(choice) = responses.get(&input.id).and_then(choice_of) else {
+                continue; // no answer (or cancelled): it stays pending
+            };
+            if let Err(e) = self.hub.decide(&input.id, choice, "client") {
+                tracing::warn!(error = %e, approval = %input.id, "a client's decision was not taken");
+            }
+        }
+        Ok(sealed.run)
+    }
+
+    /// Asks an initialize-era client with `elicitation/create`, one approval at a time.
+    /// True when every approval got a decision.
+    async fn elicit(&self, peer: &Peer<RoleServer>, pending: &[PendingInput]) -> bool {
+        let wall = Duration::from_millis(self.hub.run_limits().wall_ms);
+        for input in pending {
+            let Some(params) = form(input) else {
+                return false;
+            };
+            let answer = peer.create_elicitation_with_timeout(params, Some(wall)).await;
+            let choice = match answer {
+                Ok(result) => match result.action {
+                    ElicitationAction::Accept => result
+                        .content
+                        .as_ref()
+                        .and_then(|c| c.get("decision"))
+                        .and_then(Value::as_str)
+                        .and_then(Choice::parse),
+                    ElicitationAction::Decline => Some(Choice::Deny),
+                    // Cancel, and any action a later protocol adds: nobody decided.
+                    _ => None,
+                },
+                Err(e) => {
+                    tracing::info!(error = %e, "no answer to an approval form; falling back");
+                    None
+                }
+            };
+            let Some(choice) = choice else {
+                return false;
+            };
+            if let Err(e) = self.hub.decide(&input.id, choice, "elicitation") {
+                tracing::warn!(error = %e, approval = %input.id, "an elicited decision was not taken");
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Opens the approval page once per pause and tells the model only that it opened.
+    fn open_page(&self, envelope: &mut Envelope) {
+        let key = format!(
+            "{}:{}",
+            envelope.run_id,
+            envelope
+                .pending
+                .iter()
+                .filter_map(|p| p.get("id").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let first_time = self.opened.lock().map(|mut o| o.insert(key)).unwrap_or(false);
+        let shown = first_time && self.hub.runs().open_page(&envelope.run_id);
+        if !shown {
+            return;
+        }
+        let run_id = envelope.run_id.clone();
+        for item in &mut envelope.pending {
+            if item.get("kind").and_then(Value::as_str) == Some("approval")
+                && let Some(fields) = item.as_object_mut()
+            {
+                fields.insert(
+                    "message".to_owned(),
+                    Value::String(format!(
+                        "An approval page opened on the user's screen. Tell the user; once they decide, call execute with {{\"resume\": \"{run_id}\"}}. If no page appeared, they can run `capabilities hub approve {run_id}` in a terminal."
+                    )),
+                );
+            }
+        }
+    }
+}
+
+/// What a `requestState` is bound to besides its payload: the client and this very request
+/// (a digest of the `execute` arguments), so it cannot be replayed by another client or
+/// against another call.
+fn binding(client: Option<&str>, arguments: &JsonObject) -> Vec<u8> {
+    let arguments = serde_json::to_string(arguments).unwrap_or_default();
+    format!(
+        "capa/execute\n{}\n{}",
+        client.unwrap_or_default(),
+        capa_core::digest::sha256_hex(arguments.as_bytes())
+    )
+    .into_bytes()
+}
+
+/// The decision in one answer to the form: `accept` with a valid choice, or `decline` (deny).
+fn choice_of(response: &Value) -> Option<Choice> {
+    match response.get("action").and_then(Value::as_str)? {
+        "accept" => response
+            .get("content")
+            .and_then(|c| c.get("decision"))
+            .and_then(Value::as_str)
+            .and_then(Choice::parse),
+        "decline" => Some(Choice::Deny),
+        _ => None,
+    }
+}
+
+/// The approval form: the call, its connection, why, the redacted preview, and four choices.
+fn form(input: &PendingInput) -> Option<ElicitRequestParams> {
+    let choices: Vec<Value> = Choice::ALL
+        .iter()
+        .map(|c| json!({"const": c.as_str(), "title": c.title(&input.address)}))
+        .collect();
+    let schema = json!({
+        "type": "object",
+        "title": "Approve a tool call",
+        "properties": {
+            "decision": {
+                "type": "string",
+                "title": "Decision",
+                "oneOf": choices,
+            }
+        },
+        "required": ["decision"]
+    });
+    let requested_schema: ElicitationSchema = serde_json::from_value(schema)
+        .map_err(|e| tracing::error!(error = %e, "the approval form schema did not parse"))
+        .ok()?;
+    Some(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: input.message(),
+        requested_schema,
+    })
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}

@@ -92,6 +92,31 @@ pub enum HubCommand {
         #[arg(long)]
         json: bool,
     },
+    /// List calls waiting for your approval (or for a connection).
+    Pending {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve the pending calls of a run; then the client resumes it.
+    Approve {
+        /// The run id the client was given (`run_…`), or one approval id (`apr_…`).
+        id: String,
+        /// Also allow the tool from now on (writes an allow rule to the policy).
+        #[arg(long, conflicts_with = "run")]
+        always: bool,
+        /// Allow the tool for the rest of this run.
+        #[arg(long)]
+        run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Deny the pending calls of a run: inside the run they throw a ToolError `denied`.
+    Deny {
+        /// The run id (`run_…`), or one approval id (`apr_…`).
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

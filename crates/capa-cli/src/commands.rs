@@ -1,5 +1,6 @@
 //! Dispatch, and [`HubAccess`]: the running hub when there is one, else a hub in this process.
 
+mod approvals;
 mod call;
 mod config;
 mod connections;

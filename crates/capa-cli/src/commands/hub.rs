@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use capa_core::{HubPaths, Redactor};
+use capa_core::{Choice, HubPaths, Redactor};
 use serde_json::json;
 
 use crate::cli::{GlobalArgs, HubCommand};
@@ -20,6 +20,25 @@ pub async fn run(
     match command {
         HubCommand::Serve { http } => serve(global, paths, redactor, http).await,
         HubCommand::Status { json } => status(paths, json).await,
+        HubCommand::Pending { json } => super::approvals::pending(paths, json).await,
+        HubCommand::Approve {
+            id,
+            always,
+            run,
+            json,
+        } => {
+            let choice = if always {
+                Choice::Always
+            } else if run {
+                Choice::Run
+            } else {
+                Choice::Once
+            };
+            super::approvals::decide(paths, &id, choice, json).await
+        }
+        HubCommand::Deny { id, json } => {
+            super::approvals::decide(paths, &id, Choice::Deny, json).await
+        }
     }
 }
 

@@ -75,7 +75,7 @@ pub struct PendingInput {
 }
 
 impl PendingInput {
-    pub(crate) fn from_record(record: &ApprovalRecord) -> Self {
+    pub fn from_record(record: &ApprovalRecord) -> Self {
         Self {
             id: record.id.clone(),
             run_id: record.run_id.clone(),
@@ -162,6 +162,57 @@ fn store_error(e: capa_store::StoreError) -> DecideError {
     DecideError::Store(e.to_string())
 }
 
+/// The stored part of a decision: the approval (once), and a grant for `approve_run`. The
+/// caller writes the allow rule for `always_allow` (the hub, or the CLI when no hub runs).
+/// Returns the approval as it was.
+pub fn decide_in_store(
+    store: &capa_store::Store,
+    approval_id: &str,
+    choice: Choice,
+    via: &str,
+) -> Result<ApprovalRecord, DecideError> {
+    let record = store
+        .approval(approval_id)
+        .map_err(store_error)?
+        .ok_or_else(|| DecideError::NotFound(approval_id.to_owned()))?;
+    if record.kind != "approval" {
+        return Err(DecideError::NotAnApproval(approval_id.to_owned()));
+    }
+    let (status, scope) = match choice {
+        Choice::Deny => (ApprovalStatus::Denied, None),
+        Choice::Once => (ApprovalStatus::Approved, Some("once")),
+        Choice::Run => (ApprovalStatus::Approved, Some("run")),
+        Choice::Always => (ApprovalStatus::Approved, Some("always")),
+    };
+    let taken = store
+        .decide_approval(approval_id, status, scope, via, super::now_ms())
+        .map_err(store_error)?;
+    if !taken {
+        let status = store
+            .approval(approval_id)
+            .map_err(store_error)?
+            .map_or("gone", |r| r.status.as_str());
+        return Err(DecideError::AlreadyDecided {
+            id: approval_id.to_owned(),
+            status,
+        });
+    }
+    if choice == Choice::Run {
+        store
+            .grant_for_run(&record.run_id, &record.address)
+            .map_err(store_error)?;
+    }
+    tracing::info!(
+        approval = %approval_id,
+        run = %record.run_id,
+        address = %record.address,
+        decision = choice.as_str(),
+        via,
+        "approval decided"
+    );
+    Ok(record)
+}
+
 impl Hub {
     /// Every pending input of every run, oldest first.
     pub fn pending_inputs(&self) -> Result<Vec<PendingInput>, DecideError> {
@@ -184,53 +235,13 @@ impl Hub {
     /// Takes a person's decision on one pending approval. `via` says where (`client`,
     /// `elicitation`, `page`, `cli`, `app`) for the history.
     pub fn decide(&self, approval_id: &str, choice: Choice, via: &str) -> Result<(), DecideError> {
-        let record = self
-            .store()
-            .approval(approval_id)
-            .map_err(store_error)?
-            .ok_or_else(|| DecideError::NotFound(approval_id.to_owned()))?;
-        if record.kind != "approval" {
-            return Err(DecideError::NotAnApproval(approval_id.to_owned()));
-        }
-        let (status, scope) = match choice {
-            Choice::Deny => (ApprovalStatus::Denied, None),
-            Choice::Once => (ApprovalStatus::Approved, Some("once")),
-            Choice::Run => (ApprovalStatus::Approved, Some("run")),
-            Choice::Always => (ApprovalStatus::Approved, Some("always")),
-        };
-        let taken = self
-            .store()
-            .decide_approval(approval_id, status, scope, via, super::now_ms())
-            .map_err(store_error)?;
-        if !taken {
-            let status = self
-                .store()
-                .approval(approval_id)
-                .map_err(store_error)?
-                .map_or("gone", |r| r.status.as_str());
-            return Err(DecideError::AlreadyDecided {
-                id: approval_id.to_owned(),
-                status,
-            });
-        }
+        let record = decide_in_store(self.store(), approval_id, choice, via)?;
         match choice {
-            Choice::Run => self
-                .store()
-                .grant_for_run(&record.run_id, &record.address)
-                .map_err(store_error)?,
             Choice::Always => self
                 .set_policy_rule(&record.address, None, Decision::Allow)
                 .map_err(|e| DecideError::Policy(e.to_string()))?,
-            Choice::Once | Choice::Deny => {}
+            Choice::Once | Choice::Run | Choice::Deny => {}
         }
-        tracing::info!(
-            approval = %approval_id,
-            run = %record.run_id,
-            address = %record.address,
-            decision = choice.as_str(),
-            via,
-            "approval decided"
-        );
         self.runs().notify_decision();
         Ok(())
     }

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use capa_sandbox::{Limits, Namespace, RunError, RunInput, RunStatus, ToolBinding};
 use capa_store::RunRecord;
 
-pub use approvals::{Choice, DecideError, PendingInput};
+pub use approvals::{Choice, DecideError, PendingInput, decide_in_store};
 pub use envelope::Envelope;
 use host::HubHost;
 pub use preview::{is_secret_name, preview};

@@ -26,6 +26,6 @@ pub use paths::HubPaths;
 pub use policy::{Decision, Policy, PolicyVerdict, Rule};
 pub use redact::Redactor;
 pub use runner::{
-    Choice, DecideError, Envelope, decide_in_store, ExecuteRequest, PageOpener, PendingInput, Runs, is_secret_name,
-    preview,
+    Choice, DecideError, Envelope, ExecuteRequest, PageOpener, PendingInput, Runs, decide_in_store,
+    is_secret_name, preview,
 };

@@ -35,8 +35,8 @@ use std::time::{Duration, Instant};
 
 pub use limits::Limits;
 pub use types::{
-    CallStop, CallSummary, Host, HostCall, Namespace, RunError, RunInput, RunOutput, RunStatus, ToolBinding,
-    ToolFailure, Truncated,
+    CallStop, CallSummary, Host, HostCall, Namespace, RunError, RunInput, RunOutput, RunStatus,
+    ToolBinding, ToolFailure, Truncated,
 };
 
 /// Extra stack for the sandbox thread beyond the guest's `stack_bytes`: Rust frames, and the C

@@ -29,11 +29,7 @@ pub(crate) enum Event {
         ms: u64,
     },
     /// A tool call asked the run to stop ([`crate::CallStop::Suspend`] or `Abort`).
-    Stop {
-        seq: usize,
-        stop: Stop,
-        ms: u64,
-    },
+    Stop { seq: usize, stop: Stop, ms: u64 },
     /// The caller of `run` went away or the outer wall timer fired.
     Cancel,
 }

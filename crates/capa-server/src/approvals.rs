@@ -90,10 +90,12 @@ impl Approvals {
     ) -> Answer {
         let bound = binding(request.client.as_deref(), arguments);
         let first = match &asking.request_state {
-            Some(state) => match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
-                Ok(run_id) => self.resume(&run_id, request.client.clone()).await,
-                Err((code, message)) => return Answer::Refused { code, message },
-            },
+            Some(state) => {
+                match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
+                    Ok(run_id) => self.resume(&run_id, request.client.clone()).await,
+                    Err((code, message)) => return Answer::Refused { code, message },
+                }
+            }
             None => self.hub.execute(request.clone()).await,
         };
         let mut envelope = match first {
@@ -235,9 +237,9 @@ impl Approvals {
         }
         let current = self.pending_approvals(&sealed.run);
         for input in &sealed.inputs {
-            let still = current
-                .iter()
-                .any(|p| p.id == input.id && p.call_index == input.call && p.args_digest == input.args);
+            let still = current.iter().any(|p| {
+                p.id == input.id && p.call_index == input.call && p.args_digest == input.args
+            });
             if !still {
                 return Err((
                     "approval_changed",
@@ -269,7 +271,9 @@ impl Approvals {
             let Some(params) = form(input) else {
                 return false;
             };
-            let answer = peer.create_elicitation_with_timeout(params, Some(wall)).await;
+            let answer = peer
+                .create_elicitation_with_timeout(params, Some(wall))
+                .await;
             let choice = match answer {
                 Ok(result) => match result.action {
                     ElicitationAction::Accept => result
@@ -310,7 +314,11 @@ impl Approvals {
                 .collect::<Vec<_>>()
                 .join(",")
         );
-        let first_time = self.opened.lock().map(|mut o| o.insert(key)).unwrap_or(false);
+        let first_time = self
+            .opened
+            .lock()
+            .map(|mut o| o.insert(key))
+            .unwrap_or(false);
         let shown = first_time && self.hub.runs().open_page(&envelope.run_id);
         if !shown {
             return;

@@ -332,8 +332,18 @@ mod tests {
         let store = store_with_run();
         assert!(store.consume_state("abc", 1).expect("first"));
         assert!(!store.consume_state("abc", 2).expect("second"));
-        store.grant_for_run("run_1", "demo.add_note").expect("grant");
-        assert!(store.is_granted_for_run("run_1", "demo.add_note").expect("granted"));
-        assert!(!store.is_granted_for_run("run_1", "demo.other").expect("not granted"));
+        store
+            .grant_for_run("run_1", "demo.add_note")
+            .expect("grant");
+        assert!(
+            store
+                .is_granted_for_run("run_1", "demo.add_note")
+                .expect("granted")
+        );
+        assert!(
+            !store
+                .is_granted_for_run("run_1", "demo.other")
+                .expect("not granted")
+        );
     }
 }

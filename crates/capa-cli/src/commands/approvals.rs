@@ -48,7 +48,12 @@ pub async fn pending(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode
             "" => String::new(),
             c => format!(" (connection {c})"),
         };
-        println!("{}  {}  {}{connection}", text("runId"), text("kind"), text("address"));
+        println!(
+            "{}  {}  {}{connection}",
+            text("runId"),
+            text("kind"),
+            text("address")
+        );
         println!("  why: {}", text("reason"));
         if text("kind") == "approval" {
             let preview = item.get("preview").cloned().unwrap_or(Value::Null);
@@ -61,7 +66,10 @@ pub async fn pending(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode
                 text("runId")
             );
         } else {
-            println!("  add the connection: capa connections set {}", text("source"));
+            println!(
+                "  add the connection: capa connections set {}",
+                text("source")
+            );
         }
         println!();
     }
@@ -97,7 +105,9 @@ pub async fn decide(
             Choice::Deny => "Denied",
         };
         let calls = if decided == 1 { "call" } else { "calls" };
-        println!("{what}: {decided} {calls} of {id}. The client continues with execute({{ resume }}).");
+        println!(
+            "{what}: {decided} {calls} of {id}. The client continues with execute({{ resume }})."
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -110,7 +110,10 @@ impl PendingInput {
     pub(crate) fn envelope_item(&self, run_id: &str) -> Value {
         let summary = match self.kind.as_str() {
             "connection" => format!("{} needs a connection for `{}`", self.address, self.source),
-            _ => format!("{} needs the user's approval ({})", self.address, self.reason),
+            _ => format!(
+                "{} needs the user's approval ({})",
+                self.address, self.reason
+            ),
         };
         let message = match self.kind.as_str() {
             "connection" => format!(
@@ -248,7 +251,12 @@ impl Hub {
 
     /// Decides every pending approval of a run the same way (the terminal's
     /// `capabilities hub approve <runId>`). Returns how many were decided.
-    pub fn decide_run(&self, run_id: &str, choice: Choice, via: &str) -> Result<usize, DecideError> {
+    pub fn decide_run(
+        &self,
+        run_id: &str,
+        choice: Choice,
+        via: &str,
+    ) -> Result<usize, DecideError> {
         let pending: Vec<PendingInput> = self
             .pending_of_run(run_id)?
             .into_iter()

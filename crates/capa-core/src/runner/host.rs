@@ -32,10 +32,7 @@ pub(super) struct HubHost {
 
 /// SHA-256 of what a call asks: address, connection and arguments.
 pub(crate) fn call_digest(address: &str, connection: Option<&str>, arguments: &Value) -> String {
-    let text = format!(
-        "{address}\n{}\n{arguments}",
-        connection.unwrap_or_default()
-    );
+    let text = format!("{address}\n{}\n{arguments}", connection.unwrap_or_default());
     crate::digest::sha256_hex(text.as_bytes())
 }
 
@@ -89,8 +86,7 @@ impl Host for HubHost {
 
 /// The answer the journal holds, when the replay asks the same thing at the same place.
 fn from_journal(entry: &JournalEntry, call: &HostCall, digest: &str) -> Result<Value, CallStop> {
-    if entry.address != call.address || entry.args_digest.as_deref().is_some_and(|d| d != digest)
-    {
+    if entry.address != call.address || entry.args_digest.as_deref().is_some_and(|d| d != digest) {
         return Err(diverged(call, &entry.address));
     }
     if entry.ok {
@@ -157,9 +153,7 @@ impl Step<'_> {
         let Some(tool) = catalog.get(&self.call.address) else {
             return Ok(None); // the call itself reports the unknown tool
         };
-        let verdict = self
-            .hub
-            .decision_for(tool, self.call.connection.as_deref());
+        let verdict = self.hub.decision_for(tool, self.call.connection.as_deref());
         if verdict.decision != Decision::Ask {
             return Ok(None);
         }

@@ -226,7 +226,11 @@ mod tests {
         });
         let shown = preview(&arguments, &Map::new(), &redactor);
         assert!(shown.to_string().len() <= MAX_PREVIEW_BYTES);
-        assert!(shown["body"].as_str().is_some_and(|b| b.contains("(+9800 chars)")));
+        assert!(
+            shown["body"]
+                .as_str()
+                .is_some_and(|b| b.contains("(+9800 chars)"))
+        );
         assert_eq!(shown["items"].as_array().map(Vec::len), Some(MAX_ITEMS + 1));
         let huge = json!({"rows": (0..400).map(|i| json!({"id": i, "text": "y".repeat(150)})).collect::<Vec<_>>()});
         assert!(preview(&huge, &Map::new(), &redactor).to_string().len() <= MAX_PREVIEW_BYTES);
@@ -234,7 +238,14 @@ mod tests {
 
     #[test]
     fn secret_like_names() {
-        for name in ["token", "accessToken", "X-Api-Key", "client_secret", "Cookie", "PASSWORD"] {
+        for name in [
+            "token",
+            "accessToken",
+            "X-Api-Key",
+            "client_secret",
+            "Cookie",
+            "PASSWORD",
+        ] {
             assert!(is_secret_name(name), "{name}");
         }
         for name in ["title", "owner", "body", "repo"] {

@@ -12,7 +12,10 @@ use crate::support::*;
 fn asks_for_slack(ms: u64) -> std::sync::Arc<FakeHost> {
     FakeHost::new(move |c| {
         if c.address == "slack.post_message" {
-            (Duration::ZERO, Err(ToolFailure::new("suspend", "needs approval")))
+            (
+                Duration::ZERO,
+                Err(ToolFailure::new("suspend", "needs approval")),
+            )
         } else {
             (Duration::from_millis(ms), Ok(json!({"index": c.index})))
         }
@@ -84,7 +87,10 @@ async fn an_abort_fails_the_run_with_the_hosts_error() {
     let host = FakeHost::new(|_| {
         (
             Duration::ZERO,
-            Err(ToolFailure::new("abort", "call 0 was github.get_repo before")),
+            Err(ToolFailure::new(
+                "abort",
+                "call 0 was github.get_repo before",
+            )),
         )
     });
     let out = run_with(

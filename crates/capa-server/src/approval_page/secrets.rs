@@ -1,0 +1,192 @@
+//! What the approval page keeps in memory: one-time links (token → run) and the sessions they
+//! start (cookie → runs, CSRF token, a flash message). Nothing survives a restart; the terminal
+//! (`capabilities hub pending`) does.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// How long a link opened in the browser stays valid.
+pub(super) const LINK_TTL: Duration = Duration::from_secs(10 * 60);
+/// How long a page session lives after its last use.
+pub(super) const SESSION_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// 32 random bytes as hex, or `None` when the system has no randomness to give.
+pub(super) fn random_token() -> Option<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+struct Link {
+    run_id: String,
+    expires: Instant,
+}
+
+struct Session {
+    runs: HashSet<String>,
+    csrf: String,
+    expires: Instant,
+    flash: Option<String>,
+}
+
+/// A live session as a page request sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct SessionView {
+    pub csrf: String,
+    /// A message from the last decision, shown once.
+    pub flash: Option<String>,
+}
+
+/// Links and sessions, pruned of expired entries whenever they are touched.
+pub(super) struct Secrets {
+    link_ttl: Duration,
+    session_ttl: Duration,
+    links: Mutex<HashMap<String, Link>>,
+    sessions: Mutex<HashMap<String, Session>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Secrets {
+    pub(super) fn new(link_ttl: Duration, session_ttl: Duration) -> Self {
+        Self {
+            link_ttl,
+            session_ttl,
+            links: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A new one-time link token for `run_id`.
+    pub(super) fn issue_link(&self, run_id: &str) -> Option<String> {
+        let token = random_token()?;
+        let now = Instant::now();
+        let mut links = lock(&self.links);
+        links.retain(|_, link| link.expires > now);
+        links.insert(
+            token.clone(),
+            Link {
+                run_id: run_id.to_owned(),
+                expires: now + self.link_ttl,
+            },
+        );
+        Some(token)
+    }
+
+    /// Forgets a link that was never shown (the browser did not start).
+    pub(super) fn revoke_link(&self, token: &str) {
+        lock(&self.links).remove(token);
+    }
+
+    /// Uses up a link: the run it opens, when it is known, unused and fresh.
+    pub(super) fn redeem_link(&self, token: &str) -> Option<String> {
+        let now = Instant::now();
+        let mut links = lock(&self.links);
+        links.retain(|_, link| link.expires > now);
+        links.remove(token).map(|link| link.run_id)
+    }
+
+    /// Binds `run_id` to the live session `existing` (a second link followed in the same
+    /// browser keeps the first tab working), else to a new session. Returns the session id.
+    pub(super) fn bind(&self, existing: Option<&str>, run_id: &str) -> Option<String> {
+        let now = Instant::now();
+        let mut sessions = lock(&self.sessions);
+        sessions.retain(|_, s| s.expires > now);
+        if let Some(id) = existing
+            && let Some(session) = sessions.get_mut(id)
+        {
+            session.runs.insert(run_id.to_owned());
+            session.expires = now + self.session_ttl;
+            return Some(id.to_owned());
+        }
+        let id = random_token()?;
+        let csrf = random_token()?;
+        sessions.insert(
+            id.clone(),
+            Session {
+                runs: HashSet::from([run_id.to_owned()]),
+                csrf,
+                expires: now + self.session_ttl,
+                flash: None,
+            },
+        );
+        Some(id)
+    }
+
+    /// The live session `id` when it is bound to `run_id`, its expiry renewed. With
+    /// `take_flash`, the flash is handed out once.
+    pub(super) fn session(&self, id: &str, run_id: &str, take_flash: bool) -> Option<SessionView> {
+        let now = Instant::now();
+        let mut sessions = lock(&self.sessions);
+        sessions.retain(|_, s| s.expires > now);
+        let session = sessions.get_mut(id)?;
+        if !session.runs.contains(run_id) {
+            return None;
+        }
+        session.expires = now + self.session_ttl;
+        let flash = if take_flash {
+            session.flash.take()
+        } else {
+            session.flash.clone()
+        };
+        Some(SessionView {
+            csrf: session.csrf.clone(),
+            flash,
+        })
+    }
+
+    /// Leaves a message for the session's next page view.
+    pub(super) fn set_flash(&self, id: &str, message: String) {
+        if let Some(session) = lock(&self.sessions).get_mut(id) {
+            session.flash = Some(message);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_opens_its_run_once() {
+        let secrets = Secrets::new(LINK_TTL, SESSION_TTL);
+        let token = secrets.issue_link("run_1").expect("token");
+        assert_eq!(token.len(), 64);
+        assert_eq!(secrets.redeem_link(&token).as_deref(), Some("run_1"));
+        assert_eq!(secrets.redeem_link(&token), None);
+        assert_eq!(secrets.redeem_link("unknown"), None);
+    }
+
+    #[test]
+    fn expired_links_and_sessions_are_refused() {
+        let secrets = Secrets::new(Duration::ZERO, Duration::ZERO);
+        let token = secrets.issue_link("run_1").expect("token");
+        assert_eq!(secrets.redeem_link(&token), None);
+        let id = secrets.bind(None, "run_1").expect("session");
+        assert_eq!(secrets.session(&id, "run_1", true), None);
+    }
+
+    #[test]
+    fn sessions_see_only_their_runs_and_flash_once() {
+        let secrets = Secrets::new(LINK_TTL, SESSION_TTL);
+        let id = secrets.bind(None, "run_1").expect("session");
+        assert!(secrets.session(&id, "run_2", false).is_none());
+        assert_eq!(secrets.bind(Some(&id), "run_2").as_deref(), Some(id.as_str()));
+        let view = secrets.session(&id, "run_2", false).expect("bound");
+        assert_eq!(view.csrf.len(), 64);
+        secrets.set_flash(&id, "Denied.".to_owned());
+        assert_eq!(
+            secrets.session(&id, "run_1", false).and_then(|v| v.flash).as_deref(),
+            Some("Denied.")
+        );
+        assert_eq!(
+            secrets.session(&id, "run_1", true).and_then(|v| v.flash).as_deref(),
+            Some("Denied.")
+        );
+        assert_eq!(secrets.session(&id, "run_1", true).and_then(|v| v.flash), None);
+        assert!(secrets.bind(Some("stale"), "run_3").is_some_and(|other| other != id));
+    }
+}

@@ -1,0 +1,254 @@
+//! Approvals over MCP 2026-07-28 with rmcp's own client driving the rounds by hand
+//! (`call_tool_once`): a `requestState` that was forged, tampered with, replayed, expired or
+//! sent with another call is refused, and then nothing is decided and nothing runs.
+
+mod support;
+
+use std::time::Duration;
+
+use rmcp::ClientHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig,
+    ElicitationCapability, FormElicitationCapability, Implementation, InputRequiredResult,
+    InputResponses, ProtocolVersion, RequestStateCodec,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+
+use support::{Served, serve_hub};
+
+/// Deletes a note (destructive: asks) after writing it.
+const CODE: &str = "await demo.write_note({ title: 'n', text: 'x' }); return await demo.delete_note({ title: 'n' });";
+
+#[derive(Clone)]
+struct FormClient;
+
+impl ClientHandler for FormClient {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        ClientConfig::new(capabilities, Implementation::new("approvals-test", "1"))
+    }
+}
+
+async fn connect(served: &Served) -> RunningService<RoleClient, FormClient> {
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(served.server.mcp_url())
+            .auth_header(served.token.clone()),
+    );
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    FormClient
+        .serve_with_lifecycle(transport, lifecycle)
+        .await
+        .expect("connect")
+}
+
+fn execute(code: &str) -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new("execute");
+    params.arguments = json!({ "code": code }).as_object().cloned();
+    params
+}
+
+fn answer(code: &str, state: &str, approval: &str, decision: &str) -> CallToolRequestParams {
+    let mut responses = InputResponses::new();
+    responses.insert(
+        approval.to_owned(),
+        json!({"action": "accept", "content": {"decision": decision}}),
+    );
+    execute(code)
+        .with_input_responses(responses)
+        .with_request_state(state.to_owned())
+}
+
+/// The first round: the form for `demo.delete_note`, its approval id and the state.
+async fn first_round(
+    client: &RunningService<RoleClient, FormClient>,
+    code: &str,
+) -> (InputRequiredResult, String, String) {
+    let response = client
+        .peer()
+        .call_tool_once(execute(code))
+        .await
+        .expect("call");
+    let CallToolResponse::InputRequired(round) = response else {
+        panic!("expected input_required, got {response:?}");
+    };
+    let requests = round.input_requests.clone().expect("input requests");
+    assert_eq!(requests.len(), 1);
+    let (approval, request) = requests.into_iter().next().expect("one");
+    let request = serde_json::to_value(&request).expect("json");
+    let message = request["params"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("demo.delete_note"), "{message}");
+    let choices: Vec<&str> =
+        request["params"]["requestedSchema"]["properties"]["decision"]["oneOf"]
+            .as_array()
+            .expect("choices")
+            .iter()
+            .filter_map(|c| c["const"].as_str())
+            .collect();
+    assert_eq!(
+        choices,
+        ["approve_once", "approve_run", "always_allow", "deny"]
+    );
+    let state = round.request_state.clone().expect("state");
+    (round, approval, state)
+}
+
+/// The run id of the one run the hub holds.
+fn only_run(served: &Served) -> String {
+    let runs = served.hub.store().recent_runs(10).expect("runs");
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].id.clone()
+}
+
+fn refusal_code(response: &CallToolResponse) -> String {
+    let CallToolResponse::Complete(result) = response else {
+        panic!("expected a refusal, got {response:?}");
+    };
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    result
+        .meta
+        .as_ref()
+        .and_then(|m| m.0.get("capabilities/error"))
+        .and_then(|e| e["code"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Nothing ran past the pause: the delete call is not journaled, the approval still pending.
+fn assert_nothing_ran(served: &Served, run_id: &str) {
+    let journal = served.hub.store().journal(run_id).expect("journal");
+    assert_eq!(
+        journal
+            .iter()
+            .map(|e| e.address.as_str())
+            .collect::<Vec<_>>(),
+        ["demo.write_note"]
+    );
+    assert_eq!(served.hub.pending_of_run(run_id).expect("pending").len(), 1);
+}
+
+#[tokio::test]
+async fn forged_tampered_other_call_and_replayed_states_run_nothing() {
+    let served = serve_hub("options: { toolExposure: code }\n").await;
+    let client = connect(&served).await;
+    let (_, approval, state) = first_round(&client, CODE).await;
+    let run_id = only_run(&served);
+    let peer = client.peer();
+
+    // Tampered: one character of the signed state changed.
+    let mut tampered = state.clone().into_bytes();
+    let middle = tampered.len() / 2;
+    tampered[middle] = if tampered[middle] == b'A' { b'B' } else { b'A' };
+    let tampered = String::from_utf8(tampered).expect("ascii");
+    let response = peer
+        .call_tool_once(answer(CODE, &tampered, &approval, "approve_once"))
+        .await
+        .expect("call");
+    assert_eq!(refusal_code(&response), "invalid_request_state");
+    assert_nothing_ran(&served, &run_id);
+
+    // Forged: the same payload signed with another key.
+    let payload = json!({"run": run_id, "inputs": [{"id": approval, "call": 1, "args": "x"}]});
+    let forged = RequestStateCodec::try_new(vec![7u8; 32])
+        .expect("codec")
+        .seal_json(&payload)
+        .expect("seal");
+    let response = peer
+        .call_tool_once(answer(CODE, &forged, &approval, "approve_once"))
+        .await
+        .expect("call");
+    assert_eq!(refusal_code(&response), "invalid_request_state");
+    assert_nothing_ran(&served, &run_id);
+
+    // Another call: the genuine state sent with different execute arguments.
+    let response = peer
+        .call_tool_once(answer("return 1", &state, &approval, "approve_once"))
+        .await
+        .expect("call");
+    assert_eq!(refusal_code(&response), "invalid_request_state");
+    assert_nothing_ran(&served, &run_id);
+
+    // The genuine answer: the run resumes and completes in the same call.
+    let response = peer
+        .call_tool_once(answer(CODE, &state, &approval, "approve_once"))
+        .await
+        .expect("call");
+    let CallToolResponse::Complete(result) = response else {
+        panic!("expected the envelope, got {response:?}");
+    };
+    let envelope = result.structured_content.expect("envelope");
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(envelope["runId"], Value::String(run_id.clone()));
+
+    // Replayed: the same state again is refused, and runs nothing more.
+    let journal_before = served.hub.store().journal(&run_id).expect("journal").len();
+    let response = peer
+        .call_tool_once(answer(CODE, &state, &approval, "deny"))
+        .await
+        .expect("call");
+    assert_eq!(refusal_code(&response), "request_state_used");
+    assert_eq!(
+        served.hub.store().journal(&run_id).expect("journal").len(),
+        journal_before
+    );
+    assert_eq!(
+        served
+            .hub
+            .store()
+            .approval(&approval)
+            .expect("read")
+            .map(|a| a.status.as_str()),
+        Some("approved")
+    );
+    let _ = client.cancel().await;
+    served.server.shutdown().await;
+    served.hub.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_expired_state_is_refused_and_the_approval_expires() {
+    let served = serve_hub("options: { toolExposure: code, approvalTtlMs: 1000 }\n").await;
+    let client = connect(&served).await;
+    let (_, approval, state) = first_round(&client, CODE).await;
+    let run_id = only_run(&served);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let response = client
+        .peer()
+        .call_tool_once(answer(CODE, &state, &approval, "approve_once"))
+        .await
+        .expect("call");
+    assert_eq!(refusal_code(&response), "invalid_request_state");
+    let journal = served.hub.store().journal(&run_id).expect("journal");
+    assert_eq!(journal.len(), 1, "only the write ran: {journal:?}");
+    assert!(
+        served
+            .hub
+            .pending_of_run(&run_id)
+            .expect("pending")
+            .is_empty()
+    );
+    // Resuming now replays the run: the expired call throws inside the guest.
+    let resumed = served
+        .hub
+        .execute(capa_core::ExecuteRequest {
+            code: None,
+            resume: Some(run_id.clone()),
+            client: None,
+        })
+        .await
+        .expect("resume");
+    assert_eq!(resumed.status, "failed");
+    assert_eq!(
+        resumed.error.as_ref().map(|e| e.code.as_str()),
+        Some("approval_expired")
+    );
+    let _ = client.cancel().await;
+    served.server.shutdown().await;
+    served.hub.shutdown().await;
+}

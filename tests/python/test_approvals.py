@@ -381,7 +381,7 @@ async def test_no_elicitation_cli_approve_then_resume(tmp_path: Path) -> None:
 
             approved = await capa_async(workspace, "hub", "approve", run_id)
             assert approved.returncode == 0, f"capa hub approve exited {approved.returncode}:\n{approved.stderr}"
-            assert ADDRESS in approved.stdout, approved.stdout
+            assert run_id in approved.stdout, approved.stdout  # it says what it approved
             assert await anyio.to_thread.run_sync(cli_pending, workspace) == []
 
             done, _ = await execute(client, {"resume": run_id})
@@ -417,6 +417,8 @@ async def test_no_elicitation_cli_deny_then_resume(tmp_path: Path) -> None:
 
 
 async def test_cli_approve_always_writes_rule(tmp_path: Path) -> None:
+    """`capa hub approve --always` (no `hub serve` runs: the CLI works on the DB) writes the allow
+    rule; the run resumes, and a new hub session runs the tool without asking."""
     workspace = approvals_workspace(tmp_path / "ws")
     with anyio.fail_after(SESSION_TIMEOUT_S * 2):
         async with stdio_client_for(workspace) as client:
@@ -426,11 +428,56 @@ async def test_cli_approve_always_writes_rule(tmp_path: Path) -> None:
             assert approved.returncode == 0, approved.stderr
             policy = (workspace.config_dir / "policy.yaml").read_text()
             assert re.search(r"match:\s*['\"]?demo\.delete_note['\"]?\s*$", policy, re.M), policy
+            assert re.search(r"decision:\s*['\"]?allow['\"]?\s*$", policy, re.M), policy
 
             done, _ = await execute(client, {"resume": envelope["runId"]})
             assert done["status"] == "completed" and done["result"] == DELETE_ONE_RESULT, done
+        async with stdio_client_for(workspace) as client:
             again, _ = await execute(client, {"code": DELETE_ONE})
             assert again["status"] == "completed" and again["result"] == DELETE_ONE_RESULT, again
+
+
+async def test_cli_always_rule_reaches_the_running_stdio_hub(tmp_path: Path) -> None:
+    """The rule `capa hub approve --always` writes applies to the next run of the `capa mcp` hub that
+    is already running (always_allow: "a new run does not ask")."""
+    workspace = approvals_workspace(tmp_path / "ws")
+    with anyio.fail_after(SESSION_TIMEOUT_S * 2):
+        async with stdio_client_for(workspace) as client:
+            envelope, text = await execute(client, {"code": DELETE_ONE})
+            check_awaiting(workspace, envelope, text)
+            approved = await capa_async(workspace, "hub", "approve", "--always", envelope["runId"])
+            assert approved.returncode == 0, approved.stderr
+            done, _ = await execute(client, {"resume": envelope["runId"]})
+            assert done["status"] == "completed", done
+            again, _ = await execute(client, {"code": DELETE_ONE})
+            assert again["status"] == "completed", f"the running hub still asks after --always: {again}"
+            assert again["result"] == DELETE_ONE_RESULT, again
+
+
+async def test_cli_always_through_running_http_hub(tmp_path: Path) -> None:
+    """With `capa hub serve` running, the CLI decides through it: `--always` writes the rule, the
+    run resumes, and the hub's next run does not ask."""
+    workspace = approvals_workspace(tmp_path / "ws")
+    hub = start_hub(workspace)
+    try:
+        with anyio.fail_after(SESSION_TIMEOUT_S * 2):
+            async with http_client_for(hub) as client:
+                envelope, text = await execute(client, {"code": DELETE_ONE})
+                check_awaiting(workspace, envelope, text)
+                listed = await anyio.to_thread.run_sync(cli_pending, workspace)
+                assert [(p["runId"], p["address"]) for p in listed] == [(envelope["runId"], ADDRESS)], listed
+                approved = await capa_async(workspace, "hub", "approve", "--always", envelope["runId"])
+                assert approved.returncode == 0, f"{approved.stderr}\nhub log:\n{hub.log()}"
+                policy = (workspace.config_dir / "policy.yaml").read_text()
+                assert re.search(r"match:\s*['\"]?demo\.delete_note['\"]?\s*$", policy, re.M), policy
+
+                done, _ = await execute(client, {"resume": envelope["runId"]})
+                assert done["status"] == "completed" and done["result"] == DELETE_ONE_RESULT, done
+                again, _ = await execute(client, {"code": DELETE_ONE})
+                assert again["status"] == "completed", f"the hub still asks after --always: {again}"
+                assert again["result"] == DELETE_ONE_RESULT, again
+    finally:
+        hub.stop()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -440,13 +487,13 @@ async def test_cli_approve_always_writes_rule(tmp_path: Path) -> None:
 # `noteA` (written before the kill, read after it) checks.
 DURABLE = """
 const r1 = Math.random();
-await demo.write_note({ title: "A", text: String(r1) });
+await demo.write_note({ title: "A", text: "r=" + r1 });
 await demo.write_note({ title: "B", text: "to delete" });
 const deleted = await demo.delete_note({ title: "B" });
 const r2 = Math.random();
 const noteA = await demo.read_note({ title: "A" });
 const sum = await demo.add({ a: 2, b: 3 });
-return { r1, r2, noteA, same: noteA === String(r1), deleted, sum, left: await demo.list_notes({}) };
+return { r1, r2, noteA, same: noteA === "r=" + r1, deleted, sum, left: await demo.list_notes({}) };
 """
 
 
@@ -493,7 +540,7 @@ async def test_paused_run_survives_sigkill(tmp_path: Path) -> None:
                 assert result["same"] is True, f"the replay drew other random numbers: {result}"
                 assert deterministic_part(result) == deterministic_part(baseline["result"]), (result, baseline)
                 note_a, _ = await execute(client, {"code": 'return await demo.read_note({ title: "A" })'})
-                assert note_a["result"] == str(result["r1"]), (note_a, result)
+                assert note_a["result"] == result["noteA"], (note_a, result)
     finally:
         hub.stop()
 

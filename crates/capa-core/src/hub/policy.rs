@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::SystemTime;
 
 use capa_config::{ConfigError, load_policy_file};
 
@@ -21,24 +22,50 @@ pub(super) struct PolicyState {
     current: RwLock<Arc<Policy>>,
     /// Serialises read-modify-write edits of the file by this process.
     edits: Mutex<()>,
+    /// The file's modification time when it was last read: another process
+    /// (`capabilities hub approve --always` with no hub to tell) may change it.
+    seen: Mutex<Option<SystemTime>>,
+}
+
+fn modified(file: &Path) -> Option<SystemTime> {
+    std::fs::metadata(file).and_then(|m| m.modified()).ok()
 }
 
 impl PolicyState {
     /// Reads `file`; a missing file is no rules, a broken one an error naming its line.
     pub(super) fn load(file: PathBuf) -> Result<Self, ConfigError> {
         let rules = load_policy_file(&file)?;
+        let seen = modified(&file);
         Ok(Self {
             file,
             current: RwLock::new(Arc::new(Policy::new(rules))),
             edits: Mutex::new(()),
+            seen: Mutex::new(seen),
         })
     }
 
     pub(super) fn snapshot(&self) -> Arc<Policy> {
+        self.pick_up_outside_edits();
         self.current
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// Re-reads the file when it changed since it was last read (one `stat`, a microsecond or
+    /// two, per snapshot). A broken edit keeps the policy in force, with a warning.
+    fn pick_up_outside_edits(&self) {
+        let now = modified(&self.file);
+        {
+            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            if now == *seen {
+                return;
+            }
+            *seen = now;
+        }
+        if let Err(e) = self.reload() {
+            tracing::warn!(error = %e, "the policy file changed but does not read; the previous policy stays in force");
+        }
     }
 
     fn reload(&self) -> Result<(), ConfigError> {

@@ -189,14 +189,19 @@ impl Step<'_> {
         stop
     }
 
-    fn record_pending(&self, kind: &str, reason: &str) -> Result<ApprovalRecord, CallStop> {
-        let hub = self.hub;
-        let catalog = hub.catalog();
+    /// The call's arguments as a person may see them.
+    fn preview(&self) -> Value {
+        let catalog = self.hub.catalog();
         let schema = catalog
             .get(&self.call.address)
             .map(|t| t.definition.input_schema.as_ref().clone())
             .unwrap_or_default();
-        let shown = preview(&self.call.arguments, &schema, hub.redactor());
+        preview(&self.call.arguments, &schema, self.hub.redactor())
+    }
+
+    fn record_pending(&self, kind: &str, reason: &str) -> Result<ApprovalRecord, CallStop> {
+        let hub = self.hub;
+        let shown = self.preview();
         let now = super::now_ms();
         let ttl = hub.config().approval_ttl.as_millis() as i64;
         let source = self
@@ -257,8 +262,9 @@ impl Step<'_> {
 
     fn journal(&self, outcome: &Result<Value, CallStop>, ms: i64) {
         let hub = self.hub;
-        let mut arguments = self.call.arguments.clone();
-        hub.redactor().redact_json(&mut arguments);
+        // History keeps what a person would be shown: secret-named and schema-marked fields
+        // removed, long values bounded. Replay compares digests, never these arguments.
+        let arguments = self.preview();
         let (ok, text) = match outcome {
             Ok(value) => (true, value.to_string()),
             Err(CallStop::Failed(failure)) => (

@@ -4,6 +4,7 @@
 //! The servers come from the repository's `node_modules` and `tests/.venv` (`npm ci` and the
 //! Python venv that `scripts/test` sets up).
 
+mod approvals;
 mod demo;
 mod execute;
 mod faults;

@@ -1,0 +1,211 @@
+//! Paused runs through the hub: a call that asks stops the run with a pending input; resume
+//! answers with the same envelope until a person decides, then replays the run (same seed and
+//! clock, journaled calls answered from the journal) and goes on. Also: grants for the rest of
+//! a run, denial inside the guest, and a source waiting for its connection.
+
+use std::time::Duration;
+
+use capa_core::{Choice, ExecuteRequest};
+use capa_secrets::{Keychain, Secret};
+use serde_json::{Value, json};
+
+use crate::support::{TestHub, everything_js};
+
+async fn execute(hub: &TestHub, code: &str) -> Value {
+    let envelope = hub
+        .hub
+        .execute(ExecuteRequest {
+            code: Some(code.to_owned()),
+            ..ExecuteRequest::default()
+        })
+        .await
+        .expect("an envelope");
+    serde_json::to_value(envelope).expect("json")
+}
+
+async fn resume(hub: &TestHub, run_id: &str) -> Value {
+    let envelope = hub
+        .hub
+        .execute(ExecuteRequest {
+            resume: Some(run_id.to_owned()),
+            ..ExecuteRequest::default()
+        })
+        .await
+        .expect("an envelope");
+    serde_json::to_value(envelope).expect("json")
+}
+
+fn run_id(envelope: &Value) -> String {
+    envelope["runId"].as_str().expect("runId").to_owned()
+}
+
+/// Random numbers, parallel calls around the one that asks, and the time: everything a replay
+/// must reproduce.
+const PARALLEL: &str = r#"
+const before = Math.random();
+console.log("before " + before);
+await demo.write_note({ title: "p", text: "x" });
+const [sum, deleted, product] = await Promise.all([
+  demo.add({ a: 2, b: 3 }),
+  demo.delete_note({ title: "p" }),
+  demo.multiply({ a: 4, b: 5 }),
+]);
+return { before, after: Math.random(), now: Date.now(), sum, deleted, product };
+"#;
+
+#[tokio::test]
+async fn a_paused_run_replays_to_the_result_it_would_have_had() {
+    let hub = TestHub::start("options: { toolExposure: code }\n").await;
+    let paused = execute(&hub, PARALLEL).await;
+    assert_eq!(paused["status"], "awaiting_approval", "{paused:#}");
+    let id = run_id(&paused);
+    let pending = paused["pending"].as_array().expect("pending");
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0]["address"], "demo.delete_note");
+    assert_eq!(pending[0]["kind"], "approval");
+    let text = paused.to_string();
+    assert!(!text.contains("http://") && !text.contains("token"), "{text}");
+
+    // Until someone decides, resume answers the same and runs nothing.
+    let journal = hub.hub.store().journal(&id).expect("journal");
+    let again = resume(&hub, &id).await;
+    assert_eq!(again, paused);
+    assert_eq!(hub.hub.store().journal(&id).expect("journal"), journal);
+
+    let decided = hub
+        .hub
+        .decide_run(&id, Choice::Once, "test")
+        .expect("decide");
+    assert_eq!(decided, 1);
+    let done = resume(&hub, &id).await;
+    assert_eq!(done["status"], "completed", "{done:#}");
+    assert_eq!(done["runId"], Value::String(id.clone()));
+    let logged = paused["logs"][0].as_str().expect("log before the pause");
+    assert_eq!(done["logs"][0].as_str(), Some(logged), "the replay logs the same");
+    let result = &done["result"];
+    let logged_number: f64 = logged
+        .trim_start_matches("before ")
+        .parse()
+        .expect("a number");
+    assert_eq!(
+        result["before"].as_f64(),
+        Some(logged_number),
+        "same seed: the replay draws the same numbers"
+    );
+    assert_eq!(result["sum"], 5);
+    assert_eq!(result["product"], 20);
+    assert!(result["deleted"].as_str().is_some_and(|d| d.contains("p")));
+    // The write was journaled by the first attempt and not performed again.
+    let journal = hub.hub.store().journal(&id).expect("journal");
+    assert_eq!(journal.len(), 4, "{journal:?}");
+    let calls = hub.hub.store().recent_calls(20).expect("calls");
+    let writes = calls
+        .iter()
+        .filter(|c| c.call.address == "demo.write_note")
+        .count();
+    assert_eq!(writes, 1, "the replay answered the write from the journal");
+    // A decided approval is not taken twice.
+    assert!(hub.hub.decide_run(&id, Choice::Deny, "test").is_err());
+    // The ended run answers with its envelope again.
+    assert_eq!(resume(&hub, &id).await, done);
+}
+
+#[tokio::test]
+async fn approve_for_the_run_asks_once_and_deny_throws_inside_the_guest() {
+    let hub = TestHub::start("options: { toolExposure: code }\n").await;
+    let code = r#"
+await demo.write_note({ title: "a", text: "1" });
+await demo.write_note({ title: "b", text: "2" });
+await demo.delete_note({ title: "a" });
+await demo.delete_note({ title: "b" });
+return await demo.list_notes({});
+"#;
+    let paused = execute(&hub, code).await;
+    let id = run_id(&paused);
+    hub.hub
+        .decide_run(&id, Choice::Run, "test")
+        .expect("decide");
+    let done = resume(&hub, &id).await;
+    assert_eq!(done["status"], "completed", "{done:#}");
+    let approvals = hub.hub.store().approvals_of_run(&id).expect("approvals");
+    assert_eq!(approvals.len(), 1, "the second delete did not ask");
+
+    let denied = execute(
+        &hub,
+        r#"try { await demo.delete_note({ title: "x" }); return "ran"; }
+           catch (e) { return [e.name, e.code, e.address]; }"#,
+    )
+    .await;
+    let id = run_id(&denied);
+    hub.hub
+        .decide_run(&id, Choice::Deny, "test")
+        .expect("deny");
+    let done = resume(&hub, &id).await;
+    assert_eq!(done["status"], "completed", "{done:#}");
+    assert_eq!(
+        done["result"],
+        json!(["ToolError", "denied", "demo.delete_note"])
+    );
+}
+
+#[tokio::test]
+async fn always_allow_writes_a_rule_and_later_runs_do_not_ask() {
+    let hub = TestHub::start("options: { toolExposure: code }\n").await;
+    let code = r#"await demo.write_note({ title: "z", text: "1" }); return await demo.delete_note({ title: "z" });"#;
+    let paused = execute(&hub, code).await;
+    let id = run_id(&paused);
+    hub.hub
+        .decide_run(&id, Choice::Always, "test")
+        .expect("decide");
+    assert_eq!(resume(&hub, &id).await["status"], "completed");
+    let policy = std::fs::read_to_string(hub.hub.policy_file()).expect("policy file");
+    assert!(policy.contains("demo.delete_note"), "{policy}");
+    let next = execute(&hub, code).await;
+    assert_eq!(next["status"], "completed", "{next:#}");
+}
+
+fn keychain_or_skip() -> Option<Keychain> {
+    let keychain = Keychain::new(format!("capabilities-approvals-{}", std::process::id()));
+    match keychain.check() {
+        Ok(()) => Some(keychain),
+        Err(e) if std::env::var_os("CAPA_REQUIRE_KEYCHAIN").is_some() => {
+            panic!("CAPA_REQUIRE_KEYCHAIN is set but the keychain is unavailable: {e}")
+        }
+        Err(e) => {
+            eprintln!("skipping: no keychain ({e})");
+            None
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_source_without_its_connection_pauses_until_it_is_added() {
+    let Some(keychain) = keychain_or_skip() else {
+        return;
+    };
+    let yaml = format!(
+        "options: {{ toolExposure: code }}\nservers:\n  - id: ev\n    type: mcp\n    def:\n      command: node\n      args: [{:?}, stdio]\n      env: {{ API_KEY: \"${{secret:key}}\" }}\n",
+        everything_js()
+    );
+    let hub = TestHub::start_with(&yaml, keychain).await;
+    let code = "return await ev.get_sum({ a: 1, b: 2 });";
+    let paused = execute(&hub, code).await;
+    assert_eq!(paused["status"], "awaiting_connection", "{paused:#}");
+    assert_eq!(paused["pending"][0]["kind"], "connection");
+    let message = paused["pending"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("capa connections set ev"), "{message}");
+    let id = run_id(&paused);
+    // Still missing: the same pause.
+    assert_eq!(resume(&hub, &id).await["status"], "awaiting_connection");
+
+    let source = hub.hub.config().sources[0].clone();
+    hub.hub
+        .connections()
+        .set(&source, "personal", None, Secret::new("k-123456"), false)
+        .expect("set connection");
+    hub.hub.reload_connections().await;
+    hub.hub.settled(Duration::from_secs(30)).await;
+    let done = resume(&hub, &id).await;
+    assert_eq!(done["status"], "completed", "{done:#}");
+    assert!(hub.hub.pending_of_run(&id).expect("pending").is_empty());
+}

@@ -5,11 +5,13 @@
 //! - the hub's resident memory, idle, with three upstreams (and with none, as a baseline);
 //! - code mode's lookups over the real catalogs: index build, `search` and `describe` latency,
 //!   search quality against two baselines, and the surface's token cost;
-//! - `execute`: through the front, sandbox cold start, guest calls vs direct, fan-out, load.
+//! - `execute`: through the front, sandbox cold start, guest calls vs direct, fan-out, load;
+//! - approvals: replay of a 500-call run on resume, and decision-to-result per delivery path.
 //!
 //! Ratios come from interleaved rounds (direct, hub, direct, hub, …) so that a noisy neighbour on
 //! the shared machine slows both sides alike. No number here is asserted: they are reported.
 
+mod approvals;
 mod calls;
 mod execute;
 mod lookup;
@@ -25,6 +27,7 @@ use anyhow::Context;
 async fn main() -> anyhow::Result<()> {
     let mut out = None;
     let mut calls_per_round = 100usize;
+    let mut only_approvals = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -35,12 +38,19 @@ async fn main() -> anyhow::Result<()> {
                     .and_then(|n| n.parse().ok())
                     .context("--calls N")?
             }
+            "--only-approvals" => only_approvals = true,
             "--help" | "-h" => {
-                println!("capa-bench [--out docs/benchmarks.md] [--calls N per round]");
+                println!(
+                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--only-approvals (print that section only)]"
+                );
                 return Ok(());
             }
             other => anyhow::bail!("unknown argument {other}; see --help"),
         }
+    }
+    if only_approvals {
+        print!("{}", report::approvals(&approvals::measure().await?));
+        return Ok(());
     }
     let env = procs::BenchEnv::discover()?;
     eprintln!("capa-bench: hub binary {}", env.capa.display());
@@ -53,9 +63,11 @@ async fn main() -> anyhow::Result<()> {
     let memory = memory::idle_memory(&env).await?;
     let lookups = tokio::task::spawn_blocking(lookup::measure).await??;
     let executes = execute::measure(&env).await?;
+    let approvals = approvals::measure().await?;
     let text = report::markdown(&rows, &memory, calls_per_round)
         + &report::lookups(&lookups)
-        + &report::execute(&executes);
+        + &report::execute(&executes)
+        + &report::approvals(&approvals);
     print!("{text}");
     if let Some(out) = out {
         std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;

@@ -226,6 +226,53 @@ pub fn execute(report: &ExecuteReport) -> String {
     s
 }
 
+/// The approvals section.
+pub fn approvals(report: &crate::approvals::ApprovalsReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\n## Approvals\n");
+    let _ = writeln!(
+        s,
+        "A hub in the bench process (demo source, code mode) behind its loopback HTTP server; rmcp clients. \
+         Resume replays a paused run of 500 calls (the spec's `maxCalls`): the same code, seed and clock, \
+         its 499 journaled calls answered from the journal and the approved 500th made for real. The \
+         baseline is the same 500 calls run fresh, with nothing asking, in the same process.\n"
+    );
+    let _ = writeln!(s, "| measure | p50 | p99 |");
+    let _ = writeln!(s, "|---|---:|---:|");
+    let row = |s: &mut String, name: &str, samples: &crate::calls::Samples| {
+        let _ = writeln!(
+            s,
+            "| {name} | {:.1} ms | {:.1} ms |",
+            samples.percentile(0.5),
+            samples.percentile(0.99)
+        );
+    };
+    row(
+        &mut s,
+        "fresh run of 500 calls (baseline)",
+        &report.fresh_500_ms,
+    );
+    row(
+        &mut s,
+        "resume: replay of 499 journaled calls + the approved call",
+        &report.replay_500_ms,
+    );
+    let _ = writeln!(
+        s,
+        "| replay / fresh run (p50) | {:.2}× | |",
+        report.replay_500_ms.percentile(0.5) / report.fresh_500_ms.percentile(0.5)
+    );
+    row(
+        &mut s,
+        "one `execute` with the tool allowed (no approval; baseline)",
+        &report.allowed_ms,
+    );
+    for (path, samples) in &report.paths {
+        row(&mut s, &format!("decision → result: {path}"), samples);
+    }
+    s
+}
+
 fn now() -> String {
     std::process::Command::new("date")
         .args(["-u", "+%Y-%m-%d %H:%M"])

@@ -309,3 +309,59 @@ describe('TS v1 client without elicitation: awaiting_approval, capa hub approve,
     assert.deepEqual(pendingItems(afterwards.stdout), []);
   });
 });
+
+describe('expose-all: a direct call of an asking tool', () => {
+  let conn;
+  afterEach(async () => {
+    await closeClient(conn);
+    conn = undefined;
+  });
+
+  /** The demo source in expose-all: every tool is its own MCP tool, no run to pause. */
+  async function exposeAllSandbox() {
+    const sandbox = await makeSandbox('capa-apr-direct-');
+    sandbox.env.CAPA_NO_BROWSER = '1';
+    const configFile = await writeCapabilities(sandbox.configDir, {
+      options: { demo: true, toolExposure: 'expose-all' },
+    });
+    return { sandbox, configFile };
+  }
+
+  it('asks a client with elicitation mid-call, and refuses on deny', async () => {
+    const setup = await exposeAllSandbox();
+    const { asked, handler } = scripted(decide('approve_once'), decide('deny'));
+    conn = await connectV1Eliciting(setup, handler);
+    await conn.client.callTool({ name: 'demo.write_note', arguments: { title: 'doomed', text: 'bye' } });
+
+    const approved = await conn.client.callTool({ name: ADDRESS, arguments: { title: 'doomed' } });
+    assert.notEqual(approved.isError, true, JSON.stringify(approved));
+    assert.match(resultText(approved), /deleted note "doomed"/);
+    assert.equal(asked.length, 1);
+    checkForm(asked[0]);
+
+    await conn.client.callTool({ name: 'demo.write_note', arguments: { title: 'doomed', text: 'bye' } });
+    const denied = await conn.client.callTool({ name: ADDRESS, arguments: { title: 'doomed' } });
+    assert.equal(denied.isError, true, JSON.stringify(denied));
+    assert.equal(denied._meta?.['capabilities/error']?.code, 'denied', JSON.stringify(denied));
+    const notes = await conn.client.callTool({ name: 'demo.list_notes', arguments: {} });
+    assert.match(resultText(notes), /doomed/, 'the denied call did not run');
+  });
+
+  it('refuses a client without elicitation with approval_required', async () => {
+    const { sandbox, configFile } = await exposeAllSandbox();
+    const transport = new StdioClientTransport({
+      command: CAPA_BIN,
+      args: ['--config', configFile, 'mcp'],
+      env: sandbox.env,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'e2e-approvals-plain', version: '1.0.0' });
+    await client.connect(transport);
+    trackPid(transport.pid);
+    conn = { client, transport };
+    const refused = await client.callTool({ name: ADDRESS, arguments: { title: 'nothing' } });
+    assert.equal(refused.isError, true, JSON.stringify(refused));
+    assert.equal(refused._meta?.['capabilities/error']?.code, 'approval_required', JSON.stringify(refused));
+    assert.match(resultText(refused), /capa policy set demo\.delete_note allow/);
+  });
+});

@@ -29,8 +29,8 @@ pub use policy_file::{
     render_policy, reset_all_policy_rules, reset_policy_rule, set_policy_rule,
 };
 pub use resolved::{
-    ExplicitTool, ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SourceConfig,
-    SourceTransport, ToolSelection,
+    ExplicitTool, ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS,
+    SourceConfig, SourceTransport, ToolSelection,
 };
 pub use schema::json_schema;
 pub use validate::{CheckedFile, RESERVED_IDS, is_source_id};

@@ -10,7 +10,8 @@ use crate::error::ConfigIssue;
 use crate::file::{CapabilitiesFile, ExposePolicy, ExposureMode, ServerDef, ServerEntry};
 use crate::located::{Located, Position};
 use crate::resolved::{
-    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SourceConfig, SourceTransport, ToolSelection,
+    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SourceConfig, SourceTransport,
+    ToolSelection,
 };
 use crate::secret_ref;
 

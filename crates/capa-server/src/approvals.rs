@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capa_core::{Choice, Envelope, ExecuteRequest, Hub, JsonObject, LookupError, PendingInput};
+
 use rmcp::model::{
     ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema, InputRequest,
     InputRequiredResult, InputResponses, RequestStateCodec, SealOptions,
@@ -336,6 +337,92 @@ impl Approvals {
                 );
             }
         }
+    }
+}
+
+/// A direct call (expose-all: each tool is its own MCP tool, no run to pause) of a tool the
+/// policy asks for. An initialize-era client with elicitation gets the same form mid-call;
+/// every other client is refused with `approval_required` and told how to proceed. Returns
+/// `None` when the call may go ahead, else the result to answer with.
+pub(crate) async fn gate_direct_call(
+    hub: &Hub,
+    address: &str,
+    arguments: Option<&JsonObject>,
+    asking: &Asking,
+) -> Option<rmcp::model::CallToolResult> {
+    let mut catalog = hub.catalog();
+    if catalog.get(address).is_none() {
+        // A first call may come before its source started: decide on the settled catalog.
+        hub.startup_done().await;
+        catalog = hub.catalog();
+    }
+    let tool = catalog.get(address)?;
+    let verdict = hub.decision_for(tool, None);
+    if verdict.decision != capa_core::Decision::Ask {
+        return None;
+    }
+    let refuse = |code: &str, message: String| {
+        Some(crate::surface::typed_error_result(code, &message, false))
+    };
+    let Some(peer) = &asking.elicit_peer else {
+        return refuse(
+            "approval_required",
+            format!(
+                "{address} needs the user's approval ({}). Ask the user to allow it (`capa policy set {address} allow`), or call it from code mode's `execute`, which can pause for approval.",
+                verdict.reason
+            ),
+        );
+    };
+    let arguments = arguments.cloned().map(Value::Object).unwrap_or(Value::Null);
+    let input = PendingInput {
+        id: "direct".to_owned(),
+        run_id: String::new(),
+        call_index: 0,
+        args_digest: String::new(),
+        kind: "approval".to_owned(),
+        address: address.to_owned(),
+        source: tool.address.namespace.clone(),
+        connection: None,
+        preview: capa_core::preview(
+            &arguments,
+            tool.definition.input_schema.as_ref(),
+            hub.redactor(),
+        ),
+        reason: hub.redactor().redact(&verdict.reason),
+        created_at_ms: now_ms(),
+        expires_at_ms: now_ms(),
+    };
+    let params = form(&input)?;
+    let wall = Duration::from_millis(hub.run_limits().wall_ms);
+    let answer = peer
+        .create_elicitation_with_timeout(params, Some(wall))
+        .await;
+    let choice = match answer {
+        Ok(result) if result.action == ElicitationAction::Accept => result
+            .content
+            .as_ref()
+            .and_then(|c| c.get("decision"))
+            .and_then(Value::as_str)
+            .and_then(Choice::parse),
+        Ok(result) if result.action == ElicitationAction::Decline => Some(Choice::Deny),
+        _ => None,
+    };
+    match choice {
+        Some(Choice::Once | Choice::Run) => None,
+        Some(Choice::Always) => {
+            match hub.set_policy_rule(address, None, capa_core::Decision::Allow) {
+                Ok(()) => None,
+                Err(e) => refuse(
+                    "policy_unavailable",
+                    format!("could not write the policy: {e}"),
+                ),
+            }
+        }
+        Some(Choice::Deny) => refuse("denied", format!("the user denied the call to {address}")),
+        None => refuse(
+            "approval_required",
+            format!("{address} needs the user's approval, and nobody answered the form"),
+        ),
     }
 }
 

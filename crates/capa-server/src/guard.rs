@@ -1,5 +1,6 @@
 //! Checks on every HTTP request, before anything else runs: a loopback `Host` (DNS rebinding), an
-//! `Origin` that is the hub itself when a browser sends one, and the bearer token.
+//! `Origin` that is the hub itself when a browser sends one, and the bearer token (except on the
+//! approval page under `/approve/`, which has its own one-time link, cookie and CSRF token).
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -86,7 +87,8 @@ pub async fn check(State(guard): State<Guard>, request: Request<Body>, next: Nex
             "forbidden Origin: cross-origin requests are refused",
         );
     }
-    if !guard.token_ok(headers) {
+    // The approval page authenticates with its one-time link, session cookie and CSRF token.
+    if !crate::approval_page::is_page_path(request.uri().path()) && !guard.token_ok(headers) {
         return reject(
             StatusCode::UNAUTHORIZED,
             "missing or wrong bearer token: send `Authorization: Bearer <token>` with the token from the hub's data dir",

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::approval_page::ApprovalPages;
 use crate::front::McpFront;
 use crate::guard::{self, Guard};
 use crate::surface::surface_for;
@@ -76,8 +77,12 @@ pub async fn serve(
         .local_addr()
         .map_err(|source| ServeError::Bind { addr, source })?;
     let shutdown = CancellationToken::new();
+    // The approval page opens at this server's real address, known only now.
+    let pages = ApprovalPages::new(addr);
+    hub.runs().set_page_opener(pages.opener());
     let router = router(
         hub,
+        pages,
         Guard {
             token,
             port: addr.port(),
@@ -100,7 +105,12 @@ pub async fn serve(
     })
 }
 
-fn router(hub: Arc<Hub>, guard: Guard, cancel: CancellationToken) -> Router {
+fn router(
+    hub: Arc<Hub>,
+    pages: Arc<ApprovalPages>,
+    guard: Guard,
+    cancel: CancellationToken,
+) -> Router {
     let surface = surface_for(hub.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(McpFront::new(surface.clone())),
@@ -125,7 +135,8 @@ fn router(hub: Arc<Hub>, guard: Guard, cancel: CancellationToken) -> Router {
         .route("/api/policy/reload", post(reload_policy))
         .route("/api/approvals", get(crate::approvals_api::pending))
         .route("/api/approvals/decide", post(crate::approvals_api::decide))
-        .with_state(hub)
+        .with_state(hub.clone())
+        .merge(crate::approval_page::routes(hub, pages))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
 }
 

@@ -4,6 +4,7 @@
 //! loopback HTTP server (MCP at `/mcp`, a JSON API under `/api`) behind the guard that checks Host,
 //! Origin and the bearer token. [`bridge::RemoteSurface`] lets `capa mcp` forward to a running hub.
 
+mod approval_page;
 mod approvals;
 pub mod approvals_api;
 pub mod bridge;

@@ -137,6 +137,30 @@ impl Surface for LocalSurface {
         })
     }
 
+    fn call_tool_asking(
+        &self,
+        address: String,
+        arguments: Option<JsonObject>,
+        client: Option<String>,
+        progress: Option<ProgressSink>,
+        asking: Asking,
+    ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
+        Box::pin(async move {
+            let gate = crate::approvals::gate_direct_call(
+                &self.hub,
+                &address,
+                arguments.as_ref(),
+                &asking,
+            );
+            if let Some(refused) = gate.await {
+                return Ok(CallToolResponse::Complete(refused));
+            }
+            self.call_tool(address, arguments, client, progress)
+                .await
+                .map(CallToolResponse::Complete)
+        })
+    }
+
     fn tool_changes(&self) -> Box<dyn ToolChanges> {
         let mut changes = self.hub.watch_catalog();
         changes.mark_unchanged();

@@ -64,7 +64,10 @@ async fn a_paused_run_replays_to_the_result_it_would_have_had() {
     assert_eq!(pending[0]["address"], "demo.delete_note");
     assert_eq!(pending[0]["kind"], "approval");
     let text = paused.to_string();
-    assert!(!text.contains("http://") && !text.contains("token"), "{text}");
+    assert!(
+        !text.contains("http://") && !text.contains("token"),
+        "{text}"
+    );
 
     // Until someone decides, resume answers the same and runs nothing.
     let journal = hub.hub.store().journal(&id).expect("journal");
@@ -81,7 +84,11 @@ async fn a_paused_run_replays_to_the_result_it_would_have_had() {
     assert_eq!(done["status"], "completed", "{done:#}");
     assert_eq!(done["runId"], Value::String(id.clone()));
     let logged = paused["logs"][0].as_str().expect("log before the pause");
-    assert_eq!(done["logs"][0].as_str(), Some(logged), "the replay logs the same");
+    assert_eq!(
+        done["logs"][0].as_str(),
+        Some(logged),
+        "the replay logs the same"
+    );
     let result = &done["result"];
     let logged_number: f64 = logged
         .trim_start_matches("before ")
@@ -137,9 +144,7 @@ return await demo.list_notes({});
     )
     .await;
     let id = run_id(&denied);
-    hub.hub
-        .decide_run(&id, Choice::Deny, "test")
-        .expect("deny");
+    hub.hub.decide_run(&id, Choice::Deny, "test").expect("deny");
     let done = resume(&hub, &id).await;
     assert_eq!(done["status"], "completed", "{done:#}");
     assert_eq!(

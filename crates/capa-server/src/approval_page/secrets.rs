@@ -47,7 +47,9 @@ pub(super) struct Secrets {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Secrets {
@@ -174,19 +176,35 @@ mod tests {
         let secrets = Secrets::new(LINK_TTL, SESSION_TTL);
         let id = secrets.bind(None, "run_1").expect("session");
         assert!(secrets.session(&id, "run_2", false).is_none());
-        assert_eq!(secrets.bind(Some(&id), "run_2").as_deref(), Some(id.as_str()));
+        assert_eq!(
+            secrets.bind(Some(&id), "run_2").as_deref(),
+            Some(id.as_str())
+        );
         let view = secrets.session(&id, "run_2", false).expect("bound");
         assert_eq!(view.csrf.len(), 64);
         secrets.set_flash(&id, "Denied.".to_owned());
         assert_eq!(
-            secrets.session(&id, "run_1", false).and_then(|v| v.flash).as_deref(),
+            secrets
+                .session(&id, "run_1", false)
+                .and_then(|v| v.flash)
+                .as_deref(),
             Some("Denied.")
         );
         assert_eq!(
-            secrets.session(&id, "run_1", true).and_then(|v| v.flash).as_deref(),
+            secrets
+                .session(&id, "run_1", true)
+                .and_then(|v| v.flash)
+                .as_deref(),
             Some("Denied.")
         );
-        assert_eq!(secrets.session(&id, "run_1", true).and_then(|v| v.flash), None);
-        assert!(secrets.bind(Some("stale"), "run_3").is_some_and(|other| other != id));
+        assert_eq!(
+            secrets.session(&id, "run_1", true).and_then(|v| v.flash),
+            None
+        );
+        assert!(
+            secrets
+                .bind(Some("stale"), "run_3")
+                .is_some_and(|other| other != id)
+        );
     }
 }

@@ -7,6 +7,7 @@ use capa_config::ConfigFiles;
 use capa_core::{Hub, HubOptions, HubPaths, Redactor};
 
 /// A file the test setup installs (node_modules, tests/.venv, fixtures); fails with the fix.
+#[allow(dead_code)] // each test binary uses its own part of the support module
 pub fn repo_file(relative: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")

@@ -1,0 +1,352 @@
+//! The browser approval page, for clients that cannot show an approval form themselves.
+//!
+//! When a run pauses, the hub calls the opener [`http::serve`](crate::http::serve) installed: it
+//! makes a one-time link (`/approve/<token>`, ten minutes) and opens it in the user's browser.
+//! Following the link starts a page session (an `HttpOnly`, `SameSite=Strict` cookie) bound to
+//! that run and redirects to `/approve/run/<runId>`, which lists the run's pending inputs with a
+//! form per choice. Decisions need the session cookie, the session's CSRF token and the hub's own
+//! origin, and end in [`Hub::decide`] like every other delivery. These routes need no bearer
+//! token; the guard still checks Host and Origin.
+
+mod browser;
+mod form;
+mod render;
+mod secrets;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use capa_core::{Choice, Hub, PageOpener};
+
+use self::render::{RunPage, message_page, path_segment};
+use self::secrets::{LINK_TTL, SESSION_TTL, Secrets};
+
+/// The session cookie's name.
+const COOKIE: &str = "capa_approval";
+
+/// The approval pages of one HTTP server: its origin, and the links and sessions it handed out.
+pub(crate) struct ApprovalPages {
+    origin: String,
+    secrets: Secrets,
+}
+
+impl ApprovalPages {
+    /// Pages served at `addr` (the bound address, with its real port).
+    pub(crate) fn new(addr: SocketAddr) -> Arc<Self> {
+        Arc::new(Self {
+            origin: format!("http://{addr}"),
+            secrets: Secrets::new(LINK_TTL, SESSION_TTL),
+        })
+    }
+
+    /// The opener for [`capa_core::Runs::set_page_opener`]. It holds no reference to the hub.
+    pub(crate) fn opener(self: &Arc<Self>) -> PageOpener {
+        let pages = Arc::clone(self);
+        Arc::new(move |run_id: &str| pages.open(run_id))
+    }
+
+    /// Opens a fresh link to `run_id`'s page in the browser; false when no browser started.
+    fn open(&self, run_id: &str) -> bool {
+        if std::env::var("CAPA_NO_BROWSER").is_ok_and(|v| v == "1") {
+            return false;
+        }
+        let Some(token) = self.secrets.issue_link(run_id) else {
+            tracing::warn!(run = %run_id, "no randomness for an approval page link");
+            return false;
+        };
+        // The URL carries the token: it goes to the browser only, never to a log.
+        match browser::open(&format!("{}/approve/{token}", self.origin)) {
+            Ok(()) => {
+                tracing::info!(run = %run_id, "opened the approval page for run {run_id}");
+                true
+            }
+            Err(e) => {
+                self.secrets.revoke_link(&token);
+                tracing::warn!(run = %run_id, error = %e, "could not start a browser for the approval page");
+                false
+            }
+        }
+    }
+
+    /// Whether a POST comes from a page of this hub: `Origin`, or `Referer` when there is no
+    /// `Origin`, must be exactly the hub's origin.
+    fn same_origin(&self, headers: &HeaderMap) -> bool {
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            return origin.to_str().is_ok_and(|o| o == self.origin);
+        }
+        headers
+            .get(header::REFERER)
+            .and_then(|r| r.to_str().ok())
+            .is_some_and(|r| {
+                r.strip_prefix(self.origin.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+    }
+}
+
+#[derive(Clone)]
+struct PageState {
+    hub: Arc<Hub>,
+    pages: Arc<ApprovalPages>,
+}
+
+/// The page routes, with their own state; merged into the hub's router under its guard.
+pub(crate) fn routes(hub: Arc<Hub>, pages: Arc<ApprovalPages>) -> Router {
+    Router::new()
+        .route("/approve/{token}", get(follow_link))
+        .route("/approve/run/{run_id}", get(show_run))
+        .route("/approve/run/{run_id}/decide", post(decide))
+        .with_state(PageState { hub, pages })
+}
+
+/// Whether a request path belongs to the page (exempt from the bearer token).
+pub(crate) fn is_page_path(path: &str) -> bool {
+    path.starts_with("/approve/")
+}
+
+/// An HTML response with the page's security headers.
+fn html(status: StatusCode, body: String) -> Response {
+    let mut response = (status, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+        ),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    // Not `no-referrer`: under it a browser sends `Origin: null` with the page's own form posts,
+    // which the origin check must refuse. `same-origin` still never tells another site anything.
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+/// A 303 to `location`, with the page's headers.
+fn see_other(location: &str, cookie: Option<&str>) -> Response {
+    let mut response = html(StatusCode::SEE_OTHER, String::new());
+    let headers = response.headers_mut();
+    match HeaderValue::from_str(location) {
+        Ok(value) => {
+            headers.insert(header::LOCATION, value);
+        }
+        Err(_) => return internal_error(),
+    }
+    if let Some(cookie) = cookie {
+        match HeaderValue::from_str(cookie) {
+            Ok(value) => {
+                headers.insert(header::SET_COOKIE, value);
+            }
+            Err(_) => return internal_error(),
+        }
+    }
+    response
+}
+
+fn internal_error() -> Response {
+    html(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        message_page(
+            "Something went wrong",
+            &["Run `capabilities hub pending` in a terminal to see and decide what is waiting."],
+        ),
+    )
+}
+
+fn forbidden() -> Response {
+    html(
+        StatusCode::FORBIDDEN,
+        message_page(
+            "Not allowed",
+            &[
+                "This page only works from the link Capabilities opened, in the same browser. Nothing was decided.",
+                "Run `capabilities hub pending` in a terminal to see and decide what is waiting.",
+            ],
+        ),
+    )
+}
+
+/// The session cookie's value, from any `Cookie` header.
+fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|h| h.to_str().ok())
+        .flat_map(|h| h.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value)
+}
+
+fn run_url(run_id: &str) -> String {
+    format!("/approve/run/{}", path_segment(run_id))
+}
+
+/// `GET /approve/<token>`: uses up the link, starts (or extends) a session, redirects to the run.
+async fn follow_link(
+    State(state): State<PageState>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(run_id) = state.pages.secrets.redeem_link(&token) else {
+        return html(
+            StatusCode::GONE,
+            message_page(
+                "This link was used or has expired",
+                &[
+                    "This link was used or has expired. Run `capabilities hub pending` in a terminal.",
+                ],
+            ),
+        );
+    };
+    let Some(session) = state.pages.secrets.bind(session_cookie(&headers), &run_id) else {
+        return internal_error();
+    };
+    let cookie = format!("{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/approve");
+    see_other(&run_url(&run_id), Some(&cookie))
+}
+
+/// `GET /approve/run/<runId>`: the run's pending inputs, for a session bound to it.
+async fn show_run(
+    State(state): State<PageState>,
+    Path(run_id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(view) =
+        session_cookie(&headers).and_then(|id| state.pages.secrets.session(id, &run_id, true))
+    else {
+        return forbidden();
+    };
+    let pending = match state.hub.pending_of_run(&run_id) {
+        Ok(pending) => pending,
+        Err(e) => {
+            tracing::warn!(run = %run_id, error = %e, "the approval page could not read pending inputs");
+            return internal_error();
+        }
+    };
+    let page = RunPage {
+        run_id: &run_id,
+        pending: &pending,
+        csrf: &view.csrf,
+        flash: view.flash.as_deref(),
+    };
+    html(StatusCode::OK, page.render())
+}
+
+/// The flash after a decision taken on the page.
+fn decided_message(choice: Choice, address: &str) -> String {
+    match choice {
+        Choice::Once => "Approved once.".to_owned(),
+        Choice::Run => "Approved for the rest of this run.".to_owned(),
+        Choice::Always => format!("Always allowed {address}."),
+        Choice::Deny => "Denied.".to_owned(),
+    }
+}
+
+/// `POST /approve/run/<runId>/decide`: one decision on one of the run's pending approvals.
+async fn decide(
+    State(state): State<PageState>,
+    Path(run_id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let pages = &state.pages;
+    if !pages.same_origin(&headers) {
+        return forbidden();
+    }
+    let Some(session) = session_cookie(&headers) else {
+        return forbidden();
+    };
+    let Some(view) = pages.secrets.session(session, &run_id, false) else {
+        return forbidden();
+    };
+    let fields = form::fields(&body);
+    let field = |name: &str| {
+        fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if !field("csrf").is_some_and(|given| crate::token::matches(&view.csrf, given)) {
+        return forbidden();
+    }
+    let (Some(approval_id), Some(choice)) =
+        (field("approval"), field("choice").and_then(Choice::parse))
+    else {
+        return html(
+            StatusCode::BAD_REQUEST,
+            message_page(
+                "Bad request",
+                &["The form was incomplete. Nothing was decided."],
+            ),
+        );
+    };
+    let message = match state.hub.pending_of_run(&run_id) {
+        Ok(pending) => match pending
+            .iter()
+            .find(|p| p.id == approval_id && p.kind == "approval")
+        {
+            Some(input) => match state.hub.decide(&input.id, choice, "page") {
+                Ok(()) => decided_message(choice, &input.address),
+                Err(e) => format!("Nothing was decided: {e}."),
+            },
+            None => "That request is no longer waiting.".to_owned(),
+        },
+        Err(e) => format!("Nothing was decided: {e}."),
+    };
+    pages.secrets.set_flash(session, message);
+    see_other(&run_url(&run_id), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_hubs_own_origin_may_post() {
+        let pages = ApprovalPages::new(SocketAddr::from(([127, 0, 0, 1], 4477)));
+        let with = |name: header::HeaderName, value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(name, HeaderValue::from_str(value).expect("header"));
+            headers
+        };
+        assert!(pages.same_origin(&with(header::ORIGIN, "http://127.0.0.1:4477")));
+        assert!(!pages.same_origin(&with(header::ORIGIN, "http://localhost:4477")));
+        assert!(!pages.same_origin(&with(header::ORIGIN, "null")));
+        assert!(pages.same_origin(&with(
+            header::REFERER,
+            "http://127.0.0.1:4477/approve/run/r"
+        )));
+        assert!(!pages.same_origin(&with(header::REFERER, "http://127.0.0.1:44770/x")));
+        assert!(!pages.same_origin(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn the_session_cookie_is_found_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::COOKIE,
+            HeaderValue::from_static("a=1; capa_approval=abc; b=2"),
+        );
+        assert_eq!(session_cookie(&headers), Some("abc"));
+        assert!(is_page_path("/approve/run/x"));
+        assert!(!is_page_path("/api/approvals"));
+    }
+}

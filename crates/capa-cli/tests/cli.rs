@@ -262,6 +262,20 @@ fn policy_rules_change_what_search_shows() {
         text.contains("1 matching tool is hidden by your policy."),
         "{text}"
     );
+    let listed = capa(dir.path(), &["tools", "list"]);
+    let text = stdout(&listed);
+    assert!(!text.contains("demo.delete_note"), "{text}");
+    assert!(text.contains("1 more hidden by your policy"), "{text}");
+    let json = capa(dir.path(), &["tools", "list", "--json"]);
+    let tools: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
+    let policy_of = |address: &str| {
+        tools
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["address"] == address))
+            .map(|t| t["policy"].clone())
+    };
+    assert_eq!(policy_of("demo.delete_note"), Some("deny".into()));
+    assert_eq!(policy_of("demo.add"), Some("allow".into()));
 }
 
 #[test]

@@ -90,10 +90,16 @@ impl Approvals {
         asking: Asking,
     ) -> Answer {
         let bound = binding(request.client.as_deref(), arguments);
+        let mut asking = asking;
         let first = match &asking.request_state {
             Some(state) => {
                 match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
-                    Ok(run_id) => self.resume(&run_id, request.client.clone()).await,
+                    Ok((run_id, all_answered)) => {
+                        // A form left unanswered (cancelled) is not asked again in a loop: the
+                        // run waits as `awaiting_approval`, for the page or the terminal.
+                        asking.input_required &= all_answered;
+                        self.resume(&run_id, request.client.clone()).await
+                    }
                     Err((code, message)) => return Answer::Refused { code, message },
                 }
             }
@@ -209,13 +215,14 @@ impl Approvals {
     }
 
     /// Checks a returned `requestState` and takes the decisions in `responses`. Returns the run
-    /// to resume. Any doubt refuses the whole request, and then nothing is decided or run.
+    /// to resume and whether every form got a decision. Any doubt refuses the whole request,
+    /// and then nothing is decided or run.
     fn take_answers(
         &self,
         state: &str,
         bound: &[u8],
         responses: Option<&InputResponses>,
-    ) -> Result<String, (&'static str, String)> {
+    ) -> Result<(String, bool), (&'static str, String)> {
         let refuse = |message: &str| ("invalid_request_state", message.to_owned());
         let codec = self
             .codec
@@ -253,15 +260,17 @@ impl Approvals {
         }
         let empty = InputResponses::new();
         let responses = responses.unwrap_or(&empty);
+        let mut all_answered = true;
         for input in &sealed.inputs {
             let Some(choice) = responses.get(&input.id).and_then(choice_of) else {
-                continue; // no answer (or cancelled): it stays pending
+                all_answered = false; // no answer (or cancelled): it stays pending
+                continue;
             };
             if let Err(e) = self.hub.decide(&input.id, choice, "client") {
                 tracing::warn!(error = %e, approval = %input.id, "a client's decision was not taken");
             }
         }
-        Ok(sealed.run)
+        Ok((sealed.run, all_answered))
     }
 
     /// Asks an initialize-era client with `elicitation/create`, one approval at a time.

@@ -104,11 +104,14 @@ impl Surface for LocalSurface {
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
         Box::pin(async move {
             self.hub.startup_done().await;
+            // Tools the policy denies are not offered at all.
+            let policy = self.hub.policy();
             Ok(self
                 .hub
                 .catalog()
                 .tools()
                 .iter()
+                .filter(|t| policy.verdict(t, None).decision != capa_core::Decision::Deny)
                 .map(|t| t.definition.clone())
                 .collect())
         })

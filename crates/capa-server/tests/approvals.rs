@@ -252,3 +252,25 @@ async fn an_expired_state_is_refused_and_the_approval_expires() {
     served.server.shutdown().await;
     served.hub.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_cancelled_form_leaves_the_run_awaiting_approval_without_asking_again() {
+    let served = serve_hub("options: { toolExposure: code }\n").await;
+    let client = connect(&served).await;
+    let (_, approval, state) = first_round(&client, CODE).await;
+    let mut responses = InputResponses::new();
+    responses.insert(approval.clone(), json!({"action": "cancel"}));
+    let cancelled = execute(CODE)
+        .with_input_responses(responses)
+        .with_request_state(state);
+    let response = client.peer().call_tool_once(cancelled).await.expect("call");
+    let CallToolResponse::Complete(result) = response else {
+        panic!("a cancelled form must not be asked again at once: {response:?}");
+    };
+    let envelope = result.structured_content.expect("envelope");
+    assert_eq!(envelope["status"], "awaiting_approval", "{envelope}");
+    assert_eq!(envelope["pending"][0]["id"], Value::String(approval));
+    let _ = client.cancel().await;
+    served.server.shutdown().await;
+    served.hub.shutdown().await;
+}

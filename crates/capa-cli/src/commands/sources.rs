@@ -75,8 +75,10 @@ pub async fn tools(
     if json {
         output::json(&tools)?;
     } else {
+        let hidden = tools.iter().filter(|t| t.policy == "deny").count();
         let rows: Vec<Vec<String>> = tools
             .iter()
+            .filter(|t| t.policy != "deny")
             .map(|t| {
                 let description = t
                     .description
@@ -86,10 +88,18 @@ pub async fn tools(
                     .next()
                     .unwrap_or("")
                     .to_owned();
-                vec![t.address.clone(), description]
+                let address = if t.policy == "ask" {
+                    format!("{} [asks]", t.address)
+                } else {
+                    t.address.clone()
+                };
+                vec![address, description]
             })
             .collect();
         output::table(&["TOOL", "DESCRIPTION"], &rows);
+        if hidden > 0 {
+            println!("\n{hidden} more hidden by your policy (`capa policy list`).");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

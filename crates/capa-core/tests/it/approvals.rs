@@ -5,34 +5,18 @@
 
 use std::time::Duration;
 
-use capa_core::{Choice, ExecuteRequest};
-use capa_secrets::{Keychain, Secret};
+use capa_core::Choice;
+use capa_secrets::Secret;
 use serde_json::{Value, json};
 
-use crate::support::{TestHub, everything_js};
+use crate::support::{TestHub, everything_js, execute_json, keychain_or_skip};
 
 async fn execute(hub: &TestHub, code: &str) -> Value {
-    let envelope = hub
-        .hub
-        .execute(ExecuteRequest {
-            code: Some(code.to_owned()),
-            ..ExecuteRequest::default()
-        })
-        .await
-        .expect("an envelope");
-    serde_json::to_value(envelope).expect("json")
+    execute_json(hub, Some(code), None).await
 }
 
 async fn resume(hub: &TestHub, run_id: &str) -> Value {
-    let envelope = hub
-        .hub
-        .execute(ExecuteRequest {
-            resume: Some(run_id.to_owned()),
-            ..ExecuteRequest::default()
-        })
-        .await
-        .expect("an envelope");
-    serde_json::to_value(envelope).expect("json")
+    execute_json(hub, None, Some(run_id)).await
 }
 
 fn run_id(envelope: &Value) -> String {
@@ -169,23 +153,9 @@ async fn always_allow_writes_a_rule_and_later_runs_do_not_ask() {
     assert_eq!(next["status"], "completed", "{next:#}");
 }
 
-fn keychain_or_skip() -> Option<Keychain> {
-    let keychain = Keychain::new(format!("capabilities-approvals-{}", std::process::id()));
-    match keychain.check() {
-        Ok(()) => Some(keychain),
-        Err(e) if std::env::var_os("CAPA_REQUIRE_KEYCHAIN").is_some() => {
-            panic!("CAPA_REQUIRE_KEYCHAIN is set but the keychain is unavailable: {e}")
-        }
-        Err(e) => {
-            eprintln!("skipping: no keychain ({e})");
-            None
-        }
-    }
-}
-
 #[tokio::test]
 async fn a_source_without_its_connection_pauses_until_it_is_added() {
-    let Some(keychain) = keychain_or_skip() else {
+    let Some(keychain) = keychain_or_skip("approvals") else {
         return;
     };
     let yaml = format!(

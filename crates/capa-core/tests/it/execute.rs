@@ -6,7 +6,8 @@ use capa_core::ExecuteRequest;
 use serde_json::{Value, json};
 
 use crate::support::{
-    TestHub, catalog_server_source, everything_js, filesystem_js, installed, repo_root,
+    TestHub, catalog_server_source, everything_js, execute_json, filesystem_js, installed,
+    repo_root,
 };
 
 fn node() -> String {
@@ -26,15 +27,7 @@ fn fixture_source(id: &str, extra: &[&str]) -> String {
 }
 
 async fn execute(hub: &TestHub, code: &str) -> Value {
-    let envelope = hub
-        .hub
-        .execute(ExecuteRequest {
-            code: Some(code.to_owned()),
-            ..ExecuteRequest::default()
-        })
-        .await
-        .expect("an envelope");
-    serde_json::to_value(envelope).expect("json")
+    execute_json(hub, Some(code), None).await
 }
 
 const SPEC_EXAMPLE: &str = r##"const bugs = await github.searchIssues({ q: "repo:acme/app is:open label:bug" });

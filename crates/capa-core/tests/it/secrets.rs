@@ -5,24 +5,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use capa_secrets::{Keychain, Secret};
+use capa_secrets::Secret;
 use serde_json::json;
 
-use crate::support::{TestHub, everything_js};
-
-fn keychain_or_skip() -> Option<Keychain> {
-    let keychain = Keychain::new(format!("capabilities-it-{}", std::process::id()));
-    match keychain.check() {
-        Ok(()) => Some(keychain),
-        Err(e) if std::env::var_os("CAPA_REQUIRE_KEYCHAIN").is_some() => {
-            panic!("CAPA_REQUIRE_KEYCHAIN is set but the keychain is unavailable: {e}")
-        }
-        Err(e) => {
-            eprintln!("skipping: no keychain ({e})");
-            None
-        }
-    }
-}
+use crate::support::{TestHub, everything_js, keychain_or_skip};
 
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);
@@ -39,7 +25,7 @@ impl std::io::Write for Captured {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
-    let Some(keychain) = keychain_or_skip() else {
+    let Some(keychain) = keychain_or_skip("it") else {
         return;
     };
     let canary = format!("canary-{}-{}", std::process::id(), 0x5eed_u32);

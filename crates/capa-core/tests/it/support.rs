@@ -137,3 +137,33 @@ pub async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> boo
     }
     check()
 }
+
+/// A keychain of its own for one test binary, or `None` (the test skips) where no Secret
+/// Service runs — unless `CAPA_REQUIRE_KEYCHAIN` is set, as in CI, where that is a failure.
+pub fn keychain_or_skip(name: &str) -> Option<Keychain> {
+    let keychain = Keychain::new(format!("capabilities-{name}-{}", std::process::id()));
+    match keychain.check() {
+        Ok(()) => Some(keychain),
+        Err(e) if std::env::var_os("CAPA_REQUIRE_KEYCHAIN").is_some() => {
+            panic!("CAPA_REQUIRE_KEYCHAIN is set but the keychain is unavailable: {e}")
+        }
+        Err(e) => {
+            eprintln!("skipping: no keychain ({e})");
+            None
+        }
+    }
+}
+
+/// `execute` of `code` or `resume` of a run through the hub, as the envelope's JSON.
+pub async fn execute_json(hub: &TestHub, code: Option<&str>, resume: Option<&str>) -> Value {
+    let envelope = hub
+        .hub
+        .execute(capa_core::ExecuteRequest {
+            code: code.map(str::to_owned),
+            resume: resume.map(str::to_owned),
+            client: None,
+        })
+        .await
+        .expect("an envelope");
+    serde_json::to_value(envelope).expect("json")
+}

@@ -116,10 +116,13 @@ impl PendingInput {
             ),
         };
         let message = match self.kind.as_str() {
-            "connection" => format!(
-                "Ask the user to add a connection for `{}` in Capabilities (or `capa connections set {}`); never ask for secrets in chat. Then call execute with {{\"resume\": \"{run_id}\"}}.",
-                self.source, self.source
-            ),
+            "connection" => {
+                let name = self.connection.as_deref().unwrap_or("<name>");
+                format!(
+                    "Ask the user to add the connection in Capabilities (or `capa connections set {} {name}`); never ask for secrets in chat. Then call execute with {{\"resume\": \"{run_id}\"}}.",
+                    self.source
+                )
+            }
             _ => format!(
                 "Tell the user; they can approve it in Capabilities or with `capabilities hub approve {run_id}` in a terminal. Then call execute with {{\"resume\": \"{run_id}\"}}."
             ),

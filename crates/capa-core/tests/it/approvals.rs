@@ -153,8 +153,10 @@ async fn always_allow_writes_a_rule_and_later_runs_do_not_ask() {
     assert_eq!(next["status"], "completed", "{next:#}");
 }
 
+/// A source whose tools are known (its default connection is set) called with a connection
+/// that does not exist yet: the run waits for it, and goes on once it is added.
 #[tokio::test]
-async fn a_source_without_its_connection_pauses_until_it_is_added() {
+async fn a_call_whose_connection_is_missing_pauses_until_it_is_added() {
     let Some(keychain) = keychain_or_skip("approvals") else {
         return;
     };
@@ -163,21 +165,37 @@ async fn a_source_without_its_connection_pauses_until_it_is_added() {
         everything_js()
     );
     let hub = TestHub::start_with(&yaml, keychain).await;
-    let code = "return await ev.get_sum({ a: 1, b: 2 });";
+    let source = hub.hub.config().sources[0].clone();
+    let set = |name: &str| {
+        hub.hub
+            .connections()
+            .set(
+                &source,
+                name,
+                None,
+                Secret::new(format!("k-{name}-123456")),
+                false,
+            )
+            .expect("set connection");
+    };
+    set("personal");
+    hub.hub.reload_connections().await;
+    hub.hub.settled(Duration::from_secs(30)).await;
+
+    let code = r#"return await ev.get_sum({ a: 1, b: 2 }, { connection: "work" });"#;
     let paused = execute(&hub, code).await;
     assert_eq!(paused["status"], "awaiting_connection", "{paused:#}");
     assert_eq!(paused["pending"][0]["kind"], "connection");
     let message = paused["pending"][0]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("capa connections set ev"), "{message}");
+    assert!(
+        message.contains("capa connections set ev work"),
+        "{message}"
+    );
     let id = run_id(&paused);
     // Still missing: the same pause.
     assert_eq!(resume(&hub, &id).await["status"], "awaiting_connection");
 
-    let source = hub.hub.config().sources[0].clone();
-    hub.hub
-        .connections()
-        .set(&source, "personal", None, Secret::new("k-123456"), false)
-        .expect("set connection");
+    set("work");
     hub.hub.reload_connections().await;
     hub.hub.settled(Duration::from_secs(30)).await;
     let done = resume(&hub, &id).await;

@@ -20,10 +20,16 @@ pub struct GlobalArgs {
     /// Use only this capabilities file (no global file, no project lookup).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Look for the project's capabilities file from DIR up instead of from the working
+    /// directory (what `capa install` writes into MCP clients' configs).
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "config")]
+    pub project: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write a starter capabilities.yaml (toolExposure: search) in this directory.
+    Init(InitArgs),
     /// Run or talk to the long-running hub.
     #[command(subcommand)]
     Hub(HubCommand),
@@ -38,6 +44,8 @@ pub enum Command {
     Tools(ToolsCommand),
     /// Call one tool: `capa call demo.add --json '{"a": 1, "b": 2}'`.
     Call(CallArgs),
+    /// Run one tool from the shell, policies applied: `capa sh demo add --arg a=2 --arg b=3`.
+    Sh(ShArgs),
     /// Find tools by what you want to do (code mode's `search`): `capa search open an issue`.
     Search(SearchArgs),
     /// TypeScript declarations of tools, namespaces or named types (code mode's `describe`).
@@ -51,6 +59,43 @@ pub enum Command {
     /// Allow, ask or deny per tool, source or glob (the policy file, docs/policies.md).
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Configure this project's MCP clients (Claude Code, Cursor, VS Code, Codex) to use capa,
+    /// after listing each server's tools and warning about the file's policies (docs/install.md).
+    Install(InstallArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ShArgs {
+    /// The tool's group: its source (namespace), e.g. `github`.
+    pub group: String,
+    /// The tool's name in the group, e.g. `create_issue`.
+    pub tool: String,
+    /// One argument, `key=value`; the value is read as JSON when it is JSON (`n=3`,
+    /// `tags=["a"]`), else as a string. Repeatable.
+    #[arg(long = "arg", value_name = "KEY=VALUE")]
+    pub args: Vec<String>,
+    /// All arguments as a JSON object (`--arg` values are added to it).
+    #[arg(long = "json", value_name = "ARGS")]
+    pub json_args: Option<String>,
+    /// Use this connection instead of the source's default.
+    #[arg(long)]
+    pub connection: Option<String>,
+    /// Print the whole result as JSON.
+    #[arg(long = "output-json")]
+    pub output_json: bool,
+    /// Approve a tool the policy asks for without a prompt.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// Replace an existing capabilities file.
+    #[arg(long)]
+    pub force: bool,
+    /// Write the file in this directory instead of the working directory.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -235,4 +280,33 @@ pub enum DecisionArg {
     Allow,
     Ask,
     Deny,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    /// Configure this client (repeatable); default: every client found in the project.
+    #[arg(long = "client", value_name = "CLIENT", value_enum)]
+    pub clients: Vec<ClientArg>,
+    /// Change files without asking (also consent to write the user-level Codex config).
+    #[arg(long, short)]
+    pub yes: bool,
+    /// Show what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print `{servers, warnings, files}` as JSON (diffs and questions go to stderr).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// An MCP client `capa install` can configure.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ClientArg {
+    /// Claude Code: `.mcp.json`.
+    Claude,
+    /// Cursor: `.cursor/mcp.json`.
+    Cursor,
+    /// Codex: `.codex/config.toml`, or the user's `~/.codex/config.toml`.
+    Codex,
+    /// VS Code: `.vscode/mcp.json`.
+    Vscode,
 }

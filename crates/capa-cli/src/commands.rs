@@ -5,9 +5,12 @@ mod call;
 mod config;
 mod connections;
 mod hub;
+mod init;
+mod install;
 mod lookup;
 mod mcp;
 mod policy;
+mod sh;
 mod sources;
 
 use std::process::ExitCode;
@@ -29,15 +32,19 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let redactor = Redactor::new();
     let default_level = match cli.command {
         Command::Hub(_) => "info,rmcp=warn",
+        // Install reports each server's failure itself, once.
+        Command::Install(_) => "error",
         _ => "warn",
     };
     setup::init_tracing(&redactor, default_level);
     match cli.command {
+        Command::Init(args) => init::run(args),
         Command::Hub(command) => hub::run(&cli.global, &paths, redactor, command).await,
         Command::Mcp => mcp::run(&cli.global, &paths, redactor).await,
         Command::Sources(command) => sources::sources(&cli.global, &paths, redactor, command).await,
         Command::Tools(command) => sources::tools(&cli.global, &paths, redactor, command).await,
         Command::Call(args) => call::run(&cli.global, &paths, redactor, args).await,
+        Command::Sh(args) => sh::run(&cli.global, &paths, redactor, args).await,
         Command::Search(args) => lookup::search(&cli.global, &paths, redactor, args).await,
         Command::Describe(args) => lookup::describe(&cli.global, &paths, redactor, args).await,
         Command::Connections(command) => {
@@ -45,6 +52,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Config(command) => config::run(&cli.global, &paths, command).await,
         Command::Policy(command) => policy::run(&paths, command).await,
+        Command::Install(args) => install::run(&cli.global, &paths, redactor, args).await,
     }
 }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use capa_config::{ConfigFiles, ExposureMode, HubConfig};
+use capa_config::{ConfigFiles, HubConfig};
 use capa_core::{Hub, HubOptions, HubPaths, Redactor};
 use capa_secrets::Keychain;
 use tracing_subscriber::EnvFilter;
@@ -11,7 +11,7 @@ use tracing_subscriber::EnvFilter;
 use crate::cli::GlobalArgs;
 
 /// The configuration files in force: `--config FILE`, or the global file plus the project file
-/// found from the working directory up.
+/// found from the working directory (or `--project DIR`) up.
 pub fn config_files(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<ConfigFiles> {
     if let Some(file) = &global.config {
         let file =
@@ -24,8 +24,21 @@ pub fn config_files(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<Con
         }
         return Ok(ConfigFiles::only(file));
     }
-    let cwd = std::env::current_dir().context("reading the working directory")?;
-    Ok(ConfigFiles::discover(&paths.config_dir, &cwd))
+    let start = match &global.project {
+        Some(dir) => {
+            let dir =
+                std::path::absolute(dir).with_context(|| format!("resolving {}", dir.display()))?;
+            if !dir.is_dir() {
+                bail!(
+                    "{} is not a directory; pass the project's directory to --project",
+                    dir.display()
+                );
+            }
+            dir
+        }
+        None => std::env::current_dir().context("reading the working directory")?,
+    };
+    Ok(ConfigFiles::discover(&paths.config_dir, &start))
 }
 
 pub fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
@@ -35,19 +48,6 @@ pub fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
         tracing::warn!("{warning}");
     }
     Ok(config)
-}
-
-/// Refuses exposure modes this build does not serve yet, naming the mode and where it was set.
-pub fn ensure_servable(config: &HubConfig) -> anyhow::Result<()> {
-    let mode = config.exposure.mode;
-    if !matches!(mode, ExposureMode::ExposeAll | ExposureMode::Code) {
-        bail!(
-            "toolExposure `{mode}` is not served by this version of capa yet (set by {}); `expose-all` and `code` are. \
-             Set `options.toolExposure: expose-all` (or `code`), or remove the option.",
-            config.exposure.decided_by
-        );
-    }
-    Ok(())
 }
 
 /// Logs to stderr (never stdout, which MCP over stdio owns), through the redactor.

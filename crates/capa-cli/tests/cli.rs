@@ -82,24 +82,6 @@ fn the_project_file_is_found_from_a_subdirectory_and_decides_the_mode() {
 }
 
 #[test]
-fn modes_not_served_yet_are_refused_by_name() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(
-        dir.path().join("capabilities.yaml"),
-        "options:\n  toolExposure: on-demand\n",
-    )
-    .expect("write");
-    let out = capa(dir.path(), &["mcp"]);
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(
-        err.contains("toolExposure `on-demand` is not served"),
-        "{err}"
-    );
-    assert!(err.contains("capabilities.yaml"), "{err}");
-}
-
-#[test]
 fn the_hub_refuses_to_listen_beyond_loopback() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = capa(dir.path(), &["hub", "serve", "--http", "0.0.0.0:0"]);
@@ -305,4 +287,76 @@ fn a_broken_policy_file_is_reported_with_its_line() {
         "{}",
         stderr(&set)
     );
+}
+
+#[test]
+fn init_writes_a_starter_file_that_passes_check_and_keeps_an_existing_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = capa(dir.path(), &["init"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let file = dir.path().join("capabilities.yaml");
+    let said = stdout(&out);
+    assert!(
+        said.contains(&format!("Wrote {}", file.display())),
+        "{said}"
+    );
+    assert!(said.contains("capa install"), "{said}");
+    let written = std::fs::read_to_string(&file).expect("written");
+    assert!(written.contains("\n  toolExposure: search\n"), "{written}");
+
+    let check = capa(dir.path(), &["config", "check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    assert!(stdout(&check).contains("capabilities.yaml: ok"));
+    let show = capa(dir.path(), &["config", "show", "--json"]);
+    let shown: serde_json::Value = serde_json::from_slice(&show.stdout).expect("json");
+    assert_eq!(shown["toolExposure"], "search");
+
+    std::fs::write(&file, "servers: []\n").expect("edit");
+    let again = capa(dir.path(), &["init"]);
+    assert!(!again.status.success());
+    assert!(
+        stderr(&again).contains("capa init --force"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("kept"),
+        "servers: []\n"
+    );
+    let forced = capa(dir.path(), &["init", "--force"]);
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    assert_eq!(std::fs::read_to_string(&file).expect("replaced"), written);
+}
+
+#[test]
+fn init_writes_into_another_directory_and_respects_a_yml_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("new-project");
+    let out = capa(
+        dir.path(),
+        &["init", "--dir", project.to_str().expect("utf-8")],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(project.join("capabilities.yaml").is_file());
+    let check = capa(
+        dir.path(),
+        &[
+            "config",
+            "check",
+            project.join("capabilities.yaml").to_str().expect("utf-8"),
+        ],
+    );
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    let other = dir.path().join("yml");
+    std::fs::create_dir_all(&other).expect("mkdir");
+    std::fs::write(other.join("capabilities.yml"), "servers: []\n").expect("write");
+    let refused = capa(&other, &["init"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("capabilities.yml already exists"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!other.join("capabilities.yaml").exists());
 }

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use crate::located::Located;
 
-/// A capabilities file: the sources (MCP servers) a hub serves, explicit tool entries and options.
+/// A capabilities file: the sources (MCP servers) a hub serves, tool entries, skills and options.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(title = "Capabilities file")]
@@ -25,6 +25,11 @@ pub struct CapabilitiesFile {
     /// of that server's tools and its `expose` policy is ignored.
     #[serde(default)]
     pub tools: Vec<ToolEntry>,
+    /// Named tasks and the tools they need. In `expose-all` every tool an active skill requires
+    /// is listed, even one its server's `expose` policy hides; `on-demand` activates skills by
+    /// id; in `search` they have no effect.
+    #[serde(default)]
+    pub skills: Vec<SkillEntry>,
     /// Hub options.
     #[serde(default)]
     pub options: Options,
@@ -119,6 +124,25 @@ pub struct ToolEntry {
     /// Replaces the server's description of the tool.
     #[serde(default)]
     pub description: Option<String>,
+}
+
+/// A skill: a named task and the tools it needs.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SkillEntry {
+    /// Name of the skill (`setup_tools(['triage'])`). Lower-case letters, digits, `-` and `_`,
+    /// starting with a letter; at most 64 characters. Unique among skills.
+    pub id: Located<String>,
+    /// What the skill is for, in a sentence; shown to models.
+    #[schemars(length(min = 1))]
+    pub description: Located<String>,
+    /// The tools the skill needs: `@server` (every tool the server exposes through its `expose`
+    /// policy) or `server.tool` (one remote tool, listed even when the policy hides it).
+    #[schemars(length(min = 1))]
+    pub requires: Located<Vec<Located<String>>>,
+    /// Keep the skill but make it inactive: it adds no tools and cannot be activated.
+    #[serde(default)]
+    pub disabled: bool,
 }
 
 /// Hub options.

@@ -3,7 +3,8 @@
 //! ask a person first, or stay hidden).
 //!
 //! A person writes `capabilities.yaml` (a global one in the platform's config dir and, optionally,
-//! one per project). This crate turns those files into a [`HubConfig`], or into errors that name the
+//! one per project): servers, their expose policies, skills and options. This crate turns those
+//! files into a [`HubConfig`], or into errors that name the
 //! file, the line and column, and the fix. It knows nothing about MCP or processes.
 
 mod error;
@@ -19,7 +20,7 @@ mod validate;
 pub use error::{ConfigError, ConfigIssue};
 pub use file::{
     CapabilitiesFile, ExposePolicy, ExposureMode, Options, ServerDef, ServerEntry, ServerKind,
-    ToolEntry,
+    SkillEntry, ToolEntry,
 };
 pub use load::{ConfigFiles, PROJECT_FILE_NAMES, find_project_file, load, load_file, parse_str};
 pub use located::{Located, Position};
@@ -30,7 +31,7 @@ pub use policy_file::{
 };
 pub use resolved::{
     ExplicitTool, ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS,
-    SourceConfig, SourceTransport, ToolSelection,
+    SkillConfig, SkillRequirement, SourceConfig, SourceTransport, ToolSelection,
 };
 pub use schema::json_schema;
 pub use validate::{CheckedFile, RESERVED_IDS, is_source_id};

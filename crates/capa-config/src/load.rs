@@ -7,7 +7,7 @@ use crate::error::{ConfigError, ConfigIssue};
 use crate::file::{CapabilitiesFile, ExposureMode};
 use crate::located::Position;
 use crate::resolved::{ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS};
-use crate::validate::{self, CheckedFile};
+use crate::validate::{self, CheckedFile, Inherited};
 
 /// File names a project file may have, in order of preference.
 pub const PROJECT_FILE_NAMES: &[&str] = &["capabilities.yaml", "capabilities.yml"];
@@ -49,31 +49,52 @@ pub fn find_project_file(start: &Path) -> Option<PathBuf> {
     })
 }
 
-/// Parses and checks one file.
+/// Parses and checks one file on its own: its skills may name only its own servers (and `demo`).
 pub fn load_file(file: &Path) -> Result<CheckedFile, ConfigError> {
+    load_file_in(file, None)
+}
+
+fn load_file_in(file: &Path, inherited: Option<Inherited<'_>>) -> Result<CheckedFile, ConfigError> {
     let text = std::fs::read_to_string(file).map_err(|source| ConfigError::Read {
         file: file.to_path_buf(),
         source,
     })?;
-    parse_str(file, &text)
+    parse_str_in(file, &text, inherited)
 }
 
-/// Parses and checks the text of a file named `file`.
+/// Parses and checks the text of a file named `file`, on its own (see [`load_file`]).
 pub fn parse_str(file: &Path, text: &str) -> Result<CheckedFile, ConfigError> {
+    parse_str_in(file, text, None)
+}
+
+fn parse_str_in(
+    file: &Path,
+    text: &str,
+    inherited: Option<Inherited<'_>>,
+) -> Result<CheckedFile, ConfigError> {
     let parsed: CapabilitiesFile = if text.trim().is_empty() {
         CapabilitiesFile::default()
     } else {
         serde_saphyr::from_str(text)
             .map_err(|e| ConfigError::Invalid(vec![syntax_issue(file, &e)]))?
     };
-    validate::check(file, parsed).map_err(ConfigError::Invalid)
+    validate::check(file, parsed, inherited).map_err(ConfigError::Invalid)
 }
 
-/// Loads, checks and merges the files. Project sources replace global ones with the same id;
-/// project options win over global ones.
+/// Loads, checks and merges the files. Project sources and skills replace global ones with the
+/// same id; project options win over global ones. A project file's skills may name servers the
+/// global file declares.
 pub fn load(files: &ConfigFiles) -> Result<HubConfig, ConfigError> {
     let global = files.global.as_deref().map(load_file).transpose()?;
-    let project = files.project.as_deref().map(load_file).transpose()?;
+    let inherited = global.as_ref().map(|g| Inherited {
+        file: &g.file,
+        servers: &g.declared,
+    });
+    let project = files
+        .project
+        .as_deref()
+        .map(|file| load_file_in(file, inherited))
+        .transpose()?;
     Ok(merge(global, project))
 }
 
@@ -88,6 +109,10 @@ fn merge(global: Option<CheckedFile>, project: Option<CheckedFile>) -> HubConfig
             config.sources.retain(|s| s.id != source.id);
             config.sources.push(source.clone());
         }
+        for skill in &file.skills {
+            config.skills.retain(|s| s.id != skill.id);
+            config.skills.push(skill.clone());
+        }
         timeout = file.upstream_timeout.or(timeout);
         approval_ttl = file.approval_ttl.or(approval_ttl);
         config.demo = file.demo.unwrap_or(config.demo);
@@ -95,6 +120,17 @@ fn merge(global: Option<CheckedFile>, project: Option<CheckedFile>) -> HubConfig
     config.upstream_timeout = timeout.unwrap_or(Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS));
     config.approval_ttl = approval_ttl.unwrap_or(Duration::from_millis(MAX_APPROVAL_TTL_MS));
     config.exposure = exposure_choice(global.as_ref(), project.as_ref());
+    if !config.demo {
+        for skill in config.skills.iter().filter(|s| s.active) {
+            for requirement in skill.requires.iter().filter(|r| r.server() == "demo") {
+                config.warnings.push(format!(
+                    "{}: skill `{}` requires `{requirement}`, but the demo source is off (`options.demo: false`)",
+                    skill.file.display(),
+                    skill.id
+                ));
+            }
+        }
+    }
     config
 }
 

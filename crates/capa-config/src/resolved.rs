@@ -16,6 +16,8 @@ pub const MAX_APPROVAL_TTL_MS: u64 = 86_400_000;
 pub struct HubConfig {
     /// Sources in file order (global file first, then the project file).
     pub sources: Vec<SourceConfig>,
+    /// Skills in file order (global file first, then the project file), active and inactive.
+    pub skills: Vec<SkillConfig>,
     /// The exposure mode and which file and rule decided it.
     pub exposure: ExposureChoice,
     /// Timeout of one upstream call.
@@ -34,6 +36,7 @@ impl Default for HubConfig {
     fn default() -> Self {
         Self {
             sources: Vec::new(),
+            skills: Vec::new(),
             exposure: ExposureChoice {
                 mode: ExposureMode::Code,
                 decided_by:
@@ -55,6 +58,62 @@ pub struct ExposureChoice {
     pub mode: ExposureMode,
     /// A sentence naming the file and rule that decided the mode.
     pub decided_by: String,
+}
+
+/// A skill: a named task and the tools it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillConfig {
+    pub id: String,
+    /// What the skill is for; shown to models.
+    pub description: String,
+    /// In file order, each once.
+    pub requires: Vec<SkillRequirement>,
+    /// False for `disabled: true`: the skill adds no tools and cannot be activated.
+    pub active: bool,
+    /// The file that declared the skill.
+    pub file: PathBuf,
+}
+
+/// One entry of a skill's `requires:`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkillRequirement {
+    /// `@server`: every tool the server exposes through its `expose` policy (or its top-level
+    /// `tools:` entries). Adds nothing beyond that set.
+    Server(String),
+    /// `server.tool`: one remote tool, exposed under its remote name even when the server's
+    /// policy leaves it out.
+    Tool { server: String, tool: String },
+}
+
+impl SkillRequirement {
+    /// Reads `@server` or `server.tool` (split at the first dot); `None` when it is neither.
+    /// Does not check that the server id is valid.
+    pub fn parse(text: &str) -> Option<Self> {
+        if let Some(server) = text.strip_prefix('@') {
+            return (!server.is_empty()).then(|| Self::Server(server.to_owned()));
+        }
+        let (server, tool) = text.split_once('.')?;
+        (!server.is_empty() && !tool.is_empty()).then(|| Self::Tool {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+        })
+    }
+
+    /// The server the requirement names.
+    pub fn server(&self) -> &str {
+        match self {
+            Self::Server(server) | Self::Tool { server, .. } => server,
+        }
+    }
+}
+
+impl std::fmt::Display for SkillRequirement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Server(server) => write!(f, "@{server}"),
+            Self::Tool { server, tool } => write!(f, "{server}.{tool}"),
+        }
+    }
 }
 
 /// One upstream source as the hub starts it.

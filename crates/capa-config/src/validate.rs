@@ -1,5 +1,5 @@
 //! The rules a capabilities file must follow beyond its syntax (tool-exposure spec, "Server tool
-//! exposure"), each reported with its position and fix. Every problem is collected, not only the
+//! exposure", and skills), each reported with its position and fix. Every problem is collected, not only the
 //! first, so one edit can fix them all.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -7,22 +7,30 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::ConfigIssue;
-use crate::file::{CapabilitiesFile, ExposePolicy, ExposureMode, ServerDef, ServerEntry};
+use crate::file::{
+    CapabilitiesFile, ExposePolicy, ExposureMode, ServerDef, ServerEntry, SkillEntry,
+};
 use crate::located::{Located, Position};
 use crate::resolved::{
-    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SourceConfig, SourceTransport,
-    ToolSelection,
+    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SkillConfig, SkillRequirement,
+    SourceConfig, SourceTransport, ToolSelection,
 };
 use crate::secret_ref;
 
 /// Namespaces the hub keeps for itself.
-pub const RESERVED_IDS: &[&str] = &["hub", "capa", "capabilities", "demo"];
+pub const RESERVED_IDS: &[&str] = &["hub", "capa", "capabilities", DEMO_ID];
+
+/// The built-in source, which skills may name without declaring it.
+const DEMO_ID: &str = "demo";
 
 /// What one checked file contributes to the hub's configuration.
 #[derive(Debug, Clone)]
 pub struct CheckedFile {
     pub file: PathBuf,
     pub sources: Vec<SourceConfig>,
+    /// Every server id the file declares, disabled servers included.
+    pub declared: BTreeSet<String>,
+    pub skills: Vec<SkillConfig>,
     pub exposure: Option<ExposureMode>,
     pub upstream_timeout: Option<Duration>,
     pub approval_ttl: Option<Duration>,
@@ -46,8 +54,20 @@ impl Checker<'_> {
     }
 }
 
-/// Checks a parsed file and reduces it to sources and options.
-pub fn check(file: &Path, parsed: CapabilitiesFile) -> Result<CheckedFile, Vec<ConfigIssue>> {
+/// Servers declared in another file that this file's skills may name: the global file's, for a
+/// project file.
+#[derive(Debug, Clone, Copy)]
+pub struct Inherited<'a> {
+    pub file: &'a Path,
+    pub servers: &'a BTreeSet<String>,
+}
+
+/// Checks a parsed file and reduces it to sources, skills and options.
+pub fn check(
+    file: &Path,
+    parsed: CapabilitiesFile,
+    inherited: Option<Inherited<'_>>,
+) -> Result<CheckedFile, Vec<ConfigIssue>> {
     let mut checker = Checker {
         file,
         issues: Vec::new(),
@@ -61,6 +81,7 @@ pub fn check(file: &Path, parsed: CapabilitiesFile) -> Result<CheckedFile, Vec<C
     }
 
     let explicit = explicit_tools(&mut checker, &parsed, &seen);
+    let skills = check_skills(&mut checker, &parsed.skills, &seen, inherited);
 
     let mut sources = Vec::new();
     for server in &parsed.servers {
@@ -123,6 +144,8 @@ pub fn check(file: &Path, parsed: CapabilitiesFile) -> Result<CheckedFile, Vec<C
         Ok(CheckedFile {
             file: file.to_path_buf(),
             sources,
+            declared: seen.into_keys().collect(),
+            skills,
             exposure: parsed.options.tool_exposure.map(|m| m.value),
             upstream_timeout,
             approval_ttl,
@@ -283,26 +306,48 @@ fn check_expose(checker: &mut Checker<'_>, server: &ServerEntry) -> ToolSelectio
             );
             ToolSelection::Nothing
         }
-        (ExposePolicy::Except, Some(tools)) => ToolSelection::Except(names(checker, tools)),
-        (ExposePolicy::Exactly, Some(tools)) => ToolSelection::Exactly(names(checker, tools)),
+        (ExposePolicy::Except | ExposePolicy::Exactly, Some(tools)) if tools.is_empty() => {
+            checker.issue(
+                tools.position,
+                format!(
+                    "`expose: {policy_name}` has an empty `tools` list on server `{}`",
+                    server.id.value
+                ),
+                if policy == ExposePolicy::Except {
+                    "name the remote tools to hide, or use `expose: all` (and no `tools`)"
+                } else {
+                    "name the remote tools to expose, or use `expose: none` (and no `tools`)"
+                },
+            );
+            ToolSelection::Nothing
+        }
+        (ExposePolicy::Except, Some(tools)) => ToolSelection::Except(names(checker, server, tools)),
+        (ExposePolicy::Exactly, Some(tools)) => {
+            ToolSelection::Exactly(names(checker, server, tools))
+        }
         (ExposePolicy::All, None) => ToolSelection::All,
         (ExposePolicy::None, None) => ToolSelection::Nothing,
     }
 }
 
-fn names(checker: &mut Checker<'_>, tools: &Located<Vec<String>>) -> BTreeSet<String> {
+fn names(
+    checker: &mut Checker<'_>,
+    server: &ServerEntry,
+    tools: &Located<Vec<String>>,
+) -> BTreeSet<String> {
+    let id = server.id.as_str();
     let mut set = BTreeSet::new();
     for name in tools.iter() {
         if name.trim().is_empty() {
             checker.issue(
                 tools.position,
-                "empty tool name in `tools`",
+                format!("empty tool name in the `tools` of server `{id}`"),
                 "remove the empty entry",
             );
         } else if !set.insert(name.clone()) {
             checker.issue(
                 tools.position,
-                format!("`{name}` is listed twice in `tools`"),
+                format!("`{name}` is listed twice in the `tools` of server `{id}`"),
                 "list each remote tool name once",
             );
         }
@@ -361,4 +406,142 @@ fn explicit_tools(
         });
     }
     by_server
+}
+
+fn check_skills(
+    checker: &mut Checker<'_>,
+    entries: &[SkillEntry],
+    servers: &BTreeMap<String, Position>,
+    inherited: Option<Inherited<'_>>,
+) -> Vec<SkillConfig> {
+    let mut seen: BTreeMap<String, Position> = BTreeMap::new();
+    let mut skills = Vec::new();
+    for entry in entries {
+        let id = &entry.id;
+        if !is_source_id(id) {
+            checker.issue(
+                id.position,
+                format!("skill id {:?} is not a valid name", id.value),
+                "use lower-case letters, digits, `-` and `_`, starting with a letter (at most 64 characters), for example `triage`",
+            );
+        }
+        if let Some(first) = seen.get(id.as_str()) {
+            let first_line = first.line;
+            checker.issue(
+                id.position,
+                format!(
+                    "skill id `{}` is already used on line {first_line}",
+                    id.value
+                ),
+                "give each skill its own id",
+            );
+        } else {
+            seen.insert(id.value.clone(), id.position);
+        }
+        if entry.description.trim().is_empty() {
+            checker.issue(
+                entry.description.position,
+                format!("skill `{}` has an empty `description`", id.value),
+                "say in a sentence what the skill is for: models read it to choose skills",
+            );
+        }
+        let requires = skill_requirements(checker, entry, servers, inherited);
+        skills.push(SkillConfig {
+            id: id.value.clone(),
+            description: entry.description.value.clone(),
+            requires,
+            active: !entry.disabled,
+            file: checker.file.to_path_buf(),
+        });
+    }
+    skills
+}
+
+fn skill_requirements(
+    checker: &mut Checker<'_>,
+    entry: &SkillEntry,
+    servers: &BTreeMap<String, Position>,
+    inherited: Option<Inherited<'_>>,
+) -> Vec<SkillRequirement> {
+    const FORMS: &str = "write `@github` for every tool the server exposes, or `github.create_issue` for one remote tool";
+    let skill = entry.id.as_str();
+    if entry.requires.is_empty() {
+        checker.issue(
+            entry.requires.position,
+            format!("skill `{skill}` has an empty `requires` list"),
+            "list the tools it needs: `github.create_issue` for one remote tool, `@github` for every tool the server exposes",
+        );
+    }
+    let mut requires = Vec::new();
+    for text in entry.requires.iter() {
+        let position = text.position;
+        let Some(requirement) = SkillRequirement::parse(text) else {
+            checker.issue(
+                position,
+                format!("`{}` in the `requires` of skill `{skill}` is neither `@server` nor `server.tool`", text.value),
+                FORMS,
+            );
+            continue;
+        };
+        let server = requirement.server();
+        if !is_source_id(server) {
+            checker.issue(
+                position,
+                format!("`{}` in the `requires` of skill `{skill}`: `{server}` is not a valid server id", text.value),
+                FORMS,
+            );
+            continue;
+        }
+        if let SkillRequirement::Tool { tool, .. } = &requirement
+            && tool.contains(char::is_whitespace)
+        {
+            checker.issue(
+                position,
+                format!("`{}` in the `requires` of skill `{skill}`: the tool name has spaces", text.value),
+                "write the remote tool name as the server advertises it, for example `github.create_issue`",
+            );
+            continue;
+        }
+        let declared = servers.contains_key(server)
+            || server == DEMO_ID
+            || inherited.is_some_and(|i| i.servers.contains(server));
+        if !declared {
+            let mut known: Vec<&str> = servers.keys().map(String::as_str).collect();
+            if let Some(inherited) = inherited {
+                known.extend(inherited.servers.iter().map(String::as_str));
+            }
+            known.sort_unstable();
+            known.dedup();
+            let where_ = match inherited {
+                Some(i) => format!("this file or {}", i.file.display()),
+                None => "this file".to_owned(),
+            };
+            checker.issue(
+                position,
+                format!(
+                    "skill `{skill}` requires `{}`, but no server `{server}` is declared in {where_}",
+                    text.value
+                ),
+                if known.is_empty() {
+                    format!("declare the server `{server}` under `servers:` first")
+                } else {
+                    format!(
+                        "use one of the declared server ids ({}), or declare `{server}` under `servers:`",
+                        known.join(", ")
+                    )
+                },
+            );
+            continue;
+        }
+        if requires.contains(&requirement) {
+            checker.issue(
+                position,
+                format!("`{requirement}` is listed twice in the `requires` of skill `{skill}`"),
+                "list each requirement once",
+            );
+            continue;
+        }
+        requires.push(requirement);
+    }
+    requires
 }

@@ -1,11 +1,12 @@
 //! The catalog: every exposed tool of every source under its address `namespace.tool`, in a
-//! deterministic order (namespace, then name), with the source's expose policy applied.
+//! deterministic order (namespace, then name), with the source's expose policy applied, plus
+//! every tool an active skill names (`server.tool`) that the policy leaves out.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use capa_config::ToolSelection;
+use capa_config::{SkillConfig, SkillRequirement, ToolSelection};
 use capa_typegen::edit_distance;
 use capa_upstream::Tool;
 
@@ -64,16 +65,33 @@ pub struct Catalog {
     by_address: HashMap<String, usize>,
     /// Policy names a source does not advertise (`except`/`exactly`/explicit entries).
     pub warnings: Vec<String>,
+    /// `(skill, requirement)` for `server.tool` requirements of active skills that the connected
+    /// server does not advertise.
+    missing_skill_tools: Vec<(String, String)>,
 }
 
 impl Catalog {
     /// Applies each source's selection to its live tools.
     pub fn build<'a>(sources: impl IntoIterator<Item = SourceTools<'a>>) -> Self {
+        Self::build_with_skills(sources, &[])
+    }
+
+    /// Applies each source's selection to its live tools, then adds every tool an active skill
+    /// names as `server.tool` that the selection left out, under its remote name. `@server`
+    /// requirements add nothing: they mean the server's exposed set.
+    pub fn build_with_skills<'a>(
+        sources: impl IntoIterator<Item = SourceTools<'a>>,
+        skills: &[SkillConfig],
+    ) -> Self {
         let mut tools = Vec::new();
         let mut warnings = Vec::new();
+        let mut missing_skill_tools = Vec::new();
         for source in sources {
             let advertised = |name: &str| source.tools.iter().find(|t| t.name == name);
-            let mut add = |tool: &Tool, name: &str, description: Option<&String>| {
+            let add = |tools: &mut Vec<CatalogTool>,
+                       tool: &Tool,
+                       name: &str,
+                       description: Option<&String>| {
                 let address = ToolAddress::new(source.source_id, name);
                 let mut definition = tool.clone();
                 definition.name = address.to_string().into();
@@ -86,25 +104,39 @@ impl Catalog {
                     definition,
                 });
             };
+            let first = tools.len();
             match source.selection {
-                ToolSelection::All => source.tools.iter().for_each(|t| add(t, &t.name, None)),
+                ToolSelection::All => source
+                    .tools
+                    .iter()
+                    .for_each(|t| add(&mut tools, t, &t.name, None)),
                 ToolSelection::Nothing => {}
                 ToolSelection::Except(names) => source
                     .tools
                     .iter()
                     .filter(|t| !names.contains(t.name.as_ref()))
-                    .for_each(|t| add(t, &t.name, None)),
+                    .for_each(|t| add(&mut tools, t, &t.name, None)),
                 ToolSelection::Exactly(names) => source
                     .tools
                     .iter()
                     .filter(|t| names.contains(t.name.as_ref()))
-                    .for_each(|t| add(t, &t.name, None)),
+                    .for_each(|t| add(&mut tools, t, &t.name, None)),
                 ToolSelection::Explicit(entries) => {
                     for entry in entries {
                         if let Some(tool) = advertised(&entry.remote) {
-                            add(tool, &entry.id, entry.description.as_ref());
+                            add(&mut tools, tool, &entry.id, entry.description.as_ref());
                         }
                     }
+                }
+            }
+            for (skill, name) in required_tools(skills, source.source_id) {
+                match advertised(name) {
+                    // Already exposed (perhaps under an explicit entry's id): nothing to add.
+                    Some(_) if tools[first..].iter().any(|t| t.remote_name == name) => {}
+                    Some(tool) => add(&mut tools, tool, name, None),
+                    None if !source.tools.is_empty() => missing_skill_tools
+                        .push((skill.to_owned(), format!("{}.{name}", source.source_id))),
+                    None => {}
                 }
             }
             if !source.tools.is_empty() {
@@ -129,7 +161,14 @@ impl Catalog {
             tools,
             by_address,
             warnings,
+            missing_skill_tools,
         }
+    }
+
+    /// `(skill, requirement)` for each `server.tool` requirement of an active skill that its
+    /// connected server does not advertise. Sources that are not connected are not judged.
+    pub fn missing_skill_tools(&self) -> &[(String, String)] {
+        &self.missing_skill_tools
     }
 
     pub fn tools(&self) -> &[CatalogTool] {
@@ -178,6 +217,22 @@ impl Catalog {
             .map(|(_, a)| a.to_owned())
             .collect()
     }
+}
+
+/// `(skill id, remote tool name)` of every `source.tool` requirement of the active skills, in
+/// skill order, each tool once per skill.
+fn required_tools<'a>(
+    skills: &'a [SkillConfig],
+    source_id: &'a str,
+) -> impl Iterator<Item = (&'a str, &'a str)> {
+    skills.iter().filter(|s| s.active).flat_map(move |skill| {
+        skill.requires.iter().filter_map(move |r| match r {
+            SkillRequirement::Tool { server, tool } if server == source_id => {
+                Some((skill.id.as_str(), tool.as_str()))
+            }
+            _ => None,
+        })
+    })
 }
 
 /// Lower-case without `_` and `-`, so `createIssue` and `create_issue` meet.
@@ -250,6 +305,79 @@ mod tests {
             catalog.warnings,
             vec!["source `one` does not advertise a tool named `zz`"]
         );
+    }
+
+    fn skill(id: &str, active: bool, requires: &[&str]) -> SkillConfig {
+        SkillConfig {
+            id: id.to_owned(),
+            description: format!("does {id}"),
+            requires: requires
+                .iter()
+                .map(|r| SkillRequirement::parse(r).expect("requirement"))
+                .collect(),
+            active,
+            file: "c.yaml".into(),
+        }
+    }
+
+    #[test]
+    fn active_skills_add_the_tools_they_name_under_remote_names() {
+        let tools = vec![tool("a"), tool("b"), tool("c"), tool("d")];
+        let exactly = ToolSelection::Exactly(BTreeSet::from(["a".to_owned()]));
+        let explicit = ToolSelection::Explicit(vec![ExplicitTool {
+            id: "renamed".into(),
+            remote: "a".into(),
+            description: None,
+        }]);
+        let skills = [
+            skill(
+                "one",
+                true,
+                &["two.b", "@two", "two.zz", "three.a", "three.d"],
+            ),
+            skill("again", true, &["two.b"]),
+            skill("off", false, &["two.c", "two.gone"]),
+        ];
+        let catalog = Catalog::build_with_skills(
+            [
+                SourceTools {
+                    source_id: "two",
+                    selection: &exactly,
+                    tools: &tools,
+                },
+                SourceTools {
+                    source_id: "three",
+                    selection: &explicit,
+                    tools: &tools,
+                },
+                SourceTools {
+                    source_id: "four",
+                    selection: &ToolSelection::Nothing,
+                    tools: &[],
+                },
+            ],
+            &skills,
+        );
+        let addresses: Vec<String> = catalog
+            .tools()
+            .iter()
+            .map(|t| t.address.to_string())
+            .collect();
+        assert_eq!(
+            addresses,
+            vec!["three.d", "three.renamed", "two.a", "two.b"],
+            "no two.c (inactive skill), three.a is three.renamed"
+        );
+        assert_eq!(
+            catalog.get("two.b").map(|t| t.remote_name.as_str()),
+            Some("b")
+        );
+        assert_eq!(
+            catalog.missing_skill_tools(),
+            [("one".to_owned(), "two.zz".to_owned())]
+        );
+        assert!(catalog.warnings.is_empty(), "{:?}", catalog.warnings);
+        assert_eq!(Catalog::build_with_skills([], &skills), Catalog::default());
     }
 
     #[test]

@@ -24,6 +24,7 @@ use crate::redact::Redactor;
 
 mod lookup;
 mod policy;
+mod skills;
 mod sources;
 mod status;
 
@@ -363,11 +364,14 @@ impl Hub {
             .iter()
             .filter_map(|d| upstreams.get(&(d.id.clone(), None)).map(|u| (d, u.tools())))
             .collect();
-        let catalog = Catalog::build(tools.iter().map(|(def, tools)| SourceTools {
-            source_id: &def.id,
-            selection: &def.selection,
-            tools,
-        }));
+        let catalog = Catalog::build_with_skills(
+            tools.iter().map(|(def, tools)| SourceTools {
+                source_id: &def.id,
+                selection: &def.selection,
+                tools,
+            }),
+            self.catalog_skills(),
+        );
         self.catalog.send_if_modified(|current| {
             if **current == catalog {
                 false

@@ -6,6 +6,7 @@ mod catalog;
 mod connections;
 pub mod digest;
 mod error;
+pub mod exposure;
 mod hub;
 pub mod lookup;
 mod paths;

@@ -61,7 +61,28 @@ fn asking(context: &RequestContext<RoleServer>, request: &CallToolRequestParams)
         elicit_peer: (form && !modern).then(|| context.peer.clone()),
         input_responses: request.input_responses.clone(),
         request_state: request.request_state.clone(),
+        session: session_key(context),
     }
+}
+
+/// The HTTP session of a request, else its client (2026-07-28 requests carry no session),
+/// else the stdio connection this process serves.
+fn session_key(context: &RequestContext<RoleServer>) -> String {
+    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+        return "stdio".to_owned();
+    };
+    if let Some(id) = parts
+        .headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+    {
+        return format!("session:{id}");
+    }
+    let client = context
+        .client_info()
+        .map(|i| format!("{}/{}", i.name, i.version))
+        .unwrap_or_default();
+    format!("client:{client}")
 }
 
 impl ServerHandler for McpFront {

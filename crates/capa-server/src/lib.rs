@@ -12,6 +12,7 @@ pub mod code;
 mod front;
 mod guard;
 pub mod http;
+pub mod modes;
 pub mod surface;
 pub mod token;
 

@@ -61,6 +61,10 @@ pub struct Asking {
     /// Answers to an earlier `input_required`, and the state it carried.
     pub input_responses: Option<InputResponses>,
     pub request_state: Option<String>,
+    /// Whose session this call belongs to, for state kept across calls (search mode's
+    /// callable matches, on-demand's active skills): the HTTP session, else (2026-07-28
+    /// stateless requests) the client's name and version, else (stdio) the one connection.
+    pub session: String,
 }
 
 /// Server instructions when every tool is its own MCP tool.
@@ -71,7 +75,16 @@ pub const EXPOSE_ALL_INSTRUCTIONS: &str =
 pub fn surface_for(hub: Arc<Hub>) -> Arc<dyn Surface> {
     match hub.config().exposure.mode {
         ExposureMode::Code => Arc::new(crate::code::CodeSurface::new(hub)),
-        _ => Arc::new(LocalSurface::new(hub)),
+        ExposureMode::Search => Arc::new(crate::modes::MetaSurface::new(
+            hub,
+            crate::modes::Meta::Search,
+        )),
+        ExposureMode::OnDemand => Arc::new(crate::modes::MetaSurface::new(
+            hub,
+            crate::modes::Meta::OnDemand,
+        )),
+        ExposureMode::None => Arc::new(crate::modes::NoneSurface),
+        ExposureMode::ExposeAll => Arc::new(LocalSurface::new(hub)),
     }
 }
 

@@ -57,7 +57,6 @@ async fn serve(
     }
     let files = setup::config_files(global, paths)?;
     let config = setup::load_config(&files)?;
-    setup::ensure_servable(&config)?;
     let decided_by = config.exposure.decided_by.clone();
     let mode = config.exposure.mode;
     let hub = setup::start_hub(config, paths, redactor).await?;

@@ -33,7 +33,6 @@ pub async fn run(
         }
     }
     let config = setup::load_config(&files)?;
-    setup::ensure_servable(&config)?;
     let hub = setup::start_hub(config, paths, redactor).await?;
     // The first `tools/list` waits for sources still starting (Hub::startup_done), so the
     // client sees every source without delaying its handshake.

@@ -1,5 +1,7 @@
 //! Capabilities file parsing and validation through the public API.
 
+mod expose_policy;
 mod malformed;
 mod policy;
+mod skills;
 mod valid;

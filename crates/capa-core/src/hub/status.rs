@@ -1,7 +1,9 @@
 //! What `capa sources list`, the API and the UI show of each source.
 
+use std::sync::Arc;
+
 use capa_config::SourceTransport;
-use capa_upstream::UpstreamState;
+use capa_upstream::{Tool, UpstreamState};
 use serde::Serialize;
 
 use super::Hub;
@@ -83,6 +85,15 @@ impl Hub {
                 }
             })
             .collect()
+    }
+
+    /// The tools source `id` advertises on its default connection, as the server listed them
+    /// (before any expose policy); `None` while the source is not connected. `capa install`
+    /// checks policy names against it.
+    pub fn advertised_tools(&self, id: &str) -> Option<Arc<Vec<Tool>>> {
+        let upstreams = self.lock_upstreams();
+        let upstream = upstreams.get(&(id.to_owned(), None))?;
+        (upstream.status().state == UpstreamState::Ready).then(|| upstream.tools())
     }
 }
 

@@ -8,6 +8,7 @@ mod search;
 
 pub use describe::{MAX_TARGETS, describe};
 pub use index::ToolIndex;
+pub(crate) use search::one_line;
 pub use search::{DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS, SearchRequest, search};
 
 /// A lookup the hub cannot answer as asked. The message is written for the model: it says what

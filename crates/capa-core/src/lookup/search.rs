@@ -279,7 +279,7 @@ fn tool_lines(out: &mut String, index: &ToolIndex, position: usize, decision: De
 
 /// The first line (or sentence, when the line is long) of a text, whitespace collapsed, at most
 /// `max` characters, cut at a word.
-pub(super) fn one_line(text: &str, max: usize) -> String {
+pub(crate) fn one_line(text: &str, max: usize) -> String {
     let first = text
         .lines()
         .map(str::trim)

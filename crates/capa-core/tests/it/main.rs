@@ -12,5 +12,6 @@ mod lookup;
 mod policies;
 mod policy_rules;
 mod secrets;
+mod skills;
 mod support;
 mod upstreams;

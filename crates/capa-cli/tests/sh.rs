@@ -1,0 +1,417 @@
+//! `capa sh <group> <tool>` as a person runs it in a `toolExposure: none` project: the tool's
+//! text, `--output-json`, exit 1 on a tool error, on a tool the policy denies, and on a tool the
+//! policy asks for without `--yes` (stdin is not a terminal here). Upstream: the real
+//! server-everything from the repository's node_modules.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn node() -> PathBuf {
+    let bundled = repo_root().join("node_modules/.bin/node");
+    if bundled.exists() {
+        bundled
+    } else {
+        PathBuf::from("node")
+    }
+}
+
+fn everything_js() -> PathBuf {
+    let js = repo_root().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(js.exists(), "{} missing: run npm ci", js.display());
+    js.canonicalize().expect("canonical path")
+}
+
+/// A temp project: capabilities.yaml with `toolExposure: none`, the demo source and
+/// server-everything; `data/` and `config/` are its CAPA_DATA_DIR and CAPA_CONFIG_DIR.
+fn none_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = serde_json::json!({
+        "options": {"toolExposure": "none", "demo": true},
+        "servers": [{
+            "id": "everything",
+            "type": "mcp",
+            "def": {"command": node(), "args": [everything_js(), "stdio"]},
+        }],
+    });
+    std::fs::write(
+        dir.path().join("capabilities.yaml"),
+        serde_json::to_string_pretty(&file).expect("json"),
+    )
+    .expect("write");
+    dir
+}
+
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_capa"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env("CAPA_DATA_DIR", dir.join("data"))
+        .env("CAPA_CONFIG_DIR", dir.join("config"))
+        .env("CAPA_NO_BROWSER", "1")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn capa(dir: &Path, args: &[&str]) -> Output {
+    command(dir, args).output().expect("capa runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn show(output: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        output.status.code(),
+        stdout(output),
+        stderr(output)
+    )
+}
+
+const SUM_2_3: &str = "The sum of 2 and 3 is 5.";
+
+#[test]
+fn runs_a_tool_and_prints_its_text() {
+    let dir = none_project();
+    let out = capa(
+        dir.path(),
+        &[
+            "sh",
+            "everything",
+            "get-sum",
+            "--arg",
+            "a=2",
+            "--arg",
+            "b=3",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(stdout(&out).trim_end(), SUM_2_3, "{}", show(&out));
+
+    // A value that is not JSON is a string; --json and --arg combine.
+    let out = capa(
+        dir.path(),
+        &["sh", "everything", "echo", "--arg", "message=hello world"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(
+        stdout(&out).trim_end(),
+        "Echo: hello world",
+        "{}",
+        show(&out)
+    );
+    let out = capa(
+        dir.path(),
+        &[
+            "sh",
+            "everything",
+            "get-sum",
+            "--json",
+            r#"{"a": 2}"#,
+            "--arg",
+            "b=3",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(stdout(&out).trim_end(), SUM_2_3, "{}", show(&out));
+}
+
+/// The text blocks of a printed result: the result itself, or under `result` in an envelope.
+fn texts(value: &serde_json::Value) -> Vec<String> {
+    let result = if value.get("content").is_some() {
+        value
+    } else {
+        &value["result"]
+    };
+    result["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn output_json_prints_the_whole_result() {
+    let dir = none_project();
+    let out = capa(
+        dir.path(),
+        &[
+            "sh",
+            "everything",
+            "get-sum",
+            "--arg",
+            "a=2",
+            "--arg",
+            "b=3",
+            "--output-json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", show(&out)));
+    assert_eq!(texts(&value), [SUM_2_3], "{value:#}");
+    let result = if value.get("content").is_some() {
+        &value
+    } else {
+        &value["result"]
+    };
+    assert_ne!(result["isError"], true, "{value:#}");
+}
+
+#[test]
+fn a_tool_error_exits_1() {
+    let dir = none_project();
+    // server-everything rejects a number that is not one.
+    let out = capa(
+        dir.path(),
+        &[
+            "sh",
+            "everything",
+            "get-sum",
+            "--arg",
+            "a=two",
+            "--arg",
+            "b=3",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(!stdout(&out).contains("The sum of"), "{}", show(&out));
+    // The demo source's tool error.
+    let out = capa(
+        dir.path(),
+        &["sh", "demo", "divide", "--arg", "a=1", "--arg", "b=0"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        format!("{}{}", stdout(&out), stderr(&out)).contains("cannot divide by zero"),
+        "{}",
+        show(&out)
+    );
+    // With --output-json the error is in the printed result, and the exit status is still 1.
+    let out = capa(
+        dir.path(),
+        &[
+            "sh",
+            "demo",
+            "divide",
+            "--arg",
+            "a=1",
+            "--arg",
+            "b=0",
+            "--output-json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        stdout(&out).contains("cannot divide by zero"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_denied_tool_exits_1() {
+    let dir = none_project();
+    let set = capa(dir.path(), &["policy", "set", "everything.get-sum", "deny"]);
+    assert!(set.status.success(), "{}", show(&set));
+    let out = capa(
+        dir.path(),
+        &[
+            "sh",
+            "everything",
+            "get-sum",
+            "--arg",
+            "a=2",
+            "--arg",
+            "b=3",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(!stdout(&out).contains("The sum of"), "{}", show(&out));
+    assert!(
+        format!("{}{}", stdout(&out), stderr(&out)).contains("denied by your policy"),
+        "{}",
+        show(&out)
+    );
+    // --yes approves asking tools; it does not override a deny.
+    let out = capa(
+        dir.path(),
+        &[
+            "sh",
+            "everything",
+            "get-sum",
+            "--arg",
+            "a=2",
+            "--arg",
+            "b=3",
+            "--yes",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(!stdout(&out).contains("The sum of"), "{}", show(&out));
+    // Other tools of the server still run.
+    let out = capa(
+        dir.path(),
+        &["sh", "everything", "echo", "--arg", "message=hi"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+fn notes(dir: &Path) -> Vec<String> {
+    let out = capa(dir, &["sh", "demo", "list_notes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    serde_json::from_str(stdout(&out).trim()).unwrap_or_else(|e| panic!("{e}: {}", show(&out)))
+}
+
+#[test]
+fn a_tool_that_asks_needs_yes_without_a_terminal() {
+    let dir = none_project();
+    let out = capa(
+        dir.path(),
+        &[
+            "sh",
+            "demo",
+            "write_note",
+            "--arg",
+            "title=doomed",
+            "--arg",
+            "text=bye",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(notes(dir.path()), ["doomed"]);
+
+    // demo.delete_note is destructive, so the default policy asks; stdin is /dev/null.
+    let out = capa(
+        dir.path(),
+        &["sh", "demo", "delete_note", "--arg", "title=doomed"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(stderr(&out).contains("demo.delete_note"), "{}", show(&out));
+    assert!(!stdout(&out).contains("deleted"), "{}", show(&out));
+    assert_eq!(
+        notes(dir.path()),
+        ["doomed"],
+        "refused, but the note is gone"
+    );
+
+    let out = capa(
+        dir.path(),
+        &[
+            "sh",
+            "demo",
+            "delete_note",
+            "--arg",
+            "title=doomed",
+            "--yes",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(
+        stdout(&out).trim_end(),
+        r#"deleted note "doomed""#,
+        "{}",
+        show(&out)
+    );
+    assert!(notes(dir.path()).is_empty());
+}
+
+/// `capa hub serve` for the project; SIGTERM (then SIGKILL) when dropped.
+struct Hub(Child);
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn goes_through_the_running_hub_of_a_none_project() {
+    let dir = none_project();
+    let log = std::fs::File::create(dir.path().join("hub.log")).expect("log");
+    let mut hub = Hub(
+        command(dir.path(), &["hub", "serve", "--http", "127.0.0.1:0"])
+            .env("CAPA_SH_TEST_WHO", "hub")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("hub serve"),
+    );
+    let discovery = dir.path().join("data/hub.json");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(Some(status)) = hub.0.try_wait() {
+            panic!(
+                "hub serve exited ({status}):\n{}",
+                std::fs::read_to_string(dir.path().join("hub.log")).unwrap_or_default()
+            );
+        }
+        let text = std::fs::read_to_string(&discovery).unwrap_or_default();
+        if serde_json::from_str::<serde_json::Value>(&text)
+            .is_ok_and(|j| j["pid"] == hub.0.id() && j["url"].is_string())
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no hub.json within 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // server-everything's get-env shows the environment of the server process: the hub's
+    // child when `capa sh` goes through the running hub, its own child when it does not.
+    // The hub may still be connecting its sources: retry briefly.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let out = loop {
+        let out = command(dir.path(), &["sh", "everything", "get-env"])
+            .env("CAPA_SH_TEST_WHO", "cli")
+            .output()
+            .expect("capa sh");
+        if out.status.success() || Instant::now() > deadline {
+            break out;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let env: serde_json::Value =
+        serde_json::from_str(stdout(&out).trim()).unwrap_or_else(|e| panic!("{e}: {}", show(&out)));
+    assert_eq!(env["CAPA_SH_TEST_WHO"], "hub", "not run by the running hub");
+    let out = capa(
+        dir.path(),
+        &[
+            "sh",
+            "everything",
+            "get-sum",
+            "--arg",
+            "a=2",
+            "--arg",
+            "b=3",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(stdout(&out).trim_end(), SUM_2_3, "{}", show(&out));
+    drop(hub);
+}

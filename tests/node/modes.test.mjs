@@ -227,6 +227,14 @@ describe('search mode (stdio)', () => {
     assert.match(text, /bogus/);
   });
 
+  it('adds the schema when the upstream itself refuses the arguments (an enum value)', async () => {
+    const found = await search(client, { query: 'annotated message' });
+    assert.ok(parseSignatures(assertOk(found)).ids.includes('everything.get-annotated-message'), resultText(found));
+    const refused = await callTool(client, 'everything.get-annotated-message', { messageType: 'bogus' });
+    const text = assertSchemaAnswer(refused, 'everything.get-annotated-message', { required: ['messageType'] });
+    assert.match(text, /error.*success.*debug/s);
+  });
+
   it('refuses setup_tools with a pointer to search', async () => {
     const result = await setupTools(client, ['@everything']);
     assert.equal(result.isError, true, resultText(result));

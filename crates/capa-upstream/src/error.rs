@@ -37,6 +37,17 @@ impl UpstreamError {
     }
 
     /// A stable code for clients and the store.
+    /// The upstream refused the arguments (JSON-RPC `-32602`, invalid params).
+    pub fn is_invalid_params(&self) -> bool {
+        matches!(
+            self,
+            Self::Protocol {
+                code: Some(-32602),
+                ..
+            }
+        )
+    }
+
     pub fn code(&self) -> &'static str {
         match self {
             Self::Timeout { .. } => "upstream_timeout",

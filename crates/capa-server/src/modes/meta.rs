@@ -268,10 +268,37 @@ impl MetaSurface {
             progress,
         };
         match self.hub.call(name, data, &context).await {
+            Ok(result) if rejected_arguments(&result) => {
+                let text = result
+                    .content
+                    .iter()
+                    .filter_map(|b| b.as_text().map(|t| t.text.clone()))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                with_schema(name, &[text], tool)
+            }
             Ok(result) => result,
+            Err(capa_core::CallError::Upstream(capa_upstream_error))
+                if capa_upstream_error.is_invalid_params() =>
+            {
+                with_schema(name, &[capa_upstream_error.to_string()], tool)
+            }
             Err(e) => crate::surface::error_result(&e),
         }
     }
+}
+
+/// Whether an upstream's error result says the arguments were invalid (JSON-RPC's
+/// `-32602`, which SDK servers also report as an `isError` text): then the model gets the
+/// schema too.
+fn rejected_arguments(result: &CallToolResult) -> bool {
+    result.is_error == Some(true)
+        && result.content.iter().any(|b| {
+            b.as_text().is_some_and(|t| {
+                let text = t.text.to_lowercase();
+                text.contains("-32602") || text.contains("invalid arguments")
+            })
+        })
 }
 
 /// Invalid `call_tool` arguments: what is wrong, and the tool's full input schema to retry with.

@@ -118,7 +118,10 @@ describe('code mode: search and describe', () => {
     await writeFile(file, `${declarations}\n${usage}\n`);
     try {
       await promisify(execFile)(NODE, [
-        TSC, '--noEmit', '--strict', '--target', 'es2022', '--lib', 'es2022', file,
+        // Bundler resolution: the @types packages other dev tools install (Vitest's
+        // @types/chai 5 is ESM-only) must not break a compile that does not use them.
+        TSC, '--noEmit', '--strict', '--target', 'es2022', '--lib', 'es2022',
+        '--module', 'esnext', '--moduleResolution', 'bundler', file,
       ]);
     } catch (e) {
       assert.fail(`tsc rejected the declarations:\n${e.stdout}\n${declarations}`);

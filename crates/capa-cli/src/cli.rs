@@ -62,6 +62,15 @@ pub enum Command {
     /// Configure this project's MCP clients (Claude Code, Cursor, VS Code, Codex) to use capa,
     /// after listing each server's tools and warning about the file's policies (docs/install.md).
     Install(InstallArgs),
+    /// Open the settings UI of the running hub in the browser (a one-time login link).
+    Ui(UiArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct UiArgs {
+    /// Print the login link instead of opening it (it works once, for ten minutes).
+    #[arg(long)]
+    pub print: bool,
 }
 
 #[derive(Debug, clap::Args)]

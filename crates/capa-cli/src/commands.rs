@@ -12,6 +12,7 @@ mod mcp;
 mod policy;
 mod sh;
 mod sources;
+mod ui;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -53,6 +54,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(command) => config::run(&cli.global, &paths, command).await,
         Command::Policy(command) => policy::run(&paths, command).await,
         Command::Install(args) => install::run(&cli.global, &paths, redactor, args).await,
+        Command::Ui(args) => ui::run(&paths, args).await,
     }
 }
 

@@ -360,3 +360,49 @@ fn init_writes_into_another_directory_and_respects_a_yml_file() {
     );
     assert!(!other.join("capabilities.yaml").exists());
 }
+
+/// A `capa hub serve` child, stopped when dropped.
+struct ServedHub(std::process::Child);
+
+impl Drop for ServedHub {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn ui_needs_a_running_hub_and_prints_a_one_time_link() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = capa(dir.path(), &["ui", "--print"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("start it with `capa hub serve` or the desktop app"),
+        "{err}"
+    );
+    let hub = ServedHub(
+        Command::new(env!("CARGO_BIN_EXE_capa"))
+            .args(["hub", "serve", "--http", "127.0.0.1:0"])
+            .current_dir(dir.path())
+            .env("CAPA_DATA_DIR", dir.path().join("data"))
+            .env("CAPA_CONFIG_DIR", dir.path().join("config"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("hub serve"),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let out = loop {
+        let out = capa(dir.path(), &["ui", "--print"]);
+        if out.status.success() || std::time::Instant::now() > deadline {
+            break out;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let url = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    assert!(url.contains("/app/login/"), "{url}");
+    drop(hub);
+}

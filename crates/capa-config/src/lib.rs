@@ -7,6 +7,7 @@
 //! files into a [`HubConfig`], or into errors that name the
 //! file, the line and column, and the fix. It knows nothing about MCP or processes.
 
+pub mod config_edit;
 mod error;
 mod file;
 mod load;

@@ -3,7 +3,7 @@
 //! Every frontend (MCP over stdio or HTTP, the CLI, later the desktop app) drives this one type.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use capa_config::{ExposureMode, HubConfig, ToolSelection};
@@ -24,10 +24,12 @@ use crate::redact::Redactor;
 
 mod lookup;
 mod policy;
+mod runtime;
 mod skills;
 mod sources;
 mod status;
 
+pub use runtime::SourceChangeError;
 use sources::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
 
@@ -54,10 +56,12 @@ pub struct CallContext {
 /// The running hub.
 pub struct Hub {
     config: HubConfig,
+    paths: HubPaths,
     store: Arc<Store>,
     connections: Connections,
     redactor: Arc<Redactor>,
-    sources: Vec<SourceDef>,
+    /// The sources served now; the API adds, replaces and removes them at run time.
+    sources: RwLock<Vec<SourceDef>>,
     notes: Notes,
     upstreams: Mutex<BTreeMap<UpstreamKey, Arc<Upstream>>>,
     problems: Mutex<BTreeMap<String, String>>,
@@ -81,7 +85,7 @@ pub const STARTUP_LIMIT: Duration = Duration::from_secs(20);
 impl std::fmt::Debug for Hub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hub")
-            .field("sources", &self.sources.len())
+            .field("sources", &self.source_defs().len())
             .finish_non_exhaustive()
     }
 }
@@ -133,10 +137,11 @@ impl Hub {
         let (catalog, _) = watch::channel(Arc::new(Catalog::default()));
         let hub = Arc::new(Self {
             config,
+            paths: paths.clone(),
             store,
             connections,
             redactor,
-            sources,
+            sources: RwLock::new(sources),
             notes: Notes::persistent(paths.demo_notes()),
             upstreams: Mutex::new(BTreeMap::new()),
             problems: Mutex::new(BTreeMap::new()),
@@ -148,7 +153,7 @@ impl Hub {
             tool_index: tokio::sync::Mutex::new(None),
             runs: crate::runner::Runs::new(&paths.state_key()),
         });
-        for source in &hub.sources {
+        for source in &hub.source_defs() {
             hub.start_default(source);
         }
         let task = tokio::spawn(watch_events(Arc::downgrade(&hub), events_rx));
@@ -168,6 +173,11 @@ impl Hub {
 
     pub fn config(&self) -> &HubConfig {
         &self.config
+    }
+
+    /// Where the hub keeps its files (the global capabilities file among them).
+    pub fn paths(&self) -> &HubPaths {
+        &self.paths
     }
 
     pub fn redactor(&self) -> &Arc<Redactor> {
@@ -318,10 +328,10 @@ impl Hub {
         if let Err(e) = self.connections.load_into_redactor() {
             tracing::warn!(error = %e, "could not reload connections");
         }
-        let uses_secrets: Vec<&SourceDef> = self
-            .sources
-            .iter()
-            .filter(|d| sources::def_uses_secrets(d))
+        let uses_secrets: Vec<SourceDef> = self
+            .source_defs()
+            .into_iter()
+            .filter(sources::def_uses_secrets)
             .collect();
         let stopped: Vec<Arc<Upstream>> = {
             let mut upstreams = self.lock_upstreams();
@@ -333,7 +343,7 @@ impl Hub {
             keys.iter().filter_map(|k| upstreams.remove(k)).collect()
         };
         join_all(stopped.iter().map(|u| u.shutdown())).await;
-        for def in uses_secrets {
+        for def in &uses_secrets {
             self.start_default(def);
         }
         self.rebuild_catalog();
@@ -359,8 +369,8 @@ impl Hub {
 
     fn rebuild_catalog(&self) {
         let upstreams = self.lock_upstreams().clone();
-        let tools: Vec<(&SourceDef, Arc<Vec<capa_upstream::Tool>>)> = self
-            .sources
+        let defs = self.source_defs();
+        let tools: Vec<(&SourceDef, Arc<Vec<capa_upstream::Tool>>)> = defs
             .iter()
             .filter_map(|d| upstreams.get(&(d.id.clone(), None)).map(|u| (d, u.tools())))
             .collect();

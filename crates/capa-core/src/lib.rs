@@ -21,7 +21,7 @@ pub use capa_upstream::{
 pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress};
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
-pub use hub::{CallContext, Hub, HubOptions, STARTUP_LIMIT, SourceStatus};
+pub use hub::{CallContext, Hub, HubOptions, STARTUP_LIMIT, SourceChangeError, SourceStatus};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::HubPaths;
 pub use policy::{Decision, Policy, PolicyVerdict, Rule};

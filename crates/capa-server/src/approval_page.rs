@@ -8,10 +8,11 @@
 //! origin, and end in [`Hub::decide`] like every other delivery. These routes need no bearer
 //! token; the guard still checks Host and Origin.
 
-mod browser;
+pub(crate) mod browser;
 mod form;
 mod render;
-mod secrets;
+pub(crate) use self::render::message_page;
+pub(crate) mod secrets;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -24,7 +25,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use capa_core::{Choice, Hub, PageOpener};
 
-use self::render::{RunPage, message_page, path_segment};
+use self::render::{RunPage, path_segment};
 use self::secrets::{LINK_TTL, SESSION_TTL, Secrets};
 
 /// The session cookie's name.
@@ -33,7 +34,8 @@ const COOKIE: &str = "capa_approval";
 /// The approval pages of one HTTP server: its origin, and the links and sessions it handed out.
 pub(crate) struct ApprovalPages {
     origin: String,
-    secrets: Secrets,
+    /// Shared with the web UI's [`crate::ui::UiAccess`]: one mechanism for links and sessions.
+    secrets: Arc<Secrets>,
 }
 
 impl ApprovalPages {
@@ -41,8 +43,13 @@ impl ApprovalPages {
     pub(crate) fn new(addr: SocketAddr) -> Arc<Self> {
         Arc::new(Self {
             origin: format!("http://{addr}"),
-            secrets: Secrets::new(LINK_TTL, SESSION_TTL),
+            secrets: Arc::new(Secrets::new(LINK_TTL, SESSION_TTL)),
         })
+    }
+
+    /// The links and sessions, for the web UI's access.
+    pub(crate) fn secrets(&self) -> Arc<Secrets> {
+        Arc::clone(&self.secrets)
     }
 
     /// The opener for [`capa_core::Runs::set_page_opener`]. It holds no reference to the hub.

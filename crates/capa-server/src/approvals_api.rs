@@ -27,7 +27,9 @@ fn failure(code: &str, message: String) -> Json<Value> {
 
 pub async fn pending(State(hub): State<Arc<Hub>>) -> Json<Value> {
     match hub.pending_inputs() {
-        Ok(pending) => Json(json!({"ok": true, "pending": pending})),
+        Ok(pending) => {
+            Json(json!({"ok": true, "pending": pending, "paused": hub.approvals_paused()}))
+        }
         Err(e) => failure(e.code(), e.to_string()),
     }
 }
@@ -54,9 +56,12 @@ pub fn decide_json(hub: &Hub, request: &DecideRequest, via: &str) -> Value {
     }
 }
 
+/// Decisions taken through a UI session (the app's window or a browser) are recorded as `app`.
 pub async fn decide(
     State(hub): State<Arc<Hub>>,
+    session: Option<axum::Extension<crate::ui::UiSession>>,
     Json(request): Json<DecideRequest>,
 ) -> Json<Value> {
-    Json(decide_json(&hub, &request, "cli"))
+    let via = if session.is_some() { "app" } else { "cli" };
+    Json(decide_json(&hub, &request, via))
 }

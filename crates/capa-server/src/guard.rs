@@ -1,6 +1,8 @@
 //! Checks on every HTTP request, before anything else runs: a loopback `Host` (DNS rebinding), an
 //! `Origin` that is the hub itself when a browser sends one, and the bearer token (except on the
-//! approval page under `/approve/`, which has its own one-time link, cookie and CSRF token).
+//! approval page under `/approve/`, which has its own one-time link, cookie and CSRF token, and
+//! the web UI under `/app/`, whose session cookie and CSRF token stand in for the token on
+//! `/api/*`: see [`crate::ui`]).
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -15,6 +17,7 @@ use crate::token;
 pub struct Guard {
     pub token: String,
     pub port: u16,
+    pub ui: std::sync::Arc<crate::ui::UiAccess>,
 }
 
 const LOOPBACK_NAMES: &[&str] = &["127.0.0.1", "localhost", "[::1]"];
@@ -73,7 +76,7 @@ fn reject(status: StatusCode, message: &str) -> Response {
 }
 
 /// Axum middleware applying the guard.
-pub async fn check(State(guard): State<Guard>, request: Request<Body>, next: Next) -> Response {
+pub async fn check(State(guard): State<Guard>, mut request: Request<Body>, next: Next) -> Response {
     let headers = request.headers();
     if !guard.host_ok(headers) {
         return reject(
@@ -88,13 +91,26 @@ pub async fn check(State(guard): State<Guard>, request: Request<Body>, next: Nex
         );
     }
     // The approval page authenticates with its one-time link, session cookie and CSRF token.
-    if !crate::approval_page::is_page_path(request.uri().path()) && !guard.token_ok(headers) {
-        return reject(
+    let path = request.uri().path();
+    if crate::approval_page::is_page_path(path)
+        || crate::ui::is_open_path(path)
+        || guard.token_ok(headers)
+    {
+        return next.run(request).await;
+    }
+    match guard.ui.authorize(&request) {
+        crate::ui::UiAuth::Session(session) => {
+            request.extensions_mut().insert(session);
+            next.run(request).await
+        }
+        crate::ui::UiAuth::Refused(code, message) => {
+            crate::ui::fail(StatusCode::FORBIDDEN, code, message)
+        }
+        crate::ui::UiAuth::None => reject(
             StatusCode::UNAUTHORIZED,
             "missing or wrong bearer token: send `Authorization: Bearer <token>` with the token from the hub's data dir",
-        );
+        ),
     }
-    next.run(request).await
 }
 
 #[cfg(test)]
@@ -114,6 +130,7 @@ mod tests {
         let g = Guard {
             token: "t".into(),
             port: 4477,
+            ui: crate::ui::UiAccess::for_port(4477),
         };
         assert!(g.host_ok(&headers(&[(header::HOST, "127.0.0.1:4477")])));
         assert!(g.host_ok(&headers(&[(header::HOST, "localhost")])));
@@ -128,6 +145,7 @@ mod tests {
         let g = Guard {
             token: "t".into(),
             port: 4477,
+            ui: crate::ui::UiAccess::for_port(4477),
         };
         assert!(g.origin_ok(&HeaderMap::new()));
         assert!(g.origin_ok(&headers(&[(header::ORIGIN, "http://localhost:4477")])));

@@ -20,6 +20,7 @@ use crate::approval_page::ApprovalPages;
 use crate::front::McpFront;
 use crate::guard::{self, Guard};
 use crate::surface::surface_for;
+use crate::ui::UiAccess;
 
 /// The port `capa hub serve` listens on unless told otherwise.
 pub const DEFAULT_PORT: u16 = 4477;
@@ -44,6 +45,7 @@ pub enum ServeError {
 #[derive(Debug)]
 pub struct HttpServer {
     pub addr: SocketAddr,
+    ui: Arc<UiAccess>,
     shutdown: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -52,6 +54,11 @@ impl HttpServer {
     /// The MCP endpoint's URL.
     pub fn mcp_url(&self) -> String {
         format!("http://{}/mcp", self.addr)
+    }
+
+    /// Login links for the web UI (the desktop app opens them in its window).
+    pub fn ui(&self) -> &Arc<UiAccess> {
+        &self.ui
     }
 
     /// Stops accepting requests and waits for open ones to finish (at most five seconds).
@@ -80,12 +87,14 @@ pub async fn serve(
     // The approval page opens at this server's real address, known only now.
     let pages = ApprovalPages::new(addr);
     hub.runs().set_page_opener(pages.opener());
+    let ui = UiAccess::new(addr, pages.secrets());
     let router = router(
         hub,
         pages,
         Guard {
             token,
             port: addr.port(),
+            ui: ui.clone(),
         },
         shutdown.child_token(),
     );
@@ -100,6 +109,7 @@ pub async fn serve(
     });
     Ok(HttpServer {
         addr,
+        ui,
         shutdown,
         task,
     })
@@ -118,14 +128,13 @@ fn router(
         // Host and Origin are checked by our guard (which also knows the port); rmcp's own
         // checks stay on as a second line.
         StreamableHttpServerConfig::default()
-            .with_cancellation_token(cancel)
+            .with_cancellation_token(cancel.clone())
             .with_allowed_hosts(["127.0.0.1", "localhost", "::1", "[::1]"]),
     );
     Router::new()
         .nest_service("/mcp", mcp)
         .route("/api/health", get(health))
         .route("/api/config", get(config))
-        .route("/api/sources", get(sources))
         .route("/api/tools", get(tools))
         .route("/api/call", post(call))
         .route("/api/search", post(search))
@@ -136,6 +145,11 @@ fn router(
         .route("/api/approvals", get(crate::approvals_api::pending))
         .route("/api/approvals/decide", post(crate::approvals_api::decide))
         .with_state(hub.clone())
+        .merge(crate::ui::routes(
+            hub.clone(),
+            guard.ui.clone(),
+            cancel.child_token(),
+        ))
         .merge(crate::approval_page::routes(hub, pages))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
 }
@@ -154,10 +168,6 @@ async fn config(State(hub): State<Arc<Hub>>) -> Json<Value> {
         "demo": config.demo,
         "warnings": config.warnings,
     }))
-}
-
-async fn sources(State(hub): State<Arc<Hub>>) -> Json<Value> {
-    Json(json!(hub.sources()))
 }
 
 /// A tool as the CLI lists it.

@@ -15,7 +15,9 @@ pub mod http;
 pub mod modes;
 pub mod surface;
 pub mod token;
+pub mod ui;
 
+pub use approval_page::browser::open as open_in_browser;
 pub use code::{CODE_INSTRUCTIONS, CodeSurface, code_tools};
 pub use front::McpFront;
 pub use http::{DEFAULT_PORT, HttpServer, ServeError, serve};

@@ -16,7 +16,7 @@ use std::sync::{Mutex, MutexGuard};
 pub use approvals::{ApprovalRecord, ApprovalStatus};
 pub use calls::{CallRecord, CallStatus, RecordedCall};
 pub use connections::ConnectionRecord;
-pub use runs::{JournalEntry, RunRecord};
+pub use runs::{JournalEntry, RunFilter, RunRecord, RunSummary};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

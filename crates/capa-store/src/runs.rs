@@ -43,6 +43,31 @@ pub struct JournalEntry {
     pub args_digest: Option<String>,
 }
 
+/// Which runs [`Store::find_runs`] returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunFilter {
+    pub status: Option<String>,
+    /// A source id: runs that called one of its tools.
+    pub source: Option<String>,
+    pub since_ms: Option<i64>,
+    pub limit: u32,
+}
+
+/// A run as history lists show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunSummary {
+    pub id: String,
+    pub status: String,
+    pub client: Option<String>,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+    pub attempts: i64,
+    /// Tool addresses the run called, each once, sorted.
+    pub addresses: Vec<String>,
+    /// Size of the last envelope (the run's result), in bytes.
+    pub result_bytes: i64,
+}
+
 const RUN_COLUMNS: &str = "id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable";
 
 fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
@@ -128,6 +153,50 @@ impl Store {
         ))?;
         let runs = statement
             .query_map(params![limit], run_from_row)?
+            .collect::<Result<_, _>>()?;
+        Ok(runs)
+    }
+
+    /// Runs newest first, filtered in SQL: `status` exactly, `source` when one of the run's
+    /// journaled calls went to it, created at or after `since_ms`; at most `limit`.
+    pub fn find_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, StoreError> {
+        let conn = self.conn()?;
+        let mut statement = conn.prepare(
+            "SELECT r.id, r.status, r.client, r.created_at_ms, r.updated_at_ms, r.attempts,
+                    COALESCE(LENGTH(r.envelope), 0),
+                    (SELECT GROUP_CONCAT(address, ' ') FROM
+                        (SELECT DISTINCT address FROM run_calls c WHERE c.run_id = r.id ORDER BY address))
+             FROM runs r
+             WHERE (?1 IS NULL OR r.status = ?1)
+               AND (?2 IS NULL OR EXISTS (SELECT 1 FROM run_calls c
+                        WHERE c.run_id = r.id AND c.address LIKE ?2 || '.%' ESCAPE '\\'))
+               AND (?3 IS NULL OR r.created_at_ms >= ?3)
+             ORDER BY r.created_at_ms DESC, r.id DESC LIMIT ?4",
+        )?;
+        let source = filter.source.as_ref().map(|s| {
+            s.replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        });
+        let runs = statement
+            .query_map(
+                params![filter.status, source, filter.since_ms, filter.limit],
+                |row| {
+                    let addresses: Option<String> = row.get(7)?;
+                    Ok(RunSummary {
+                        id: row.get(0)?,
+                        status: row.get(1)?,
+                        client: row.get(2)?,
+                        created_at_ms: row.get(3)?,
+                        updated_at_ms: row.get(4)?,
+                        attempts: row.get(5)?,
+                        result_bytes: row.get(6)?,
+                        addresses: addresses
+                            .map(|a| a.split(' ').map(str::to_owned).collect())
+                            .unwrap_or_default(),
+                    })
+                },
+            )?
             .collect::<Result<_, _>>()?;
         Ok(runs)
     }
@@ -223,6 +292,21 @@ mod tests {
             vec![0, 1]
         );
         assert_eq!(store.recent_runs(10).expect("recent").len(), 1);
+        let found = |status: Option<&str>, source: Option<&str>| {
+            store
+                .find_runs(&RunFilter {
+                    status: status.map(str::to_owned),
+                    source: source.map(str::to_owned),
+                    since_ms: Some(1),
+                    limit: 10,
+                })
+                .expect("find")
+        };
+        let all = found(None, Some("demo"));
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].addresses, vec!["demo.t0", "demo.t1"]);
+        assert!(found(Some("failed"), None).is_empty());
+        assert!(found(None, Some("dem")).is_empty());
         assert!(store.run("nope").expect("read").is_none());
     }
 }

@@ -13,7 +13,7 @@ impl Hub {
         let index = self.tool_index().await?;
         let connections = self.connection_labels();
         let descriptions: BTreeMap<String, String> = self
-            .sources
+            .source_defs()
             .iter()
             .filter_map(|s| Some((s.id.clone(), s.description.clone()?)))
             .collect();

@@ -60,8 +60,8 @@ impl Hub {
         address: &ToolAddress,
         connection: Option<&str>,
     ) -> Result<Arc<Upstream>, CallError> {
-        let def = self
-            .sources
+        let defs = self.source_defs();
+        let def = defs
             .iter()
             .find(|d| d.id == address.namespace)
             .ok_or_else(|| CallError::UnknownTool {

@@ -27,6 +27,10 @@ pub struct SourceStatus {
     pub pid: Option<u32>,
     /// Connection names; the default one ends with `*`.
     pub connections: Vec<String>,
+    /// `demo` (built in) or `config` (a capabilities file).
+    pub origin: String,
+    /// The capabilities file that declares the source (none for the demo).
+    pub file: Option<std::path::PathBuf>,
 }
 
 impl Hub {
@@ -36,7 +40,7 @@ impl Hub {
         let upstreams = self.lock_upstreams().clone();
         let problems = self.problems.lock().map(|p| p.clone()).unwrap_or_default();
         let connections = self.store.connections().unwrap_or_default();
-        self.sources
+        self.source_defs()
             .iter()
             .map(|def| {
                 let upstream = upstreams.get(&(def.id.clone(), None));
@@ -82,6 +86,14 @@ impl Hub {
                             }
                         })
                         .collect(),
+                    origin: match &def.origin {
+                        Origin::Demo => "demo".to_owned(),
+                        Origin::Config(_) => "config".to_owned(),
+                    },
+                    file: match &def.origin {
+                        Origin::Demo => None,
+                        Origin::Config(c) => Some(c.file.clone()),
+                    },
                 }
             })
             .collect()

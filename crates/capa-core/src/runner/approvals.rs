@@ -226,6 +226,7 @@ impl Hub {
             .store()
             .pending_approvals(super::now_ms())
             .map_err(store_error)?;
+        self.runs().set_pending_count(records.len() as u64);
         Ok(records.iter().map(PendingInput::from_record).collect())
     }
 
@@ -249,7 +250,34 @@ impl Hub {
             Choice::Once | Choice::Run | Choice::Deny => {}
         }
         self.runs().notify_decision();
+        self.refresh_pending();
         Ok(())
+    }
+
+    /// Recounts pending inputs for [`Hub::watch_pending`].
+    pub(crate) fn refresh_pending(&self) {
+        match self.store().pending_approvals(super::now_ms()) {
+            Ok(pending) => self.runs().set_pending_count(pending.len() as u64),
+            Err(e) => tracing::warn!(error = %e, "could not count pending inputs"),
+        }
+    }
+
+    /// The number of pending inputs, updated when one is recorded or decided (for the tray
+    /// and the UI's live view). Expiries are seen at the next change or [`Hub::pending_inputs`].
+    pub fn watch_pending(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.refresh_pending();
+        self.runs().watch_pending()
+    }
+
+    /// "Pause approvals": while paused, a call that would ask a person is denied in the guest
+    /// (`ToolError` `denied`, journaled like a denial) instead of waiting. Not kept across restarts.
+    pub fn set_approvals_paused(&self, paused: bool) {
+        tracing::info!(paused, "approvals paused changed");
+        self.runs().set_paused(paused);
+    }
+
+    pub fn approvals_paused(&self) -> bool {
+        self.runs().paused()
     }
 
     /// Decides every pending approval of a run the same way (the terminal's

@@ -163,6 +163,12 @@ impl Step<'_> {
         if granted {
             return Ok(None);
         }
+        if self.hub.approvals_paused() {
+            return Err(self.refused(ToolFailure {
+                hint: Some("Tell the user; they can resume approvals in Capabilities.".into()),
+                ..ToolFailure::new("denied", "approvals are paused in Capabilities")
+            }));
+        }
         self.record_pending("approval", &verdict.reason)?;
         Err(CallStop::Suspend)
     }
@@ -228,9 +234,12 @@ impl Step<'_> {
             expires_at_ms: now + ttl,
             decided_at_ms: None,
         };
-        hub.store()
+        let stored = hub
+            .store()
             .insert_approval(&record)
-            .map_err(|e| store_failure(&e))
+            .map_err(|e| store_failure(&e));
+        hub.refresh_pending();
+        stored
     }
 
     /// Performs the call; a source without its connection stops the run with a pending input.

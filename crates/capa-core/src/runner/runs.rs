@@ -13,6 +13,10 @@ pub type PageOpener = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 pub struct Runs {
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     decisions: watch::Sender<u64>,
+    /// How many inputs are pending, refreshed when one is recorded or decided.
+    pending: watch::Sender<u64>,
+    /// While true, calls that would ask are denied instead ("pause approvals").
+    paused: watch::Sender<bool>,
     page: RwLock<Option<PageOpener>>,
     /// Signs the `requestState` of approvals sent to clients.
     state_key: Vec<u8>,
@@ -32,6 +36,8 @@ impl Runs {
         Self {
             locks: Mutex::new(HashMap::new()),
             decisions: watch::channel(0).0,
+            pending: watch::channel(0).0,
+            paused: watch::channel(false).0,
             page: RwLock::new(None),
             state_key,
         }
@@ -103,6 +109,37 @@ impl Runs {
     /// Changes whenever a person decides something.
     pub fn watch_decisions(&self) -> watch::Receiver<u64> {
         self.decisions.subscribe()
+    }
+
+    /// Publishes the number of pending inputs (sent only when it changed).
+    pub(crate) fn set_pending_count(&self, count: u64) {
+        self.pending.send_if_modified(|n| {
+            let changed = *n != count;
+            *n = count;
+            changed
+        });
+    }
+
+    /// The number of pending inputs, updated whenever one is recorded or decided.
+    pub fn watch_pending(&self) -> watch::Receiver<u64> {
+        self.pending.subscribe()
+    }
+
+    pub(crate) fn set_paused(&self, paused: bool) {
+        self.paused.send_if_modified(|p| {
+            let changed = *p != paused;
+            *p = paused;
+            changed
+        });
+    }
+
+    pub fn paused(&self) -> bool {
+        *self.paused.borrow()
+    }
+
+    /// Changes when approvals are paused or resumed.
+    pub fn watch_paused(&self) -> watch::Receiver<bool> {
+        self.paused.subscribe()
     }
 
     /// Installs the approval page opener (the HTTP server does, when it starts).

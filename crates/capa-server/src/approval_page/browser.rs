@@ -61,7 +61,7 @@ fn command_line(url: &str, capa_browser: Option<&str>, browser: Option<&str>) ->
 }
 
 /// Starts the browser on `url`. Ok when the command started; what it then does is its business.
-pub(super) fn open(url: &str) -> std::io::Result<()> {
+pub fn open(url: &str) -> std::io::Result<()> {
     let capa_browser = std::env::var("CAPA_BROWSER").ok();
     let browser = std::env::var("BROWSER").ok();
     let parts = command_line(url, capa_browser.as_deref(), browser.as_deref());

@@ -65,7 +65,7 @@ pub(super) fn document(title: &str, body: &str) -> String {
 }
 
 /// A page with one message: link expired, refused request, and the like.
-pub(super) fn message_page(title: &str, paragraphs: &[&str]) -> String {
+pub(crate) fn message_page(title: &str, paragraphs: &[&str]) -> String {
     let mut body = format!("<h1>{}</h1>", escape(title));
     for p in paragraphs {
         body.push_str(&format!("<p>{}</p>", inline_code(p)));

@@ -1,15 +1,17 @@
-//! What the approval page keeps in memory: one-time links (token → run) and the sessions they
-//! start (cookie → runs, CSRF token, a flash message). Nothing survives a restart; the terminal
-//! (`capabilities hub pending`) does.
+//! What the browser-facing pages keep in memory: one-time links and the sessions they start
+//! (cookie → what the session may see, CSRF token, a flash message). One mechanism serves both
+//! the approval page (a link and a session bound to runs) and the web UI under `/app/` (a link
+//! and a session for the whole local API, see [`crate::ui::UiAccess`]). Nothing survives a
+//! restart; the terminal (`capabilities hub pending`, `capa ui`) does.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// How long a link opened in the browser stays valid.
-pub(super) const LINK_TTL: Duration = Duration::from_secs(10 * 60);
+pub(crate) const LINK_TTL: Duration = Duration::from_secs(10 * 60);
 /// How long a page session lives after its last use.
-pub(super) const SESSION_TTL: Duration = Duration::from_secs(60 * 60);
+pub(crate) const SESSION_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// 32 random bytes as hex, or `None` when the system has no randomness to give.
 pub(super) fn random_token() -> Option<String> {
@@ -18,13 +20,24 @@ pub(super) fn random_token() -> Option<String> {
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// What a link opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Grant {
+    /// The approval page of one run.
+    Run(String),
+    /// The web UI (the whole local API).
+    App,
+}
+
 struct Link {
-    run_id: String,
+    grant: Grant,
     expires: Instant,
 }
 
 struct Session {
     runs: HashSet<String>,
+    /// A web UI session: the local API, not the approval page.
+    app: bool,
     csrf: String,
     expires: Instant,
     flash: Option<String>,
@@ -39,7 +52,7 @@ pub(super) struct SessionView {
 }
 
 /// Links and sessions, pruned of expired entries whenever they are touched.
-pub(super) struct Secrets {
+pub(crate) struct Secrets {
     link_ttl: Duration,
     session_ttl: Duration,
     links: Mutex<HashMap<String, Link>>,
@@ -53,7 +66,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Secrets {
-    pub(super) fn new(link_ttl: Duration, session_ttl: Duration) -> Self {
+    pub(crate) fn new(link_ttl: Duration, session_ttl: Duration) -> Self {
         Self {
             link_ttl,
             session_ttl,
@@ -64,6 +77,15 @@ impl Secrets {
 
     /// A new one-time link token for `run_id`.
     pub(super) fn issue_link(&self, run_id: &str) -> Option<String> {
+        self.issue(Grant::Run(run_id.to_owned()))
+    }
+
+    /// A new one-time link token that starts a web UI session.
+    pub(crate) fn issue_app_link(&self) -> Option<String> {
+        self.issue(Grant::App)
+    }
+
+    fn issue(&self, grant: Grant) -> Option<String> {
         let token = random_token()?;
         let now = Instant::now();
         let mut links = lock(&self.links);
@@ -71,7 +93,7 @@ impl Secrets {
         links.insert(
             token.clone(),
             Link {
-                run_id: run_id.to_owned(),
+                grant,
                 expires: now + self.link_ttl,
             },
         );
@@ -83,12 +105,54 @@ impl Secrets {
         lock(&self.links).remove(token);
     }
 
-    /// Uses up a link: the run it opens, when it is known, unused and fresh.
+    /// Uses up a link: the run it opens, when it is known, unused, fresh and a run's link.
     pub(super) fn redeem_link(&self, token: &str) -> Option<String> {
+        match self.redeem(token, |g| matches!(g, Grant::Run(_)))? {
+            Grant::Run(run_id) => Some(run_id),
+            Grant::App => None,
+        }
+    }
+
+    /// Uses up a web UI link and starts a UI session: its id, when the link was known, unused
+    /// and fresh.
+    pub(crate) fn redeem_app_link(&self, token: &str) -> Option<String> {
+        self.redeem(token, |g| *g == Grant::App)?;
+        let now = Instant::now();
+        let id = random_token()?;
+        let csrf = random_token()?;
+        let mut sessions = lock(&self.sessions);
+        sessions.retain(|_, s| s.expires > now);
+        sessions.insert(
+            id.clone(),
+            Session {
+                runs: HashSet::new(),
+                app: true,
+                csrf,
+                expires: now + self.session_ttl,
+                flash: None,
+            },
+        );
+        Some(id)
+    }
+
+    fn redeem(&self, token: &str, kind: impl Fn(&Grant) -> bool) -> Option<Grant> {
         let now = Instant::now();
         let mut links = lock(&self.links);
         links.retain(|_, link| link.expires > now);
-        links.remove(token).map(|link| link.run_id)
+        if !links.get(token).is_some_and(|link| kind(&link.grant)) {
+            return None;
+        }
+        links.remove(token).map(|link| link.grant)
+    }
+
+    /// The CSRF token of the live web UI session `id`, its expiry renewed.
+    pub(crate) fn app_session(&self, id: &str) -> Option<String> {
+        let now = Instant::now();
+        let mut sessions = lock(&self.sessions);
+        sessions.retain(|_, s| s.expires > now);
+        let session = sessions.get_mut(id).filter(|s| s.app)?;
+        session.expires = now + self.session_ttl;
+        Some(session.csrf.clone())
     }
 
     /// Binds `run_id` to the live session `existing` (a second link followed in the same
@@ -98,7 +162,7 @@ impl Secrets {
         let mut sessions = lock(&self.sessions);
         sessions.retain(|_, s| s.expires > now);
         if let Some(id) = existing
-            && let Some(session) = sessions.get_mut(id)
+            && let Some(session) = sessions.get_mut(id).filter(|s| !s.app)
         {
             session.runs.insert(run_id.to_owned());
             session.expires = now + self.session_ttl;
@@ -110,6 +174,7 @@ impl Secrets {
             id.clone(),
             Session {
                 runs: HashSet::from([run_id.to_owned()]),
+                app: false,
                 csrf,
                 expires: now + self.session_ttl,
                 flash: None,
@@ -160,6 +225,22 @@ mod tests {
         assert_eq!(secrets.redeem_link(&token).as_deref(), Some("run_1"));
         assert_eq!(secrets.redeem_link(&token), None);
         assert_eq!(secrets.redeem_link("unknown"), None);
+    }
+
+    #[test]
+    fn app_links_and_run_links_do_not_mix() {
+        let secrets = Secrets::new(LINK_TTL, SESSION_TTL);
+        let app = secrets.issue_app_link().expect("token");
+        let run = secrets.issue_link("run_1").expect("token");
+        assert_eq!(secrets.redeem_link(&app), None);
+        assert_eq!(secrets.redeem_app_link(&run), None);
+        let id = secrets.redeem_app_link(&app).expect("session");
+        assert_eq!(secrets.redeem_app_link(&app), None);
+        assert_eq!(secrets.app_session(&id).map(|c| c.len()), Some(64));
+        assert!(secrets.session(&id, "run_1", false).is_none());
+        let page = secrets.bind(None, "run_1").expect("page session");
+        assert!(secrets.app_session(&page).is_none());
+        assert_eq!(secrets.redeem_link(&run).as_deref(), Some("run_1"));
     }
 
     #[test]

@@ -1,0 +1,148 @@
+//! Sources changed while the hub runs (the local API's add, replace, remove and restart): the
+//! list is swapped under its lock, upstreams of the changed source are stopped or started, and
+//! the catalog is rebuilt.
+
+use std::sync::{Arc, PoisonError};
+
+use capa_config::SourceConfig;
+use capa_upstream::Upstream;
+use futures::future::join_all;
+
+use super::Hub;
+use super::sources::{Origin, SourceDef};
+
+/// Why a source could not be changed at run time.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SourceChangeError {
+    /// No source has this id.
+    #[error("no source `{0}`")]
+    Unknown(String),
+    /// A source with this id is served already.
+    #[error("a source `{0}` exists already")]
+    Exists(String),
+    /// The demo source is built in.
+    #[error("the demo source is built in: turn it off with `options.demo: false`")]
+    BuiltIn,
+}
+
+impl SourceChangeError {
+    /// A stable code for the API.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Unknown(_) => "not_found",
+            Self::Exists(_) => "already_exists",
+            Self::BuiltIn => "read_only",
+        }
+    }
+}
+
+fn def_of(config: SourceConfig) -> SourceDef {
+    SourceDef {
+        id: config.id.clone(),
+        description: config.description.clone(),
+        selection: config.selection.clone(),
+        origin: Origin::Config(config),
+    }
+}
+
+impl Hub {
+    /// A snapshot of the sources served now.
+    pub(super) fn source_defs(&self) -> Vec<SourceDef> {
+        self.sources
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Whether a source (the demo included) is served under `id`.
+    pub fn has_source(&self, id: &str) -> bool {
+        self.source_defs().iter().any(|d| d.id == id)
+    }
+
+    /// The configuration of source `id`; `None` for the demo or an unknown id.
+    pub fn source_config(&self, id: &str) -> Option<SourceConfig> {
+        self.source_defs()
+            .into_iter()
+            .find(|d| d.id == id)
+            .and_then(|d| match d.origin {
+                Origin::Config(c) => Some(c),
+                Origin::Demo => None,
+            })
+    }
+
+    /// Serves a new source and starts it; its tools join the catalog once it is ready.
+    pub fn add_source(&self, config: SourceConfig) -> Result<(), SourceChangeError> {
+        let def = def_of(config);
+        {
+            let mut sources = self.sources.write().unwrap_or_else(PoisonError::into_inner);
+            if sources.iter().any(|d| d.id == def.id) {
+                return Err(SourceChangeError::Exists(def.id));
+            }
+            sources.push(def.clone());
+        }
+        self.start_default(&def);
+        self.rebuild_catalog();
+        Ok(())
+    }
+
+    /// Replaces source `config.id` in place (same position) and restarts it.
+    pub async fn replace_source(&self, config: SourceConfig) -> Result<(), SourceChangeError> {
+        let def = def_of(config);
+        {
+            let mut sources = self.sources.write().unwrap_or_else(PoisonError::into_inner);
+            let slot = sources
+                .iter_mut()
+                .find(|d| d.id == def.id)
+                .ok_or_else(|| SourceChangeError::Unknown(def.id.clone()))?;
+            if matches!(slot.origin, Origin::Demo) {
+                return Err(SourceChangeError::BuiltIn);
+            }
+            *slot = def.clone();
+        }
+        self.stop_upstreams_of(&def.id).await;
+        self.start_default(&def);
+        self.rebuild_catalog();
+        Ok(())
+    }
+
+    /// Stops source `id` and forgets it.
+    pub async fn remove_source(&self, id: &str) -> Result<(), SourceChangeError> {
+        {
+            let mut sources = self.sources.write().unwrap_or_else(PoisonError::into_inner);
+            let Some(at) = sources.iter().position(|d| d.id == id) else {
+                return Err(SourceChangeError::Unknown(id.to_owned()));
+            };
+            if matches!(sources[at].origin, Origin::Demo) {
+                return Err(SourceChangeError::BuiltIn);
+            }
+            sources.remove(at);
+        }
+        self.stop_upstreams_of(id).await;
+        self.set_problem(id, None);
+        self.rebuild_catalog();
+        Ok(())
+    }
+
+    /// Stops source `id` (every connection) and starts it again.
+    pub async fn restart_source(&self, id: &str) -> Result<(), SourceChangeError> {
+        let def = self
+            .source_defs()
+            .into_iter()
+            .find(|d| d.id == id)
+            .ok_or_else(|| SourceChangeError::Unknown(id.to_owned()))?;
+        self.stop_upstreams_of(id).await;
+        self.start_default(&def);
+        self.rebuild_catalog();
+        Ok(())
+    }
+
+    async fn stop_upstreams_of(&self, id: &str) {
+        let stopped: Vec<Arc<Upstream>> = {
+            let mut upstreams = self.lock_upstreams();
+            let keys: Vec<_> = upstreams.keys().filter(|(s, _)| s == id).cloned().collect();
+            keys.iter().filter_map(|k| upstreams.remove(k)).collect()
+        };
+        join_all(stopped.iter().map(|u| u.shutdown())).await;
+    }
+}

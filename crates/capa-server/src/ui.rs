@@ -1,0 +1,277 @@
+//! The web UI on the hub's loopback server: its static files under `/app/`, the one-time login
+//! link that starts a UI session, and the JSON API it calls (docs/api.md).
+//!
+//! A UI session is the approval page's mechanism ([`crate::approval_page`]'s links and sessions)
+//! with a wider grant: `GET /app/login/<token>` uses up a link made by [`UiAccess::issue_link`]
+//! (for `capa ui` through `POST /api/ui/link`, or in process for the desktop app) and sets the
+//! `capa_ui` cookie (`HttpOnly; SameSite=Strict; Path=/`). With that cookie every `/api/*` route
+//! is open to the UI as with the bearer token; writes must also send the session's CSRF token in
+//! `X-Capa-Csrf` (from `GET /api/session`). The guard's Host and Origin checks apply before.
+
+mod assets;
+mod connections;
+mod events;
+mod runs;
+mod settings;
+mod sources;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use capa_core::Hub;
+use serde_json::{Value, json};
+
+use crate::approval_page::secrets::Secrets;
+
+/// The UI session cookie's name.
+pub const COOKIE: &str = "capa_ui";
+/// The header that carries the session's CSRF token on writes.
+pub const CSRF_HEADER: &str = "x-capa-csrf";
+
+/// Who may use the web UI: one-time login links and the sessions they start.
+pub struct UiAccess {
+    origin: String,
+    secrets: Arc<Secrets>,
+}
+
+impl std::fmt::Debug for UiAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UiAccess")
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A request authenticated by a UI session (set by the guard as a request extension).
+#[derive(Debug, Clone)]
+pub struct UiSession {
+    pub csrf: String,
+}
+
+/// What the guard makes of a request without the bearer token.
+pub(crate) enum UiAuth {
+    /// A live UI session (with its CSRF token, on writes).
+    Session(UiSession),
+    /// A session cookie, but the write lacks the CSRF token or comes from elsewhere: a code
+    /// (`csrf`, `forbidden_origin`) and a message.
+    Refused(&'static str, &'static str),
+    /// No usable session: the guard answers 401.
+    None,
+}
+
+impl UiAccess {
+    pub(crate) fn new(addr: SocketAddr, secrets: Arc<Secrets>) -> Arc<Self> {
+        Arc::new(Self {
+            origin: format!("http://{addr}"),
+            secrets,
+        })
+    }
+
+    /// For tests of the guard: a port, fresh secrets.
+    #[cfg(test)]
+    pub(crate) fn for_port(port: u16) -> Arc<Self> {
+        use crate::approval_page::secrets::{LINK_TTL, SESSION_TTL};
+        Self::new(
+            SocketAddr::from(([127, 0, 0, 1], port)),
+            Arc::new(Secrets::new(LINK_TTL, SESSION_TTL)),
+        )
+    }
+
+    /// The hub's own origin, `http://127.0.0.1:<port>`.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// A one-time login link (valid ten minutes), as a path: `/app/login/<token>`. Empty when
+    /// the system has no randomness to give (then nobody can log in, which is safe).
+    pub fn issue_link(&self) -> String {
+        match self.secrets.issue_app_link() {
+            Some(token) => format!("/app/login/{token}"),
+            None => String::new(),
+        }
+    }
+
+    /// The same link as an absolute URL on this server.
+    pub fn issue_url(&self) -> Option<String> {
+        let path = self.issue_link();
+        (!path.is_empty()).then(|| format!("{}{path}", self.origin))
+    }
+
+    /// The UI's view of a request that did not bring the bearer token.
+    pub(crate) fn authorize(&self, request: &Request<Body>) -> UiAuth {
+        if !request.uri().path().starts_with("/api/") {
+            return UiAuth::None;
+        }
+        let headers = request.headers();
+        let Some(csrf) = cookie(headers, COOKIE).and_then(|id| self.secrets.app_session(id)) else {
+            return UiAuth::None;
+        };
+        let reads = matches!(*request.method(), Method::GET | Method::HEAD);
+        if !reads {
+            if let Some(origin) = headers.get(header::ORIGIN)
+                && !origin.to_str().is_ok_and(|o| self.same_origin(o))
+            {
+                return UiAuth::Refused("forbidden_origin", "forbidden Origin for a UI session");
+            }
+            let given = headers.get(CSRF_HEADER).and_then(|h| h.to_str().ok());
+            if !given.is_some_and(|g| crate::token::matches(&csrf, g)) {
+                return UiAuth::Refused(
+                    "csrf",
+                    "missing or wrong X-Capa-Csrf header: read the token from GET /api/session",
+                );
+            }
+        }
+        UiAuth::Session(UiSession { csrf })
+    }
+
+    /// The hub's own origin, under the names the guard accepts for it.
+    fn same_origin(&self, origin: &str) -> bool {
+        let port = self.origin.rsplit(':').next().unwrap_or_default();
+        origin == self.origin
+            || origin == format!("http://localhost:{port}")
+            || origin == format!("http://[::1]:{port}")
+    }
+}
+
+/// Whether a request path needs no token: the UI's static files and its login link.
+pub(crate) fn is_open_path(path: &str) -> bool {
+    path == "/app" || path.starts_with("/app/")
+}
+
+/// A cookie's value from any `Cookie` header.
+pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|h| h.to_str().ok())
+        .flat_map(|h| h.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(n, _)| *n == name)
+        .map(|(_, value)| value)
+}
+
+/// An API failure: `{ok: false, error: {code, message}}` with `status`.
+pub(crate) fn fail(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    let body = json!({"ok": false, "error": {"code": code, "message": message.into()}});
+    (status, axum::Json(body)).into_response()
+}
+
+/// An API success: `value` as JSON, with status 200.
+pub(crate) fn ok(value: Value) -> Response {
+    axum::Json(value).into_response()
+}
+
+#[derive(Clone)]
+pub(crate) struct UiState {
+    pub(crate) hub: Arc<Hub>,
+    pub(crate) access: Arc<UiAccess>,
+    /// Cancelled when the server shuts down (ends event streams).
+    pub(crate) cancel: tokio_util::sync::CancellationToken,
+}
+
+/// The UI's routes (static files, login, session, and its API); merged under the guard.
+pub(crate) fn routes(
+    hub: Arc<Hub>,
+    access: Arc<UiAccess>,
+    cancel: tokio_util::sync::CancellationToken,
+) -> Router {
+    Router::new()
+        .route("/app/login/{token}", get(login))
+        .route("/app", get(assets::serve))
+        .route("/app/", get(assets::serve))
+        .route("/app/{*path}", get(assets::serve))
+        .route("/api/session", get(session))
+        .route("/api/ui/link", post(link))
+        .route("/api/sources", get(sources::list).post(sources::add))
+        .route(
+            "/api/sources/{id}",
+            axum::routing::put(sources::replace).delete(sources::remove),
+        )
+        .route("/api/sources/{id}/restart", post(sources::restart))
+        .route(
+            "/api/policy/rule",
+            axum::routing::put(settings::set_rule).delete(settings::reset_rule),
+        )
+        .route("/api/approvals/pause", post(settings::pause))
+        .route(
+            "/api/connections",
+            get(connections::list).put(connections::set),
+        )
+        .route(
+            "/api/connections/{source}/{name}",
+            axum::routing::delete(connections::remove),
+        )
+        .route("/api/runs", get(runs::list))
+        .route("/api/runs/{id}", get(runs::detail))
+        .route("/api/events", get(events::stream))
+        .with_state(UiState {
+            hub,
+            access,
+            cancel,
+        })
+}
+
+fn gone() -> Response {
+    let body = crate::approval_page::message_page(
+        "This link was used or has expired",
+        &["Run `capa ui` in a terminal for a new link, or open Capabilities from the desktop app."],
+    );
+    assets::html(StatusCode::GONE, body)
+}
+
+/// `GET /app/login/<token>`: uses up the link, sets the session cookie, redirects to `/app/`.
+async fn login(State(state): State<UiState>, Path(token): Path<String>) -> Response {
+    let Some(session) = state.access.secrets.redeem_app_link(&token) else {
+        return gone();
+    };
+    let mut response = assets::html(StatusCode::SEE_OTHER, String::new());
+    let cookie = format!("{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/");
+    let headers = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(&cookie) {
+        headers.insert(header::SET_COOKIE, value);
+    }
+    headers.insert(header::LOCATION, HeaderValue::from_static("/app/"));
+    response
+}
+
+/// `GET /api/session`: the session's CSRF token, for the UI's writes.
+async fn session(session: Option<axum::Extension<UiSession>>) -> Response {
+    match session {
+        Some(axum::Extension(s)) => {
+            ok(json!({"ok": true, "csrf": s.csrf, "version": env!("CARGO_PKG_VERSION")}))
+        }
+        None => fail(
+            StatusCode::UNAUTHORIZED,
+            "no_session",
+            "no UI session: open the link `capa ui` prints",
+        ),
+    }
+}
+
+/// `POST /api/ui/link` (bearer token only): a fresh login URL for `capa ui`.
+async fn link(
+    State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
+) -> Response {
+    if session.is_some() {
+        return fail(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "login links are issued with the bearer token only",
+        );
+    }
+    match state.access.issue_url() {
+        Some(url) => ok(json!({"ok": true, "url": url})),
+        None => fail(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "no_randomness",
+            "the system gave no randomness for a login link",
+        ),
+    }
+}

@@ -1,0 +1,610 @@
+//! The web UI's local API on a real hub and server: the one-time login link, the session cookie
+//! and its CSRF token, sources added and removed through the global file, connections whose
+//! secret is never echoed, run history, paused approvals and the event stream.
+
+#[expect(
+    dead_code,
+    reason = "shared by the test binaries; this one uses `repo_file` only"
+)]
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use capa_config::ConfigFiles;
+use capa_core::{ExecuteRequest, Hub, HubOptions, HubPaths, Redactor};
+use reqwest::StatusCode;
+use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE};
+use serde_json::{Value, json};
+
+/// Deletes a note (destructive: asks) after writing it.
+const ASKING: &str = "await demo.write_note({ title: 'n', text: 'x' }); return await demo.delete_note({ title: 'n' });";
+
+const GLOBAL: &str =
+    "# my own comment: keep me\nservers: []\noptions:\n  demo: true # the demo stays\n";
+
+struct Ui {
+    _dir: tempfile::TempDir,
+    hub: Arc<Hub>,
+    server: capa_server::HttpServer,
+    token: String,
+    base: String,
+    client: reqwest::Client,
+}
+
+/// A hub whose global capabilities file (with a comment) is in a temp dir, served on loopback.
+async fn serve_ui(keychain: capa_secrets::Keychain) -> Ui {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let paths = HubPaths::in_dir(dir.path());
+    std::fs::create_dir_all(&paths.config_dir).expect("config dir");
+    std::fs::write(paths.global_config(), GLOBAL).expect("write");
+    let files = ConfigFiles {
+        global: Some(paths.global_config()),
+        project: None,
+    };
+    let config = capa_config::load(&files).expect("config");
+    let hub = Hub::start(HubOptions {
+        config,
+        paths,
+        redactor: Redactor::new(),
+        keychain,
+    })
+    .await
+    .expect("hub");
+    hub.settled(Duration::from_secs(30)).await;
+    let token = "t".repeat(64);
+    let server = capa_server::serve(
+        hub.clone(),
+        "127.0.0.1:0".parse().expect("addr"),
+        token.clone(),
+    )
+    .await
+    .expect("serve");
+    let base = format!("http://{}", server.addr);
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    Ui {
+        _dir: dir,
+        hub,
+        server,
+        token,
+        base,
+        client,
+    }
+}
+
+impl Ui {
+    /// A login link from `POST /api/ui/link`, as `capa ui` gets it.
+    async fn link(&self) -> String {
+        let answer: Value = self
+            .client
+            .post(format!("{}/api/ui/link", self.base))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .expect("link")
+            .json()
+            .await
+            .expect("json");
+        answer["url"].as_str().expect("url").to_owned()
+    }
+
+    /// Follows a fresh link: the `capa_ui=<id>` cookie pair and the session's CSRF token.
+    async fn login(&self) -> (String, String) {
+        let response = self
+            .client
+            .get(self.link().await)
+            .send()
+            .await
+            .expect("login");
+        assert_eq!(response.status(), StatusCode::SEE_OTHER);
+        let cookie = response.headers()[SET_COOKIE]
+            .to_str()
+            .expect("cookie")
+            .to_owned();
+        let pair = cookie.split(';').next().expect("pair").to_owned();
+        let session: Value = self
+            .client
+            .get(format!("{}/api/session", self.base))
+            .header(COOKIE, &pair)
+            .send()
+            .await
+            .expect("session")
+            .json()
+            .await
+            .expect("json");
+        let csrf = session["csrf"].as_str().expect("csrf").to_owned();
+        (pair, csrf)
+    }
+
+    /// A request with the session cookie and its CSRF token.
+    fn with_session(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        (cookie, csrf): &(String, String),
+    ) -> reqwest::RequestBuilder {
+        self.client
+            .request(method, format!("{}{path}", self.base))
+            .header(COOKIE, cookie)
+            .header("X-Capa-Csrf", csrf)
+            .header(ORIGIN, &self.base)
+    }
+
+    async fn tool_addresses(&self, session: &(String, String)) -> Vec<String> {
+        let tools: Vec<Value> = self
+            .with_session(reqwest::Method::GET, "/api/tools", session)
+            .send()
+            .await
+            .expect("tools")
+            .json()
+            .await
+            .expect("json");
+        tools
+            .iter()
+            .filter_map(|t| t["address"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    async fn execute(&self, code: &str) -> Value {
+        let envelope = self
+            .hub
+            .execute(ExecuteRequest {
+                code: Some(code.to_owned()),
+                resume: None,
+                client: Some("ui-test".to_owned()),
+            })
+            .await
+            .expect("envelope");
+        serde_json::to_value(envelope).expect("json")
+    }
+}
+
+#[tokio::test]
+async fn a_login_link_works_once_and_sets_a_strict_http_only_cookie() {
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let link = ui.link().await;
+    assert!(
+        link.starts_with(&format!("{}/app/login/", ui.base)),
+        "{link}"
+    );
+    let first = ui.client.get(&link).send().await.expect("first");
+    assert_eq!(first.status(), StatusCode::SEE_OTHER);
+    assert_eq!(first.headers()[LOCATION], "/app/");
+    let cookie = first.headers()[SET_COOKIE].to_str().expect("cookie");
+    assert!(cookie.starts_with("capa_ui="), "{cookie}");
+    for flag in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(cookie.contains(flag), "{cookie} lacks {flag}");
+    }
+    let again = ui.client.get(&link).send().await.expect("again");
+    assert_eq!(again.status(), StatusCode::GONE);
+    assert!(again.text().await.expect("body").contains("capa ui"));
+    // The in-process path (the desktop app) gives working links too.
+    let path = ui.server.ui().issue_link();
+    let response = ui
+        .client
+        .get(format!("{}{path}", ui.base))
+        .send()
+        .await
+        .expect("in-process link");
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    ui.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn cookie_sessions_read_freely_and_write_only_with_their_csrf_token() {
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let session = ui.login().await;
+    let (cookie, csrf) = &session;
+    let get = ui
+        .client
+        .get(format!("{}/api/policy", ui.base))
+        .header(COOKIE, cookie)
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(get.status(), StatusCode::OK);
+    let rule = json!({"pattern": "demo.add", "decision": "ask"});
+    let put = |csrf: Option<&str>, origin: &str| {
+        let mut request = ui
+            .client
+            .put(format!("{}/api/policy/rule", ui.base))
+            .header(COOKIE, cookie)
+            .header(ORIGIN, origin)
+            .json(&rule);
+        if let Some(csrf) = csrf {
+            request = request.header("X-Capa-Csrf", csrf);
+        }
+        request
+    };
+    let without = put(None, &ui.base).send().await.expect("put");
+    assert_eq!(without.status(), StatusCode::FORBIDDEN);
+    let refusal: Value = without.json().await.expect("json");
+    assert_eq!(refusal["error"]["code"], "csrf", "{refusal}");
+    let wrong = put(Some("nope"), &ui.base).send().await.expect("put");
+    assert_eq!(wrong.status(), StatusCode::FORBIDDEN);
+    let cross = put(Some(csrf), "http://evil.example")
+        .send()
+        .await
+        .expect("put");
+    assert_eq!(cross.status(), StatusCode::FORBIDDEN);
+    let right = put(Some(csrf), &ui.base).send().await.expect("put");
+    assert_eq!(right.status(), StatusCode::OK);
+    let body: Value = right.json().await.expect("json");
+    assert!(body["rules"].to_string().contains("demo.add"), "{body}");
+    // The bearer token still works, without any CSRF token.
+    let bearer = ui
+        .client
+        .delete(format!("{}/api/policy/rule", ui.base))
+        .bearer_auth(&ui.token)
+        .json(&json!({"pattern": "demo.add"}))
+        .send()
+        .await
+        .expect("delete");
+    assert_eq!(bearer.status(), StatusCode::OK);
+    // No cookie, no token: 401; a stale cookie too.
+    let anonymous = ui
+        .client
+        .get(format!("{}/api/policy", ui.base))
+        .header(COOKIE, "capa_ui=stale")
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
+    ui.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_source_added_through_the_api_serves_its_tools_and_the_file_keeps_its_comments() {
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let session = ui.login().await;
+    let script =
+        support::repo_file("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let added = ui
+        .with_session(reqwest::Method::POST, "/api/sources", &session)
+        .json(&json!({
+            "id": "everything",
+            "description": "the reference server",
+            "command": "node",
+            "args": [script, "stdio"],
+        }))
+        .send()
+        .await
+        .expect("add");
+    assert_eq!(
+        added.status(),
+        StatusCode::OK,
+        "{}",
+        added.text().await.unwrap_or_default()
+    );
+    let file = ui.hub.paths().global_config();
+    let text = std::fs::read_to_string(&file).expect("read");
+    assert!(text.starts_with("# my own comment: keep me\n"), "{text}");
+    assert!(text.contains("demo: true # the demo stays"), "{text}");
+    assert!(text.contains("id: \"everything\""), "{text}");
+    let mut addresses = Vec::new();
+    for _ in 0..150 {
+        addresses = ui.tool_addresses(&session).await;
+        if addresses.iter().any(|a| a.starts_with("everything.")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        addresses.iter().any(|a| a == "everything.echo"),
+        "{addresses:?}"
+    );
+    let sources: Value = ui
+        .with_session(reqwest::Method::GET, "/api/sources", &session)
+        .send()
+        .await
+        .expect("sources")
+        .json()
+        .await
+        .expect("json");
+    let everything = sources
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["id"] == "everything"))
+        .expect("listed");
+    assert_eq!(everything["origin"], "config");
+    assert_eq!(everything["editable"], true);
+    assert_eq!(everything["def"]["command"], "node");
+    let replaced = ui
+        .with_session(reqwest::Method::PUT, "/api/sources/everything", &session)
+        .json(&json!({"description": "edited", "command": "node", "args": [script, "stdio"]}))
+        .send()
+        .await
+        .expect("replace");
+    assert_eq!(
+        replaced.status(),
+        StatusCode::OK,
+        "{}",
+        replaced.text().await.unwrap_or_default()
+    );
+    let text = std::fs::read_to_string(&file).expect("read");
+    assert!(text.contains("description: \"edited\""), "{text}");
+    assert!(text.starts_with("# my own comment: keep me\n"), "{text}");
+    // The demo is built in: read-only.
+    let demo = ui
+        .with_session(reqwest::Method::DELETE, "/api/sources/demo", &session)
+        .send()
+        .await
+        .expect("delete demo");
+    assert_eq!(demo.status(), StatusCode::CONFLICT);
+    let removed = ui
+        .with_session(reqwest::Method::DELETE, "/api/sources/everything", &session)
+        .send()
+        .await
+        .expect("remove");
+    assert_eq!(
+        removed.status(),
+        StatusCode::OK,
+        "{}",
+        removed.text().await.unwrap_or_default()
+    );
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), GLOBAL);
+    let addresses = ui.tool_addresses(&session).await;
+    assert!(
+        !addresses.iter().any(|a| a.starts_with("everything.")),
+        "{addresses:?}"
+    );
+    ui.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_connection_secret_is_never_echoed() {
+    let keychain =
+        capa_secrets::Keychain::new(format!("capabilities-ui-api-{}", std::process::id()));
+    let ui = serve_ui(keychain).await;
+    let session = ui.login().await;
+    let added = ui
+        .with_session(reqwest::Method::POST, "/api/sources", &session)
+        .json(&json!({
+            "id": "needs-key",
+            "command": "node",
+            "args": ["-e", "0"],
+            "env": {"API_KEY": "${secret:token}"},
+        }))
+        .send()
+        .await
+        .expect("add");
+    assert_eq!(added.status(), StatusCode::OK);
+    let canary = "canary-ui-secret-4f1d";
+    let put = ui
+        .with_session(reqwest::Method::PUT, "/api/connections", &session)
+        .json(&json!({"source": "needs-key", "name": "work", "secret": canary}))
+        .send()
+        .await
+        .expect("put");
+    let status = put.status();
+    let body = put.text().await.expect("body");
+    assert!(!body.contains(canary), "{body}");
+    // With a keychain it is stored; without one the error says so (and still never echoes).
+    assert!(
+        status == StatusCode::OK || status == StatusCode::SERVICE_UNAVAILABLE,
+        "{status}: {body}"
+    );
+    let listed = ui
+        .with_session(reqwest::Method::GET, "/api/connections", &session)
+        .send()
+        .await
+        .expect("list")
+        .text()
+        .await
+        .expect("body");
+    assert!(!listed.contains(canary), "{listed}");
+    if status == StatusCode::OK {
+        assert!(listed.contains("\"work\""), "{listed}");
+        let removed = ui
+            .with_session(
+                reqwest::Method::DELETE,
+                "/api/connections/needs-key/work",
+                &session,
+            )
+            .send()
+            .await
+            .expect("remove");
+        assert_eq!(removed.status(), StatusCode::OK);
+    }
+    ui.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn runs_are_listed_and_detailed_and_app_decisions_say_so() {
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let session = ui.login().await;
+    let envelope = ui.execute(ASKING).await;
+    assert_eq!(envelope["status"], "awaiting_approval", "{envelope}");
+    let run_id = envelope["runId"].as_str().expect("run id").to_owned();
+    let list: Value = ui
+        .with_session(
+            reqwest::Method::GET,
+            "/api/runs?status=awaiting_approval&source=demo&limit=5",
+            &session,
+        )
+        .send()
+        .await
+        .expect("runs")
+        .json()
+        .await
+        .expect("json");
+    let runs = list["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 1, "{list}");
+    assert_eq!(runs[0]["id"], run_id.as_str());
+    assert_eq!(runs[0]["client"], "ui-test");
+    assert!(runs[0]["addresses"].to_string().contains("demo.write_note"));
+    let none: Value = ui
+        .with_session(reqwest::Method::GET, "/api/runs?status=completed", &session)
+        .send()
+        .await
+        .expect("runs")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(none["runs"], json!([]));
+    let approvals: Value = ui
+        .with_session(reqwest::Method::GET, "/api/approvals", &session)
+        .send()
+        .await
+        .expect("approvals")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(approvals["paused"], false);
+    let decided = ui
+        .with_session(reqwest::Method::POST, "/api/approvals/decide", &session)
+        .json(&json!({"runId": run_id, "choice": "deny"}))
+        .send()
+        .await
+        .expect("decide");
+    assert_eq!(decided.status(), StatusCode::OK);
+    let detail: Value = ui
+        .with_session(
+            reqwest::Method::GET,
+            &format!("/api/runs/{run_id}"),
+            &session,
+        )
+        .send()
+        .await
+        .expect("detail")
+        .json()
+        .await
+        .expect("json");
+    let run = &detail["run"];
+    assert_eq!(run["code"], ASKING);
+    assert_eq!(run["envelope"]["status"], "awaiting_approval");
+    assert_eq!(run["calls"][0]["address"], "demo.write_note");
+    assert_eq!(run["calls"][0]["ok"], true);
+    assert!(
+        run["calls"][0]["arguments"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("title"))
+    );
+    assert_eq!(run["approvals"][0]["address"], "demo.delete_note");
+    assert_eq!(run["approvals"][0]["status"], "denied");
+    assert_eq!(run["approvals"][0]["decidedVia"], "app");
+    let missing = ui
+        .with_session(reqwest::Method::GET, "/api/runs/run_nope", &session)
+        .send()
+        .await
+        .expect("detail");
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    ui.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn while_approvals_are_paused_an_asking_call_is_denied_in_the_guest() {
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let session = ui.login().await;
+    let paused = ui
+        .with_session(reqwest::Method::POST, "/api/approvals/pause", &session)
+        .json(&json!({"paused": true}))
+        .send()
+        .await
+        .expect("pause");
+    assert_eq!(paused.status(), StatusCode::OK);
+    assert!(ui.hub.approvals_paused());
+    let code = "try { await demo.delete_note({ title: 'n' }); return 'ran'; } catch (e) { return `${e.code}: ${e.message}`; }";
+    let envelope = ui.execute(code).await;
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(
+        envelope["result"],
+        "denied: approvals are paused in Capabilities"
+    );
+    assert!(ui.hub.pending_inputs().expect("pending").is_empty());
+    ui.hub.set_approvals_paused(false);
+    let envelope = ui.execute(code).await;
+    assert_eq!(envelope["status"], "awaiting_approval", "{envelope}");
+    ui.server.shutdown().await;
+}
+
+/// Reads SSE `data:` lines until one satisfies `wanted`.
+async fn next_data(
+    response: &mut reqwest::Response,
+    buffer: &mut String,
+    wanted: impl Fn(&Value) -> bool,
+) -> Value {
+    loop {
+        while let Some(end) = buffer.find('\n') {
+            let line: String = buffer.drain(..=end).collect();
+            if let Some(data) = line.trim_end().strip_prefix("data: ") {
+                let value: Value = serde_json::from_str(data).expect("event json");
+                if wanted(&value) {
+                    return value;
+                }
+            }
+        }
+        let chunk = tokio::time::timeout(Duration::from_secs(20), response.chunk())
+            .await
+            .expect("an event in time")
+            .expect("chunk")
+            .expect("stream open");
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
+#[tokio::test]
+async fn the_event_stream_reports_a_new_pending_approval() {
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let session = ui.login().await;
+    let mut response = ui
+        .with_session(reqwest::Method::GET, "/api/events", &session)
+        .send()
+        .await
+        .expect("events");
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .expect("type")
+            .starts_with("text/event-stream")
+    );
+    let mut buffer = String::new();
+    let first = next_data(&mut response, &mut buffer, |_| true).await;
+    assert_eq!(first["pending"], 0, "{first}");
+    assert_eq!(first["paused"], false);
+    assert_eq!(first["sources"]["ready"], 1, "{first}");
+    let mut pending = ui.hub.watch_pending();
+    let envelope = ui.execute(ASKING).await;
+    assert_eq!(envelope["status"], "awaiting_approval");
+    assert_eq!(*pending.borrow_and_update(), 1);
+    let next = next_data(&mut response, &mut buffer, |v| v["pending"] == 1).await;
+    assert_eq!(next["pending"], 1);
+    drop(response);
+    ui.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_ui_is_served_with_strict_headers_or_a_clear_error_when_not_built() {
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let response = ui
+        .client
+        .get(format!("{}/app/settings/sources", ui.base))
+        .send()
+        .await
+        .expect("app");
+    let headers = response.headers().clone();
+    assert!(
+        headers["content-security-policy"]
+            .to_str()
+            .expect("csp")
+            .starts_with("default-src 'self'; style-src 'self' 'unsafe-inline'"),
+        "{headers:?}"
+    );
+    assert_eq!(headers["x-frame-options"], "DENY");
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    let status = response.status();
+    let body = response.text().await.expect("body");
+    match status {
+        // Built (CAPA_UI_DIR or the repository's layout): the single-page app's index.
+        StatusCode::OK => assert!(
+            body.contains("<html") || body.contains("<!doctype"),
+            "{body}"
+        ),
+        StatusCode::SERVICE_UNAVAILABLE => assert!(body.contains("npm run build:ui"), "{body}"),
+        other => panic!("unexpected {other}: {body}"),
+    }
+    ui.server.shutdown().await;
+}

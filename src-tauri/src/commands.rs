@@ -1,0 +1,69 @@
+//! The app's Tauri commands. The tray menu calls them, the hub's UI calls them through
+//! `window.__TAURI__` (the `hub-ui` capability), and the desktop tests invoke them too.
+
+use serde::Serialize;
+use tauri::{AppHandle, Manager, WebviewWindow};
+
+use crate::popups::AppState;
+use crate::{Desktop, tray, windows};
+
+/// An error across the UI boundary: the UI matches on `code`, never on `message`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommandError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl From<tauri::Error> for CommandError {
+    fn from(e: tauri::Error) -> Self {
+        Self {
+            code: "window",
+            message: e.to_string(),
+        }
+    }
+}
+
+fn desktop(app: &AppHandle) -> Result<tauri::State<'_, Desktop>, CommandError> {
+    app.try_state::<Desktop>().ok_or(CommandError {
+        code: "starting",
+        message: "the hub is still starting".to_owned(),
+    })
+}
+
+/// Shows (or opens) the settings window.
+#[tauri::command]
+pub async fn open_settings(app: AppHandle) -> Result<(), CommandError> {
+    windows::open_settings(&app)?;
+    Ok(())
+}
+
+/// Shows the approval popup of the next pending run; returns its run id, none when nothing waits.
+#[tauri::command]
+pub async fn open_next_approval(app: AppHandle) -> Result<Option<String>, CommandError> {
+    let desktop = desktop(&app)?;
+    Ok(desktop.popups.open_next(&app, &desktop.hosted.hub)?)
+}
+
+/// Pauses approvals (calls that would ask are denied until resumed) or resumes them.
+#[tauri::command]
+pub async fn pause_approvals(app: AppHandle, paused: bool) -> Result<AppState, CommandError> {
+    let desktop = desktop(&app)?;
+    desktop.hosted.hub.set_approvals_paused(paused);
+    let state = desktop.popups.state(&desktop.hosted.hub);
+    tray::refresh(&app, &state);
+    Ok(state)
+}
+
+/// Pending approvals, whether approvals are paused, the sources, and the popup on screen.
+#[tauri::command]
+pub fn state(app: AppHandle) -> Result<AppState, CommandError> {
+    let desktop = desktop(&app)?;
+    Ok(desktop.popups.state(&desktop.hosted.hub))
+}
+
+/// Closes the window that calls it (the popup after a decision); the next queued popup follows.
+#[tauri::command]
+pub async fn close_window(window: WebviewWindow) -> Result<(), CommandError> {
+    window.close()?;
+    Ok(())
+}

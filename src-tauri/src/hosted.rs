@@ -1,0 +1,184 @@
+//! The hub this app hosts: the same start-up as `capa hub serve` (configuration files, hub,
+//! loopback HTTP server, bearer token, discovery file), in this process, so that `capa mcp` and
+//! every client reach the app's hub exactly as they would reach the headless one.
+
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use capa_config::ConfigFiles;
+use capa_core::{Hub, HubOptions, HubPaths, Redactor};
+use capa_secrets::Keychain;
+use capa_server::ui::UiAccess;
+use capa_server::{HttpServer, ServeError};
+use serde::{Deserialize, Serialize};
+
+/// Where and with which files the hub runs.
+#[derive(Debug, Clone)]
+pub struct HostOptions {
+    /// Loopback address of the HTTP server (`--http`, `CAPA_HTTP`).
+    pub http: SocketAddr,
+    /// `--config FILE`: only this capabilities file.
+    pub config: Option<PathBuf>,
+}
+
+/// What a running hub writes to `hub.json` in the data dir (the same fields as `capa hub serve`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Discovery {
+    url: String,
+    pid: u32,
+    version: String,
+}
+
+/// The hub and its HTTP server, running in this process.
+pub struct HostedHub {
+    pub hub: Arc<Hub>,
+    /// `http://127.0.0.1:4477`.
+    pub base_url: String,
+    /// One-time login links to the hub's web UI, for the app's windows.
+    pub ui: Arc<UiAccess>,
+    paths: HubPaths,
+    server: Mutex<Option<HttpServer>>,
+}
+
+impl std::fmt::Debug for HostedHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostedHub")
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HostedHub {
+    /// Starts the hub the way `capa hub serve` does. Fails, saying why, when a hub already runs
+    /// for this data dir or the address is taken.
+    pub async fn start(options: &HostOptions, redactor: Arc<Redactor>) -> anyhow::Result<Self> {
+        let paths = HubPaths::from_env();
+        if let Some(url) = running_hub(&paths) {
+            bail!(
+                "a hub is already running at {url} for this data dir ({}), probably `capa hub serve`; stop it first (the app hosts the hub itself), or set CAPA_DATA_DIR for a second one",
+                paths.data_dir.display()
+            );
+        }
+        // Fail before any upstream starts when the port is taken.
+        if let Err(e) = std::net::TcpListener::bind(options.http) {
+            return Err(port_taken(options.http, &e));
+        }
+        let files = config_files(options)?;
+        let config = capa_config::load(&files)
+            .map_err(|e| anyhow::anyhow!("invalid configuration:\n{e}"))?;
+        for warning in &config.warnings {
+            tracing::warn!("{warning}");
+        }
+        let mode = config.exposure.mode;
+        let hub = Hub::start(HubOptions {
+            config,
+            paths: paths.clone(),
+            redactor,
+            keychain: Keychain::default(),
+        })
+        .await
+        .context("starting the hub")?;
+        let token = match capa_server::token::load_or_create(&paths.token()) {
+            Ok(token) => token,
+            Err(e) => {
+                hub.shutdown().await;
+                return Err(anyhow::Error::new(e).context(format!(
+                    "creating the access token {}",
+                    paths.token().display()
+                )));
+            }
+        };
+        let server = match capa_server::serve(hub.clone(), options.http, token).await {
+            Ok(server) => server,
+            Err(e) => {
+                hub.shutdown().await;
+                return Err(match e {
+                    ServeError::Bind { addr, source } => port_taken(addr, &source),
+                    other => other.into(),
+                });
+            }
+        };
+        let base_url = format!("http://{}", server.addr);
+        let ui = server.ui().clone();
+        write_discovery(
+            &paths,
+            &Discovery {
+                url: base_url.clone(),
+                pid: std::process::id(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+            },
+        )?;
+        tracing::info!(url = %server.mcp_url(), %mode, "hub listening");
+        eprintln!(
+            "capabilities: MCP endpoint {} ({mode} mode; bearer token in {})",
+            server.mcp_url(),
+            paths.token().display()
+        );
+        Ok(Self {
+            hub,
+            base_url,
+            ui,
+            paths,
+            server: Mutex::new(Some(server)),
+        })
+    }
+
+    /// Removes the discovery file, stops the HTTP server, then the hub (upstreams, journal).
+    pub async fn shutdown(&self) {
+        let _ = std::fs::remove_file(self.paths.discovery());
+        let server = self.server.lock().ok().and_then(|mut s| s.take());
+        if let Some(server) = server {
+            server.shutdown().await;
+            self.hub.shutdown().await;
+        }
+    }
+}
+
+fn port_taken(addr: SocketAddr, error: &std::io::Error) -> anyhow::Error {
+    if error.kind() == std::io::ErrorKind::AddrInUse {
+        anyhow::anyhow!(
+            "{addr} is already in use, probably by a running `capa hub serve`; stop it first (the app hosts the hub itself), or start the app with --http 127.0.0.1:<other port>"
+        )
+    } else {
+        anyhow::anyhow!("cannot listen on {addr}: {error}")
+    }
+}
+
+/// The global file plus the project file found from the working directory up, or `--config`.
+fn config_files(options: &HostOptions) -> anyhow::Result<ConfigFiles> {
+    let paths = HubPaths::from_env();
+    if let Some(file) = &options.config {
+        let file =
+            std::path::absolute(file).with_context(|| format!("resolving {}", file.display()))?;
+        if !file.is_file() {
+            bail!(
+                "{} does not exist; pass an existing capabilities file to --config",
+                file.display()
+            );
+        }
+        return Ok(ConfigFiles::only(file));
+    }
+    let cwd = std::env::current_dir().context("reading the working directory")?;
+    Ok(ConfigFiles::discover(&paths.config_dir, &cwd))
+}
+
+/// The URL of a hub that runs for this data dir and accepts connections.
+fn running_hub(paths: &HubPaths) -> Option<String> {
+    let text = std::fs::read_to_string(paths.discovery()).ok()?;
+    let discovery: Discovery = serde_json::from_str(&text).ok()?;
+    let addr: SocketAddr = discovery.url.strip_prefix("http://")?.parse().ok()?;
+    TcpStream::connect_timeout(&addr, Duration::from_millis(500))
+        .ok()
+        .map(|_| discovery.url)
+}
+
+fn write_discovery(paths: &HubPaths, discovery: &Discovery) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(discovery)?;
+    let tmp = paths.discovery().with_extension("json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, paths.discovery()))
+        .with_context(|| format!("writing {}", paths.discovery().display()))
+}

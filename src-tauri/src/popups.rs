@@ -1,0 +1,277 @@
+//! The approval popups: one small always-on-top window per run with pending approvals, shown one
+//! at a time from a queue, each with an OS notification beside it. The hub is watched in-process
+//! (`Hub::watch_pending`, plus a slow tick for expiries and source states) and the hub's page
+//! opener is pointed here, so a popup appears well within a second of the call.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use capa_core::{Hub, PendingInput};
+use serde::Serialize;
+use tauri::{AppHandle, Manager};
+use tokio::sync::Notify;
+
+use crate::{Desktop, tray, windows};
+
+/// The popup queue. Runs are keyed by run id; a run is shown at most once on its own (a person
+/// who closes the popup without deciding reopens it from the tray).
+#[derive(Debug, Default)]
+pub struct Popups {
+    inner: Mutex<Queue>,
+    /// Wakes the watcher at once (the hub's page opener, a decision, a closed popup).
+    pub poke: Arc<Notify>,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    /// Runs waiting for their popup, oldest first.
+    waiting: VecDeque<String>,
+    /// Runs already queued or shown (notified once each).
+    seen: HashSet<String>,
+    /// The popup on screen: (run id, window label).
+    shown: Option<(String, String)>,
+    /// Labels are never reused: a closing window may still hold its label.
+    next_label: u64,
+}
+
+/// What the app shows about the hub (the `state` command, the tray).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppState {
+    /// Pending approvals (calls waiting for a person).
+    pub pending: usize,
+    /// Runs with pending approvals, oldest first.
+    pub pending_runs: Vec<String>,
+    pub paused: bool,
+    pub sources: Vec<SourceState>,
+    /// The run whose popup is on screen, with its window's label.
+    pub popup: Option<PopupState>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceState {
+    pub id: String,
+    pub state: String,
+    pub last_error: Option<String>,
+    pub tools: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PopupState {
+    pub run_id: String,
+    pub label: String,
+}
+
+impl SourceState {
+    pub fn failing(&self) -> bool {
+        matches!(self.state.as_str(), "down" | "needs_connection")
+    }
+}
+
+fn approvals(hub: &Hub) -> Vec<PendingInput> {
+    match hub.pending_inputs() {
+        Ok(pending) => pending
+            .into_iter()
+            .filter(|p| p.kind == "approval")
+            .collect(),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read pending approvals");
+            Vec::new()
+        }
+    }
+}
+
+/// Pending run ids in order of their oldest pending approval.
+fn runs_of(pending: &[PendingInput]) -> Vec<String> {
+    let mut runs: Vec<String> = Vec::new();
+    for p in pending {
+        if !runs.contains(&p.run_id) {
+            runs.push(p.run_id.clone());
+        }
+    }
+    runs
+}
+
+impl Popups {
+    /// The app's state as the `state` command reports it.
+    pub fn state(&self, hub: &Hub) -> AppState {
+        let pending = approvals(hub);
+        let popup = self.inner.lock().ok().and_then(|q| {
+            q.shown.as_ref().map(|(run_id, label)| PopupState {
+                run_id: run_id.clone(),
+                label: label.clone(),
+            })
+        });
+        AppState {
+            pending: pending.len(),
+            pending_runs: runs_of(&pending),
+            paused: hub.approvals_paused(),
+            sources: hub
+                .sources()
+                .into_iter()
+                .map(|s| SourceState {
+                    id: s.id,
+                    state: s.state,
+                    last_error: s.last_error,
+                    tools: s.tools,
+                })
+                .collect(),
+            popup,
+        }
+    }
+
+    /// A popup window was closed (by the person, the UI or the app).
+    pub fn closed(&self, label: &str) {
+        if let Ok(mut q) = self.inner.lock()
+            && q.shown.as_ref().is_some_and(|(_, l)| l == label)
+        {
+            q.shown = None;
+        }
+        self.poke.notify_one();
+    }
+
+    /// Shows the popup of the next pending run (queued first, then any other): the tray's
+    /// "N pending approvals". Focuses the popup already on screen. Returns the run shown.
+    pub fn open_next(&self, app: &AppHandle, hub: &Hub) -> tauri::Result<Option<String>> {
+        if let Some((run, label)) = self.inner.lock().ok().and_then(|q| q.shown.clone()) {
+            if let Some(window) = app.get_webview_window(&label) {
+                windows::focus(&window);
+                return Ok(Some(run));
+            }
+            self.closed(&label);
+        }
+        let runs = runs_of(&approvals(hub));
+        let next = {
+            let Ok(mut q) = self.inner.lock() else {
+                return Ok(None);
+            };
+            let queued = q.waiting.iter().find(|r| runs.contains(r)).cloned();
+            let next = queued.or_else(|| runs.first().cloned());
+            if let Some(run) = &next {
+                q.waiting.retain(|r| r != run);
+                q.seen.insert(run.clone());
+            }
+            next
+        };
+        match next {
+            Some(run) => {
+                self.show(app, &run)?;
+                Ok(Some(run))
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn show(&self, app: &AppHandle, run_id: &str) -> tauri::Result<()> {
+        let label = {
+            let Ok(mut q) = self.inner.lock() else {
+                return Ok(());
+            };
+            q.next_label += 1;
+            let label = format!("approval-{}", q.next_label);
+            q.shown = Some((run_id.to_owned(), label.clone()));
+            label
+        };
+        if let Err(e) = windows::open_popup(app, &label, run_id) {
+            self.closed(&label);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// One pass: queue new runs (with a notification each), close the popup of a run that no
+    /// longer waits, show the next queued run when nothing is on screen, refresh the tray.
+    fn tick(&self, app: &AppHandle, desktop: &Desktop) {
+        let hub = &desktop.hosted.hub;
+        let pending = approvals(hub);
+        let runs = runs_of(&pending);
+        let mut notify = Vec::new();
+        let mut close = None;
+        let mut show = None;
+        if let Ok(mut q) = self.inner.lock() {
+            q.waiting.retain(|r| runs.contains(r));
+            q.seen.retain(|r| runs.contains(r));
+            for run in &runs {
+                if q.seen.insert(run.clone()) {
+                    q.waiting.push_back(run.clone());
+                    if let Some(p) = pending.iter().find(|p| &p.run_id == run) {
+                        notify.push(p.clone());
+                    }
+                }
+            }
+            if let Some((run, label)) = q.shown.clone()
+                && !runs.contains(&run)
+            {
+                q.shown = None;
+                close = Some(label);
+            }
+            if q.shown.is_none() {
+                show = q.waiting.pop_front();
+            }
+        }
+        if let Some(label) = close
+            && let Some(window) = app.get_webview_window(&label)
+        {
+            let _ = window.close();
+        }
+        if let Some(run) = show
+            && let Err(e) = self.show(app, &run)
+        {
+            tracing::warn!(error = %e, run = %run, "could not open the approval popup");
+        }
+        for input in notify {
+            notify_approval(app, &input);
+        }
+        tray::refresh(app, &self.state(hub));
+    }
+}
+
+/// "Capabilities: approve <address>?" beside the popup. Needs a notification server; failures
+/// are logged only.
+fn notify_approval(app: &AppHandle, input: &PendingInput) {
+    use tauri_plugin_notification::NotificationExt;
+    let builder = app
+        .notification()
+        .builder()
+        .title(format!("Capabilities: approve {}?", input.address))
+        .body(input.reason.clone());
+    tauri::async_runtime::spawn_blocking(move || {
+        if let Err(e) = builder.show() {
+            tracing::debug!(error = %e, "no notification shown");
+        }
+    });
+}
+
+/// Points the hub's approval page opener at the popups and watches the hub until the app ends.
+pub fn watch(app: AppHandle) {
+    let Some(desktop) = app.try_state::<Desktop>() else {
+        return;
+    };
+    let hub = desktop.hosted.hub.clone();
+    let poke = desktop.popups.poke.clone();
+    // A paused run's approval "page" is our popup: the model is told it opened.
+    let opener_poke = poke.clone();
+    hub.runs().set_page_opener(Arc::new(move |_run_id: &str| {
+        opener_poke.notify_one();
+        true
+    }));
+    let mut pending = hub.watch_pending();
+    let mut paused = hub.runs().watch_paused();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            if let Some(desktop) = app.try_state::<Desktop>() {
+                desktop.popups.tick(&app, &desktop);
+            }
+            tokio::select! {
+                _ = pending.changed() => {}
+                _ = paused.changed() => {}
+                () = poke.notified() => {}
+                // Expiries, source states, and a safety net for missed changes.
+                () = tokio::time::sleep(Duration::from_millis(1000)) => {}
+            }
+        }
+    });
+}

@@ -1,0 +1,72 @@
+//! The app's windows. Both load the hub's web UI (ui/, served at `/app/`) over loopback HTTP,
+//! signed in through a one-time link, so the same UI runs in the app and in a browser.
+
+use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+
+use crate::Desktop;
+
+/// The label of the settings window.
+pub const SETTINGS: &str = "settings";
+
+/// The settings window's URL: a one-time sign-in link to the UI.
+fn settings_url(desktop: &Desktop) -> String {
+    format!("{}{}", desktop.hosted.base_url, desktop.login_path())
+}
+
+/// The popup's URL for one run: the sign-in link, then the UI's approval route.
+pub fn popup_url(desktop: &Desktop, run_id: &str) -> String {
+    format!(
+        "{}{}#/approve/{}",
+        desktop.hosted.base_url,
+        desktop.login_path(),
+        run_id
+    )
+}
+
+fn external(url: &str) -> tauri::Result<WebviewUrl> {
+    Ok(WebviewUrl::External(
+        url.parse().map_err(tauri::Error::InvalidUrl)?,
+    ))
+}
+
+pub fn focus(window: &WebviewWindow) {
+    let _ = window.unminimize();
+    let _ = window.show();
+    let _ = window.set_focus();
+}
+
+/// Shows the settings window, opening it when it is not there.
+pub fn open_settings(app: &AppHandle) -> tauri::Result<()> {
+    if let Some(window) = app.get_webview_window(SETTINGS) {
+        focus(&window);
+        return Ok(());
+    }
+    let Some(desktop) = app.try_state::<Desktop>() else {
+        return Ok(());
+    };
+    WebviewWindowBuilder::new(app, SETTINGS, external(&settings_url(&desktop))?)
+        .title("Capabilities")
+        .inner_size(1100.0, 760.0)
+        .min_inner_size(640.0, 480.0)
+        .center()
+        .build()?;
+    Ok(())
+}
+
+/// Opens the approval popup of `run_id` in a new window labelled `label`: small, always on top,
+/// not resizable, centered.
+pub fn open_popup(app: &AppHandle, label: &str, run_id: &str) -> tauri::Result<()> {
+    let Some(desktop) = app.try_state::<Desktop>() else {
+        return Ok(());
+    };
+    let window = WebviewWindowBuilder::new(app, label, external(&popup_url(&desktop, run_id))?)
+        .title("Approve a call · Capabilities")
+        .inner_size(480.0, 560.0)
+        .resizable(false)
+        .always_on_top(true)
+        .center()
+        .focused(true)
+        .build()?;
+    focus(&window);
+    Ok(())
+}

@@ -1,0 +1,271 @@
+// The settings UI (ui/, served by the hub at /app/), end to end in headless Chromium: `capa ui` opens
+// a one-time login link (captured through CAPA_BROWSER); the Welcome page shows the client snippets;
+// `server-everything` is added on the Sources page and its tools appear; `everything.get-sum` is set
+// to ask on the Tools page; a TS SDK 1.x client without elicitation runs `execute` that calls it and
+// gets `awaiting_approval`; the Pending page shows the call and "Approve once" lets the resumed run
+// complete with the sum. A second run is denied with the keyboard (key 4) in the approval view
+// `#/approve/<runId>`. Screenshots of each page go to docs/screenshots/ui-<page>.png.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+import { chromium } from 'playwright-core';
+
+import {
+  CAPA_BIN,
+  EVERYTHING_JS,
+  NODE,
+  REPO_ROOT,
+  makeSandbox,
+  removeSandboxes,
+  writeCapabilities,
+  startHub,
+  connectHttp,
+  closeClient,
+  cleanup,
+  resultText,
+  runCapa,
+  waitFor,
+} from './support.mjs';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
+
+// In CI the test must run; elsewhere it may skip when Chromium or the hub's UI support is missing.
+function skipReason() {
+  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}: install it with \`scripts/setup --test\``;
+  const ui = spawnSync(CAPA_BIN, ['ui', '--help'], { encoding: 'utf8' });
+  if (ui.status !== 0) return `this capa binary has no \`capa ui\` command (cargo build?): ${ui.stderr.trim().split('\n')[0]}`;
+  if (!existsSync(path.join(REPO_ROOT, 'ui', 'dist', 'index.html'))) return 'the UI is not built: run `npm run build:ui`';
+  return null;
+}
+const reason = skipReason();
+const skip = reason && !process.env.CI ? `${reason} (in CI this test fails instead)` : false;
+
+const SUM_CODE = 'return await everything.get_sum({ a: 2, b: 3 });';
+const CANARY = 'canary-7d41e0c2-write-only';
+
+// The connection subtest needs the OS keychain (gnome-keyring over D-Bus: tests/support/with-keyring.sh).
+const keychainSkip =
+  !process.env.DBUS_SESSION_BUS_ADDRESS && !process.env.CAPA_REQUIRE_KEYCHAIN
+    ? 'no D-Bus session for the OS keychain (run under tests/support/with-keyring.sh, or set CAPA_REQUIRE_KEYCHAIN=1)'
+    : false;
+
+async function execute(client, args) {
+  const result = await client.callTool({ name: 'execute', arguments: args });
+  assert.ok(result.structuredContent, `no envelope: ${resultText(result)}`);
+  return result.structuredContent;
+}
+
+describe('settings UI in the browser', { skip }, () => {
+  let sandbox;
+  let configFile;
+  let hub;
+  let client;
+  let browser;
+  let page;
+  let opened; // the file the fake browser appends URLs to
+
+  const openedLines = async () =>
+    existsSync(opened) ? (await readFile(opened, 'utf8')).split('\n').filter(Boolean) : [];
+  const shot = (name) => page.screenshot({ path: path.join(SHOTS, `ui-${name}.png`), fullPage: true });
+  const go = async (hash) => {
+    await page.goto(`${hub.url}/app/${hash}`);
+    await page.locator('main h2').first().waitFor();
+  };
+
+  before(async () => {
+    sandbox = await makeSandbox('capa-ui-');
+    opened = path.join(sandbox.root, 'opened.txt');
+    const fakeBrowser = path.join(sandbox.root, 'browser.sh');
+    await writeFile(fakeBrowser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`);
+    await chmod(fakeBrowser, 0o755);
+    sandbox.env.CAPA_BROWSER = fakeBrowser;
+    delete sandbox.env.CAPA_NO_BROWSER;
+    configFile = await writeCapabilities(sandbox.configDir, { options: { demo: true, toolExposure: 'code' } });
+    hub = await startHub({ configFile, sandbox });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+    page.on('dialog', (dialog) => dialog.accept());
+    await mkdir(SHOTS, { recursive: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await closeClient(client);
+    await cleanup();
+    await removeSandboxes();
+  });
+
+  it('logs in with the link `capa ui` opens and shows the welcome page', async () => {
+    const before = (await openedLines()).length;
+    const ran = await runCapa(['--config', configFile, 'ui'], { env: sandbox.env });
+    assert.equal(ran.code, 0, `capa ui: ${ran.stderr}`);
+    const link = await waitFor('capa ui to open the browser', async () => (await openedLines())[before]);
+    assert.ok(link.startsWith(`${hub.url}/`), link);
+
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Welcome to Capabilities' }).waitFor();
+    assert.match(page.url(), new RegExp(`^${hub.url}/app/`));
+    const session = await page.evaluate(async () => (await fetch('/api/session')).json());
+    assert.ok(session.csrf, JSON.stringify(session));
+
+    for (const text of ['claude mcp add capa -- capa mcp', '[mcp_servers.capa]', `${hub.url}/mcp`]) {
+      await page.getByText(text).first().waitFor();
+    }
+    const cursor = await page.locator('pre[data-client="Cursor"]').textContent();
+    assert.deepEqual(JSON.parse(cursor), { mcpServers: { capa: { command: 'capa', args: ['mcp'] } } });
+    await page.getByText('The demo source is there').waitFor();
+    await shot('welcome');
+  });
+
+  it('adds server-everything on the Sources page and lists its tools', async () => {
+    await go('#/sources');
+    await page.getByLabel('Id').fill('everything');
+    await page.getByLabel('Description').fill('The MCP reference server');
+    await page.getByRole('textbox', { name: 'Command', exact: true }).fill(NODE);
+    await page.getByLabel('Arguments').fill(`${EVERYTHING_JS}\nstdio`);
+    await page.getByRole('button', { name: 'Add source' }).click();
+    await page.getByText('Added everything.').waitFor();
+    const row = page.locator('tr[data-source="everything"]');
+    // No reload: the page follows the hub's events (/api/events) from `starting` to `ready`.
+    await row.locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 30000 });
+    const tools = Number(await row.locator('td.num').textContent());
+    assert.ok(tools > 5, `everything has tools: ${tools}`);
+
+    // Edit: the form starts from the source's definition; saving restarts it.
+    await row.getByRole('button', { name: 'Edit everything' }).click();
+    assert.equal(await page.getByRole('textbox', { name: 'Command', exact: true }).inputValue(), NODE);
+    assert.equal(await page.getByLabel('Arguments').inputValue(), `${EVERYTHING_JS}\nstdio`);
+    await page.getByLabel('Description').fill('The MCP reference server, edited');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved everything.').waitFor();
+    await row.getByText('The MCP reference server, edited').waitFor();
+    await row.locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 30000 });
+    assert.equal(await page.locator('tr[data-source="demo"]').getByRole('button', { name: 'Edit demo' }).count(), 0, 'the demo is built in');
+    await shot('sources');
+  });
+
+  it('sets everything.get-sum to ask on the Tools page and finds it with search', async () => {
+    await go('#/tools');
+    const select = page.getByLabel('Policy for everything.get-sum');
+    await select.waitFor();
+    await select.selectOption('ask');
+    await page.getByText('everything.get-sum → ask').waitFor();
+    await page.locator('tr[data-tool="everything.get-sum"]').getByText('[asks]').waitFor();
+    const policy = await hub.apiJson('/api/policy');
+    assert.ok(
+      policy.rules.some((r) => r.pattern === 'everything.get-sum' && r.decision === 'ask'),
+      JSON.stringify(policy),
+    );
+
+    await page.getByLabel('Search tools').fill('sum of two numbers');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const results = page.locator('pre.search-results');
+    await results.waitFor();
+    assert.match(await results.textContent(), /everything\.get_sum\(.*\[asks\]/); // the sandbox identifier form
+    await shot('tools');
+
+    await go('#/policies');
+    await page.locator('main').getByText('everything.get-sum', { exact: true }).waitFor();
+    await shot('policies');
+    await go('#/connections');
+    assert.equal(await page.getByLabel('Secret').getAttribute('type'), 'password');
+    await shot('connections');
+  });
+
+  it('shows the pending call, approves it once, and the client gets the sum', async () => {
+    await go('#/pending');
+    await page.getByText('Nothing is waiting for you.').waitFor();
+    client = await connectHttp(hub, { name: 'e2e-ui' }); // no elicitation capability
+    const paused = await execute(client, { code: SUM_CODE });
+    assert.equal(paused.status, 'awaiting_approval', JSON.stringify(paused));
+    const runId = paused.runId;
+
+    // The open page shows the call without a reload (live update), with the count in the menu.
+    const card = page.locator('article.approval');
+    await card.getByRole('heading', { name: 'everything.get-sum' }).waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('nav .count').textContent(), '1');
+    const preview = JSON.parse(await card.locator('pre.preview').textContent());
+    assert.deepEqual(preview, { a: 2, b: 3 });
+    for (const title of ['Approve once', 'Approve for the rest of this run', 'Always allow everything.get-sum', 'Deny']) {
+      assert.equal(await card.getByRole('button', { name: title, exact: true }).count(), 1, title);
+    }
+    await shot('pending');
+    await card.getByRole('button', { name: 'Approve once', exact: true }).click();
+    await page.getByText('Approved once.').waitFor();
+    await page.getByText('Nothing is waiting for you.').waitFor();
+
+    const done = await execute(client, { resume: runId });
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.match(JSON.stringify(done.result), /\b5\b/);
+
+    await go('#/runs');
+    await page.locator(`a[href="#/runs/${runId}"]`).waitFor();
+    await shot('runs');
+    await go(`#/runs/${runId}`);
+    await page.getByText(SUM_CODE).waitFor();
+    await shot('run');
+  });
+
+  it('denies with key 4 in the approval view of one run', async () => {
+    const paused = await execute(client, { code: SUM_CODE });
+    assert.equal(paused.status, 'awaiting_approval', JSON.stringify(paused));
+    await go(`#/approve/${paused.runId}`);
+    await page.locator('article.approval').getByRole('heading', { name: 'everything.get-sum' }).waitFor();
+    assert.equal(await page.locator('header').isVisible(), false, 'the popup view has no navigation');
+    await shot('approve');
+    await page.keyboard.press('4');
+    await page.getByText('Decided. You can close this window.').waitFor();
+    assert.deepEqual((await hub.apiJson('/api/approvals')).pending, []);
+    const after = await execute(client, { resume: paused.runId });
+    assert.notEqual(after.status, 'awaiting_approval', JSON.stringify(after));
+    assert.match(JSON.stringify(after), /denied/);
+  });
+
+  it('saves a connection on the Connections page; the secret is write-only and the source uses it', { skip: keychainSkip }, async () => {
+    // A source whose env refers to a secret waits for a connection.
+    await go('#/sources');
+    await page.getByLabel('Id').fill('keyed');
+    await page.getByRole('textbox', { name: 'Command', exact: true }).fill(NODE);
+    await page.getByLabel('Arguments').fill(`${EVERYTHING_JS}\nstdio`);
+    await page.getByLabel('Environment').fill('API_KEY=${secret:API_KEY}');
+    await page.getByRole('button', { name: 'Add source' }).click();
+    await page.getByText('Added keyed.').waitFor();
+    const row = page.locator('tr[data-source="keyed"]');
+    await row.locator('.badge', { hasText: 'needs_connection' }).waitFor({ timeout: 30000 });
+
+    await go('#/connections');
+    await page.getByLabel('Source', { exact: true }).selectOption('keyed');
+    await page.getByLabel('Name', { exact: true }).fill('work');
+    await page.getByLabel('Field', { exact: true }).fill('API_KEY');
+    const secret = page.getByLabel('Secret', { exact: true });
+    assert.equal(await secret.getAttribute('type'), 'password');
+    await secret.fill(CANARY);
+    await page.getByRole('button', { name: 'Save connection' }).click();
+    await page.getByText('Saved keyed/work.').waitFor();
+    assert.equal(await secret.inputValue(), '', 'the secret field is cleared after saving');
+    await page.getByRole('cell', { name: 'API_KEY' }).waitFor();
+    await page.getByRole('button', { name: 'Edit keyed/work' }).click();
+    assert.equal(await secret.inputValue(), '', 'editing never shows the secret back');
+    await shot('connections');
+    assert.ok(!(await page.content()).includes(CANARY), 'the secret is not on the page');
+    const listed = await page.evaluate(async () => (await fetch('/api/connections')).text());
+    assert.ok(!listed.includes(CANARY), listed);
+
+    // The hub read it back from the keychain: the source starts, and its server sees the variable.
+    await go('#/sources');
+    await row.locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 30000 });
+    const env = await hub.apiJson('/api/call', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ address: 'keyed.get-env', arguments: {} }),
+    });
+    const text = JSON.stringify(env);
+    assert.match(text, /API_KEY/, text.slice(0, 500));
+    assert.ok(!text.includes(CANARY), 'the value reaches the upstream but comes back redacted');
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { CSRF_HEADER, HttpBackend } from './http';
+import { ApiError } from './types';
+
+interface Seen {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A fake hub: records requests, answers from a table of handlers. */
+function fakeHub(handlers: Record<string, (seen: Seen) => { status?: number; body: unknown }>) {
+  const seen: Seen[] = [];
+  const fetch = async (url: string, init: RequestInit = {}) => {
+    const request: Seen = {
+      url,
+      method: init.method ?? 'GET',
+      headers: { ...(init.headers as Record<string, string>) },
+      body: init.body ? JSON.parse(String(init.body)) : undefined,
+    };
+    seen.push(request);
+    const key = `${request.method} ${url.split('?')[0]}`;
+    const handler = handlers[key];
+    const answer = handler ? handler(request) : { status: 404, body: { ok: false, error: { code: 'not_found', message: `no ${key}` } } };
+    return new Response(JSON.stringify(answer.body), { status: answer.status ?? 200, headers: { 'Content-Type': 'application/json' } });
+  };
+  return { fetch, seen };
+}
+
+const session = (csrf: string) => () => ({ body: { csrf, version: '0.1.0' } });
+
+describe('HttpBackend', () => {
+  it('sends no CSRF header on GET and asks for no session', async () => {
+    const hub = fakeHub({ 'GET /api/sources': () => ({ body: [{ id: 'demo', target: 'builtin', state: 'ready', tools: 3 }] }) });
+    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null });
+    expect((await backend.sources()).map((s) => s.id)).toEqual(['demo']);
+    expect(hub.seen.map((s) => s.url)).toEqual(['/api/sources']);
+    expect(hub.seen[0]!.headers[CSRF_HEADER]).toBeUndefined();
+  });
+
+  it('fetches the session once and sends its token on every change', async () => {
+    const hub = fakeHub({
+      'GET /api/session': session('tok-1'),
+      'PUT /api/policy/rule': () => ({ body: { ok: true } }),
+      'POST /api/approvals/decide': () => ({ body: { ok: true, decided: 1 } }),
+    });
+    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null });
+    await backend.setRule({ pattern: 'everything.get-sum', decision: 'ask' });
+    await backend.decide({ approvalId: 'a1' }, 'approve_once');
+    expect(hub.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'GET /api/session',
+      'PUT /api/policy/rule',
+      'POST /api/approvals/decide',
+    ]);
+    expect(hub.seen[1]!.headers[CSRF_HEADER]).toBe('tok-1');
+    expect(hub.seen[2]!.headers[CSRF_HEADER]).toBe('tok-1');
+    expect(hub.seen[2]!.body).toEqual({ approvalId: 'a1', choice: 'approve_once' });
+  });
+
+  it('gets a new token once when the hub refuses a stale one', async () => {
+    let tokens = 0;
+    const hub = fakeHub({
+      'GET /api/session': () => ({ body: { csrf: `tok-${++tokens}`, version: '0.1.0' } }),
+      'DELETE /api/sources/x': (seen) =>
+        seen.headers[CSRF_HEADER] === 'tok-2'
+          ? { body: { ok: true } }
+          : { status: 403, body: { ok: false, error: { code: 'csrf', message: 'bad csrf token' } } },
+    });
+    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null });
+    await backend.removeSource('x');
+    expect(hub.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'GET /api/session',
+      'DELETE /api/sources/x',
+      'GET /api/session',
+      'DELETE /api/sources/x',
+    ]);
+  });
+
+  it('turns {ok:false} into an ApiError with the hub message', async () => {
+    const hub = fakeHub({
+      'GET /api/session': session('t'),
+      'POST /api/sources': () => ({ status: 400, body: { ok: false, error: { code: 'invalid_source', message: 'id `Bad` is not valid' } } }),
+    });
+    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null });
+    const failure = await backend.addSource({ id: 'Bad', command: 'node' }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).code).toBe('invalid_source');
+    expect((failure as ApiError).message).toBe('id `Bad` is not valid');
+  });
+
+  it('puts the run filters in the query and escapes path parts', async () => {
+    const hub = fakeHub({
+      'GET /api/runs': () => ({ body: { ok: true, runs: [{ id: 'r1', status: 'completed' }] } }),
+      'GET /api/session': session('t'),
+      'DELETE /api/connections/git hub/work': () => ({ body: { ok: true } }),
+    });
+    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, now: () => 1_000_000_000 });
+    expect(await backend.runs({ status: 'failed', time: 'hour' })).toEqual([{ id: 'r1', status: 'completed' }]);
+    expect(hub.seen[0]!.url).toBe('/api/runs?status=failed&since=996400000&limit=50');
+    await backend.removeConnection('git hub', 'work').catch(() => {});
+    expect(hub.seen.at(-1)!.url).toBe('/api/connections/git%20hub/work');
+  });
+
+  it('delivers events and ignores messages that are not JSON', () => {
+    let source: { onmessage: ((m: MessageEvent) => void) | null; close: () => void; closed?: boolean } | null = null;
+    const backend = new HttpBackend({
+      fetch: async () => new Response('{}'),
+      eventSource: (url) => {
+        expect(url).toBe('/api/events');
+        source = { onmessage: null, close: () => (source!.closed = true) };
+        return source as unknown as EventSource;
+      },
+    });
+    const events: unknown[] = [];
+    const stop = backend.subscribe((e) => events.push(e));
+    source!.onmessage!({ data: '{"pending":2,"paused":false,"sources":{}}' } as MessageEvent);
+    source!.onmessage!({ data: 'ping' } as MessageEvent);
+    stop();
+    expect(events).toEqual([{ pending: 2, paused: false, sources: {} }]);
+    expect(source!.closed).toBe(true);
+  });
+});

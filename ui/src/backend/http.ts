@@ -1,0 +1,196 @@
+// The hub's local API over fetch: same origin, the session cookie, and the session's CSRF token in
+// `X-Capa-Csrf` on every request that changes something.
+import { runsQuery } from '../lib/runs';
+import {
+  ApiError,
+  type ApprovalsView,
+  type Backend,
+  type Choice,
+  type Connection,
+  type ConnectionInput,
+  type DecideTarget,
+  type HubEvent,
+  type PolicyRule,
+  type PolicyView,
+  type RunDetail,
+  type RunFilter,
+  type RunSummary,
+  type Session,
+  type SourceInput,
+  type SourceStatus,
+  type ToolListing,
+} from './types';
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+export type EventSourceFactory = (url: string) => Pick<EventSource, 'onmessage' | 'close'>;
+
+export const CSRF_HEADER = 'X-Capa-Csrf';
+
+/** A list answered bare (`[…]`) or wrapped (`{ok, <key>: […]}`). */
+export function listOf<T>(body: unknown, key: string): T[] {
+  if (Array.isArray(body)) return body as T[];
+  if (body && typeof body === 'object') {
+    const inner = (body as Record<string, unknown>)[key];
+    if (Array.isArray(inner)) return inner as T[];
+  }
+  return [];
+}
+
+const enc = encodeURIComponent;
+
+export class HttpBackend implements Backend {
+  readonly kind: 'http' | 'tauri' = 'http';
+  private csrf: Promise<string> | null = null;
+  private readonly fetchImpl: FetchLike;
+  private readonly base: string;
+  private readonly events: EventSourceFactory | null;
+  private readonly now: () => number;
+
+  constructor(options: {
+    fetch?: FetchLike;
+    base?: string;
+    eventSource?: EventSourceFactory | null;
+    now?: () => number;
+  } = {}) {
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.base = options.base ?? '';
+    this.events =
+      options.eventSource !== undefined
+        ? options.eventSource
+        : typeof EventSource === 'undefined'
+          ? null
+          : (url) => new EventSource(url);
+    this.now = options.now ?? Date.now;
+  }
+
+  private async token(): Promise<string> {
+    if (!this.csrf) {
+      this.csrf = this.session().then((s) => s.csrf);
+      this.csrf.catch(() => {
+        this.csrf = null;
+      });
+    }
+    return this.csrf;
+  }
+
+  /** One request; `{ok:false}` bodies and HTTP errors become `ApiError`. */
+  async request<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (method !== 'GET') headers[CSRF_HEADER] = await this.token();
+    const response = await this.fetchImpl(this.base + path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = null;
+    }
+    const error =
+      parsed && typeof parsed === 'object' && (parsed as { ok?: unknown }).ok === false
+        ? ((parsed as { error?: { code?: string; message?: string } }).error ?? {})
+        : null;
+    if (!response.ok || error) {
+      const code = error?.code ?? `http_${response.status}`;
+      // A stale token (the hub restarted): fetch a new session once and try again.
+      if (method !== 'GET' && response.status === 403 && !retried && /csrf/i.test(code + text)) {
+        this.csrf = null;
+        return this.request<T>(method, path, body, true);
+      }
+      const message =
+        error?.message ?? (text.trim() || `${method} ${path} failed with HTTP ${response.status}`);
+      throw new ApiError(code, message, response.status);
+    }
+    return parsed as T;
+  }
+
+  session(): Promise<Session> {
+    return this.request<Session>('GET', '/api/session');
+  }
+
+  async sources(): Promise<SourceStatus[]> {
+    return listOf<SourceStatus>(await this.request('GET', '/api/sources'), 'sources');
+  }
+  async addSource(source: SourceInput): Promise<void> {
+    await this.request('POST', '/api/sources', source);
+  }
+  async updateSource(source: SourceInput): Promise<void> {
+    const { id, ...rest } = source;
+    await this.request('PUT', `/api/sources/${enc(id)}`, rest);
+  }
+  async removeSource(id: string): Promise<void> {
+    await this.request('DELETE', `/api/sources/${enc(id)}`);
+  }
+  async restartSource(id: string): Promise<void> {
+    await this.request('POST', `/api/sources/${enc(id)}/restart`);
+  }
+
+  async tools(): Promise<ToolListing[]> {
+    return listOf<ToolListing>(await this.request('GET', '/api/tools'), 'tools');
+  }
+  async search(query: string, options: { namespace?: string; limit?: number } = {}): Promise<string> {
+    const answer = await this.request<{ text?: string }>('POST', '/api/search', { query, ...options });
+    return answer.text ?? '';
+  }
+
+  async policy(): Promise<PolicyView> {
+    const view = await this.request<Partial<PolicyView>>('GET', '/api/policy');
+    return { file: view.file ?? '', rules: view.rules ?? [] };
+  }
+  async setRule(rule: PolicyRule): Promise<void> {
+    await this.request('PUT', '/api/policy/rule', rule);
+  }
+  async resetRule(pattern: string, connection?: string): Promise<void> {
+    await this.request('DELETE', '/api/policy/rule', connection ? { pattern, connection } : { pattern });
+  }
+
+  async connections(): Promise<Connection[]> {
+    return listOf<Connection>(await this.request('GET', '/api/connections'), 'connections');
+  }
+  async saveConnection(connection: ConnectionInput): Promise<void> {
+    await this.request('PUT', '/api/connections', connection);
+  }
+  async removeConnection(source: string, name: string): Promise<void> {
+    await this.request('DELETE', `/api/connections/${enc(source)}/${enc(name)}`);
+  }
+
+  async runs(filter: RunFilter): Promise<RunSummary[]> {
+    return listOf<RunSummary>(await this.request('GET', `/api/runs${runsQuery(filter, this.now())}`), 'runs');
+  }
+  async run(id: string): Promise<RunDetail> {
+    const body = await this.request<RunDetail | { run: RunDetail }>('GET', `/api/runs/${enc(id)}`);
+    return 'run' in body && body.run ? { ...body, ...body.run } : (body as RunDetail);
+  }
+
+  async approvals(): Promise<ApprovalsView> {
+    const view = await this.request<Partial<ApprovalsView>>('GET', '/api/approvals');
+    return { pending: view.pending ?? [], paused: view.paused ?? false };
+  }
+  async decide(target: DecideTarget, choice: Choice): Promise<void> {
+    await this.request('POST', '/api/approvals/decide', { ...target, choice });
+  }
+  async pauseApprovals(paused: boolean): Promise<void> {
+    await this.request('POST', '/api/approvals/pause', { paused });
+  }
+
+  async openSettings(): Promise<void> {}
+  async closeWindow(): Promise<void> {}
+
+  subscribe(listener: (event: HubEvent) => void): () => void {
+    if (!this.events) return () => {};
+    const source = this.events(`${this.base}/api/events`);
+    source.onmessage = (message: MessageEvent) => {
+      try {
+        listener(JSON.parse(String(message.data)) as HubEvent);
+      } catch {
+        // Not ours (a comment or keep-alive): ignore.
+      }
+    };
+    return () => source.close();
+  }
+}

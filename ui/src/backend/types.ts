@@ -1,0 +1,247 @@
+// The one interface every page talks to. Two implementations: `HttpBackend` (a browser against the
+// hub's local API) and `TauriBackend` (the desktop window, served by the hub too: app-only actions go
+// through Tauri commands, everything else over HTTP). Shapes follow the hub's JSON API (docs/ui.md).
+
+export type Decision = 'allow' | 'ask' | 'deny';
+export type Choice = 'approve_once' | 'approve_run' | 'always_allow' | 'deny';
+
+/** `GET /api/session`. */
+export interface Session {
+  csrf: string;
+  version: string;
+}
+
+/** A source as `GET /api/sources` lists it. */
+export interface SourceStatus {
+  id: string;
+  description?: string | null;
+  /** Command line or URL, never secrets. */
+  target: string;
+  /** `starting`, `ready`, `down`, `stopped` or `needs_connection`. */
+  state: string;
+  last_error?: string | null;
+  tools: number;
+  restarts?: number;
+  protocol_version?: string | null;
+  pid?: number | null;
+  /** Connection names; the default one ends with `*`. */
+  connections?: string[];
+  /** `demo` (built in) or `config` (a capabilities file). */
+  origin?: string;
+  /** The capabilities file that declares the source. */
+  file?: string | null;
+  /** The definition (secret values redacted), for editing. */
+  def?: SourceDefinition | null;
+  /** Whether the API may change it (declared in the global file). */
+  editable?: boolean;
+}
+
+export interface SourceDefinition {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string | null;
+  url?: string;
+  headers?: Record<string, string>;
+}
+
+/** `POST /api/sources` (and `PUT /api/sources/<id>` without `id`). */
+export interface SourceInput {
+  id: string;
+  description?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+}
+
+/** `GET /api/tools`. */
+export interface ToolListing {
+  address: string;
+  source: string;
+  remoteName: string;
+  description?: string | null;
+  inputSchema: unknown;
+  annotations?: Record<string, unknown> | null;
+  policy: Decision | string;
+}
+
+export interface PolicyRule {
+  pattern: string;
+  connection?: string;
+  decision: Decision;
+}
+
+/** `GET /api/policy`. */
+export interface PolicyView {
+  file: string;
+  rules: PolicyRule[];
+}
+
+/** A connection as `GET /api/connections` lists it: never the secret. */
+export interface Connection {
+  source: string;
+  name: string;
+  /** Names of the secret fields stored in the keychain. */
+  fields?: string[];
+  default?: boolean;
+  createdAtMs?: number;
+  updatedAtMs?: number;
+}
+
+/** `PUT /api/connections`. The secret is write-only. */
+export interface ConnectionInput {
+  source: string;
+  name: string;
+  field?: string;
+  secret: string;
+  default?: boolean;
+}
+
+export type TimeWindow = 'hour' | 'day' | 'week' | 'all';
+
+/** Filters of the run history; `runsQuery` turns them into the query string. */
+export interface RunFilter {
+  status?: string;
+  source?: string;
+  time?: TimeWindow;
+  limit?: number;
+}
+
+export interface RunSummary {
+  id: string;
+  status: string;
+  client?: string | null;
+  createdAtMs?: number;
+  updatedAtMs?: number;
+  attempts?: number;
+  /** Tool addresses the run called. */
+  addresses?: string[];
+  resultBytes?: number;
+}
+
+/** A journaled text the hub cut to a bound. */
+export interface BoundedText {
+  text: string;
+  truncated: boolean;
+}
+
+export interface RunCall {
+  index: number;
+  address: string;
+  connection?: string | null;
+  arguments?: BoundedText | unknown;
+  ok?: boolean;
+  outcome?: BoundedText | unknown;
+  ms?: number;
+}
+
+export interface RunApproval {
+  id?: string;
+  address: string;
+  callIndex?: number;
+  kind?: string;
+  connection?: string | null;
+  /** `pending`, `approved`, `denied`, `expired`, `resolved`. */
+  status?: string;
+  /** For approvals: `once`, `run` or `always`. */
+  scope?: string | null;
+  /** Where the decision came from: `page`, `app`, `cli`, `elicitation`… */
+  decidedVia?: string | null;
+  decidedAtMs?: number | null;
+  createdAtMs?: number;
+  reason?: string;
+}
+
+export interface RunDetail extends RunSummary {
+  code?: string;
+  resumable?: boolean;
+  envelope?: Record<string, unknown> | null;
+  calls?: RunCall[];
+  logs?: string[];
+  approvals?: RunApproval[];
+}
+
+export interface PendingApproval {
+  id: string;
+  runId: string;
+  callIndex: number;
+  /** `approval` or `connection`. */
+  kind: string;
+  address: string;
+  source: string;
+  connection?: string;
+  preview: unknown;
+  reason: string;
+  createdAtMs: number;
+  expiresAtMs: number;
+}
+
+/** `GET /api/approvals`. */
+export interface ApprovalsView {
+  pending: PendingApproval[];
+  paused: boolean;
+}
+
+export type DecideTarget = { approvalId: string } | { runId: string };
+
+/** One message of `GET /api/events`. */
+export interface HubEvent {
+  pending: number;
+  paused: boolean;
+  /** Counts of sources by state: `{ready, failed}`. */
+  sources?: Record<string, number>;
+}
+
+/** An error the API answered (`{ok:false, error:{code,message}}`): pages show `message`. */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  constructor(code: string, message: string, status = 0) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = status;
+  }
+}
+
+export interface Backend {
+  /** `http` in a browser, `tauri` in the desktop window. */
+  readonly kind: 'http' | 'tauri';
+  session(): Promise<Session>;
+
+  sources(): Promise<SourceStatus[]>;
+  addSource(source: SourceInput): Promise<void>;
+  updateSource(source: SourceInput): Promise<void>;
+  removeSource(id: string): Promise<void>;
+  restartSource(id: string): Promise<void>;
+
+  tools(): Promise<ToolListing[]>;
+  /** The hub's own search; answers its text. */
+  search(query: string, options?: { namespace?: string; limit?: number }): Promise<string>;
+
+  policy(): Promise<PolicyView>;
+  setRule(rule: PolicyRule): Promise<void>;
+  resetRule(pattern: string, connection?: string): Promise<void>;
+
+  connections(): Promise<Connection[]>;
+  saveConnection(connection: ConnectionInput): Promise<void>;
+  removeConnection(source: string, name: string): Promise<void>;
+
+  runs(filter: RunFilter): Promise<RunSummary[]>;
+  run(id: string): Promise<RunDetail>;
+
+  approvals(): Promise<ApprovalsView>;
+  decide(target: DecideTarget, choice: Choice): Promise<void>;
+  pauseApprovals(paused: boolean): Promise<void>;
+
+  /** App-only: show the settings window (a no-op in a browser). */
+  openSettings(): Promise<void>;
+  /** App-only: close this window (a no-op in a browser, which cannot close a tab it did not open). */
+  closeWindow(): Promise<void>;
+
+  /** Live updates; returns the unsubscribe function. */
+  subscribe(listener: (event: HubEvent) => void): () => void;
+}

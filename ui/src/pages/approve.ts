@@ -1,0 +1,36 @@
+// `#/approve/<runId>`: only that run's pending approvals, for the desktop popup window.
+import { clear, errorText, h, notice } from '../lib/dom';
+import type { Page, PageContext } from './page';
+import { approvalQueue } from './queue';
+
+export const DECIDED = 'Decided. You can close this window.';
+
+export function approvePage({ backend, route }: PageContext): Page {
+  const runId = route.params[0] ?? '';
+  const message = h('div');
+  let decidedAny = false;
+  const queue = approvalQueue(backend, {
+    onDecided: async () => {
+      decidedAny = true;
+      await refresh();
+    },
+    empty: 'Nothing is waiting for this run.',
+  });
+  const element = h('section', { class: 'approve-view' }, h('h2', {}, 'Approve a call'), message, queue.element);
+  const refresh = async () => {
+    try {
+      const view = await backend.approvals();
+      const mine = view.pending.filter((p) => p.runId === runId);
+      queue.show(mine);
+      clear(message);
+      if (mine.length === 0 && decidedAny) {
+        message.append(notice('ok', DECIDED));
+        await backend.closeWindow();
+      }
+    } catch (error) {
+      clear(message);
+      message.append(notice('error', errorText(error)));
+    }
+  };
+  return { title: 'Approve', element, refresh, dispose: () => queue.dispose() };
+}

@@ -1,0 +1,127 @@
+// Connections: static credentials stored in the OS keychain. The secret is write-only: typed into a
+// password field, sent once, cleared, never shown back.
+import type { Connection } from '../backend/types';
+import { clear, errorText, field, h, notice } from '../lib/dom';
+import type { Page, PageContext } from './page';
+
+export function connectionsPage({ backend }: PageContext): Page {
+  const message = h('div');
+  const list = h('div');
+  const source = h('select', { name: 'source', required: true });
+  const name = h('input', { name: 'name', required: true, autocomplete: 'off' });
+  const fieldName = h('input', { name: 'field', autocomplete: 'off', placeholder: 'e.g. GITHUB_TOKEN' });
+  const secret = h('input', { name: 'secret', type: 'password', required: true, autocomplete: 'new-password' });
+  const isDefault = h('input', { type: 'checkbox', name: 'default', id: 'connection-default' });
+  const legend = h('legend', {}, 'Add a connection');
+  const form = h(
+    'form',
+    { class: 'card', 'aria-label': 'Connection' },
+    h(
+      'fieldset',
+      {},
+      legend,
+      field('Source', source),
+      field('Name', name, 'For example work or personal.'),
+      field('Field', fieldName, 'The NAME in the source\'s ${secret:NAME}; optional when it uses one.'),
+      field('Secret', secret, 'Stored in the OS keychain. It is never shown again.'),
+      h('p', { class: 'toggle' }, isDefault, h('label', { for: 'connection-default' }, 'Default connection of the source')),
+      h('p', {}, h('button', { type: 'submit', class: 'primary' }, 'Save connection')),
+    ),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clear(message);
+    const input = {
+      source: source.value,
+      name: name.value.trim(),
+      secret: secret.value,
+      default: isDefault.checked,
+      ...(fieldName.value.trim() ? { field: fieldName.value.trim() } : {}),
+    };
+    secret.value = '';
+    try {
+      await backend.saveConnection(input);
+      message.append(notice('ok', `Saved ${input.source}/${input.name}.`));
+      form.reset();
+      legend.textContent = 'Add a connection';
+      await refresh();
+    } catch (error) {
+      message.append(notice('error', errorText(error)));
+    }
+  });
+
+  const edit = (c: Connection) => {
+    source.value = c.source;
+    name.value = c.name;
+    fieldName.value = c.fields?.[0] ?? '';
+    isDefault.checked = !!c.default;
+    secret.value = '';
+    secret.placeholder = 'Type the new secret';
+    legend.textContent = `Replace the secret of ${c.source}/${c.name}`;
+    secret.focus();
+  };
+
+  const element = h('section', {}, h('h2', {}, 'Connections'), message, list, form);
+  const refresh = async () => {
+    try {
+      const [connections, sources] = await Promise.all([backend.connections(), backend.sources()]);
+      const chosen = source.value;
+      clear(source);
+      source.append(...sources.map((s) => h('option', { value: s.id }, s.id)));
+      if (chosen) source.value = chosen;
+      clear(list);
+      list.append(
+        connections.length
+          ? h(
+              'table',
+              {},
+              h('thead', {}, h('tr', {}, ['Source', 'Name', 'Fields', 'Default', 'Secret', ''].map((t) => h('th', { scope: 'col' }, t)))),
+              h(
+                'tbody',
+                {},
+                connections.map((c) =>
+                  h(
+                    'tr',
+                    {},
+                    h('td', {}, c.source),
+                    h('th', { scope: 'row' }, c.name),
+                    h('td', {}, (c.fields ?? []).join(', ')),
+                    h('td', {}, c.default ? 'yes' : ''),
+                    h('td', { class: 'hint' }, 'stored'),
+                    h(
+                      'td',
+                      { class: 'actions' },
+                      h('button', { type: 'button', onclick: () => edit(c), 'aria-label': `Edit ${c.source}/${c.name}` }, 'Edit'),
+                      h(
+                        'button',
+                        {
+                          type: 'button',
+                          class: 'danger',
+                          'aria-label': `Remove ${c.source}/${c.name}`,
+                          onclick: async () => {
+                            if (!confirm(`Remove the connection ${c.source}/${c.name}?`)) return;
+                            clear(message);
+                            try {
+                              await backend.removeConnection(c.source, c.name);
+                              await refresh();
+                            } catch (error) {
+                              message.append(notice('error', errorText(error)));
+                            }
+                          },
+                        },
+                        'Remove',
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            )
+          : h('p', { class: 'empty' }, 'No connections yet.'),
+      );
+    } catch (error) {
+      clear(list);
+      list.append(notice('error', errorText(error)));
+    }
+  };
+  return { title: 'Connections', element, refresh };
+}

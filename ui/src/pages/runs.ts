@@ -1,0 +1,173 @@
+// Run history with filters (status, source, time), and a run's detail: code, calls with timings,
+// logs, result, approvals and how each was decided.
+import type { RunDetail, RunFilter, TimeWindow } from '../backend/types';
+import { clear, errorText, formatTime, h, notice } from '../lib/dom';
+import { decisionText, filterFromParams, filterToParams, RUN_STATUSES, TIME_WINDOWS } from '../lib/runs';
+import { previewElement } from './approval-card';
+import type { Page, PageContext } from './page';
+
+export function runsPage(ctx: PageContext): Page {
+  return ctx.route.params[0] ? runDetailPage(ctx, ctx.route.params[0]) : runListPage(ctx);
+}
+
+function runListPage({ backend, route }: PageContext): Page {
+  const filter: RunFilter = filterFromParams(route.query);
+  const message = h('div');
+  const list = h('div');
+  const option = (value: string, label: string, selected: boolean) => h('option', { value, selected }, label);
+  const status = h('select', { name: 'status', 'aria-label': 'Status' }, option('', 'Any status', !filter.status), RUN_STATUSES.map((s) => option(s, s, filter.status === s)));
+  const source = h('select', { name: 'source', 'aria-label': 'Source' }, option('', 'Any source', !filter.source));
+  const time = h('select', { name: 'time', 'aria-label': 'Time' }, TIME_WINDOWS.map((w) => option(w.value, w.label, (filter.time ?? 'all') === w.value)));
+  const onChange = () => {
+    const next: RunFilter = { time: time.value as TimeWindow };
+    if (status.value) next.status = status.value;
+    if (source.value) next.source = source.value;
+    location.hash = `#/runs${filterToParams(next)}`;
+  };
+  for (const select of [status, source, time]) select.addEventListener('change', onChange);
+
+  const element = h(
+    'section',
+    {},
+    h('h2', {}, 'Runs'),
+    h('form', { class: 'filters', 'aria-label': 'Filters', onsubmit: (e: Event) => e.preventDefault() }, status, source, time),
+    message,
+    list,
+  );
+  const refresh = async () => {
+    try {
+      const [runs, sources] = await Promise.all([backend.runs(filter), backend.sources()]);
+      if (source.options.length === 1) {
+        source.append(...sources.map((s) => option(s.id, s.id, filter.source === s.id)));
+      }
+      clear(list);
+      list.append(
+        runs.length
+          ? h(
+              'table',
+              {},
+              h('thead', {}, h('tr', {}, ['Run', 'Status', 'Tools', 'Started', 'Client', 'Attempts'].map((t) => h('th', { scope: 'col' }, t)))),
+              h(
+                'tbody',
+                {},
+                runs.map((r) =>
+                  h(
+                    'tr',
+                    {},
+                    h('th', { scope: 'row' }, h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, h('code', {}, r.id))),
+                    h('td', {}, h('span', { class: `badge run-${r.status}` }, r.status)),
+                    h('td', {}, (r.addresses ?? []).map((a) => h('code', { class: 'tag' }, a))),
+                    h('td', {}, formatTime(r.createdAtMs)),
+                    h('td', {}, r.client ?? ''),
+                    h('td', { class: 'num' }, r.attempts === undefined ? '' : String(r.attempts)),
+                  ),
+                ),
+              ),
+            )
+          : h('p', { class: 'empty' }, 'No runs match.'),
+      );
+    } catch (error) {
+      clear(list);
+      list.append(notice('error', errorText(error)));
+    }
+  };
+  return { title: 'Runs', element, refresh };
+}
+
+/** A journaled value as formatted JSON: `{text, truncated}` and strings holding JSON are parsed. */
+function jsonValue(value: unknown): unknown {
+  if (value && typeof value === 'object' && typeof (value as { text?: unknown }).text === 'string') {
+    const bounded = value as { text: string; truncated?: boolean };
+    return bounded.truncated ? bounded.text : jsonValue(bounded.text);
+  }
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+function runDetailPage({ backend }: PageContext, id: string): Page {
+  const body = h('div');
+  const element = h('section', {}, h('p', {}, h('a', { href: '#/runs' }, '← All runs')), h('h2', {}, 'Run ', h('code', {}, id)), body);
+  const render = (run: RunDetail) => {
+    clear(body);
+    const envelope = run.envelope ?? {};
+    body.append(
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'Status'),
+        h('dd', {}, h('span', { class: `badge run-${run.status}` }, run.status)),
+        h('dt', {}, 'Started'),
+        h('dd', {}, formatTime(run.createdAtMs)),
+        h('dt', {}, 'Client'),
+        h('dd', {}, run.client ?? ''),
+        h('dt', {}, 'Attempts'),
+        h('dd', {}, String(run.attempts ?? '')),
+      ),
+      h('h3', {}, 'Code'),
+      h('pre', { class: 'code' }, run.code ?? '(not kept)'),
+      h('h3', {}, 'Calls'),
+      run.calls?.length
+        ? h(
+            'table',
+            {},
+            h('thead', {}, h('tr', {}, ['#', 'Tool', 'Connection', 'Time', 'Outcome', 'Arguments'].map((t) => h('th', { scope: 'col' }, t)))),
+            h(
+              'tbody',
+              {},
+              run.calls.map((c) =>
+                h(
+                  'tr',
+                  {},
+                  h('td', { class: 'num' }, String(c.index)),
+                  h('th', { scope: 'row' }, h('code', {}, c.address)),
+                  h('td', {}, c.connection ?? ''),
+                  h('td', { class: 'num' }, c.ms === undefined ? '' : `${c.ms} ms`),
+                  h('td', {}, c.ok === false ? h('span', { class: 'badge deny' }, 'error') : h('span', { class: 'badge allow' }, 'ok'), previewElement(jsonValue(c.outcome))),
+                  h('td', {}, previewElement(jsonValue(c.arguments))),
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'empty' }, 'No calls.'),
+      ...(run.logs?.length ? [h('h3', {}, 'Logs'), h('pre', { class: 'code' }, run.logs.join('\n'))] : []),
+      h('h3', {}, 'Result'),
+      previewElement('result' in envelope ? envelope.result : 'error' in envelope ? envelope.error : envelope),
+      h('h3', {}, 'Approvals'),
+      run.approvals?.length
+        ? h(
+            'table',
+            {},
+            h('thead', {}, h('tr', {}, ['Tool', 'Decision', 'Decided by', 'When'].map((t) => h('th', { scope: 'col' }, t)))),
+            h(
+              'tbody',
+              {},
+              run.approvals.map((a) =>
+                h(
+                  'tr',
+                  {},
+                  h('th', { scope: 'row' }, h('code', {}, a.address)),
+                  h('td', {}, decisionText(a.status, a.scope)),
+                  h('td', {}, a.decidedVia ?? ''),
+                  h('td', {}, formatTime(a.decidedAtMs)),
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'empty' }, 'No approvals in this run.'),
+    );
+  };
+  const refresh = async () => {
+    try {
+      render(await backend.run(id));
+    } catch (error) {
+      clear(body);
+      body.append(notice('error', errorText(error)));
+    }
+  };
+  return { title: `Run ${id}`, element, refresh };
+}
+

@@ -1,0 +1,180 @@
+// Sources: status, last error, tool count; add (command + arguments, or URL), edit, remove, restart.
+import type { SourceInput, SourceStatus } from '../backend/types';
+import { clear, errorText, field, h, notice } from '../lib/dom';
+import { parseLines, parsePairs, splitCommandLine } from '../lib/forms';
+import type { Page, PageContext } from './page';
+
+export function sourcesPage({ backend }: PageContext): Page {
+  const list = h('div');
+  const message = h('div');
+  let editing: string | null = null;
+
+  const id = h('input', { name: 'id', required: true, pattern: '[a-z0-9_-]+', autocomplete: 'off' });
+  const description = h('input', { name: 'description', autocomplete: 'off' });
+  const kindCommand = h('input', { type: 'radio', name: 'kind', value: 'command', id: 'kind-command', checked: true });
+  const kindUrl = h('input', { type: 'radio', name: 'kind', value: 'url', id: 'kind-url' });
+  const command = h('input', { name: 'command', autocomplete: 'off' });
+  const args = h('textarea', { name: 'args', rows: 3 });
+  const env = h('textarea', { name: 'env', rows: 2 });
+  const url = h('input', { name: 'url', type: 'url', autocomplete: 'off' });
+  const headers = h('textarea', { name: 'headers', rows: 2 });
+  const commandFields = h('div', {}, field('Command', command), field('Arguments', args, 'One per line.'), field('Environment', env, 'KEY=value, one per line.'));
+  const urlFields = h('div', { hidden: true }, field('URL', url, 'A Streamable HTTP MCP endpoint.'), field('Headers', headers, 'Name: value, one per line.'));
+  const legend = h('legend', {}, 'Add a source');
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Add source');
+  const cancel = h('button', { type: 'button', hidden: true }, 'Cancel');
+  const syncKind = () => {
+    commandFields.hidden = !kindCommand.checked;
+    urlFields.hidden = kindCommand.checked;
+  };
+  kindCommand.addEventListener('change', syncKind);
+  kindUrl.addEventListener('change', syncKind);
+
+  const form = h(
+    'form',
+    { class: 'card', 'aria-label': 'Source' },
+    h(
+      'fieldset',
+      {},
+      legend,
+      field('Id', id, 'Lower-case letters, digits, - and _; tools are called <id>.<tool>.'),
+      field('Description', description),
+      h('p', { class: 'toggle', role: 'radiogroup', 'aria-label': 'Kind' }, kindCommand, h('label', { for: 'kind-command' }, 'Local command'), ' ', kindUrl, h('label', { for: 'kind-url' }, 'Remote URL')),
+      commandFields,
+      urlFields,
+      h('p', {}, submit, ' ', cancel),
+    ),
+  );
+
+  const resetForm = () => {
+    editing = null;
+    form.reset();
+    id.disabled = false;
+    legend.textContent = 'Add a source';
+    submit.textContent = 'Add source';
+    cancel.hidden = true;
+    syncKind();
+  };
+  cancel.addEventListener('click', resetForm);
+
+  const startEdit = (source: SourceStatus) => {
+    editing = source.id;
+    id.value = source.id;
+    id.disabled = true;
+    description.value = source.description ?? '';
+    const def = source.def ?? {};
+    const isUrl = def.url !== undefined || (!def.command && /^https?:\/\//.test(source.target));
+    kindUrl.checked = isUrl;
+    kindCommand.checked = !isUrl;
+    const pairs = (values: Record<string, string> | undefined, sep: string) =>
+      Object.entries(values ?? {}).map(([k, v]) => `${k}${sep}${v}`).join('\n');
+    if (isUrl) {
+      url.value = def.url ?? source.target;
+      headers.value = pairs(def.headers, ': ');
+    } else if (def.command) {
+      command.value = def.command;
+      args.value = (def.args ?? []).join('\n');
+      env.value = pairs(def.env, '=');
+    } else {
+      const [cmd = '', ...rest] = splitCommandLine(source.target);
+      command.value = cmd;
+      args.value = rest.join('\n');
+    }
+    legend.textContent = `Edit ${source.id}`;
+    submit.textContent = 'Save';
+    cancel.hidden = false;
+    syncKind();
+    id.scrollIntoView({ block: 'nearest' });
+    description.focus();
+  };
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clear(message);
+    const input: SourceInput = { id: editing ?? id.value.trim() };
+    if (description.value.trim()) input.description = description.value.trim();
+    if (kindCommand.checked) {
+      input.command = command.value.trim();
+      input.args = parseLines(args.value);
+      const pairs = parsePairs(env.value, '=');
+      if (Object.keys(pairs).length) input.env = pairs;
+    } else {
+      input.url = url.value.trim();
+      const pairs = parsePairs(headers.value, ':');
+      if (Object.keys(pairs).length) input.headers = pairs;
+    }
+    try {
+      if (editing) await backend.updateSource(input);
+      else await backend.addSource(input);
+      message.append(notice('ok', `${editing ? 'Saved' : 'Added'} ${input.id}.`));
+      resetForm();
+      await refresh();
+    } catch (error) {
+      message.append(notice('error', errorText(error)));
+    }
+  });
+
+  const act = async (what: string, run: () => Promise<void>) => {
+    clear(message);
+    try {
+      await run();
+      message.append(notice('ok', what));
+      await refresh();
+    } catch (error) {
+      message.append(notice('error', errorText(error)));
+    }
+  };
+
+  const row = (s: SourceStatus) =>
+    h(
+      'tr',
+      { 'data-source': s.id },
+      h('th', { scope: 'row' }, s.id, s.description ? h('div', { class: 'hint' }, s.description) : null),
+      h('td', {}, h('span', { class: `badge state-${s.state}` }, s.state)),
+      h('td', { class: 'num' }, String(s.tools)),
+      h('td', {}, h('code', { class: 'wrap' }, s.target)),
+      h('td', { class: 'error-text' }, s.last_error ?? ''),
+      h(
+        'td',
+        { class: 'actions' },
+        s.editable === false
+          ? h('span', { class: 'hint', title: s.file ? `Declared in ${s.file}` : 'Built in' }, s.file ? 'in another file' : 'built in')
+          : h('button', { type: 'button', onclick: () => startEdit(s), 'aria-label': `Edit ${s.id}` }, 'Edit'),
+        h('button', { type: 'button', onclick: () => void act(`Restarted ${s.id}.`, () => backend.restartSource(s.id)), 'aria-label': `Restart ${s.id}` }, 'Restart'),
+        s.editable !== false && h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            'aria-label': `Remove ${s.id}`,
+            onclick: () => {
+              if (confirm(`Remove the source ${s.id}?`)) void act(`Removed ${s.id}.`, () => backend.removeSource(s.id));
+            },
+          },
+          'Remove',
+        ),
+      ),
+    );
+
+  const element = h('section', {}, h('h2', {}, 'Sources'), message, list, form);
+  const refresh = async () => {
+    try {
+      const sources = await backend.sources();
+      clear(list);
+      list.append(
+        sources.length
+          ? h(
+              'table',
+              {},
+              h('thead', {}, h('tr', {}, ['Source', 'Status', 'Tools', 'Command or URL', 'Last error', ''].map((t) => h('th', { scope: 'col' }, t)))),
+              h('tbody', {}, sources.map(row)),
+            )
+          : h('p', { class: 'empty' }, 'No sources yet.'),
+      );
+    } catch (error) {
+      clear(list);
+      list.append(notice('error', errorText(error)));
+    }
+  };
+  return { title: 'Sources', element, refresh };
+}

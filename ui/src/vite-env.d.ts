@@ -1,0 +1,2 @@
+// CSS imports are handled by Vite.
+declare module '*.css';

@@ -192,14 +192,7 @@ fn forbidden() -> Response {
 
 /// The session cookie's value, from any `Cookie` header.
 fn session_cookie(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|h| h.to_str().ok())
-        .flat_map(|h| h.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
-        .map(|(_, value)| value)
+    crate::ui::cookie(headers, COOKIE)
 }
 
 fn run_url(run_id: &str) -> String {

@@ -126,19 +126,7 @@ fn set_entry(table: &mut dyn TableLike, entry: &CapaEntry) {
 mod tests {
     use super::*;
 
-    fn entry() -> CapaEntry {
-        CapaEntry {
-            command: "/bin/capa".into(),
-            args: vec!["mcp".into(), "--project".into(), "/p".into()],
-        }
-    }
-
-    fn written(edit: Edit) -> String {
-        match edit {
-            Edit::Write(text) => text,
-            other => panic!("expected a write, got {other:?}"),
-        }
-    }
+    use crate::test_support::{entry, written};
 
     const USERS: &str = "# my settings\nmodel = \"o3\"  # the best one\n\n[mcp_servers.other]\n# keep me\ncommand = \"npx\"\nargs = [\"-y\", \"other\"]\n";
 

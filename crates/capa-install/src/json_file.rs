@@ -128,19 +128,7 @@ fn render(root: Map<String, Value>) -> String {
 mod tests {
     use super::*;
 
-    fn entry() -> CapaEntry {
-        CapaEntry {
-            command: "/bin/capa".into(),
-            args: vec!["mcp".into(), "--project".into(), "/p".into()],
-        }
-    }
-
-    fn written(edit: Edit) -> String {
-        match edit {
-            Edit::Write(text) => text,
-            other => panic!("expected a write, got {other:?}"),
-        }
-    }
+    use crate::test_support::{entry, written};
 
     #[test]
     fn the_entry_joins_other_servers_and_unknown_keys_in_place() {

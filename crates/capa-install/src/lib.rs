@@ -22,6 +22,8 @@ mod error;
 pub mod json_file;
 pub mod plan;
 pub mod review;
+#[cfg(test)]
+mod test_support;
 pub mod warnings;
 
 pub use client::{Client, ClientFile, FileFormat, Locations, Scope};

@@ -6,6 +6,7 @@ fn main() {
         "pause_approvals",
         "state",
         "close_window",
+        "popup_shown",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

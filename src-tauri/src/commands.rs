@@ -61,6 +61,20 @@ pub fn state(app: AppHandle) -> Result<AppState, CommandError> {
     Ok(desktop.popups.state(&desktop.hosted.hub))
 }
 
+/// The approval popup calling it has painted the pending call of `run_id`: the app records and
+/// logs how long after the call that was. Returns the milliseconds; none from another window.
+#[tauri::command]
+pub fn popup_shown(
+    app: AppHandle,
+    window: WebviewWindow,
+    run_id: String,
+) -> Result<Option<u64>, CommandError> {
+    let desktop = desktop(&app)?;
+    Ok(desktop
+        .popups
+        .painted(&desktop.hosted.hub, window.label(), &run_id))
+}
+
 /// Closes the window that calls it (the popup after a decision); the next queued popup follows.
 #[tauri::command]
 pub async fn close_window(window: WebviewWindow) -> Result<(), CommandError> {

@@ -12,7 +12,7 @@ use capa_config::ConfigFiles;
 use capa_core::{Hub, HubOptions, HubPaths, Redactor};
 use capa_secrets::Keychain;
 use capa_server::ui::UiAccess;
-use capa_server::{HttpServer, ServeError};
+use capa_server::{HttpServer, ServeError, ServeOptions};
 use serde::{Deserialize, Serialize};
 
 /// Where and with which files the hub runs.
@@ -22,6 +22,8 @@ pub struct HostOptions {
     pub http: SocketAddr,
     /// `--config FILE`: only this capabilities file.
     pub config: Option<PathBuf>,
+    /// The web UI's files bundled with the app (its resource dir), when packaged.
+    pub ui_dir: Option<PathBuf>,
 }
 
 /// What a running hub writes to `hub.json` in the data dir (the same fields as `capa hub serve`).
@@ -66,7 +68,7 @@ impl HostedHub {
         if let Err(e) = std::net::TcpListener::bind(options.http) {
             return Err(port_taken(options.http, &e));
         }
-        let files = config_files(options)?;
+        let files = ConfigFiles::select(options.config.as_deref(), None, &paths.config_dir)?;
         let config = capa_config::load(&files)
             .map_err(|e| anyhow::anyhow!("invalid configuration:\n{e}"))?;
         for warning in &config.warnings {
@@ -91,7 +93,10 @@ impl HostedHub {
                 )));
             }
         };
-        let server = match capa_server::serve(hub.clone(), options.http, token).await {
+        let serve = ServeOptions {
+            ui_dir: options.ui_dir.clone(),
+        };
+        let server = match capa_server::serve_with(hub.clone(), options.http, token, serve).await {
             Ok(server) => server,
             Err(e) => {
                 hub.shutdown().await;
@@ -145,24 +150,6 @@ fn port_taken(addr: SocketAddr, error: &std::io::Error) -> anyhow::Error {
     } else {
         anyhow::anyhow!("cannot listen on {addr}: {error}")
     }
-}
-
-/// The global file plus the project file found from the working directory up, or `--config`.
-fn config_files(options: &HostOptions) -> anyhow::Result<ConfigFiles> {
-    let paths = HubPaths::from_env();
-    if let Some(file) = &options.config {
-        let file =
-            std::path::absolute(file).with_context(|| format!("resolving {}", file.display()))?;
-        if !file.is_file() {
-            bail!(
-                "{} does not exist; pass an existing capabilities file to --config",
-                file.display()
-            );
-        }
-        return Ok(ConfigFiles::only(file));
-    }
-    let cwd = std::env::current_dir().context("reading the working directory")?;
-    Ok(ConfigFiles::discover(&paths.config_dir, &cwd))
 }
 
 /// The URL of a hub that runs for this data dir and accepts connections.

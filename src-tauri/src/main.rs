@@ -87,10 +87,6 @@ fn main() -> ExitCode {
     // Why the setup hook failed, printed as the CLI prints errors.
     let failure: Arc<Mutex<Option<anyhow::Error>>> = Arc::default();
     let setup_failure = failure.clone();
-    let options = HostOptions {
-        http: args.http,
-        config: args.config.clone(),
-    };
     let background = args.background;
 
     let built = tauri::Builder::default()
@@ -107,6 +103,7 @@ fn main() -> ExitCode {
             commands::pause_approvals,
             commands::state,
             commands::close_window,
+            commands::popup_shown,
         ])
         .on_window_event(|window, event| {
             if let WindowEvent::Destroyed = event
@@ -117,6 +114,12 @@ fn main() -> ExitCode {
             }
         })
         .setup(move |app| {
+            let options = HostOptions {
+                http: args.http,
+                config: args.config.clone(),
+                // Packaged (`npm run desktop:build`), the UI ships in the resource dir's `ui/`.
+                ui_dir: app.path().resource_dir().ok().map(|dir| dir.join("ui")),
+            };
             let hosted = match tauri::async_runtime::block_on(HostedHub::start(&options, redactor))
             {
                 Ok(hosted) => hosted,

@@ -31,6 +31,9 @@ struct Queue {
     seen: HashSet<String>,
     /// The popup on screen: (run id, window label).
     shown: Option<(String, String)>,
+    /// Once the popup on screen has painted its call: milliseconds from the call's approval
+    /// being recorded to that paint.
+    shown_after_ms: Option<u64>,
     /// Labels are never reused: a closing window may still hold its label.
     next_label: u64,
 }
@@ -63,6 +66,8 @@ pub struct SourceState {
 pub struct PopupState {
     pub run_id: String,
     pub label: String,
+    /// Milliseconds from the call asking to the popup painting it; none until it has.
+    pub shown_after_ms: Option<u64>,
 }
 
 impl SourceState {
@@ -103,6 +108,7 @@ impl Popups {
             q.shown.as_ref().map(|(run_id, label)| PopupState {
                 run_id: run_id.clone(),
                 label: label.clone(),
+                shown_after_ms: q.shown_after_ms,
             })
         });
         AppState {
@@ -123,12 +129,37 @@ impl Popups {
         }
     }
 
+    /// The popup `label` has painted the pending call of `run_id` (its page says so): records and
+    /// logs the time from the run's oldest pending approval being recorded to now. Returns it;
+    /// none when `label` is not the popup of `run_id` on screen.
+    pub fn painted(&self, hub: &Hub, label: &str, run_id: &str) -> Option<u64> {
+        let asked = approvals(hub)
+            .into_iter()
+            .filter(|p| p.run_id == run_id)
+            .map(|p| p.created_at_ms)
+            .min()?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_millis();
+        let after_ms = u64::try_from(now)
+            .ok()?
+            .saturating_sub(u64::try_from(asked).unwrap_or(0));
+        let mut q = self.inner.lock().ok()?;
+        if q.shown.as_ref() != Some(&(run_id.to_owned(), label.to_owned())) {
+            return None;
+        }
+        q.shown_after_ms.get_or_insert(after_ms);
+        tracing::info!(run = %run_id, window = %label, after_ms, "approval popup on screen");
+        Some(after_ms)
+    }
+
     /// A popup window was closed (by the person, the UI or the app).
     pub fn closed(&self, label: &str) {
         if let Ok(mut q) = self.inner.lock()
-            && q.shown.as_ref().is_some_and(|(_, l)| l == label)
+            && let Some((run, _)) = q.shown.take_if(|(_, l)| l == label)
         {
-            q.shown = None;
+            tracing::info!(run = %run, window = %label, "approval popup closed");
         }
         self.poke.notify_one();
     }
@@ -173,8 +204,10 @@ impl Popups {
             q.next_label += 1;
             let label = format!("approval-{}", q.next_label);
             q.shown = Some((run_id.to_owned(), label.clone()));
+            q.shown_after_ms = None;
             label
         };
+        tracing::info!(run = %run_id, window = %label, "approval popup opened");
         if let Err(e) = windows::open_popup(app, &label, run_id) {
             self.closed(&label);
             return Err(e);
@@ -202,10 +235,8 @@ impl Popups {
                     }
                 }
             }
-            if let Some((run, label)) = q.shown.clone()
-                && !runs.contains(&run)
-            {
-                q.shown = None;
+            if let Some((run, label)) = q.shown.take_if(|(run, _)| !runs.contains(run)) {
+                tracing::info!(run = %run, window = %label, "approval popup closed");
                 close = Some(label);
             }
             if q.shown.is_none() {

@@ -283,6 +283,12 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     if (uiServed) {
       await waitFor('the popup to show the call', async () =>
         (await wd.script('return document.body.innerText')).includes('demo.delete_note'));
+      // The popup's page tells the app once the call is painted; the app keeps the delay.
+      const painted = await waitFor('the popup to report the call painted', async () => {
+        const after = (await wd.invoke('state')).popup?.shownAfterMs;
+        return typeof after === 'number' ? { after } : null;
+      });
+      t.diagnostic(`popup painted ${painted.after} ms after the call asked`);
       await wd.screenshot(path.join(SCREENSHOTS, 'desktop-approval-popup.png'));
       // The popup re-renders as the hub's events arrive: find and click again on a stale element.
       await waitFor('a click on "Approve once"', async () => {

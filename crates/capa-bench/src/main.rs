@@ -6,13 +6,16 @@
 //! - code mode's lookups over the real catalogs: index build, `search` and `describe` latency,
 //!   search quality against two baselines, and the surface's token cost;
 //! - `execute`: through the front, sandbox cold start, guest calls vs direct, fan-out, load;
-//! - approvals: replay of a 500-call run on resume, and decision-to-result per delivery path.
+//! - approvals: replay of a 500-call run on resume, and decision-to-result per delivery path;
+//! - the desktop app (`--desktop BIN`, under a display): its resident memory, and the time from a
+//!   call that asks to its approval popup.
 //!
 //! Ratios come from interleaved rounds (direct, hub, direct, hub, …) so that a noisy neighbour on
 //! the shared machine slows both sides alike. No number here is asserted: they are reported.
 
 mod approvals;
 mod calls;
+mod desktop;
 mod execute;
 mod lookup;
 mod memory;
@@ -28,6 +31,8 @@ async fn main() -> anyhow::Result<()> {
     let mut out = None;
     let mut calls_per_round = 100usize;
     let mut only_approvals = false;
+    let mut only_desktop = false;
+    let mut desktop_app: Option<PathBuf> = std::env::var_os("CAPA_DESKTOP_BIN").map(PathBuf::from);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -39,9 +44,13 @@ async fn main() -> anyhow::Result<()> {
                     .context("--calls N")?
             }
             "--only-approvals" => only_approvals = true,
+            "--desktop" => {
+                desktop_app = Some(args.next().map(PathBuf::from).context("--desktop BIN")?)
+            }
+            "--only-desktop" => only_desktop = true,
             "--help" | "-h" => {
                 println!(
-                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--only-approvals (print that section only)]"
+                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/release/capabilities-desktop (needs a display)] [--only-approvals | --only-desktop (print that section only)]"
                 );
                 return Ok(());
             }
@@ -53,6 +62,11 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let env = procs::BenchEnv::discover()?;
+    if only_desktop {
+        let app = desktop_app.context("--only-desktop needs --desktop BIN")?;
+        print!("{}", report::desktop(&desktop::measure(&env, &app).await?));
+        return Ok(());
+    }
     eprintln!("capa-bench: hub binary {}", env.capa.display());
     let mut rows = Vec::new();
     for transport in [calls::Transport::Stdio, calls::Transport::Http] {
@@ -64,10 +78,15 @@ async fn main() -> anyhow::Result<()> {
     let lookups = tokio::task::spawn_blocking(lookup::measure).await??;
     let executes = execute::measure(&env).await?;
     let approvals = approvals::measure().await?;
+    let desktop = match &desktop_app {
+        Some(app) => report::desktop(&desktop::measure(&env, app).await?),
+        None => "\n## The desktop app\n\nNot measured in this run: `capa-bench --desktop <app binary>` under a display measures it (`scripts/test` does).\n".to_owned(),
+    };
     let text = report::markdown(&rows, &memory, calls_per_round)
         + &report::lookups(&lookups)
         + &report::execute(&executes)
-        + &report::approvals(&approvals);
+        + &report::approvals(&approvals)
+        + &desktop;
     print!("{text}");
     if let Some(out) = out {
         std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;

@@ -24,13 +24,25 @@ pub(crate) fn rss_kib(pid: u32) -> anyhow::Result<u64> {
         .context("VmRSS in /proc status")
 }
 
+/// Proportional set size, KiB: each shared page divided among the processes that map it, so
+/// that the sizes of several processes add up (RSS counts shared libraries in each).
+pub(crate) fn pss_kib(pid: u32) -> anyhow::Result<u64> {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .context("reading /proc smaps_rollup")?;
+    rollup
+        .lines()
+        .find_map(|l| l.strip_prefix("Pss:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("Pss in /proc smaps_rollup")
+}
+
 /// This process's own RSS, KiB.
 pub fn own_rss_kib() -> anyhow::Result<u64> {
     rss_kib(std::process::id())
 }
 
 /// Children of every thread of `pid` (tokio spawns children from its worker threads).
-fn children(pid: u32) -> Vec<u32> {
+pub(crate) fn children(pid: u32) -> Vec<u32> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Vec::new();
     };
@@ -47,7 +59,7 @@ fn children(pid: u32) -> Vec<u32> {
 }
 
 /// All descendants' RSS (node and python servers may fork).
-fn descendants_kib(pid: u32) -> u64 {
+pub(crate) fn descendants_kib(pid: u32) -> u64 {
     children(pid)
         .into_iter()
         .map(|c| rss_kib(c).unwrap_or(0) + descendants_kib(c))
@@ -67,7 +79,7 @@ async fn measure(
         if !std::path::Path::new(&format!("/proc/{}", hub.pid)).exists() {
             bail!("hub exited");
         }
-        ready = count_ready(&hub).await.unwrap_or(0);
+        ready = count_ready(&hub.url, &hub.token).await.unwrap_or(0);
         if ready >= expect_ready {
             break;
         }
@@ -84,10 +96,11 @@ async fn measure(
     })
 }
 
-async fn count_ready(hub: &procs::Hub) -> anyhow::Result<usize> {
+/// How many sources the hub at `url` reports ready.
+pub(crate) async fn count_ready(url: &str, token: &str) -> anyhow::Result<usize> {
     let sources: serde_json::Value = reqwest::Client::new()
-        .get(format!("{}/api/sources", hub.url))
-        .bearer_auth(&hub.token)
+        .get(format!("{url}/api/sources"))
+        .bearer_auth(token)
         .send()
         .await?
         .json()

@@ -1,6 +1,10 @@
 //! The markdown written to `docs/benchmarks.md`.
 
+mod desktop;
+
 use std::fmt::Write;
+
+pub use desktop::desktop;
 
 use crate::calls::OverheadRow;
 use crate::execute::ExecuteReport;

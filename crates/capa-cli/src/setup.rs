@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use capa_config::{ConfigFiles, HubConfig};
 use capa_core::{Hub, HubOptions, HubPaths, Redactor};
 use capa_secrets::Keychain;
@@ -13,32 +13,11 @@ use crate::cli::GlobalArgs;
 /// The configuration files in force: `--config FILE`, or the global file plus the project file
 /// found from the working directory (or `--project DIR`) up.
 pub fn config_files(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<ConfigFiles> {
-    if let Some(file) = &global.config {
-        let file =
-            std::path::absolute(file).with_context(|| format!("resolving {}", file.display()))?;
-        if !file.is_file() {
-            bail!(
-                "{} does not exist; pass an existing capabilities file to --config",
-                file.display()
-            );
-        }
-        return Ok(ConfigFiles::only(file));
-    }
-    let start = match &global.project {
-        Some(dir) => {
-            let dir =
-                std::path::absolute(dir).with_context(|| format!("resolving {}", dir.display()))?;
-            if !dir.is_dir() {
-                bail!(
-                    "{} is not a directory; pass the project's directory to --project",
-                    dir.display()
-                );
-            }
-            dir
-        }
-        None => std::env::current_dir().context("reading the working directory")?,
-    };
-    Ok(ConfigFiles::discover(&paths.config_dir, &start))
+    Ok(ConfigFiles::select(
+        global.config.as_deref(),
+        global.project.as_deref(),
+        &paths.config_dir,
+    )?)
 }
 
 pub fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {

@@ -23,7 +23,9 @@ pub use file::{
     CapabilitiesFile, ExposePolicy, ExposureMode, Options, ServerDef, ServerEntry, ServerKind,
     SkillEntry, ToolEntry,
 };
-pub use load::{ConfigFiles, PROJECT_FILE_NAMES, find_project_file, load, load_file, parse_str};
+pub use load::{
+    ConfigFiles, PROJECT_FILE_NAMES, SelectError, find_project_file, load, load_file, parse_str,
+};
 pub use located::{Located, Position};
 pub use policy_file::{
     POLICY_FILE_NAME, PolicyDecision, PolicyRule, RuleProblem, canonical_pattern,

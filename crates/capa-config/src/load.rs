@@ -39,6 +39,59 @@ impl ConfigFiles {
     }
 }
 
+/// Why the files a command line names cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SelectError {
+    #[error("{} does not exist; pass an existing capabilities file to --config", .0.display())]
+    NoFile(PathBuf),
+    #[error("{} is not a directory; pass the project's directory to --project", .0.display())]
+    NoProjectDir(PathBuf),
+    #[error("resolving {}: {source}", .path.display())]
+    Resolve {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl ConfigFiles {
+    /// The files a command line selects, the same for `capa` and the desktop app: `--config FILE`
+    /// alone, else the global file in `config_dir` plus the project file found from `--project
+    /// DIR` (else the working directory) up.
+    pub fn select(
+        config: Option<&Path>,
+        project: Option<&Path>,
+        config_dir: &Path,
+    ) -> Result<Self, SelectError> {
+        let absolute = |path: &Path| {
+            std::path::absolute(path).map_err(|source| SelectError::Resolve {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        if let Some(file) = config {
+            let file = absolute(file)?;
+            if !file.is_file() {
+                return Err(SelectError::NoFile(file));
+            }
+            return Ok(Self::only(file));
+        }
+        let start = match project {
+            Some(dir) => {
+                let dir = absolute(dir)?;
+                if !dir.is_dir() {
+                    return Err(SelectError::NoProjectDir(dir));
+                }
+                dir
+            }
+            None => std::env::current_dir().map_err(|source| SelectError::Resolve {
+                path: PathBuf::from("."),
+                source,
+            })?,
+        };
+        Ok(Self::discover(config_dir, &start))
+    }
+}
+
 /// The nearest `capabilities.yaml` (or `.yml`) in `start` or one of its parents.
 pub fn find_project_file(start: &Path) -> Option<PathBuf> {
     start.ancestors().find_map(|dir| {

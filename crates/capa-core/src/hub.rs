@@ -151,7 +151,7 @@ impl Hub {
             started: watch::channel(false).0,
             policy,
             tool_index: tokio::sync::Mutex::new(None),
-            runs: crate::runner::Runs::new(&paths.state_key()),
+            runs: crate::runner::Runs::new(&paths.state_key(), paths.approvals_paused()),
         });
         for source in &hub.source_defs() {
             hub.start_default(source);

@@ -49,6 +49,10 @@ impl HubPaths {
     pub fn state_key(&self) -> PathBuf {
         self.data_dir.join("state.key")
     }
+    /// Present while approvals are paused, so that a pause outlives a restart of the hub.
+    pub fn approvals_paused(&self) -> PathBuf {
+        self.data_dir.join("approvals-paused")
+    }
     pub fn demo_notes(&self) -> PathBuf {
         self.data_dir.join("demo-notes.json")
     }

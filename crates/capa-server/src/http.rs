@@ -2,6 +2,7 @@
 //! for the CLI (and later the web UI), all behind the same guard (Host, Origin, token).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -68,11 +69,30 @@ impl HttpServer {
     }
 }
 
+/// How the server runs beyond its address and token.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    /// The web UI's built files, when the caller knows them (the desktop app's bundled
+    /// resources). Without it, or when it holds no `index.html`, the UI is looked up at run time
+    /// (`CAPA_UI_DIR`, the repository's layout).
+    pub ui_dir: Option<PathBuf>,
+}
+
 /// Binds `addr` (loopback only) and serves until shut down.
 pub async fn serve(
     hub: Arc<Hub>,
     addr: SocketAddr,
     token: String,
+) -> Result<HttpServer, ServeError> {
+    serve_with(hub, addr, token, ServeOptions::default()).await
+}
+
+/// [`serve`] with [`ServeOptions`].
+pub async fn serve_with(
+    hub: Arc<Hub>,
+    addr: SocketAddr,
+    token: String,
+    options: ServeOptions,
 ) -> Result<HttpServer, ServeError> {
     if !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr));
@@ -97,6 +117,7 @@ pub async fn serve(
             ui: ui.clone(),
         },
         shutdown.child_token(),
+        options.ui_dir,
     );
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
@@ -120,6 +141,7 @@ fn router(
     pages: Arc<ApprovalPages>,
     guard: Guard,
     cancel: CancellationToken,
+    ui_dir: Option<PathBuf>,
 ) -> Router {
     let surface = surface_for(hub.clone());
     let mcp = StreamableHttpService::new(
@@ -149,6 +171,7 @@ fn router(
             hub.clone(),
             guard.ui.clone(),
             cancel.child_token(),
+            ui_dir,
         ))
         .merge(crate::approval_page::routes(hub, pages))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))

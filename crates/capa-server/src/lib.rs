@@ -20,7 +20,7 @@ pub mod ui;
 pub use approval_page::browser::open as open_in_browser;
 pub use code::{CODE_INSTRUCTIONS, CodeSurface, code_tools};
 pub use front::McpFront;
-pub use http::{DEFAULT_PORT, HttpServer, ServeError, serve};
+pub use http::{DEFAULT_PORT, HttpServer, ServeError, ServeOptions, serve, serve_with};
 pub use surface::{Asking, LocalSurface, Surface, ToolChanges, surface_for};
 
 /// Serves `front` on this process's stdin and stdout until the client closes them.

@@ -173,6 +173,8 @@ pub(crate) struct UiState {
     pub(crate) access: Arc<UiAccess>,
     /// Cancelled when the server shuts down (ends event streams).
     pub(crate) cancel: tokio_util::sync::CancellationToken,
+    /// The UI's files as the embedder gave them (`ServeOptions::ui_dir`).
+    pub(crate) ui_dir: Option<Arc<std::path::Path>>,
 }
 
 /// The UI's routes (static files, login, session, and its API); merged under the guard.
@@ -180,6 +182,7 @@ pub(crate) fn routes(
     hub: Arc<Hub>,
     access: Arc<UiAccess>,
     cancel: tokio_util::sync::CancellationToken,
+    ui_dir: Option<std::path::PathBuf>,
 ) -> Router {
     Router::new()
         .route("/app/login/{token}", get(login))
@@ -214,6 +217,7 @@ pub(crate) fn routes(
             hub,
             access,
             cancel,
+            ui_dir: ui_dir.map(Arc::from),
         })
 }
 

@@ -4,15 +4,16 @@
 
 #[expect(
     dead_code,
-    reason = "shared by the test binaries; this one uses `repo_file` only"
+    reason = "shared by the test binaries; this one starts its hub with `serve_hub_with` only"
 )]
 mod support;
+
+use support::HubFiles;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use capa_config::ConfigFiles;
-use capa_core::{ExecuteRequest, Hub, HubOptions, HubPaths, Redactor};
+use capa_core::{ExecuteRequest, Hub};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE};
 use serde_json::{Value, json};
@@ -34,42 +35,17 @@ struct Ui {
 
 /// A hub whose global capabilities file (with a comment) is in a temp dir, served on loopback.
 async fn serve_ui(keychain: capa_secrets::Keychain) -> Ui {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let paths = HubPaths::in_dir(dir.path());
-    std::fs::create_dir_all(&paths.config_dir).expect("config dir");
-    std::fs::write(paths.global_config(), GLOBAL).expect("write");
-    let files = ConfigFiles {
-        global: Some(paths.global_config()),
-        project: None,
-    };
-    let config = capa_config::load(&files).expect("config");
-    let hub = Hub::start(HubOptions {
-        config,
-        paths,
-        redactor: Redactor::new(),
-        keychain,
-    })
-    .await
-    .expect("hub");
-    hub.settled(Duration::from_secs(30)).await;
-    let token = "t".repeat(64);
-    let server = capa_server::serve(
-        hub.clone(),
-        "127.0.0.1:0".parse().expect("addr"),
-        token.clone(),
-    )
-    .await
-    .expect("serve");
-    let base = format!("http://{}", server.addr);
+    let served = support::serve_hub_with(HubFiles::Global(GLOBAL), keychain).await;
+    let base = format!("http://{}", served.server.addr);
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("client");
     Ui {
-        _dir: dir,
-        hub,
-        server,
-        token,
+        _dir: served._dir,
+        hub: served.hub,
+        server: served.server,
+        token: served.token,
         base,
         client,
     }

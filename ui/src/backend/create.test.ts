@@ -25,10 +25,12 @@ describe('createBackend', () => {
     await backend.pauseApprovals(true);
     await backend.openSettings();
     await backend.closeWindow();
+    await backend.popupShown('run-1');
     expect(invoked).toEqual([
       ['pause_approvals', { paused: true }],
       ['open_settings', undefined],
       ['close_window', undefined],
+      ['popup_shown', { runId: 'run-1' }],
     ]);
     expect((await backend.approvals()).paused).toBe(true);
     expect(fetched).toEqual(['/api/approvals']);

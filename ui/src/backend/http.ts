@@ -180,6 +180,7 @@ export class HttpBackend implements Backend {
 
   async openSettings(): Promise<void> {}
   async closeWindow(): Promise<void> {}
+  async popupShown(_runId: string): Promise<void> {}
 
   subscribe(listener: (event: HubEvent) => void): () => void {
     if (!this.events) return () => {};

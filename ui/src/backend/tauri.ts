@@ -25,4 +25,7 @@ export class TauriBackend extends HttpBackend {
   override async closeWindow(): Promise<void> {
     await this.tauri.invoke('close_window');
   }
+  override async popupShown(runId: string): Promise<void> {
+    await this.tauri.invoke('popup_shown', { runId });
+  }
 }

@@ -241,6 +241,9 @@ export interface Backend {
   openSettings(): Promise<void>;
   /** App-only: close this window (a no-op in a browser, which cannot close a tab it did not open). */
   closeWindow(): Promise<void>;
+  /** App-only: this popup has painted the pending call of `runId` (the app logs how long the
+   * popup took to appear; a no-op in a browser). */
+  popupShown(runId: string): Promise<void>;
 
   /** Live updates; returns the unsubscribe function. */
   subscribe(listener: (event: HubEvent) => void): () => void;

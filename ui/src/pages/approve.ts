@@ -9,6 +9,7 @@ export function approvePage({ backend, route }: PageContext): Page {
   const runId = route.params[0] ?? '';
   const message = h('div');
   let decidedAny = false;
+  let reportedShown = false;
   const queue = approvalQueue(backend, {
     onDecided: async () => {
       decidedAny = true;
@@ -22,6 +23,10 @@ export function approvePage({ backend, route }: PageContext): Page {
       const view = await backend.approvals();
       const mine = view.pending.filter((p) => p.runId === runId);
       queue.show(mine);
+      if (mine.length > 0 && !reportedShown) {
+        reportedShown = true;
+        afterPaint(() => void backend.popupShown(runId).catch(() => {}));
+      }
       clear(message);
       if (mine.length === 0 && decidedAny) {
         message.append(notice('ok', DECIDED));
@@ -33,4 +38,10 @@ export function approvePage({ backend, route }: PageContext): Page {
     }
   };
   return { title: 'Approve', element, refresh, dispose: () => queue.dispose() };
+}
+
+/** Runs `then` once the frame showing what was just rendered has been painted: the callback of
+ * the next animation frame runs before that frame's paint, the one after it only once it is done. */
+function afterPaint(then: () => void): void {
+  requestAnimationFrame(() => requestAnimationFrame(then));
 }

@@ -3,5 +3,6 @@
 mod expose_policy;
 mod malformed;
 mod policy;
+mod select;
 mod skills;
 mod valid;

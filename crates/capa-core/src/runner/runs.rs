@@ -17,6 +17,8 @@ pub struct Runs {
     pending: watch::Sender<u64>,
     /// While true, calls that would ask are denied instead ("pause approvals").
     paused: watch::Sender<bool>,
+    /// Exists while paused: a person who paused approvals and restarts stays paused.
+    paused_file: std::path::PathBuf,
     page: RwLock<Option<PageOpener>>,
     /// Signs the `requestState` of approvals sent to clients.
     state_key: Vec<u8>,
@@ -27,8 +29,8 @@ const STATE_KEY_BYTES: usize = 32;
 
 impl Runs {
     /// With the signing key kept in `key_file` (created, mode 0600, on first use), so that
-    /// states handed out before a restart still open after it.
-    pub(crate) fn new(key_file: &std::path::Path) -> Self {
+    /// states handed out before a restart still open after it; paused when `paused_file` exists.
+    pub(crate) fn new(key_file: &std::path::Path, paused_file: std::path::PathBuf) -> Self {
         let state_key = load_or_create_key(key_file).unwrap_or_else(|e| {
             tracing::warn!(error = %e, file = %key_file.display(), "could not keep the requestState key; states will not survive a restart");
             random_key()
@@ -37,7 +39,8 @@ impl Runs {
             locks: Mutex::new(HashMap::new()),
             decisions: watch::channel(0).0,
             pending: watch::channel(0).0,
-            paused: watch::channel(false).0,
+            paused: watch::channel(paused_file.exists()).0,
+            paused_file,
             page: RwLock::new(None),
             state_key,
         }
@@ -131,6 +134,20 @@ impl Runs {
             *p = paused;
             changed
         });
+        let kept = if paused {
+            std::fs::write(
+                &self.paused_file,
+                "approvals are paused; resume them in the app\n",
+            )
+        } else {
+            match std::fs::remove_file(&self.paused_file) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                other => other,
+            }
+        };
+        if let Err(e) = kept {
+            tracing::warn!(error = %e, file = %self.paused_file.display(), "could not keep the approvals pause for the next start");
+        }
     }
 
     pub fn paused(&self) -> bool {

@@ -202,3 +202,42 @@ async fn a_call_whose_connection_is_missing_pauses_until_it_is_added() {
     assert_eq!(done["status"], "completed", "{done:#}");
     assert!(hub.hub.pending_of_run(&id).expect("pending").is_empty());
 }
+
+/// "Pause approvals" denies asking calls at once, and a hub restarted on the same data dir is
+/// still paused until someone resumes.
+#[tokio::test]
+async fn a_pause_of_approvals_denies_asking_calls_and_outlives_a_restart() {
+    let first = TestHub::start("options: { toolExposure: code }\n").await;
+    let code = r#"try { await demo.delete_note({ title: "none" }); return "ran"; } catch (e) { return e.code ?? String(e); }"#;
+    first.hub.set_approvals_paused(true);
+    let denied = execute(&first, code).await;
+    assert_eq!(denied["status"], "completed", "{denied:#}");
+    assert_eq!(denied["result"], "denied", "{denied:#}");
+    first.hub.shutdown().await;
+
+    let restart = || async {
+        let hub = capa_core::Hub::start(capa_core::HubOptions {
+            config: capa_config::HubConfig::default(),
+            paths: capa_core::HubPaths::in_dir(first.dir.path()),
+            redactor: capa_core::Redactor::new(),
+            keychain: capa_secrets::Keychain::default(),
+        })
+        .await
+        .expect("restart");
+        hub.settled(Duration::from_secs(10)).await;
+        hub
+    };
+    let second = restart().await;
+    assert!(
+        second.approvals_paused(),
+        "the pause was lost in the restart"
+    );
+    second.set_approvals_paused(false);
+    second.shutdown().await;
+    let third = restart().await;
+    assert!(
+        !third.approvals_paused(),
+        "the resume was lost in the restart"
+    );
+    third.shutdown().await;
+}

@@ -1,17 +1,24 @@
-//! The web UI's static files under `/app/`, from a directory found at run time: `CAPA_UI_DIR`,
-//! else `<exe dir>/../../ui/dist` (the repository's `target/debug` layout), else `<exe dir>/ui`
-//! (packaged). Unknown paths fall back to `index.html` (a single-page app).
+//! The web UI's static files under `/app/`, from the directory the embedder gave
+//! (`ServeOptions::ui_dir`: the desktop app's bundled resources), else one found at run time:
+//! `CAPA_UI_DIR`, else `<exe dir>/../../ui/dist` (the repository's `target/debug` layout), else
+//! `<exe dir>/ui`. Unknown paths fall back to `index.html` (a single-page app).
 
 use std::path::{Component, Path, PathBuf};
 
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::UiState;
+
 const CSP: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
 
-/// Where the UI's built files are, when they are anywhere.
-pub(crate) fn ui_dir() -> Option<PathBuf> {
+/// Where the UI's built files are, when they are anywhere: `given` first. Looked up per request,
+/// so a UI built while the hub runs is served at the next reload.
+pub(crate) fn ui_dir(given: Option<&Path>) -> Option<PathBuf> {
+    if let Some(dir) = given.filter(|d| d.join("index.html").is_file()) {
+        return Some(dir.to_path_buf());
+    }
     if let Some(dir) = std::env::var_os("CAPA_UI_DIR") {
         return Some(PathBuf::from(dir)).filter(|d| d.join("index.html").is_file());
     }
@@ -108,8 +115,8 @@ fn missing() -> Response {
 }
 
 /// `GET /app/…`: a file of the UI, else its `index.html`.
-pub(crate) async fn serve(request: Request) -> Response {
-    let Some(dir) = ui_dir() else {
+pub(crate) async fn serve(State(state): State<UiState>, request: Request) -> Response {
+    let Some(dir) = ui_dir(state.ui_dir.as_deref()) else {
         return missing();
     };
     let path = request.uri().path();

@@ -30,15 +30,43 @@ pub struct Served {
 
 /// Starts a hub configured by `yaml`, waits for its sources, and serves it on 127.0.0.1.
 pub async fn serve_hub(yaml: &str) -> Served {
+    serve_hub_with(HubFiles::Only(yaml), capa_secrets::Keychain::default()).await
+}
+
+/// The capabilities file a served hub reads.
+#[allow(dead_code)] // each test binary uses its own part of the support module
+pub enum HubFiles<'a> {
+    /// One file, as `--config FILE`.
+    Only(&'a str),
+    /// The user's global file in the hub's config dir (the one the UI's source edits write).
+    Global(&'a str),
+}
+
+/// [`serve_hub`] with the file in the place `files` says and with `keychain`.
+pub async fn serve_hub_with(files: HubFiles<'_>, keychain: capa_secrets::Keychain) -> Served {
     let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("capabilities.yaml");
-    std::fs::write(&file, yaml).expect("write");
-    let config = capa_config::load(&ConfigFiles::only(file)).expect("config");
+    let paths = HubPaths::in_dir(dir.path());
+    let files = match files {
+        HubFiles::Only(yaml) => {
+            let file = dir.path().join("capabilities.yaml");
+            std::fs::write(&file, yaml).expect("write");
+            ConfigFiles::only(file)
+        }
+        HubFiles::Global(yaml) => {
+            std::fs::create_dir_all(&paths.config_dir).expect("config dir");
+            std::fs::write(paths.global_config(), yaml).expect("write");
+            ConfigFiles {
+                global: Some(paths.global_config()),
+                project: None,
+            }
+        }
+    };
+    let config = capa_config::load(&files).expect("config");
     let hub = Hub::start(HubOptions {
         config,
-        paths: HubPaths::in_dir(dir.path()),
+        paths,
         redactor: Redactor::new(),
-        keychain: capa_secrets::Keychain::default(),
+        keychain,
     })
     .await
     .expect("hub");

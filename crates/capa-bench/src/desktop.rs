@@ -1,0 +1,450 @@
+//! The desktop app (src-tauri) on the display `scripts/test` gives it (Xvfb):
+//!
+//! - resident memory of the app process and, apart, of its webview processes (WebKitGTK renders
+//!   pages in child processes) once every source is ready: in the tray with no window, and with
+//!   the settings window open; with the demo source alone and with five sources. `capa hub serve`
+//!   with the same sources is the baseline: the app's cost is what it adds to the hub;
+//! - the time from a client sending an `execute` whose code calls `demo.delete_note`
+//!   (destructive, so it asks) to the popup window being created and to the popup's page having
+//!   painted the call (the page reports it, the app logs "approval popup on screen"), against an
+//!   allowed `execute` round trip in the same app.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use rmcp::model::CallToolRequestParams;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::calls::{Samples, http_client};
+use crate::memory::{children, count_ready, descendants_kib, pss_kib, rss_kib};
+use crate::procs::{self, BenchEnv};
+
+/// Popups measured after the first one.
+const POPUPS: usize = 10;
+/// Allowed `execute` calls for the baseline.
+const ALLOWED: usize = 30;
+
+#[derive(Debug)]
+pub struct AppMemoryRow {
+    pub sources: &'static str,
+    pub window: &'static str,
+    /// The app process (the hub runs inside it), KiB.
+    pub app_kib: u64,
+    /// Its webview processes, KiB.
+    pub webview_kib: u64,
+    /// Its upstream servers, KiB.
+    pub upstream_kib: u64,
+    /// The app and its webview processes together, proportional set size, KiB.
+    pub app_webview_pss_kib: u64,
+    /// `capa hub serve` with the same sources, the process alone, KiB.
+    pub hub_kib: u64,
+}
+
+#[derive(Debug)]
+pub struct PopupReport {
+    /// The first popup after the app started (the first webview process starts with it), ms.
+    pub first_opened_ms: f64,
+    pub first_painted_ms: f64,
+    /// The next ones: from sending `execute` to the window created / the call painted, ms.
+    pub opened_ms: Samples,
+    pub painted_ms: Samples,
+    /// What the app itself logged: from the approval being recorded to the paint, ms.
+    pub app_reported_ms: Samples,
+    /// An allowed `execute` (one demo call) round trip in the same app, ms.
+    pub allowed_execute_ms: Samples,
+}
+
+#[derive(Debug)]
+pub struct DesktopReport {
+    pub memory: Vec<AppMemoryRow>,
+    pub popup: PopupReport,
+}
+
+pub async fn measure(env: &BenchEnv, app: &Path) -> anyhow::Result<DesktopReport> {
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        bail!("--desktop needs a display: run capa-bench under `xvfb-run -a`");
+    }
+    if !app.is_file() {
+        bail!(
+            "{} not found: build the app (`npm run desktop:build` or `cargo build --release -p capabilities-desktop`)",
+            app.display()
+        );
+    }
+    let files = tempfile::tempdir()?;
+    let demo = "options: { demo: true, toolExposure: code }\n".to_owned();
+    let five = five_sources(env, files.path());
+    let mut memory = Vec::new();
+    for (sources, yaml, ready) in [("demo", &demo, 1), ("five", &five, 5)] {
+        eprintln!("capa-bench: desktop app memory with the {sources} source(s)…");
+        let hub_kib = hub_memory(env, yaml, ready).await?;
+        for window in [false, true] {
+            let (app_kib, tree) = app_memory(app, yaml, ready, window).await?;
+            memory.push(AppMemoryRow {
+                sources: if ready == 1 {
+                    "demo source"
+                } else {
+                    "five sources"
+                },
+                window: if window {
+                    "settings window open"
+                } else {
+                    "in the tray, no window"
+                },
+                app_kib,
+                webview_kib: tree.webview_rss_kib,
+                upstream_kib: tree.upstream_rss_kib,
+                app_webview_pss_kib: tree.app_pss_kib + tree.webview_pss_kib,
+                hub_kib,
+            });
+        }
+    }
+    eprintln!("capa-bench: desktop approval popups…");
+    let popup = popups(app, &demo).await?;
+    Ok(DesktopReport { memory, popup })
+}
+
+/// The demo, server-everything, server-filesystem, mcp-server-time and the GitHub catalog.
+fn five_sources(env: &BenchEnv, files: &Path) -> String {
+    format!(
+        "options: {{ demo: true, toolExposure: code }}\nservers:\n  - id: everything\n    type: mcp\n    def: {{ command: node, args: [\"{}\", stdio] }}\n  - id: filesystem\n    type: mcp\n    def: {{ command: node, args: [\"{}\", \"{}\"] }}\n  - id: time\n    type: mcp\n    def: {{ command: \"{}\" }}\n  - id: github\n    type: mcp\n    def: {{ command: node, args: [\"{}\", github] }}\n",
+        env.everything_js.display(),
+        env.filesystem_js.display(),
+        files.display(),
+        env.time_server.display(),
+        env.catalog_server.display(),
+    )
+}
+
+/// RSS of `capa hub serve` with `yaml` once `ready` sources are ready and two seconds passed.
+async fn hub_memory(env: &BenchEnv, yaml: &str, ready: usize) -> anyhow::Result<u64> {
+    let hub = procs::hub(env, yaml).await?;
+    wait_ready(&hub.url, &hub.token, ready, || None).await?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    rss_kib(hub.pid)
+}
+
+/// The app's RSS in KiB and its process tree's sizes, once every source is ready and the app has
+/// settled.
+async fn app_memory(
+    bin: &Path,
+    yaml: &str,
+    ready: usize,
+    window: bool,
+) -> anyhow::Result<(u64, Tree)> {
+    let app = App::start(bin, yaml, !window).await?;
+    let measured = async {
+        wait_ready(&app.url, &app.token, ready, || app.exited()).await?;
+        if window {
+            // The settings window's page runs in a webview process; let it load and settle.
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while Tree::of(app.pid).webview_rss_kib == 0 {
+                if Instant::now() > deadline {
+                    bail!("the settings window started no webview process in 30 s");
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            tokio::time::sleep(Duration::from_secs(3)).await;
+        } else {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
+        Ok((rss_kib(app.pid)?, Tree::of(app.pid)))
+    }
+    .await;
+    app.stop().await;
+    measured
+}
+
+/// Sizes of the app's process tree, KiB. WebKit's processes (and the bubblewrap sandbox around
+/// them, where used) are the webview; every other child is an upstream server.
+#[derive(Debug, Default)]
+struct Tree {
+    app_pss_kib: u64,
+    webview_rss_kib: u64,
+    webview_pss_kib: u64,
+    upstream_rss_kib: u64,
+}
+
+impl Tree {
+    fn of(pid: u32) -> Self {
+        let mut tree = Self {
+            app_pss_kib: pss_kib(pid).unwrap_or(0),
+            ..Self::default()
+        };
+        for child in children(pid) {
+            let rss = rss_kib(child).unwrap_or(0) + descendants_kib(child);
+            let name = std::fs::read_to_string(format!("/proc/{child}/comm")).unwrap_or_default();
+            if ["WebKit", "bwrap", "xdg-dbus-proxy"]
+                .iter()
+                .any(|prefix| name.starts_with(prefix))
+            {
+                tree.webview_rss_kib += rss;
+                tree.webview_pss_kib += pss_kib(child).unwrap_or(0);
+            } else {
+                tree.upstream_rss_kib += rss;
+            }
+        }
+        tree
+    }
+}
+
+async fn wait_ready(
+    url: &str,
+    token: &str,
+    expect: usize,
+    exited: impl Fn() -> Option<String>,
+) -> anyhow::Result<()> {
+    let mut ready = 0;
+    for _ in 0..600 {
+        if let Some(why) = exited() {
+            bail!("the app exited: {why}");
+        }
+        ready = count_ready(url, token).await.unwrap_or(0);
+        if ready >= expect {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!("only {ready} of {expect} sources became ready")
+}
+
+async fn popups(bin: &Path, yaml: &str) -> anyhow::Result<PopupReport> {
+    let app = App::start(bin, yaml, true).await?;
+    let measured = measure_popups(&app).await;
+    app.stop().await;
+    measured
+}
+
+async fn measure_popups(app: &App) -> anyhow::Result<PopupReport> {
+    wait_ready(&app.url, &app.token, 1, || app.exited()).await?;
+    let client = http_client(&format!("{}/mcp", app.url), Some(&app.token)).await?;
+    let execute = |code: &'static str| {
+        let mut params = CallToolRequestParams::new("execute".to_owned());
+        params.arguments = json!({ "code": code }).as_object().cloned();
+        let peer = client.peer().clone();
+        async move {
+            let result = peer.call_tool(params).await?;
+            result
+                .structured_content
+                .context("execute answered without an envelope")
+        }
+    };
+    let mut allowed = Vec::new();
+    for _ in 0..ALLOWED {
+        let started = Instant::now();
+        let envelope = execute("return await demo.list_notes({});").await?;
+        if envelope["status"] != "completed" {
+            bail!("the allowed execute did not complete: {envelope}");
+        }
+        allowed.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    let http = reqwest::Client::new();
+    let mut opened = Vec::new();
+    let mut painted = Vec::new();
+    let mut reported = Vec::new();
+    for _ in 0..=POPUPS {
+        let started = Instant::now();
+        let envelope =
+            execute("try { await demo.delete_note({ title: \"bench\" }); } catch {} return 1;")
+                .await?;
+        if envelope["status"] != "awaiting_approval" {
+            bail!("the asking execute did not pause: {envelope}");
+        }
+        let run = envelope["runId"]
+            .as_str()
+            .context("runId in the envelope")?
+            .to_owned();
+        let window = app
+            .wait_line(started, &["approval popup opened", &run])
+            .await?;
+        let (shown, line) = app
+            .wait_line(started, &["approval popup on screen", &run])
+            .await?;
+        opened.push(ms_between(started, window.0));
+        painted.push(ms_between(started, shown));
+        reported.push(after_ms(&line).context("after_ms in the app's log line")?);
+        // Deny, so the run ends its wait and the app closes the popup before the next round.
+        let decided: Value = http
+            .post(format!("{}/api/approvals/decide", app.url))
+            .bearer_auth(&app.token)
+            .json(&json!({ "runId": run, "choice": "deny" }))
+            .send()
+            .await?
+            .json()
+            .await?;
+        if decided["ok"] != true {
+            bail!("deny failed: {decided}");
+        }
+        app.wait_line(started, &["approval popup closed", &run])
+            .await?;
+    }
+    let _ = client.cancel().await;
+    Ok(PopupReport {
+        first_opened_ms: opened.remove(0),
+        first_painted_ms: painted.remove(0),
+        opened_ms: Samples(opened),
+        painted_ms: Samples(painted),
+        app_reported_ms: Samples(reported.split_off(1)),
+        allowed_execute_ms: Samples(allowed),
+    })
+}
+
+fn ms_between(from: Instant, to: Instant) -> f64 {
+    to.saturating_duration_since(from).as_secs_f64() * 1e3
+}
+
+/// `after_ms=57` in a log line.
+fn after_ms(line: &str) -> Option<f64> {
+    let rest = &line[line.find("after_ms=")? + "after_ms=".len()..];
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The app, started with its own data and config dirs, and its log lines as they arrive.
+struct App {
+    child: Mutex<Child>,
+    pid: u32,
+    url: String,
+    token: String,
+    lines: Arc<Mutex<Vec<(Instant, String)>>>,
+    _dir: tempfile::TempDir,
+}
+
+impl App {
+    async fn start(bin: &Path, yaml: &str, background: bool) -> anyhow::Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let config = procs::write_config(dir.path(), yaml)?;
+        let data = dir.path().join("data");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port();
+        let mut command = Command::new(bin);
+        command
+            .arg("--config")
+            .arg(&config)
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .env("CAPA_DATA_DIR", &data)
+            .env("CAPA_CONFIG_DIR", dir.path().join("config"))
+            .env("CAPA_NO_BROWSER", "1")
+            .env("RUST_LOG", "warn,capabilities_desktop=info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if background {
+            command.arg("--background");
+        }
+        let mut child = command.spawn().context("starting the desktop app")?;
+        let pid = child.id().context("app pid")?;
+        let lines: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
+        if let Some(stderr) = child.stderr.take() {
+            let lines = lines.clone();
+            tokio::spawn(async move {
+                let mut reader = BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = reader.next_line().await {
+                    if let Ok(mut lines) = lines.lock() {
+                        lines.push((Instant::now(), line));
+                    }
+                }
+            });
+        }
+        let app = Self {
+            child: Mutex::new(child),
+            pid,
+            url: String::new(),
+            token: String::new(),
+            lines,
+            _dir: dir,
+        };
+        for _ in 0..600 {
+            if let Some(why) = app.exited() {
+                bail!("the desktop app exited at start: {why}");
+            }
+            if let (Ok(discovery), Ok(token)) = (
+                std::fs::read_to_string(data.join("hub.json")),
+                std::fs::read_to_string(data.join("token")),
+            ) {
+                let value: Value = serde_json::from_str(&discovery)?;
+                let url = value["url"].as_str().context("url in hub.json")?.to_owned();
+                return Ok(Self {
+                    url,
+                    token: token.trim().to_owned(),
+                    ..app
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        bail!(
+            "the desktop app did not start its hub in 30 s:\n{}",
+            app.log()
+        )
+    }
+
+    /// Why the app has exited (its status and log), if it has.
+    fn exited(&self) -> Option<String> {
+        let status = self.child.lock().ok()?.try_wait().ok()??;
+        Some(format!("{status}\n{}", self.log()))
+    }
+
+    fn log(&self) -> String {
+        self.lines
+            .lock()
+            .map(|lines| {
+                let tail = lines.len().saturating_sub(30);
+                lines[tail..]
+                    .iter()
+                    .map(|(_, l)| l.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default()
+    }
+
+    /// The first log line after `since` holding every one of `parts`, with when it arrived.
+    async fn wait_line(&self, since: Instant, parts: &[&str]) -> anyhow::Result<(Instant, String)> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let found = self.lines.lock().ok().and_then(|lines| {
+                lines
+                    .iter()
+                    .find(|(at, line)| *at >= since && parts.iter().all(|p| line.contains(p)))
+                    .cloned()
+            });
+            if let Some(found) = found {
+                return Ok(found);
+            }
+            if let Some(why) = self.exited() {
+                bail!("the desktop app exited: {why}");
+            }
+            if Instant::now() > deadline {
+                bail!(
+                    "no log line with {parts:?} from the desktop app in 20 s:\n{}",
+                    self.log()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+
+    /// Quits like the tray's "Quit" (SIGTERM stops the hub and its upstreams), then kills.
+    async fn stop(self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.pid.to_string()])
+            .status()
+            .await;
+        for _ in 0..100 {
+            if self.exited().is_some() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if let Ok(mut child) = self.child.lock() {
+            let _ = child.start_kill();
+        }
+    }
+}

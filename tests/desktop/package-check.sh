@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Checks the .deb that `npm run desktop:deb` built: its files (the app, the `capa` CLI beside it,
+# the web UI in the app's resource dir, the desktop entry, the icons) and dependencies, then
+# unpacks it and starts the unpacked app under the display it is given (scripts/test runs this
+# with `xvfb-run -a` inside a D-Bus session): it must host the hub with the demo source, serve the
+# UI it carries, found through Tauri's resource dir (`usr/lib/Capabilities/ui`) and not the
+# repository's ui/dist, and the packaged `capa` must find the app's hub.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+fail() { echo "package check: $*" >&2; exit 1; }
+
+deb=$(ls target/release/bundle/deb/*.deb 2>/dev/null | head -n 1 || true)
+[ -n "$deb" ] || fail "no .deb in target/release/bundle/deb (run npm run desktop:deb)"
+echo "package check: $deb ($(du -h "$deb" | cut -f1))"
+
+contents=$(dpkg-deb -c "$deb")
+for file in usr/bin/capabilities-desktop \
+            usr/bin/capa \
+            usr/lib/Capabilities/ui/index.html \
+            usr/share/applications/Capabilities.desktop \
+            usr/share/icons/hicolor/32x32/apps/capabilities-desktop.png \
+            usr/share/icons/hicolor/128x128/apps/capabilities-desktop.png; do
+  grep -qE "[ /]$file\$" <<<"$contents" || fail "/$file is not in the package"
+done
+grep -q 'usr/lib/Capabilities/ui/assets/index-.*\.js$' <<<"$contents" || fail "the UI's script is not in the package"
+depends=$(dpkg-deb -f "$deb" Depends)
+grep -q 'libwebkit2gtk-4.1' <<<"$depends" || fail "Depends lacks libwebkit2gtk-4.1: $depends"
+
+root=$(mktemp -d)
+app_pid=""
+cleanup() {
+  if [ -n "$app_pid" ]; then kill -TERM "$app_pid" 2>/dev/null || true; wait "$app_pid" 2>/dev/null || true; fi
+  rm -rf "$root"
+}
+trap cleanup EXIT
+dpkg-deb -x "$deb" "$root/pkg"
+printf 'options: { demo: true, toolExposure: code }\n' > "$root/capabilities.yaml"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# From a directory without a ui/dist anywhere above it, and without CAPA_UI_DIR.
+(cd "$root" && exec env -u CAPA_UI_DIR CAPA_DATA_DIR="$root/data" CAPA_CONFIG_DIR="$root/config" \
+  CAPA_NO_BROWSER=1 "$root/pkg/usr/bin/capabilities-desktop" --config "$root/capabilities.yaml" \
+  --http "127.0.0.1:$port" --background > "$root/app.log" 2>&1) &
+app_pid=$!
+for _ in $(seq 1 300); do
+  [ -s "$root/data/hub.json" ] && [ -s "$root/data/token" ] && break
+  kill -0 "$app_pid" 2>/dev/null || { cat "$root/app.log" >&2; fail "the unpacked app exited"; }
+  sleep 0.1
+done
+[ -s "$root/data/hub.json" ] || { cat "$root/app.log" >&2; fail "the unpacked app did not start its hub"; }
+base="http://127.0.0.1:$port"
+token=$(cat "$root/data/token")
+
+served=$(curl -fsS "$base/app/") || fail "GET /app/ failed"
+[ "$served" = "$(cat "$root/pkg/usr/lib/Capabilities/ui/index.html")" ] \
+  || fail "/app/ is not the index.html the package carries: $served"
+script=$(grep -o '/app/assets/index-[^"]*\.js' <<<"$served" | head -n 1)
+curl -fsS "$base$script" | cmp -s - "$root/pkg/usr/lib/Capabilities/ui${script#/app}" \
+  || fail "$script is not the script the package carries"
+
+for _ in $(seq 1 100); do
+  sources=$(curl -fsS -H "Authorization: Bearer $token" "$base/api/sources" || true)
+  grep -q '"id":"demo"' <<<"$sources" && grep -q '"state":"ready"' <<<"$sources" && break
+  sleep 0.1
+done
+grep -q '"state":"ready"' <<<"$sources" || fail "the demo source is not ready: $sources"
+status=$(cd "$root" && CAPA_DATA_DIR="$root/data" CAPA_CONFIG_DIR="$root/config" \
+  "$root/pkg/usr/bin/capa" --config "$root/capabilities.yaml" hub status 2>&1) \
+  || fail "the packaged capa hub status failed: $status"
+grep -q "$base" <<<"$status" || fail "the packaged capa does not find the app's hub: $status"
+echo "package check: the unpacked app hosts the hub at $base and serves its bundled UI; its capa finds it"

@@ -49,22 +49,28 @@ pub async fn open_next_approval(app: AppHandle) -> Result<Option<String>, Comman
 pub async fn pause_approvals(app: AppHandle, paused: bool) -> Result<AppState, CommandError> {
     let desktop = desktop(&app)?;
     desktop.hosted.hub.set_approvals_paused(paused);
-    let state = desktop.popups.state(&desktop.hosted.hub);
+    let mut state = desktop.popups.state(&desktop.hosted.hub);
     tray::refresh(&app, &state);
+    state.tray = tray::shown(&app);
     Ok(state)
 }
 
-/// Pending approvals, whether approvals are paused, the sources, and the popup on screen.
+/// Pending approvals, whether approvals are paused, the sources, the popup on screen and what
+/// the tray shows.
+/// Async, as every command here: a synchronous command runs on the main thread, which the tray's
+/// setters (called from the popup watcher) wait for.
 #[tauri::command]
-pub fn state(app: AppHandle) -> Result<AppState, CommandError> {
+pub async fn state(app: AppHandle) -> Result<AppState, CommandError> {
     let desktop = desktop(&app)?;
-    Ok(desktop.popups.state(&desktop.hosted.hub))
+    let mut state = desktop.popups.state(&desktop.hosted.hub);
+    state.tray = tray::shown(&app);
+    Ok(state)
 }
 
 /// The approval popup calling it has painted the pending call of `run_id`: the app records and
 /// logs how long after the call that was. Returns the milliseconds; none from another window.
 #[tauri::command]
-pub fn popup_shown(
+pub async fn popup_shown(
     app: AppHandle,
     window: WebviewWindow,
     run_id: String,

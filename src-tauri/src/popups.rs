@@ -50,6 +50,8 @@ pub struct AppState {
     pub sources: Vec<SourceState>,
     /// The run whose popup is on screen, with its window's label.
     pub popup: Option<PopupState>,
+    /// What the tray shows (the `state` command fills it in); none without a tray.
+    pub tray: Option<tray::Look>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -126,6 +128,7 @@ impl Popups {
                 })
                 .collect(),
             popup,
+            tray: None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! The tray icon: its picture and tooltip say whether the hub is idle, has pending approvals (with
 //! the count) or a failing source; its menu routes through the same commands tests call.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
@@ -15,13 +15,15 @@ const IDLE: &[u8] = include_bytes!("../../icons/tray-idle.png");
 const PENDING: &[u8] = include_bytes!("../../icons/tray-pending.png");
 const ERROR: &[u8] = include_bytes!("../../icons/tray-error.png");
 
-/// The tray and the menu items whose text or check mark follows the hub.
+/// The tray and the menu items whose text or check mark follows the hub. The handles are cheap
+/// clones of the same native objects.
+#[derive(Clone)]
 pub struct Tray {
     icon: TrayIcon,
     pending: MenuItem<tauri::Wry>,
     pause: CheckMenuItem<tauri::Wry>,
     /// The last look shown, so that the icon is only replaced when it changes.
-    shown: Mutex<Option<Look>>,
+    shown: Arc<Mutex<Option<Look>>>,
 }
 
 impl std::fmt::Debug for Tray {
@@ -30,8 +32,11 @@ impl std::fmt::Debug for Tray {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-struct Look {
+/// What the tray shows: the icon (`idle`, `pending`, `error`), the tooltip, the text of the
+/// menu's pending item, the count beside the icon and the "Pause approvals" check mark.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Look {
     icon: &'static str,
     tooltip: String,
     pending_text: String,
@@ -105,7 +110,7 @@ pub fn build(app: &AppHandle) -> tauri::Result<Tray> {
         icon,
         pending,
         pause,
-        shown: Mutex::new(None),
+        shown: Arc::default(),
     })
 }
 
@@ -136,25 +141,37 @@ fn on_menu(app: &AppHandle, id: &str) {
     });
 }
 
+/// The app's tray, when it has one. The lock is held only to clone the handles: the tray's
+/// setters wait for the main thread, which may itself be waiting for this lock.
+fn tray(app: &AppHandle) -> Option<Tray> {
+    let desktop = app.try_state::<crate::Desktop>()?;
+    let tray = desktop.tray.lock().ok()?.clone();
+    tray
+}
+
+/// What the tray shows now; none where the desktop has no tray.
+pub fn shown(app: &AppHandle) -> Option<Look> {
+    let tray = tray(app)?;
+    let shown = tray.shown.lock().ok()?.clone();
+    shown
+}
+
 /// Makes the tray show `state`.
 pub fn refresh(app: &AppHandle, state: &AppState) {
-    let Some(desktop) = app.try_state::<crate::Desktop>() else {
-        return;
-    };
-    let Ok(tray) = desktop.tray.lock() else {
-        return;
-    };
-    let Some(tray) = tray.as_ref() else {
+    let Some(tray) = tray(app) else {
         return;
     };
     let next = look(state);
-    let Ok(mut shown) = tray.shown.lock() else {
-        return;
+    let previous = {
+        let Ok(mut shown) = tray.shown.lock() else {
+            return;
+        };
+        if shown.as_ref() == Some(&next) {
+            return;
+        }
+        shown.replace(next.clone())
     };
-    if shown.as_ref() == Some(&next) {
-        return;
-    }
-    if shown.as_ref().map(|l| l.icon) != Some(next.icon)
+    if previous.as_ref().map(|l| l.icon) != Some(next.icon)
         && let Ok(icon) = image(next.icon)
     {
         let _ = tray.icon.set_icon(Some(icon));
@@ -165,5 +182,63 @@ pub fn refresh(app: &AppHandle, state: &AppState) {
     let _ = tray.pending.set_text(&next.pending_text);
     let _ = tray.pending.set_enabled(next.pending > 0);
     let _ = tray.pause.set_checked(next.paused);
-    *shown = Some(next);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::popups::SourceState;
+
+    fn state(pending: usize, paused: bool, sources: &[(&str, &str)]) -> AppState {
+        AppState {
+            pending,
+            pending_runs: Vec::new(),
+            paused,
+            sources: sources
+                .iter()
+                .map(|(id, state)| SourceState {
+                    id: (*id).to_owned(),
+                    state: (*state).to_owned(),
+                    last_error: None,
+                    tools: 1,
+                })
+                .collect(),
+            popup: None,
+            tray: None,
+        }
+    }
+
+    #[test]
+    fn idle_when_nothing_waits_and_every_source_is_up() {
+        let look = look(&state(0, false, &[("demo", "ready")]));
+        assert_eq!(look.icon, "idle");
+        assert_eq!(look.tooltip, "Capabilities");
+        assert_eq!(look.pending_text, "No pending approvals");
+    }
+
+    #[test]
+    fn pending_approvals_win_over_source_errors_and_are_counted() {
+        let one = look(&state(1, false, &[("demo", "ready")]));
+        assert_eq!(one.icon, "pending");
+        assert_eq!(one.pending_text, "1 pending approval");
+        assert_eq!(one.tooltip, "Capabilities: 1 pending approval");
+        let three = look(&state(3, true, &[("gh", "down")]));
+        assert_eq!(three.icon, "pending");
+        assert_eq!(
+            three.tooltip,
+            "Capabilities: 3 pending approvals · source error: gh · approvals paused"
+        );
+        assert!(three.paused);
+    }
+
+    #[test]
+    fn a_down_source_or_one_needing_its_connection_shows_the_error_icon() {
+        let look = look(&state(
+            0,
+            false,
+            &[("a", "down"), ("b", "needs_connection"), ("c", "ready")],
+        ));
+        assert_eq!(look.icon, "error");
+        assert_eq!(look.tooltip, "Capabilities · source error: a, b");
+    }
 }

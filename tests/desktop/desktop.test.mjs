@@ -7,7 +7,8 @@
 //     run pauses, an approval popup window opens at the UI's approval route, "Approve once" is
 //     clicked in it, and `execute({resume})` completes;
 //   - a second launch hands over to the running app and exits.
-// The tray menu itself cannot be driven by WebDriver: its items call the same commands.
+// The tray menu itself cannot be driven by WebDriver: its items call the same commands, and
+// `state` reports what the tray shows (icon, tooltip, pending item, pause check mark).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -205,6 +206,15 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     await waitFor('hub.json removed', async () => !existsSync(path.join(sandbox.dataDir, 'hub.json')));
   });
 
+  /** What the tray shows (`state().tray`), once `ready(look)` holds. */
+  function trayLook(what, ready) {
+    return waitFor(what, async () => {
+      const look = (await wd.invoke('state')).tray;
+      assert.ok(look, 'the app has no tray icon');
+      return ready(look) ? look : null;
+    }, { timeoutMs: 5000 });
+  }
+
   it('hosts the hub, lists the demo source, and an approval clicked in the popup completes the run', async (t) => {
     const driverPort = await freePort();
     driver = start(DRIVER, [`--port=${driverPort}`], { ...sandbox.env, TAURI_WEBVIEW_AUTOMATION: 'true' });
@@ -234,9 +244,18 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     });
     assert.equal(state.pending, 0);
     assert.equal(state.paused, false);
-    assert.equal((await wd.invoke('pause_approvals', { paused: true })).paused, true);
+    // What the tray shows (Xvfb has no tray host, but the icon and its menu exist all the same).
+    const idle = await trayLook('the idle tray', (look) => look.icon === 'idle');
+    assert.equal(idle.tooltip, 'Capabilities');
+    assert.equal(idle.pendingText, 'No pending approvals');
+    const pausing = await wd.invoke('pause_approvals', { paused: true });
+    assert.equal(pausing.paused, true);
+    assert.equal(pausing.tray.paused, true, 'the tray\'s "Pause approvals" is checked');
+    assert.equal(pausing.tray.tooltip, 'Capabilities · approvals paused');
     assert.equal((await wd.invoke('state')).paused, true);
-    assert.equal((await wd.invoke('pause_approvals', { paused: false })).paused, false);
+    const resuming = await wd.invoke('pause_approvals', { paused: false });
+    assert.equal(resuming.paused, false);
+    assert.equal(resuming.tray.paused, false);
 
     if (uiServed) {
       await wd.script('location.hash = "#/sources"');
@@ -272,6 +291,10 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     const shown = await wd.invoke('state');
     assert.equal(shown.pending, 1);
     assert.equal(shown.popup?.runId, runId);
+    const asking = await trayLook('the tray to show the pending approval', (look) => look.icon === 'pending');
+    assert.equal(asking.pendingText, '1 pending approval');
+    assert.equal(asking.pending, 1);
+    assert.equal(asking.tooltip, 'Capabilities: 1 pending approval');
     // The tray's "1 pending approval" focuses the popup on screen rather than opening another.
     assert.equal(await wd.invoke('open_next_approval'), runId);
     assert.equal((await wd.handles()).length, before.size + 1);
@@ -316,6 +339,7 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     const after = await wd.invoke('state');
     assert.equal(after.pending, 0);
     assert.equal(after.popup, null);
+    await trayLook('the tray idle again', (look) => look.icon === 'idle' && look.pending === 0);
     assert.equal(await wd.invoke('open_next_approval'), null);
 
     // "Pause approvals": a call that would ask is denied at once, and no popup opens.

@@ -145,15 +145,13 @@ fn on_menu(app: &AppHandle, id: &str) {
 /// setters wait for the main thread, which may itself be waiting for this lock.
 fn tray(app: &AppHandle) -> Option<Tray> {
     let desktop = app.try_state::<crate::Desktop>()?;
-    let tray = desktop.tray.lock().ok()?.clone();
-    tray
+    desktop.tray.lock().ok()?.clone()
 }
 
 /// What the tray shows now; none where the desktop has no tray.
 pub fn shown(app: &AppHandle) -> Option<Look> {
     let tray = tray(app)?;
-    let shown = tray.shown.lock().ok()?.clone();
-    shown
+    tray.shown.lock().ok()?.clone()
 }
 
 /// Makes the tray show `state`.

@@ -8,10 +8,11 @@
 //     clicked in it, and `execute({resume})` completes;
 //   - a second launch hands over to the running app and exits.
 // The tray menu itself cannot be driven by WebDriver: its items call the same commands, and
-// `state` reports what the tray shows (icon, tooltip, pending item, pause check mark).
+// `state` reports what the tray shows (icon, tooltip, pending item, pause check mark). A
+// notification server (dunst) on the same display and D-Bus session receives the OS notification.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -35,6 +36,8 @@ const APP = process.env.CAPA_DESKTOP_BIN
   ? path.resolve(REPO_ROOT, process.env.CAPA_DESKTOP_BIN)
   : path.join(REPO_ROOT, 'target', 'debug', 'capabilities-desktop');
 const DRIVER = process.env.WEBKIT_WEBDRIVER ?? '/usr/bin/WebKitWebDriver';
+// A notification server (Debian `dunst`) on the test's display and D-Bus session.
+const DUNST = '/usr/bin/dunst';
 const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 
 const CODE = `
@@ -67,6 +70,21 @@ function run(bin, args, env, timeoutMs = 60000) {
       resolve({ code, out });
     });
   });
+}
+
+/** A program's standard output (its standard error ignored). */
+function output(bin, args, env) {
+  return new Promise((resolve, reject) => {
+    execFile(bin, args, { env, timeout: 10000 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+  });
+}
+
+/** The summaries and bodies of the notifications the server received (it moves the ones still on
+ * screen into its history first). */
+async function notifications(env) {
+  await output('dunstctl', ['close-all'], env);
+  const history = JSON.parse(await output('dunstctl', ['history'], env));
+  return history.data.flat().map((n) => ({ summary: n.summary.data, body: n.body.data }));
 }
 
 /** Starts a long-running process; `stop()` ends it. */
@@ -167,18 +185,29 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
   let driver;
   let wd;
   let client;
+  let dunst;
 
   before(async () => {
     sandbox = await makeSandbox('capa-desktop-');
     configFile = await writeCapabilities(sandbox.configDir, { options: { demo: true, toolExposure: 'code' } });
     sandbox.env.CAPA_NO_BROWSER = '1';
     port = await freePort();
+    if (existsSync(DUNST)) {
+      dunst = start(DUNST, [], sandbox.env);
+      await waitFor('the notification server', async () => {
+        await output('dunstctl', ['is-paused'], sandbox.env);
+        return true;
+      });
+    } else {
+      assert.ok(!process.env.CI, `no ${DUNST} (apt-get install dunst): the OS notification cannot be checked`);
+    }
   });
 
   after(async () => {
     await closeClient(client);
     await wd?.deleteSession();
     await driver?.stop();
+    await dunst?.stop();
     await cleanup();
     await removeSandboxes();
   });
@@ -295,6 +324,15 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     assert.equal(asking.pendingText, '1 pending approval');
     assert.equal(asking.pending, 1);
     assert.equal(asking.tooltip, 'Capabilities: 1 pending approval');
+    // And an OS notification beside the popup.
+    if (dunst) {
+      const note = await waitFor('the OS notification', async () =>
+        (await notifications(sandbox.env)).find((n) => n.summary.includes('demo.delete_note')));
+      assert.equal(note.summary, 'Capabilities: approve demo.delete_note?');
+      assert.ok(note.body.length > 0, 'the notification says why the call asks');
+    } else {
+      t.diagnostic('no notification server: the OS notification is not checked');
+    }
     // The tray's "1 pending approval" focuses the popup on screen rather than opening another.
     assert.equal(await wd.invoke('open_next_approval'), runId);
     assert.equal((await wd.handles()).length, before.size + 1);

@@ -6,7 +6,8 @@
 //   - a real MCP client (TS SDK 1.x) runs code that calls the destructive `demo.delete_note`: the
 //     run pauses, an approval popup window opens at the UI's approval route, "Approve once" is
 //     clicked in it, and `execute({resume})` completes;
-//   - a second launch hands over to the running app and exits.
+//   - with its window closed the app stays in the tray; a second launch hands over to it (the
+//     settings window opens again) and exits.
 // The tray menu itself cannot be driven by WebDriver: its items call the same commands, and
 // `state` reports what the tray shows (icon, tooltip, pending item, pause check mark). A
 // notification server (dunst) on the same display and D-Bus session receives the OS notification.
@@ -260,7 +261,7 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     assert.equal(health.status, 200);
 
     // The settings window loads the hub's UI.
-    const [settings] = await wd.handles();
+    let [settings] = await wd.handles();
     await wd.switchTo(settings);
     const settingsUrl = await wd.url();
     assert.ok(settingsUrl.startsWith(`${info.url}/app/`), settingsUrl);
@@ -302,9 +303,19 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
       t.diagnostic('the hub does not serve the UI at /app/ (ui/ not built): DOM checks skipped');
     }
 
-    // A second launch hands over to this one and exits.
+    // With its window closed the app stays in the tray; a second launch hands over to it (which
+    // opens the settings window again) and exits.
+    await wd.invoke('close_window').catch(() => {}); // the window may go before it answers
+    await waitFor('the settings window to close', async () => (await wd.handles()).length === 0);
     const second = await run(APP, ['--config', configFile, '--http', `127.0.0.1:${port}`], sandbox.env, 20000);
     assert.equal(second.code, 0, second.out);
+    [settings] = await waitFor('the settings window to open again', async () => {
+      const handles = await wd.handles();
+      return handles.length === 1 ? handles : null;
+    });
+    await wd.switchTo(settings);
+    assert.ok((await wd.url()).startsWith(`${info.url}/app/`));
+    await waitFor('the hub still serving', async () => (await wd.invoke('state')).sources.length > 0);
 
     // A real client's run pauses on the destructive call; a popup opens for it.
     client = await connectHttp({ mcpUrl: `${info.url}/mcp`, token }, { name: 'e2e-desktop' });

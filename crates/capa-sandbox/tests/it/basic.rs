@@ -23,6 +23,33 @@ async fn returns_values_and_undefined() {
     );
 }
 
+/// Numbers leave the guest exactly as JavaScript holds them: the JSON between the guest and the
+/// host is parsed with correct rounding (serde_json's `float_roundtrip`), without which some
+/// doubles came back one unit in the last place off.
+#[tokio::test]
+async fn numbers_come_back_bit_for_bit() {
+    let out = run(
+        "return [0.47888438889544893, 0.1 + 0.2, 5e-324, 1.7976931348623157e308, 2 ** 53 + 2, -0.000123456789012345678]",
+    )
+    .await;
+    let expected = [
+        0.478_884_388_895_448_93_f64,
+        0.1 + 0.2,
+        5e-324,
+        f64::MAX,
+        9_007_199_254_740_994.0,
+        -0.000_123_456_789_012_345_678,
+    ];
+    let got: Vec<u64> = value(&out)
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|n| n.as_f64().expect("a number").to_bits())
+        .collect();
+    let want: Vec<u64> = expected.iter().map(|n| n.to_bits()).collect();
+    assert_eq!(got, want);
+}
+
 #[tokio::test]
 async fn tool_call_passes_arguments_and_connection() {
     let host = FakeHost::echo();

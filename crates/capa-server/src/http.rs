@@ -73,8 +73,8 @@ impl HttpServer {
 #[derive(Debug, Clone, Default)]
 pub struct ServeOptions {
     /// The web UI's built files, when the caller knows them (the desktop app's bundled
-    /// resources). Without it, or when it holds no `index.html`, the UI is looked up at run time
-    /// (`CAPA_UI_DIR`, the repository's layout).
+    /// resources). `CAPA_UI_DIR` and a repository's own `ui/dist` beside a `target/*` build come
+    /// first (docs/desktop.md).
     pub ui_dir: Option<PathBuf>,
 }
 

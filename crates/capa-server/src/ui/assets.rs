@@ -1,7 +1,7 @@
-//! The web UI's static files under `/app/`, from the directory the embedder gave
-//! (`ServeOptions::ui_dir`: the desktop app's bundled resources), else one found at run time:
-//! `CAPA_UI_DIR`, else `<exe dir>/../../ui/dist` (the repository's `target/debug` layout), else
-//! `<exe dir>/ui`. Unknown paths fall back to `index.html` (a single-page app).
+//! The web UI's static files under `/app/`, from the first directory holding an `index.html`:
+//! `CAPA_UI_DIR`, `<exe dir>/../../ui/dist` (the repository's `target/*` layout), the directory
+//! the embedder gave (`ServeOptions::ui_dir`: the desktop app's bundled resources), `<exe dir>/ui`.
+//! Unknown paths fall back to `index.html` (a single-page app).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -13,20 +13,24 @@ use super::UiState;
 
 const CSP: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
 
-/// Where the UI's built files are, when they are anywhere: `given` first. Looked up per request,
-/// so a UI built while the hub runs is served at the next reload.
+/// Where the UI's built files are, when they are anywhere: `CAPA_UI_DIR` (the person's explicit
+/// choice), else the repository's `ui/dist` beside a `target/*` build (fresher than a copy a
+/// bundle build left in `target/release/ui`), else `given`, else `<exe dir>/ui`. Looked up per
+/// request, so a UI built while the hub runs is served at the next reload.
 pub(crate) fn ui_dir(given: Option<&Path>) -> Option<PathBuf> {
-    if let Some(dir) = given.filter(|d| d.join("index.html").is_file()) {
-        return Some(dir.to_path_buf());
-    }
     if let Some(dir) = std::env::var_os("CAPA_UI_DIR") {
         return Some(PathBuf::from(dir)).filter(|d| d.join("index.html").is_file());
     }
     let exe = std::env::current_exe().ok()?;
     let exe_dir = exe.parent()?;
-    [exe_dir.join("../../ui/dist"), exe_dir.join("ui")]
-        .into_iter()
-        .find(|d| d.join("index.html").is_file())
+    [
+        Some(exe_dir.join("../../ui/dist")),
+        given.map(Path::to_path_buf),
+        Some(exe_dir.join("ui")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|d| d.join("index.html").is_file())
 }
 
 fn secure(mut response: Response) -> Response {

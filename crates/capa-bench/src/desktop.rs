@@ -79,8 +79,8 @@ pub async fn measure(env: &BenchEnv, app: &Path) -> anyhow::Result<DesktopReport
     let demo = "options: { demo: true, toolExposure: code }\n".to_owned();
     let five = five_sources(env, files.path());
     let mut memory = Vec::new();
-    for (sources, yaml, ready) in [("demo", &demo, 1), ("five", &five, 5)] {
-        eprintln!("capa-bench: desktop app memory with the {sources} source(s)…");
+    for (sources, yaml, ready) in [("the demo source", &demo, 1), ("five sources", &five, 5)] {
+        eprintln!("capa-bench: desktop app memory with {sources}…");
         let hub_kib = hub_memory(env, yaml, ready).await?;
         for window in [false, true] {
             let (app_kib, tree) = app_memory(app, yaml, ready, window).await?;

@@ -21,7 +21,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 use crate::calls::{Samples, http_client};
-use crate::memory::{children, count_ready, descendants_kib, pss_kib, rss_kib};
+use crate::memory::{children, descendants_kib, pss_kib, rss_kib, wait_ready};
 use crate::procs::{self, BenchEnv};
 
 /// Popups measured after the first one.
@@ -138,7 +138,10 @@ async fn app_memory(
 ) -> anyhow::Result<(u64, Tree)> {
     let app = App::start(bin, yaml, !window).await?;
     let measured = async {
-        wait_ready(&app.url, &app.token, ready, || app.exited()).await?;
+        wait_ready(&app.url, &app.token, ready, || {
+            app.exited().map(|why| format!("the app exited: {why}"))
+        })
+        .await?;
         if window {
             // The settings window's page runs in a webview process; let it load and settle.
             let deadline = Instant::now() + Duration::from_secs(30);
@@ -192,26 +195,6 @@ impl Tree {
     }
 }
 
-async fn wait_ready(
-    url: &str,
-    token: &str,
-    expect: usize,
-    exited: impl Fn() -> Option<String>,
-) -> anyhow::Result<()> {
-    let mut ready = 0;
-    for _ in 0..600 {
-        if let Some(why) = exited() {
-            bail!("the app exited: {why}");
-        }
-        ready = count_ready(url, token).await.unwrap_or(0);
-        if ready >= expect {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    bail!("only {ready} of {expect} sources became ready")
-}
-
 async fn popups(bin: &Path, yaml: &str) -> anyhow::Result<PopupReport> {
     let app = App::start(bin, yaml, true).await?;
     let measured = measure_popups(&app).await;
@@ -220,7 +203,10 @@ async fn popups(bin: &Path, yaml: &str) -> anyhow::Result<PopupReport> {
 }
 
 async fn measure_popups(app: &App) -> anyhow::Result<PopupReport> {
-    wait_ready(&app.url, &app.token, 1, || app.exited()).await?;
+    wait_ready(&app.url, &app.token, 1, || {
+        app.exited().map(|why| format!("the app exited: {why}"))
+    })
+    .await?;
     let client = http_client(&format!("{}/mcp", app.url), Some(&app.token)).await?;
     let execute = |code: &'static str| {
         let mut params = CallToolRequestParams::new("execute".to_owned());
@@ -365,17 +351,8 @@ impl App {
             if let Some(why) = app.exited() {
                 bail!("the desktop app exited at start: {why}");
             }
-            if let (Ok(discovery), Ok(token)) = (
-                std::fs::read_to_string(data.join("hub.json")),
-                std::fs::read_to_string(data.join("token")),
-            ) {
-                let value: Value = serde_json::from_str(&discovery)?;
-                let url = value["url"].as_str().context("url in hub.json")?.to_owned();
-                return Ok(Self {
-                    url,
-                    token: token.trim().to_owned(),
-                    ..app
-                });
+            if let Some((url, token)) = procs::discovery(&data)? {
+                return Ok(Self { url, token, ..app });
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

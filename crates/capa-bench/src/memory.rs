@@ -73,21 +73,11 @@ async fn measure(
     expect_ready: usize,
 ) -> anyhow::Result<MemoryRow> {
     let hub = procs::hub(env, yaml).await?;
-    // Wait until every source is ready, as the hub reports it.
-    let mut ready = 0;
-    for _ in 0..300 {
-        if !std::path::Path::new(&format!("/proc/{}", hub.pid)).exists() {
-            bail!("hub exited");
-        }
-        ready = count_ready(&hub.url, &hub.token).await.unwrap_or(0);
-        if ready >= expect_ready {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    if ready < expect_ready {
-        bail!("only {ready} of {expect_ready} sources became ready");
-    }
+    let pid = hub.pid;
+    wait_ready(&hub.url, &hub.token, expect_ready, || {
+        (!std::path::Path::new(&format!("/proc/{pid}")).exists()).then(|| "hub exited".to_owned())
+    })
+    .await?;
     tokio::time::sleep(Duration::from_secs(2)).await;
     Ok(MemoryRow {
         label: label.to_owned(),
@@ -96,8 +86,30 @@ async fn measure(
     })
 }
 
+/// Waits until the hub at `url` reports `expect` sources ready; `exited` says why the process
+/// under test is gone, if it is.
+pub(crate) async fn wait_ready(
+    url: &str,
+    token: &str,
+    expect: usize,
+    exited: impl Fn() -> Option<String>,
+) -> anyhow::Result<()> {
+    let mut ready = 0;
+    for _ in 0..600 {
+        if let Some(why) = exited() {
+            bail!("{why}");
+        }
+        ready = count_ready(url, token).await.unwrap_or(0);
+        if ready >= expect {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!("only {ready} of {expect} sources became ready")
+}
+
 /// How many sources the hub at `url` reports ready.
-pub(crate) async fn count_ready(url: &str, token: &str) -> anyhow::Result<usize> {
+async fn count_ready(url: &str, token: &str) -> anyhow::Result<usize> {
     let sources: serde_json::Value = reqwest::Client::new()
         .get(format!("{url}/api/sources"))
         .bearer_auth(token)

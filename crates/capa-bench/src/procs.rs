@@ -118,16 +118,11 @@ pub async fn hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
         .context("starting capa hub serve")?;
     let pid = child.id().context("hub pid")?;
     for _ in 0..400 {
-        if let (Ok(discovery), Ok(token)) = (
-            std::fs::read_to_string(data.join("hub.json")),
-            std::fs::read_to_string(data.join("token")),
-        ) {
-            let value: serde_json::Value = serde_json::from_str(&discovery)?;
-            let url = value["url"].as_str().context("url in hub.json")?.to_owned();
+        if let Some((url, token)) = discovery(&data)? {
             return Ok(Hub {
                 _child: Owned(child),
                 url,
-                token: token.trim().to_owned(),
+                token,
                 pid,
                 _dir: dir,
             });
@@ -135,6 +130,20 @@ pub async fn hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     bail!("capa hub serve did not start")
+}
+
+/// The URL and token of the hub that runs for `data_dir`, once its discovery file and token
+/// are written (by `capa hub serve` or the desktop app).
+pub fn discovery(data_dir: &Path) -> anyhow::Result<Option<(String, String)>> {
+    let (Ok(discovery), Ok(token)) = (
+        std::fs::read_to_string(data_dir.join("hub.json")),
+        std::fs::read_to_string(data_dir.join("token")),
+    ) else {
+        return Ok(None);
+    };
+    let value: serde_json::Value = serde_json::from_str(&discovery)?;
+    let url = value["url"].as_str().context("url in hub.json")?.to_owned();
+    Ok(Some((url, token.trim().to_owned())))
 }
 
 /// `capa --config <dir>/capabilities.yaml mcp` with its data and config dirs in `dir`: the stdio

@@ -23,7 +23,8 @@ pub fn desktop(report: &DesktopReport) -> String {
          separate processes, listed apart. Five sources: demo, server-everything, server-filesystem, \
          mcp-server-time and the GitHub catalog (117 tools). RSS counts the shared libraries (GTK, \
          WebKit) in every process that maps them; the PSS column shares them out, so it is what the app and \
-         its webview cost together.\n"
+         its webview cost together (shared with any other process mapping the same libraries, so it \
+         drops when other GTK programs run).\n"
     );
     let _ = writeln!(
         s,

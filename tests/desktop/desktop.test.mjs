@@ -88,6 +88,16 @@ async function notifications(env) {
   return history.data.flat().map((n) => ({ summary: n.summary.data, body: n.body.data }));
 }
 
+/** Whether process `pid` is alive. */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Starts a long-running process; `stop()` ends it. */
 function start(bin, args, env) {
   const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -208,6 +218,7 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     await closeClient(client);
     await wd?.deleteSession();
     await driver?.stop();
+    await quitApp();
     await dunst?.stop();
     await cleanup();
     await removeSandboxes();
@@ -235,6 +246,20 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     }
     await waitFor('hub.json removed', async () => !existsSync(path.join(sandbox.dataDir, 'hub.json')));
   });
+
+  /** Quits the app the way the tray's "Quit" and a session logout do (SIGTERM: the hub stops
+   * and removes its discovery file). Ending the WebDriver session only closes its windows, and
+   * the app rightly stays in the tray; it holds the driver's output pipes, so it must end. */
+  async function quitApp() {
+    const discovery = path.join(sandbox.dataDir, 'hub.json');
+    if (!existsSync(discovery)) return;
+    const { pid } = JSON.parse(await readFile(discovery, 'utf8'));
+    if (!alive(pid)) return;
+    process.kill(pid, 'SIGTERM');
+    const deadline = Date.now() + 10000;
+    while (alive(pid) && Date.now() < deadline) await sleep(50);
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
 
   /** What the tray shows (`state().tray`), once `ready(look)` holds. */
   function trayLook(what, ready) {

@@ -92,7 +92,7 @@ pub struct ShArgs {
     /// Print the whole result as JSON.
     #[arg(long = "output-json")]
     pub output_json: bool,
-    /// Approve a tool the policy asks for without a prompt.
+    /// Approve a tool the policy asks for without a prompt (only at an interactive terminal).
     #[arg(long)]
     pub yes: bool,
 }

@@ -7,6 +7,7 @@ mod commands;
 mod output;
 mod running;
 mod setup;
+mod terminal;
 
 use std::process::ExitCode;
 

@@ -15,6 +15,9 @@ pub enum CallError {
     /// The user's policy denies this tool.
     #[error("tool `{address}` is denied by your policy")]
     Denied { address: String },
+    /// The policy asks a person first, and this caller has no way to ask one.
+    #[error("{address} needs the user's approval ({reason})")]
+    ApprovalRequired { address: String, reason: String },
     /// The source needs a connection (credentials) that is not set.
     #[error("{message}")]
     NeedsConnection { source_id: String, message: String },
@@ -37,6 +40,7 @@ impl CallError {
         match self {
             Self::UnknownTool { .. } => "unknown_tool",
             Self::Denied { .. } => "denied",
+            Self::ApprovalRequired { .. } => "approval_required",
             Self::NeedsConnection { .. } => "needs_connection",
             Self::Upstream(e) => e.code(),
         }
@@ -46,7 +50,10 @@ impl CallError {
     pub fn retryable(&self) -> bool {
         match self {
             Self::Upstream(e) => e.retryable(),
-            Self::UnknownTool { .. } | Self::Denied { .. } | Self::NeedsConnection { .. } => false,
+            Self::UnknownTool { .. }
+            | Self::Denied { .. }
+            | Self::ApprovalRequired { .. }
+            | Self::NeedsConnection { .. } => false,
         }
     }
 }

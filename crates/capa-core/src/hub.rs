@@ -14,12 +14,13 @@ use capa_upstream::{CallToolResult, JsonObject, ProgressSink, Upstream, Upstream
 use futures::future::join_all;
 use tokio::sync::{mpsc, watch};
 
+use crate::authorize::Permit;
 use crate::catalog::{Catalog, SharedCatalog, SourceTools};
 use crate::connections::Connections;
 use crate::error::{CallError, StartError};
 use crate::lookup::ToolIndex;
 use crate::paths::HubPaths;
-use crate::policy::{Decision, Policy};
+use crate::policy::Policy;
 use crate::redact::Redactor;
 
 mod lookup;
@@ -42,13 +43,11 @@ pub struct HubOptions {
     pub keychain: Keychain,
 }
 
-/// Who is calling, and with which connection.
+/// Who is calling (the connection is the [`Permit`]'s).
 #[derive(Debug, Clone, Default)]
 pub struct CallContext {
     /// The client's name, for history.
     pub client: Option<String>,
-    /// A connection other than the source's default.
-    pub connection: Option<String>,
     /// Where the upstream's progress reports go, when the caller wants them.
     pub progress: Option<ProgressSink>,
 }
@@ -77,6 +76,8 @@ pub struct Hub {
     tool_index: tokio::sync::Mutex<Option<Arc<ToolIndex>>>,
     /// Runs in memory: per-run locks, decisions, the approval page opener.
     runs: crate::runner::Runs,
+    /// Which channel asks a person about which pending input now.
+    asking: Arc<crate::approval::AskingRegistry>,
 }
 
 /// How long the first listing may wait for sources that are still starting.
@@ -152,6 +153,7 @@ impl Hub {
             policy,
             tool_index: tokio::sync::Mutex::new(None),
             runs: crate::runner::Runs::new(&paths.state_key(), paths.approvals_paused()),
+            asking: Arc::default(),
         });
         for source in &hub.source_defs() {
             hub.start_default(source);
@@ -193,6 +195,10 @@ impl Hub {
         self.policy.snapshot()
     }
 
+    pub(crate) fn asking_registry(&self) -> &Arc<crate::approval::AskingRegistry> {
+        &self.asking
+    }
+
     /// Runs in memory: per-run locks, decisions, the approval page opener.
     pub fn runs(&self) -> &crate::runner::Runs {
         &self.runs
@@ -227,42 +233,26 @@ impl Hub {
         let _ = started.wait_for(|done| *done).await;
     }
 
-    /// Calls the tool at `address`.
+    /// Runs the call a [`Permit`] allows (get one from [`Hub::authorize`]): routed to the
+    /// source's upstream for the permit's connection, redacted where the result enters the
+    /// core, and recorded.
     pub async fn call(
         &self,
-        address: &str,
+        permit: Permit,
         arguments: Option<JsonObject>,
         context: &CallContext,
     ) -> Result<CallToolResult, CallError> {
-        let mut catalog = self.catalog();
-        if catalog.get(address).is_none() {
-            // A client may call before its source finished starting: wait for the start-up, once.
-            self.startup_done().await;
-            catalog = self.catalog();
-        }
-        let Some(tool) = catalog.get(address) else {
-            return Err(CallError::UnknownTool {
-                address: address.to_owned(),
-                suggestions: catalog.suggest(address),
-            });
-        };
-        let policy_connection = self.connection_for_policy(tool, context.connection.as_deref());
-        let verdict = self.decision_for(tool, policy_connection.as_deref());
-        if verdict.decision == Decision::Deny {
-            return Err(CallError::Denied {
-                address: address.to_owned(),
-            });
-        }
+        let tool = permit.tool();
         let request_bytes = arguments
             .as_ref()
             .and_then(|a| serde_json::to_vec(a).ok())
             .map_or(0, |v| v.len());
         let started_at_ms = now_ms();
         let started = Instant::now();
-        let upstream = self.upstream_for(&tool.address, context.connection.as_deref());
+        let upstream = self.upstream_for(&tool.address, permit.connection());
         let connection = match &upstream {
             Ok(upstream) => upstream.spec().connection.clone(),
-            Err(_) => context.connection.clone(),
+            Err(_) => permit.connection().map(str::to_owned),
         };
         let outcome = match upstream {
             Ok(upstream) => upstream

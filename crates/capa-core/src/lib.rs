@@ -2,6 +2,8 @@
 //! of its own. The MCP front (`capa-server`), the CLI and the desktop app are frontends of this
 //! crate.
 
+pub mod approval;
+pub mod authorize;
 mod catalog;
 mod connections;
 pub mod digest;
@@ -14,6 +16,10 @@ pub mod policy;
 pub mod redact;
 mod runner;
 
+pub use approval::{
+    AskingChannel, AskingClaim, Choice, DecideError, DirectAnswer, PendingInput, decide_in_store,
+};
+pub use authorize::{Authorization, Permit, PermitBasis, Question, Refusal};
 pub use capa_upstream::{
     CallToolResult, JsonObject, Progress, ProgressRouter, ProgressSink, Tool,
     call_tool_with_progress,
@@ -26,7 +32,4 @@ pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::HubPaths;
 pub use policy::{Decision, Policy, PolicyVerdict, Rule};
 pub use redact::Redactor;
-pub use runner::{
-    Choice, DecideError, Envelope, ExecuteRequest, PageOpener, PendingInput, Runs, decide_in_store,
-    is_secret_name, preview,
-};
+pub use runner::{Envelope, ExecuteRequest, PageOpener, Runs, is_secret_name, preview};

@@ -29,6 +29,8 @@ const CODE_FILE: &str = "code.js";
 /// `WebAssembly` are never defined: no such intrinsic is added to the context.
 const ABSENT: &[&str] = &["eval", "Function", "Atomics", "SharedArrayBuffer"];
 const MAX_TIMER_MS: u64 = 30_000;
+/// The error code of a run its client cancelled.
+pub(crate) const CANCELLED: &str = "cancelled";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Trip {
@@ -114,7 +116,13 @@ impl Meter {
                 message: "the run was stopped by the hub".into(),
                 hint: None,
             },
-            Trip::Wall | Trip::Cancelled => RunError {
+            Trip::Cancelled => RunError {
+                code: CANCELLED.into(),
+                message: "the client cancelled the run (or went away); nothing after that ran"
+                    .into(),
+                hint: Some("Start a new run with execute({ code }) if it is still wanted.".into()),
+            },
+            Trip::Wall => RunError {
                 code: "wall_limit".into(),
                 message: format!("the run took longer than {} ms", limits.wall_ms),
                 hint: Some("Make fewer or faster tool calls per run.".into()),
@@ -367,7 +375,11 @@ impl Driver<'_> {
                 self.state.borrow_mut().stopped(seq, stop, ms);
                 self.meter.trip(Trip::Stopped);
             }
-            Event::Cancel => self.meter.trip(Trip::Cancelled),
+            Event::Cancel => {
+                self.meter.trip(Trip::Cancelled);
+                // Queued calls never start once the run is cancelled.
+                self.state.borrow_mut().cancel_queued();
+            }
         }
     }
 
@@ -701,6 +713,7 @@ pub(crate) fn execute(job: Job) -> crate::RunOutput {
         handle,
         tx,
         input.calls_before,
+        Arc::clone(&cancel),
     )));
     let meter = Rc::new(Meter {
         compute: Duration::from_millis(limits.compute_ms),
@@ -735,6 +748,7 @@ pub(crate) fn execute(job: Job) -> crate::RunOutput {
     }
     let (status, mut result, error) = match outcome {
         Outcome::Value(v) => (crate::RunStatus::Completed, v, None),
+        Outcome::Error(e) if e.code == CANCELLED => (crate::RunStatus::Cancelled, None, Some(e)),
         Outcome::Error(e) => (crate::RunStatus::Failed, None, Some(e)),
         Outcome::Suspended => (crate::RunStatus::Suspended, None, None),
     };

@@ -33,6 +33,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+pub use tokio_util::sync::CancellationToken;
+
 pub use limits::Limits;
 pub use types::{
     CallStop, CallSummary, Host, HostCall, Namespace, RunError, RunInput, RunOutput, RunStatus,
@@ -63,14 +65,25 @@ impl Drop for CancelOnDrop {
 /// driver enabled (any flavour): host calls are spawned onto it. Dropping the future cancels the
 /// run.
 pub async fn run(input: RunInput, host: Arc<dyn Host>) -> RunOutput {
+    run_cancellable(input, host, CancellationToken::new()).await
+}
+
+/// [`run`], ended early when `cancel` fires (the client cancelled or went away): queued calls
+/// never start, calls in flight are cancelled, the guest stops, and the output says
+/// [`RunStatus::Cancelled`] with the calls made until then.
+pub async fn run_cancellable(
+    input: RunInput,
+    host: Arc<dyn Host>,
+    cancel: CancellationToken,
+) -> RunOutput {
     use futures::FutureExt;
-    std::panic::AssertUnwindSafe(run_inner(input, host))
+    std::panic::AssertUnwindSafe(run_inner(input, host, cancel))
         .catch_unwind()
         .await
         .unwrap_or_else(|_| RunOutput::failed("internal", "the sandbox failed unexpectedly", None))
 }
 
-async fn run_inner(input: RunInput, host: Arc<dyn Host>) -> RunOutput {
+async fn run_inner(input: RunInput, host: Arc<dyn Host>, token: CancellationToken) -> RunOutput {
     let started = Instant::now();
     let limits = input.limits.effective();
     if input.code.len() > limits.code_bytes {
@@ -92,7 +105,7 @@ async fn run_inner(input: RunInput, host: Arc<dyn Host>) -> RunOutput {
     };
     let (tx, rx) = mpsc::channel();
     let cancel = Arc::new(AtomicBool::new(false));
-    let _guard = CancelOnDrop {
+    let guard = CancelOnDrop {
         cancel: Arc::clone(&cancel),
         events: tx.clone(),
     };
@@ -126,12 +139,18 @@ async fn run_inner(input: RunInput, host: Arc<dyn Host>) -> RunOutput {
             None,
         );
     }
-    match tokio::time::timeout(
-        (wall + WALL_GRACE).saturating_sub(started.elapsed()),
-        done_rx,
-    )
-    .await
-    {
+    let mut done_rx = done_rx;
+    let limit = (wall + WALL_GRACE).saturating_sub(started.elapsed());
+    let finished = tokio::select! {
+        finished = tokio::time::timeout(limit, &mut done_rx) => finished,
+        () = token.cancelled() => {
+            // Stop the guest and everything queued, then take its report (the calls made so
+            // far) within the grace.
+            drop(guard);
+            tokio::time::timeout(WALL_GRACE, &mut done_rx).await
+        }
+    };
+    match finished {
         Ok(Ok(out)) => out,
         Ok(Err(_)) => RunOutput::failed("internal", "the sandbox stopped without a result", None),
         Err(_) => {

@@ -99,6 +99,8 @@ pub(crate) enum Next {
 }
 
 pub(crate) struct State {
+    /// Set when the run is cancelled: nothing queued starts after it.
+    cancel: Arc<std::sync::atomic::AtomicBool>,
     limits: Limits,
     allowed: HashSet<String>,
     host: Arc<dyn Host>,
@@ -174,9 +176,11 @@ impl State {
         handle: Handle,
         events: Sender<Event>,
         calls_before: u32,
+        cancel: Arc<std::sync::atomic::AtomicBool>,
     ) -> Self {
         let cap = limits.inline_result_bytes;
         State {
+            cancel,
             limits,
             allowed,
             host,
@@ -318,8 +322,17 @@ impl State {
         }
     }
 
-    /// Start queued tool calls while slots are free.
+    /// Forgets the calls not started yet: a cancelled run begins nothing new.
+    pub(crate) fn cancel_queued(&mut self) {
+        self.queue.clear();
+    }
+
+    /// Start queued tool calls while slots are free (none once the run is cancelled).
     fn pump(&mut self) {
+        if self.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            self.queue.clear();
+            return;
+        }
         while self.in_flight < self.limits.max_concurrent {
             let Some(seq) = self.queue.pop_front() else {
                 break;

@@ -132,6 +132,9 @@ pub enum RunStatus {
     /// A call is waiting for a person ([`CallStop::Suspend`]); calls already in flight were let
     /// finish, nothing else ran.
     Suspended,
+    /// The caller cancelled the run: queued calls never started, calls in flight were
+    /// cancelled, the guest stopped.
+    Cancelled,
 }
 
 /// Why a run failed. Codes: `code_too_large`, `syntax_error`, `runtime_error`, `compute_limit`,

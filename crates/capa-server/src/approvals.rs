@@ -16,7 +16,11 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use capa_core::{Choice, Envelope, ExecuteRequest, Hub, JsonObject, LookupError, PendingInput};
+use capa_core::{
+    AskingChannel, Authorization, CallError, Choice, DirectAnswer, Envelope, ExecuteRequest, Hub,
+    JsonObject, LookupError, PendingInput, Permit,
+};
+use tokio_util::sync::CancellationToken;
 
 use rmcp::model::{
     ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema, InputRequest,
@@ -30,6 +34,9 @@ use crate::surface::Asking;
 
 /// Most rounds of asking within one `execute` (each round can only follow a decision).
 const MAX_ROUNDS: usize = 16;
+
+/// How long a 2026-07-28 client's forms keep the popup and the page closed.
+const FORM_CLAIM: Duration = Duration::from_secs(60);
 
 /// What the state sealed into `requestState` names: the run and each pending call.
 #[derive(Debug, Serialize, Deserialize)]
@@ -89,8 +96,9 @@ impl Approvals {
         request: ExecuteRequest,
         asking: Asking,
     ) -> Answer {
-        let bound = binding(request.client.as_deref(), arguments);
+        let bound = binding(&asking.session, request.client.as_deref(), arguments);
         let mut asking = asking;
+        let cancel = asking.cancel.clone();
         let first = match &asking.request_state {
             Some(state) => {
                 match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
@@ -98,12 +106,16 @@ impl Approvals {
                         // A form left unanswered (cancelled) is not asked again in a loop: the
                         // run waits as `awaiting_approval`, for the page or the terminal.
                         asking.input_required &= all_answered;
-                        self.resume(&run_id, request.client.clone()).await
+                        self.resume(&run_id, request.client.clone(), &cancel).await
                     }
                     Err((code, message)) => return Answer::Refused { code, message },
                 }
             }
-            None => self.hub.execute(request.clone()).await,
+            None => {
+                self.hub
+                    .execute_cancellable(request.clone(), cancel.clone())
+                    .await
+            }
         };
         let mut envelope = match first {
             Ok(envelope) => envelope,
@@ -115,7 +127,7 @@ impl Approvals {
             }
         };
         for _ in 0..MAX_ROUNDS {
-            if envelope.status != "awaiting_approval" {
+            if envelope.status != "awaiting_approval" || cancel.is_cancelled() {
                 break;
             }
             let pending = self.pending_approvals(&envelope.run_id);
@@ -123,17 +135,25 @@ impl Approvals {
                 break;
             }
             if asking.input_required
-                && let Some(result) = self.input_required(&envelope.run_id, &pending, &bound)
+                && let Some(result) = self.input_required(
+                    &envelope.run_id,
+                    &pending,
+                    &bound,
+                    request.client.as_deref(),
+                )
             {
                 return Answer::InputRequired(result);
             }
             let Some(peer) = &asking.elicit_peer else {
                 break;
             };
-            if !self.elicit(peer, &pending).await {
+            if !self.elicit(peer, &pending, request.client.as_deref()).await {
                 break;
             }
-            match self.resume(&envelope.run_id, request.client.clone()).await {
+            match self
+                .resume(&envelope.run_id, request.client.clone(), &cancel)
+                .await
+            {
                 Ok(next) => envelope = next,
                 Err(e) => {
                     return Answer::Refused {
@@ -149,14 +169,18 @@ impl Approvals {
         Answer::Envelope(envelope)
     }
 
-    async fn resume(&self, run_id: &str, client: Option<String>) -> Result<Envelope, LookupError> {
-        self.hub
-            .execute(ExecuteRequest {
-                code: None,
-                resume: Some(run_id.to_owned()),
-                client,
-            })
-            .await
+    async fn resume(
+        &self,
+        run_id: &str,
+        client: Option<String>,
+        cancel: &CancellationToken,
+    ) -> Result<Envelope, LookupError> {
+        let request = ExecuteRequest {
+            code: None,
+            resume: Some(run_id.to_owned()),
+            client,
+        };
+        self.hub.execute_cancellable(request, cancel.clone()).await
     }
 
     fn pending_approvals(&self, run_id: &str) -> Vec<PendingInput> {
@@ -168,12 +192,15 @@ impl Approvals {
             .collect()
     }
 
-    /// One form per pending approval, and the state that alone lets their answers in.
+    /// One form per pending approval, and the state that alone lets their answers in. The
+    /// client's forms claim the approvals, so the popup and the page wait for them (for at most
+    /// [`FORM_CLAIM`]: a client that never answers must not keep the person from deciding).
     fn input_required(
         &self,
         run_id: &str,
         pending: &[PendingInput],
         bound: &[u8],
+        client: Option<&str>,
     ) -> Option<InputRequiredResult> {
         let codec = self.codec.as_ref()?;
         let now = now_ms();
@@ -211,6 +238,14 @@ impl Approvals {
                 ))
             })
             .collect::<BTreeMap<_, _>>();
+        for input in pending {
+            let channel = AskingChannel::ClientForm {
+                client: client.unwrap_or("the client").to_owned(),
+            };
+            if let Some(claim) = self.hub.claim_asking(&input.id, channel, Some(FORM_CLAIM)) {
+                claim.keep_until_deadline();
+            }
+        }
         Some(InputRequiredResult::new(Some(requests), Some(state)))
     }
 
@@ -263,7 +298,9 @@ impl Approvals {
         let mut all_answered = true;
         for input in &sealed.inputs {
             let Some(choice) = responses.get(&input.id).and_then(choice_of) else {
-                all_answered = false; // no answer (or cancelled): it stays pending
+                // No answer (or cancelled): it stays pending, and the popup or page may ask.
+                self.hub.release_asking(&input.id);
+                all_answered = false;
                 continue;
             };
             if let Err(e) = self.hub.decide(&input.id, choice, "client") {
@@ -273,32 +310,32 @@ impl Approvals {
         Ok((sealed.run, all_answered))
     }
 
-    /// Asks an initialize-era client with `elicitation/create`, one approval at a time.
-    /// True when every approval got a decision.
-    async fn elicit(&self, peer: &Peer<RoleServer>, pending: &[PendingInput]) -> bool {
+    /// Asks an initialize-era client with `elicitation/create`, one approval at a time. While
+    /// a form is up the popup and the page stay closed for it; a decision taken in another
+    /// channel meanwhile ends the wait. True when every approval got a decision.
+    async fn elicit(
+        &self,
+        peer: &Peer<RoleServer>,
+        pending: &[PendingInput],
+        client: Option<&str>,
+    ) -> bool {
         let wall = Duration::from_millis(self.hub.run_limits().wall_ms);
         for input in pending {
             let Some(params) = form(input) else {
                 return false;
             };
-            let answer = peer
-                .create_elicitation_with_timeout(params, Some(wall))
-                .await;
-            let choice = match answer {
-                Ok(result) => match result.action {
-                    ElicitationAction::Accept => result
-                        .content
-                        .as_ref()
-                        .and_then(|c| c.get("decision"))
-                        .and_then(Value::as_str)
-                        .and_then(Choice::parse),
-                    ElicitationAction::Decline => Some(Choice::Deny),
-                    // Cancel, and any action a later protocol adds: nobody decided.
-                    _ => None,
+            let _claim = self.hub.claim_asking(
+                &input.id,
+                AskingChannel::ClientForm {
+                    client: client.unwrap_or("the client").to_owned(),
                 },
-                Err(e) => {
-                    tracing::info!(error = %e, "no answer to an approval form; falling back");
-                    None
+                None,
+            );
+            let asked = peer.create_elicitation_with_timeout(params, Some(wall));
+            let choice = tokio::select! {
+                answer = asked => elicited_choice(answer),
+                decided = self.hub.wait_for_decision(&input.id, wall) => {
+                    if decided { continue } else { None }
                 }
             };
             let Some(choice) = choice else {
@@ -349,99 +386,122 @@ impl Approvals {
     }
 }
 
-/// A direct call (expose-all: each tool is its own MCP tool, no run to pause) of a tool the
-/// policy asks for. An initialize-era client with elicitation gets the same form mid-call;
-/// every other client is refused with `approval_required` and told how to proceed. Returns
-/// `None` when the call may go ahead, else the result to answer with.
-pub(crate) async fn gate_direct_call(
+/// A direct call (expose-all, search and on-demand's `call_tool`: no run to pause), decided by
+/// the hub's authorizer. A call that needs a person is recorded as a pending input; an
+/// initialize-era client with elicitation gets the form mid-call, and while it is up the popup
+/// and the page stay closed; a form that is cancelled or times out hands the question to them
+/// for the rest of the run's wall time. Clients that cannot show a form are refused with
+/// `approval_required` and told how to proceed. `Ok` is the permit to call with.
+pub(crate) async fn authorize_direct_call(
     hub: &Hub,
     address: &str,
     arguments: Option<&JsonObject>,
+    client: Option<&str>,
     asking: &Asking,
-) -> Option<rmcp::model::CallToolResult> {
-    let mut catalog = hub.catalog();
-    if catalog.get(address).is_none() {
-        // A first call may come before its source started: decide on the settled catalog.
-        hub.startup_done().await;
-        catalog = hub.catalog();
-    }
-    let tool = catalog.get(address)?;
-    let verdict = hub.decision_for(tool, None);
-    if verdict.decision != capa_core::Decision::Ask {
-        return None;
-    }
-    let refuse = |code: &str, message: String| {
-        Some(crate::surface::typed_error_result(code, &message, false))
+) -> Result<Permit, rmcp::model::CallToolResult> {
+    let refuse =
+        |code: &str, message: String| crate::surface::typed_error_result(code, &message, false);
+    let question = match hub.authorize(address, None).await {
+        Ok(Authorization::Allowed(permit)) => return Ok(permit),
+        Ok(Authorization::Denied { address, .. }) => {
+            return Err(crate::surface::error_result(&CallError::Denied { address }));
+        }
+        Ok(Authorization::NeedsPerson(question)) => question,
+        Err(e) => return Err(crate::surface::error_result(&e)),
     };
     let Some(peer) = &asking.elicit_peer else {
-        return refuse(
+        return Err(refuse(
             "approval_required",
             format!(
                 "{address} needs the user's approval ({}). Ask the user to allow it (`capa policy set {address} allow`), or call it from code mode's `execute`, which can pause for approval.",
-                verdict.reason
+                question.verdict.reason
             ),
-        );
+        ));
     };
     let arguments = arguments.cloned().map(Value::Object).unwrap_or(Value::Null);
-    let input = PendingInput {
-        id: "direct".to_owned(),
-        run_id: String::new(),
-        call_index: 0,
-        args_digest: String::new(),
-        kind: "approval".to_owned(),
-        address: address.to_owned(),
-        source: tool.address.namespace.clone(),
-        connection: None,
-        preview: capa_core::preview(
-            &arguments,
-            tool.definition.input_schema.as_ref(),
-            hub.redactor(),
-        ),
-        reason: hub.redactor().redact(&verdict.reason),
-        created_at_ms: now_ms(),
-        expires_at_ms: now_ms(),
-    };
-    let params = form(&input)?;
+    let input = hub
+        .ask_direct(&question, &arguments)
+        .map_err(|e| refuse(e.code(), e.to_string()))?;
     let wall = Duration::from_millis(hub.run_limits().wall_ms);
-    let answer = peer
-        .create_elicitation_with_timeout(params, Some(wall))
-        .await;
-    let choice = match answer {
-        Ok(result) if result.action == ElicitationAction::Accept => result
-            .content
-            .as_ref()
-            .and_then(|c| c.get("decision"))
-            .and_then(Value::as_str)
-            .and_then(Choice::parse),
-        Ok(result) if result.action == ElicitationAction::Decline => Some(Choice::Deny),
-        _ => None,
-    };
-    match choice {
-        Some(Choice::Once | Choice::Run) => None,
-        Some(Choice::Always) => {
-            match hub.set_policy_rule(address, None, capa_core::Decision::Allow) {
-                Ok(()) => None,
-                Err(e) => refuse(
-                    "policy_unavailable",
-                    format!("could not write the policy: {e}"),
-                ),
+    let deadline = tokio::time::Instant::now() + wall;
+    let claim = hub.claim_asking(
+        &input.id,
+        AskingChannel::ClientForm {
+            client: client.unwrap_or("the client").to_owned(),
+        },
+        None,
+    );
+    if let Some(params) = form(&input) {
+        let asked = peer.create_elicitation_with_timeout(params, Some(wall));
+        tokio::select! {
+            answer = asked => {
+                if let Some(choice) = elicited_choice(answer)
+                    && let Err(e) = hub.decide(&input.id, choice, "elicitation")
+                {
+                    tracing::info!(error = %e, approval = %input.id, "an elicited decision was not taken");
+                }
             }
+            // Decided in another channel (the popup, the terminal): the form's answer no
+            // longer counts.
+            _ = hub.wait_for_decision(&input.id, wall) => {}
         }
-        Some(Choice::Deny) => refuse("denied", format!("the user denied the call to {address}")),
-        None => refuse(
-            "approval_required",
-            format!("{address} needs the user's approval, and nobody answered the form"),
-        ),
+    }
+    // The form is gone: the popup and the page may ask for the rest of the time.
+    drop(claim);
+    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+    hub.wait_for_decision(&input.id, left).await;
+    match hub.direct_answer(&input.id, question, &arguments) {
+        Ok(DirectAnswer::Approved(permit)) => Ok(permit),
+        Ok(DirectAnswer::Denied) => Err(refuse(
+            "denied",
+            format!("the user denied the call to {address}"),
+        )),
+        Ok(DirectAnswer::Pending(_)) => {
+            hub.expire_input(&input.id);
+            Err(refuse(
+                "approval_required",
+                format!("{address} needs the user's approval, and nobody answered in time"),
+            ))
+        }
+        Ok(DirectAnswer::Expired) => Err(refuse(
+            "approval_expired",
+            format!("nobody approved the call to {address} in time"),
+        )),
+        Err(e) => Err(refuse(e.code(), e.to_string())),
     }
 }
 
-/// What a `requestState` is bound to besides its payload: the client and this very request
-/// (a digest of the `execute` arguments), so it cannot be replayed by another client or
-/// against another call.
-fn binding(client: Option<&str>, arguments: &JsonObject) -> Vec<u8> {
+/// The decision in an answer to `elicitation/create`: accept with a valid choice, or decline
+/// (deny); cancel, errors and time-outs are no decision.
+fn elicited_choice(
+    answer: Result<rmcp::model::ElicitResult, rmcp::service::ServiceError>,
+) -> Option<Choice> {
+    match answer {
+        Ok(result) => match result.action {
+            ElicitationAction::Accept => result
+                .content
+                .as_ref()
+                .and_then(|c| c.get("decision"))
+                .and_then(Value::as_str)
+                .and_then(Choice::parse),
+            ElicitationAction::Decline => Some(Choice::Deny),
+            _ => None,
+        },
+        Err(e) => {
+            tracing::info!(error = %e, "no answer to an approval form");
+            None
+        }
+    }
+}
+
+/// What a `requestState` is bound to besides its payload: the MCP session (an HTTP session's
+/// id, the stdio connection; a stateless 2026-07-28 request has none, and is bound to its
+/// client's name and version), the client, and this very request (a digest of the `execute`
+/// arguments), so it cannot be replayed by another session or client or against another call.
+fn binding(session: &str, client: Option<&str>, arguments: &JsonObject) -> Vec<u8> {
     let arguments = serde_json::to_string(arguments).unwrap_or_default();
     format!(
-        "capa/execute\n{}\n{}",
+        "capa/execute\n{session}\n{}\n{}",
         client.unwrap_or_default(),
         capa_core::digest::sha256_hex(arguments.as_bytes())
     )

@@ -1,10 +1,13 @@
-//! The JSON API for approvals, used by `capabilities hub pending|approve|deny` (and the UI):
-//! pending inputs, and decisions that take the same path as every other delivery.
+//! The JSON API for approvals: pending inputs (for `capabilities hub pending` and the UI), and
+//! decisions — only from the UI's session (the app's window, or a browser the hub opened a login
+//! link in), never for the bearer token alone, which every local process that reads the token
+//! file holds. A terminal decides in the database and tells the hub with `changed`.
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
+use axum::http::StatusCode;
 use capa_core::{Choice, Hub};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -56,12 +59,28 @@ pub fn decide_json(hub: &Hub, request: &DecideRequest, via: &str) -> Value {
     }
 }
 
-/// Decisions taken through a UI session (the app's window or a browser) are recorded as `app`.
+/// Decisions taken through a UI session (the app's window or a browser), recorded as `app`.
+/// The bearer token alone is refused (`403`).
 pub async fn decide(
     State(hub): State<Arc<Hub>>,
     session: Option<axum::Extension<crate::ui::UiSession>>,
     Json(request): Json<DecideRequest>,
-) -> Json<Value> {
-    let via = if session.is_some() { "app" } else { "cli" };
-    Json(decide_json(&hub, &request, via))
+) -> (StatusCode, Json<Value>) {
+    if session.is_none() {
+        return (
+            StatusCode::FORBIDDEN,
+            failure(
+                "person_required",
+                "decisions need a person: in the Capabilities app, on the approval page, or with `capabilities hub approve` at an interactive terminal; the hub's token alone cannot approve".to_owned(),
+            ),
+        );
+    }
+    (StatusCode::OK, Json(decide_json(&hub, &request, "app")))
+}
+
+/// `POST /api/approvals/changed`: an interactive terminal stored decisions (or an allow rule)
+/// in the hub's files; look at them now. Grants nothing by itself.
+pub async fn changed(State(hub): State<Arc<Hub>>) -> Json<Value> {
+    hub.decisions_changed_elsewhere();
+    Json(json!({"ok": true}))
 }

@@ -28,6 +28,9 @@ const SESSION_CHECK: std::time::Duration = std::time::Duration::from_secs(10);
 #[derive(Clone)]
 pub struct McpFront {
     surface: Arc<dyn Surface>,
+    /// Names the connection this front serves when the transport has no session of its own
+    /// (stdio: one front per connection), so state handed to it is good on it alone.
+    connection: Arc<str>,
 }
 
 impl std::fmt::Debug for McpFront {
@@ -38,7 +41,11 @@ impl std::fmt::Debug for McpFront {
 
 impl McpFront {
     pub fn new(surface: Arc<dyn Surface>) -> Self {
-        Self { surface }
+        let nonce = getrandom::u64().unwrap_or_default();
+        Self {
+            surface,
+            connection: format!("stdio:{nonce:016x}").into(),
+        }
     }
 }
 
@@ -48,7 +55,11 @@ fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
 
 /// How this call's client can let a person decide. rmcp refuses `input_required` to clients
 /// older than 2026-07-28 and server-initiated requests to 2026-07-28 ones, hence the split.
-fn asking(context: &RequestContext<RoleServer>, request: &CallToolRequestParams) -> Asking {
+fn asking(
+    context: &RequestContext<RoleServer>,
+    request: &CallToolRequestParams,
+    connection: &str,
+) -> Asking {
     let form = context
         .client_capabilities()
         .and_then(|c| c.elicitation)
@@ -61,15 +72,17 @@ fn asking(context: &RequestContext<RoleServer>, request: &CallToolRequestParams)
         elicit_peer: (form && !modern).then(|| context.peer.clone()),
         input_responses: request.input_responses.clone(),
         request_state: request.request_state.clone(),
-        session: session_key(context),
+        session: session_key(context, connection),
+        cancel: context.ct.clone(),
     }
 }
 
-/// The HTTP session of a request, else its client (2026-07-28 requests carry no session),
-/// else the stdio connection this process serves.
-fn session_key(context: &RequestContext<RoleServer>) -> String {
+/// The HTTP session of a request (rmcp answers 404 to an id it did not issue), else its client
+/// (2026-07-28 requests over HTTP are stateless: the spec gives them no session, so the client's
+/// own name and version is all there is), else the stdio connection this front serves.
+fn session_key(context: &RequestContext<RoleServer>, connection: &str) -> String {
     let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
-        return "stdio".to_owned();
+        return connection.to_owned();
     };
     if let Some(id) = parts
         .headers
@@ -195,7 +208,7 @@ impl ServerHandler for McpFront {
             }
             None => (None, None),
         };
-        let asking = asking(&context, &request);
+        let asking = asking(&context, &request, &self.connection);
         let response = self
             .surface
             .call_tool_asking(

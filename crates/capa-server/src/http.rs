@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use capa_core::{CallContext, Hub};
+use capa_core::{Authorization, CallContext, CallError, DirectAnswer, Hub, PendingInput};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::tower::StreamableHttpService;
@@ -166,6 +166,10 @@ fn router(
         .route("/api/policy/reload", post(reload_policy))
         .route("/api/approvals", get(crate::approvals_api::pending))
         .route("/api/approvals/decide", post(crate::approvals_api::decide))
+        .route(
+            "/api/approvals/changed",
+            post(crate::approvals_api::changed),
+        )
         .with_state(hub.clone())
         .merge(crate::ui::routes(
             hub.clone(),
@@ -225,7 +229,7 @@ pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
                 .annotations
                 .as_ref()
                 .and_then(|a| serde_json::to_value(a).ok()),
-            policy: hub.decision_for(t, None).decision.to_string(),
+            policy: hub.listing_verdict(t).decision.to_string(),
         })
         .collect()
 }
@@ -236,31 +240,120 @@ async fn tools(State(hub): State<Arc<Hub>>) -> Json<Vec<ToolListing>> {
 }
 
 /// A call through the API.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CallRequest {
     pub address: String,
     #[serde(default)]
     pub arguments: Option<serde_json::Map<String, Value>>,
     #[serde(default)]
     pub connection: Option<String>,
+    /// The pending input an earlier answer named (`approval_required`): the call runs when a
+    /// person approved exactly this call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<String>,
+    /// How long to wait for that person's decision before answering `approval_pending`
+    /// (at most [`MAX_APPROVAL_WAIT`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_ms: Option<u64>,
 }
 
-/// Runs a call and shapes the answer the way the API and `capa call --json` print it.
+/// The longest one request waits for a decision; a caller that waits longer asks again.
+pub const MAX_APPROVAL_WAIT: Duration = Duration::from_secs(60);
+
+/// Runs a call and shapes the answer the way the API and `capa call --json` print it. The
+/// authorizer decides; a call that needs a person is recorded as a pending input (the popup,
+/// the page, `capabilities hub pending` and the UI show it) and answered `approval_required`
+/// with its id. The caller then gets a person's decision — at an interactive terminal, or by
+/// waiting for one taken in the app — and calls again naming the approval. The bearer token
+/// alone never approves anything.
 pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
+    let CallRequest {
+        address,
+        arguments,
+        connection,
+        approval,
+        wait_ms,
+    } = request;
+    let authorization = match hub.authorize(&address, connection.as_deref()).await {
+        Ok(authorization) => authorization,
+        Err(e) => return call_error_json(&e),
+    };
+    let permit = match authorization {
+        Authorization::Allowed(permit) => permit,
+        Authorization::Denied { address, .. } => {
+            return call_error_json(&CallError::Denied { address });
+        }
+        Authorization::NeedsPerson(question) => {
+            let shown = arguments.clone().map(Value::Object).unwrap_or(Value::Null);
+            let approval_id = match approval {
+                Some(id) => id,
+                None => match hub.ask_direct(&question, &shown) {
+                    Ok(input) => return pending_json("approval_required", &input),
+                    Err(e) => return decide_error_json(&e),
+                },
+            };
+            let wait = Duration::from_millis(wait_ms.unwrap_or(0)).min(MAX_APPROVAL_WAIT);
+            if !wait.is_zero() {
+                hub.wait_for_decision(&approval_id, wait).await;
+            }
+            match hub.direct_answer(&approval_id, question, &shown) {
+                Ok(DirectAnswer::Approved(permit)) => permit,
+                Ok(DirectAnswer::Pending(input)) => {
+                    return pending_json("approval_pending", &input);
+                }
+                Ok(DirectAnswer::Denied) => {
+                    return error_json(
+                        "denied",
+                        &format!("the user denied the call to {address}"),
+                        false,
+                    );
+                }
+                Ok(DirectAnswer::Expired) => {
+                    return error_json(
+                        "approval_expired",
+                        &format!("nobody approved the call to {address} in time"),
+                        false,
+                    );
+                }
+                Err(e) => return decide_error_json(&e),
+            }
+        }
+    };
     let context = CallContext {
         client: Some(client.to_owned()),
-        connection: request.connection,
         progress: None,
     };
-    match hub
-        .call(&request.address, request.arguments, &context)
-        .await
-    {
+    match hub.call(permit, arguments, &context).await {
         Ok(result) => json!({"ok": result.is_error != Some(true), "result": result}),
-        Err(e) => {
-            json!({"ok": false, "error": {"code": e.code(), "message": e.to_string(), "retryable": e.retryable()}})
-        }
+        Err(e) => call_error_json(&e),
     }
+}
+
+fn error_json(code: &str, message: &str, retryable: bool) -> Value {
+    json!({"ok": false, "error": {"code": code, "message": message, "retryable": retryable}})
+}
+
+fn call_error_json(error: &CallError) -> Value {
+    error_json(error.code(), &error.to_string(), error.retryable())
+}
+
+fn decide_error_json(error: &capa_core::DecideError) -> Value {
+    error_json(error.code(), &error.to_string(), false)
+}
+
+/// A call waiting for a person: the error says so and where to decide, `approval` is the
+/// pending input (redacted preview included) to name when calling again.
+fn pending_json(code: &str, input: &PendingInput) -> Value {
+    let message = format!(
+        "{} needs your approval ({}): approve it in the Capabilities app, or run `capabilities hub approve {}` in a terminal",
+        input.address, input.reason, input.id
+    );
+    json!({
+        "ok": false,
+        "error": {"code": code, "message": message, "retryable": true},
+        "approval": input,
+    })
 }
 
 async fn call(State(hub): State<Arc<Hub>>, Json(request): Json<CallRequest>) -> Json<Value> {

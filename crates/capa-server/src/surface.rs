@@ -65,6 +65,9 @@ pub struct Asking {
     /// callable matches, on-demand's active skills): the HTTP session, else (2026-07-28
     /// stateless requests) the client's name and version, else (stdio) the one connection.
     pub session: String,
+    /// Fires when the client cancels the request (`notifications/cancelled`) or goes away: a
+    /// run it started ends `cancelled`.
+    pub cancel: tokio_util::sync::CancellationToken,
 }
 
 /// Server instructions when every tool is its own MCP tool.
@@ -138,17 +141,16 @@ impl Surface for LocalSurface {
         progress: Option<ProgressSink>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
         Box::pin(async move {
-            let context = CallContext {
-                client,
-                connection: None,
-                progress,
-            };
-            // Every failure, an unknown tool included, is a tool result with `isError`: the model
-            // reads it (with the closest tool names) and can correct itself, where a JSON-RPC
-            // error is often hidden from it by the client.
-            match self.hub.call(&address, arguments, &context).await {
-                Ok(result) => Ok(result),
-                Err(e) => Ok(error_result(&e)),
+            let asked =
+                self.call_tool_asking(address, arguments, client, progress, Asking::default());
+            match asked.await? {
+                CallToolResponse::Complete(result) => Ok(result),
+                // Only code mode's `execute` answers `input_required`.
+                _ => Ok(typed_error_result(
+                    "internal",
+                    "an approval round reached a client that cannot answer it",
+                    false,
+                )),
             }
         })
     }
@@ -162,18 +164,27 @@ impl Surface for LocalSurface {
         asking: Asking,
     ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
         Box::pin(async move {
-            let gate = crate::approvals::gate_direct_call(
+            let authorized = crate::approvals::authorize_direct_call(
                 &self.hub,
                 &address,
                 arguments.as_ref(),
+                client.as_deref(),
                 &asking,
-            );
-            if let Some(refused) = gate.await {
-                return Ok(CallToolResponse::Complete(refused));
-            }
-            self.call_tool(address, arguments, client, progress)
-                .await
-                .map(CallToolResponse::Complete)
+            )
+            .await;
+            let permit = match authorized {
+                Ok(permit) => permit,
+                Err(refused) => return Ok(CallToolResponse::Complete(refused)),
+            };
+            let context = CallContext { client, progress };
+            // Every failure, an unknown tool included, is a tool result with `isError`: the model
+            // reads it (with the closest tool names) and can correct itself, where a JSON-RPC
+            // error is often hidden from it by the client.
+            let result = match self.hub.call(permit, arguments, &context).await {
+                Ok(result) => result,
+                Err(e) => error_result(&e),
+            };
+            Ok(CallToolResponse::Complete(result))
         })
     }
 

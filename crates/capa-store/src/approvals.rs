@@ -16,6 +16,8 @@ pub enum ApprovalStatus {
     Expired,
     /// A missing connection that has since been added.
     Resolved,
+    /// An approved direct call that has run: its approval is spent.
+    Used,
 }
 
 impl ApprovalStatus {
@@ -26,6 +28,7 @@ impl ApprovalStatus {
             Self::Denied => "denied",
             Self::Expired => "expired",
             Self::Resolved => "resolved",
+            Self::Used => "used",
         }
     }
 
@@ -35,6 +38,7 @@ impl ApprovalStatus {
             "denied" => Self::Denied,
             "expired" => Self::Expired,
             "resolved" => Self::Resolved,
+            "used" => Self::Used,
             _ => Self::Pending,
         }
     }
@@ -205,6 +209,16 @@ impl Store {
             "UPDATE approvals SET status = ?2, scope = ?3, decided_via = ?4, decided_at_ms = ?5
              WHERE id = ?1 AND status = 'pending'",
             params![id, status.as_str(), scope, via, now_ms],
+        )?;
+        Ok(changed == 1)
+    }
+
+    /// Spends an approved input (a direct call runs once per approval). False when it was not
+    /// approved, or was spent already.
+    pub fn use_approval(&self, id: &str) -> Result<bool, StoreError> {
+        let changed = self.conn()?.execute(
+            "UPDATE approvals SET status = 'used' WHERE id = ?1 AND status = 'approved'",
+            params![id],
         )?;
         Ok(changed == 1)
     }

@@ -99,6 +99,34 @@ const MIGRATIONS: &[&str] = &[
         consumed_at_ms INTEGER NOT NULL
     );
     "#,
+    // 4: pending inputs of direct calls (`capa call`, `/api/call`, expose-all forms) live beside
+    // those of runs, keyed by a call id (`call_…`) in `run_id`, so `run_id` no longer references
+    // `runs`. SQLite cannot drop a constraint in place: the table is rebuilt.
+    r#"
+    CREATE TABLE approvals_new (
+        id            TEXT PRIMARY KEY,
+        run_id        TEXT NOT NULL,
+        call_index    INTEGER NOT NULL,
+        kind          TEXT NOT NULL,
+        address       TEXT NOT NULL,
+        source        TEXT NOT NULL,
+        connection    TEXT,
+        preview       TEXT NOT NULL,
+        reason        TEXT NOT NULL,
+        args_digest   TEXT NOT NULL,
+        status        TEXT NOT NULL,
+        scope         TEXT,
+        decided_via   TEXT,
+        created_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        decided_at_ms INTEGER,
+        UNIQUE (run_id, call_index)
+    );
+    INSERT INTO approvals_new SELECT * FROM approvals;
+    DROP TABLE approvals;
+    ALTER TABLE approvals_new RENAME TO approvals;
+    CREATE INDEX approvals_status ON approvals(status, created_at_ms);
+    "#,
 ];
 
 /// The newest schema version this build knows.

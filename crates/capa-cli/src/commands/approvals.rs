@@ -1,7 +1,11 @@
-//! `capabilities hub pending|approve|deny`: a person's decisions from a terminal. They go to the
-//! running hub when there is one (so that its policy and waiting clients see them at once), else
-//! straight to the database, which is where paused runs live: an in-process hub (`capa mcp`
-//! without `capa hub serve`) picks the decision up when its client resumes the run.
+//! `capabilities hub pending|approve|deny`: a person's decisions from a terminal.
+//!
+//! Decisions need a person: these commands refuse without an interactive terminal. The hub's
+//! HTTP API takes no decision for the bearer token alone (any process that reads the token file
+//! could approve its own calls), so the terminal writes the decision where pending inputs live —
+//! the database, through the same `decide_in_store` as the hub — and then tells a running hub to
+//! look (`POST /api/approvals/changed`, which grants nothing by itself). An in-process hub
+//! (`capa mcp` without `capa hub serve`) sees it when its client resumes the run.
 
 use std::process::ExitCode;
 
@@ -82,19 +86,7 @@ pub async fn decide(
     choice: Choice,
     as_json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let body = if id.starts_with("apr_") {
-        json!({"approvalId": id, "choice": choice.as_str()})
-    } else {
-        json!({"runId": id, "choice": choice.as_str()})
-    };
-    let decided = match RunningHub::find(paths).await {
-        Some(hub) => {
-            let answer = hub.post("/api/approvals/decide", &body).await?;
-            api_result(&answer)?;
-            answer.get("decided").and_then(Value::as_u64).unwrap_or(0) as usize
-        }
-        None => decide_offline(paths, id, choice)?,
-    };
+    let decided = decide_at_terminal(paths, id, choice).await?;
     if as_json {
         output::json(&json!({"ok": true, "decided": decided, "choice": choice.as_str()}))?;
     } else {
@@ -105,16 +97,37 @@ pub async fn decide(
             Choice::Deny => "Denied",
         };
         let calls = if decided == 1 { "call" } else { "calls" };
-        println!(
-            "{what}: {decided} {calls} of {id}. The client continues with execute({{ resume }})."
-        );
+        let next = if id.starts_with("call_") || id.starts_with("apr_") {
+            "The waiting call goes on."
+        } else {
+            "The client continues with execute({ resume })."
+        };
+        println!("{what}: {decided} {calls} of {id}. {next}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// No hub runs: decide in the database, and write the allow rule for `--always` to the policy
-/// file (a hub started later reads it).
-fn decide_offline(paths: &HubPaths, id: &str, choice: Choice) -> anyhow::Result<usize> {
+/// A person's decision at this terminal on `id` (a run, a direct call or one approval): stored
+/// with the hub's own decide code, the allow rule written for `--always`, and a running hub told.
+pub(crate) async fn decide_at_terminal(
+    paths: &HubPaths,
+    id: &str,
+    choice: Choice,
+) -> anyhow::Result<usize> {
+    crate::terminal::require_person("Deciding an approval")?;
+    let decided = decide_in_database(paths, id, choice)?;
+    if let Some(hub) = RunningHub::find(paths).await
+        && let Err(e) = hub.post("/api/approvals/changed", &json!({})).await
+    {
+        // The decision is stored; the hub sees it at its next look (within a second).
+        tracing::warn!(error = %e, "could not tell the running hub about the decision");
+    }
+    Ok(decided)
+}
+
+/// Decides in the database, and writes the allow rule for `--always` to the policy file
+/// (the hub re-reads it when told, a hub started later reads it).
+fn decide_in_database(paths: &HubPaths, id: &str, choice: Choice) -> anyhow::Result<usize> {
     let store = open_store(paths)?;
     let ids: Vec<String> = if id.starts_with("apr_") {
         vec![id.to_owned()]
@@ -132,7 +145,7 @@ fn decide_offline(paths: &HubPaths, id: &str, choice: Choice) -> anyhow::Result<
         ));
     }
     for approval in &ids {
-        let record = decide_in_store(&store, approval, choice, "cli")?;
+        let record = decide_in_store(&store, approval, choice, "terminal")?;
         if choice == Choice::Always {
             let rule = PolicyRule {
                 pattern: record.address.clone(),

@@ -1,9 +1,9 @@
 //! `capa sh <group> <tool> [--arg k=v]… [--json ARGS]`: one tool from the shell, through the
-//! running hub (or one in this process), with the policy applied: a denied tool is refused, a
-//! tool that asks is confirmed at the terminal (or with `--yes`). This is how tools run in
-//! `toolExposure: none` projects. Exit status 1 on any tool error.
+//! running hub (or one in this process), decided by the hub's authorizer like every call: a
+//! denied tool is refused, a tool that asks is confirmed at an interactive terminal (`--yes`
+//! skips the prompt, and also needs one) or waits for a decision in the app. This is how tools
+//! run in `toolExposure: none` projects. Exit status 1 on any tool error.
 
-use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -11,8 +11,8 @@ use anyhow::{Context, bail};
 use capa_core::{HubPaths, Redactor};
 use serde_json::{Map, Value};
 
+use super::call::Approve;
 use crate::cli::{CallArgs, GlobalArgs, ShArgs};
-use crate::commands::HubAccess;
 
 /// The arguments object from `--json` and each `--arg key=value`.
 fn arguments(args: &ShArgs) -> anyhow::Result<Map<String, Value>> {
@@ -46,43 +46,12 @@ pub async fn run(
 ) -> anyhow::Result<ExitCode> {
     let address = format!("{}.{}", args.group, args.tool);
     let arguments = arguments(&args)?;
-    let policy = {
-        let access = HubAccess::open(global, paths, redactor.clone()).await?;
-        let tools = access.tools().await;
-        access.close().await;
-        tools?
-            .into_iter()
-            .find(|t| t.address == address)
-            .map(|t| t.policy)
-    };
-    match policy.as_deref() {
-        Some("deny") => {
-            eprintln!("error: {address} is denied by your policy (`capa policy list`)");
-            return Ok(ExitCode::FAILURE);
-        }
-        Some("ask") if !args.yes && !confirm(&address)? => {
-            eprintln!("Not run.");
-            return Ok(ExitCode::FAILURE);
-        }
-        _ => {}
-    }
     let call = CallArgs {
         address,
         arguments: Some(Value::Object(arguments).to_string()),
         connection: args.connection,
         raw: args.output_json,
     };
-    super::call::run(global, paths, redactor, call).await
-}
-
-/// Asks at the terminal before running a tool the policy asks for; refuses without one.
-fn confirm(address: &str) -> anyhow::Result<bool> {
-    if !std::io::stdin().is_terminal() {
-        bail!("{address} asks for approval by your policy; pass --yes to approve it from here");
-    }
-    eprint!("{address} asks for approval by your policy. Run it? [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+    let approve = if args.yes { Approve::Yes } else { Approve::Ask };
+    super::call::run_asking(global, paths, redactor, call, approve).await
 }

@@ -13,7 +13,7 @@ use capa_config::{ConfigError, load_policy_file};
 
 use super::Hub;
 use crate::catalog::CatalogTool;
-use crate::policy::{Decision, Policy, PolicyVerdict, Rule};
+use crate::policy::{Decision, Policy, Rule};
 
 /// The current policy and the file it comes from.
 #[derive(Debug)]
@@ -77,12 +77,6 @@ impl PolicyState {
 }
 
 impl Hub {
-    /// The decision for `tool` called with `connection` (`None`: search and describe, where
-    /// only rules without a connection apply). Every part of the hub decides through this.
-    pub fn decision_for(&self, tool: &CatalogTool, connection: Option<&str>) -> PolicyVerdict {
-        self.policy().verdict(tool, connection)
-    }
-
     /// The policy file this hub reads (`<config dir>/policy.yaml`).
     pub fn policy_file(&self) -> &Path {
         &self.policy.file
@@ -138,7 +132,7 @@ impl Hub {
 
     /// The connection a call of `tool` uses, for connection rules: the requested one, else the
     /// source's default. Only looked up when some rule names a connection.
-    pub(super) fn connection_for_policy(
+    pub(crate) fn connection_for_policy(
         &self,
         tool: &CatalogTool,
         requested: Option<&str>,

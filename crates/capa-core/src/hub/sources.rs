@@ -166,7 +166,7 @@ impl Hub {
         })
     }
 
-    pub(super) fn default_connection_name(&self, source_id: &str) -> Option<String> {
+    pub(crate) fn default_connection_name(&self, source_id: &str) -> Option<String> {
         self.store
             .connections()
             .ok()?

@@ -57,6 +57,7 @@ impl Envelope {
                 RunStatus::Failed => "failed",
                 // The runner names what the run waits for (approval or connection).
                 RunStatus::Suspended => "awaiting_approval",
+                RunStatus::Cancelled => "cancelled",
             }
             .to_owned(),
             result: output.result,

@@ -16,9 +16,10 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::preview::preview;
+use crate::approval::{call_digest, new_approval_id};
+use crate::authorize::{Authorization, Permit, PermitBasis};
 use crate::hub::{CallContext, Hub};
 use crate::lookup::{LookupError, SearchRequest};
-use crate::policy::Decision;
 use crate::{CallError, CallToolResult};
 
 /// One attempt's view of the hub.
@@ -28,12 +29,6 @@ pub(super) struct HubHost {
     pub client: Option<String>,
     /// The run's journal by call index, as it stood when the attempt began.
     pub journal: HashMap<u32, JournalEntry>,
-}
-
-/// SHA-256 of what a call asks: address, connection and arguments.
-pub(crate) fn call_digest(address: &str, connection: Option<&str>, arguments: &Value) -> String {
-    let text = format!("{address}\n{}\n{arguments}", connection.unwrap_or_default());
-    crate::digest::sha256_hex(text.as_bytes())
 }
 
 impl Host for HubHost {
@@ -53,9 +48,9 @@ impl Host for HubHost {
                 call: &call,
                 digest: &digest,
             };
-            let waited_for_connection = step.gate()?;
+            let (permit, waited_for_connection) = step.gate().await?;
             let started = Instant::now();
-            let outcome = step.perform(client).await;
+            let outcome = step.perform(permit, client).await;
             if let Err(CallStop::Suspend) = &outcome {
                 return outcome;
             }
@@ -119,20 +114,41 @@ struct Step<'a> {
 }
 
 impl Step<'_> {
-    /// Whether the call may go ahead now: decided inputs let it (or refuse it), an undecided
-    /// one or a policy that asks stops the run. Returns the id of the input recorded when this
-    /// call last lacked its connection.
-    fn gate(&self) -> Result<Option<String>, CallStop> {
+    /// Whether the call may go ahead now, decided by the hub's authorizer: a call the policy
+    /// allows goes; one it denies is refused; one that needs a person goes once a person
+    /// approved it (this call, or the tool for the rest of the run), else the run stops with a
+    /// pending input. Returns the permit and the id of the input recorded when this call last
+    /// lacked its connection.
+    async fn gate(&self) -> Result<(Permit, Option<String>), CallStop> {
         let store = self.hub.store();
         let recorded = store
             .approval_for_call(self.run_id, self.call.index)
             .map_err(|e| store_failure(&e))?;
-        if let Some(record) = recorded {
-            if record.args_digest != self.digest {
-                return Err(diverged(self.call, &record.address));
+        if let Some(record) = &recorded
+            && record.args_digest != self.digest
+        {
+            return Err(diverged(self.call, &record.address));
+        }
+        let authorization = self
+            .hub
+            .authorize(&self.call.address, self.call.connection.as_deref())
+            .await
+            .map_err(|e| self.refused(call_failure(&e)))?;
+        let question = match authorization {
+            Authorization::Allowed(permit) => {
+                let waited = recorded.filter(|r| r.kind == "connection").map(|r| r.id);
+                return Ok((permit, waited));
             }
+            Authorization::Denied { address, .. } => {
+                return Err(self.refused(call_failure(&CallError::Denied { address })));
+            }
+            Authorization::NeedsPerson(question) => question,
+        };
+        if let Some(record) = recorded {
             return match (record.kind.as_str(), record.status) {
-                ("approval", ApprovalStatus::Approved) => Ok(None),
+                ("approval", ApprovalStatus::Approved) => {
+                    Ok((question.approved(PermitBasis::Person), None))
+                }
                 ("approval", ApprovalStatus::Denied) => Err(self.refused(ToolFailure {
                     hint: Some("Do not retry it; tell the user what you wanted to do.".into()),
                     ..ToolFailure::new(
@@ -145,23 +161,25 @@ impl Step<'_> {
                     format!("nobody approved the call to {} in time", self.call.address),
                 ))),
                 ("approval", _) => Err(CallStop::Suspend),
-                // A missing connection: try; the call stops the run again if it is still missing.
-                _ => Ok(Some(record.id)),
+                // The call waited for its connection when the policy did not ask; it asks now,
+                // and one call has one input: the run cannot ask again at this place.
+                _ => Err(self.refused(ToolFailure {
+                    hint: Some("Start a new run with execute({ code }).".into()),
+                    ..ToolFailure::new(
+                        "approval_required",
+                        format!(
+                            "{} needs the user's approval since the policy changed while the run waited",
+                            self.call.address
+                        ),
+                    )
+                })),
             };
-        }
-        let catalog = self.hub.catalog();
-        let Some(tool) = catalog.get(&self.call.address) else {
-            return Ok(None); // the call itself reports the unknown tool
-        };
-        let verdict = self.hub.decision_for(tool, self.call.connection.as_deref());
-        if verdict.decision != Decision::Ask {
-            return Ok(None);
         }
         let granted = store
             .is_granted_for_run(self.run_id, &self.call.address)
             .map_err(|e| store_failure(&e))?;
         if granted {
-            return Ok(None);
+            return Ok((question.approved(PermitBasis::RunGrant), None));
         }
         if self.hub.approvals_paused() {
             return Err(self.refused(ToolFailure {
@@ -169,7 +187,7 @@ impl Step<'_> {
                 ..ToolFailure::new("denied", "approvals are paused in Capabilities")
             }));
         }
-        self.record_pending("approval", &verdict.reason)?;
+        self.record_pending("approval", &question.verdict.reason, question.connection)?;
         Err(CallStop::Suspend)
     }
 
@@ -205,7 +223,14 @@ impl Step<'_> {
         preview(&self.call.arguments, &schema, self.hub.redactor())
     }
 
-    fn record_pending(&self, kind: &str, reason: &str) -> Result<ApprovalRecord, CallStop> {
+    /// Records the input this call waits for; `connection` is the one the call uses (the
+    /// requested one, else the source's default), as a person is shown it.
+    fn record_pending(
+        &self,
+        kind: &str,
+        reason: &str,
+        connection: Option<String>,
+    ) -> Result<ApprovalRecord, CallStop> {
         let hub = self.hub;
         let shown = self.preview();
         let now = super::now_ms();
@@ -217,13 +242,13 @@ impl Step<'_> {
             .map_or(self.call.address.as_str(), |(ns, _)| ns)
             .to_owned();
         let record = ApprovalRecord {
-            id: format!("apr_{:016x}", getrandom::u64().unwrap_or(now as u64)),
+            id: new_approval_id(),
             run_id: self.run_id.to_owned(),
             call_index: self.call.index,
             kind: kind.to_owned(),
             address: self.call.address.clone(),
             source,
-            connection: self.call.connection.clone(),
+            connection,
             preview: hub.redactor().redact(&shown.to_string()),
             reason: hub.redactor().redact(reason),
             args_digest: self.digest.to_owned(),
@@ -243,7 +268,7 @@ impl Step<'_> {
     }
 
     /// Performs the call; a source without its connection stops the run with a pending input.
-    async fn perform(&self, client: Option<String>) -> Result<Value, CallStop> {
+    async fn perform(&self, permit: Permit, client: Option<String>) -> Result<Value, CallStop> {
         let arguments = match &self.call.arguments {
             Value::Object(map) => Some(map.clone()),
             Value::Null => None,
@@ -256,13 +281,12 @@ impl Step<'_> {
         };
         let context = CallContext {
             client,
-            connection: self.call.connection.clone(),
             progress: None,
         };
-        match self.hub.call(&self.call.address, arguments, &context).await {
+        match self.hub.call(permit, arguments, &context).await {
             Ok(result) => tool_value(&self.call.address, result).map_err(CallStop::Failed),
             Err(CallError::NeedsConnection { message, .. }) => {
-                self.record_pending("connection", &message)?;
+                self.record_pending("connection", &message, self.call.connection.clone())?;
                 Err(CallStop::Suspend)
             }
             Err(error) => Err(CallStop::Failed(call_failure(&error))),

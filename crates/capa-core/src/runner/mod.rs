@@ -8,7 +8,6 @@
 //! and the run goes on from there. Runs, journals and inputs live in SQLite, so this works
 //! across a hub restart too.
 
-mod approvals;
 mod envelope;
 mod host;
 mod preview;
@@ -17,10 +16,11 @@ mod runs;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use capa_sandbox::{Limits, Namespace, RunError, RunInput, RunStatus, ToolBinding};
+use capa_sandbox::{
+    CancellationToken, Limits, Namespace, RunError, RunInput, RunStatus, ToolBinding,
+};
 use capa_store::RunRecord;
 
-pub use approvals::{Choice, DecideError, PendingInput, decide_in_store};
 pub use envelope::Envelope;
 use host::HubHost;
 pub use preview::{is_secret_name, preview};
@@ -69,9 +69,21 @@ impl Hub {
         self: &Arc<Self>,
         request: ExecuteRequest,
     ) -> Result<Envelope, LookupError> {
+        self.execute_cancellable(request, CancellationToken::new())
+            .await
+    }
+
+    /// [`Hub::execute`], for a client that can cancel or go away: when `cancel` fires, the
+    /// attempt ends — queued calls never start, calls in flight are cancelled upstream — and the
+    /// run is recorded `cancelled`, which a later `resume` answers with.
+    pub async fn execute_cancellable(
+        self: &Arc<Self>,
+        request: ExecuteRequest,
+        cancel: CancellationToken,
+    ) -> Result<Envelope, LookupError> {
         match (request.code, request.resume) {
-            (Some(code), None) => Ok(self.run_code(code, request.client).await),
-            (None, Some(run_id)) => self.resume(&run_id).await,
+            (Some(code), None) => Ok(self.run_code(code, request.client, cancel).await),
+            (None, Some(run_id)) => self.resume(&run_id, cancel).await,
             _ => Err(LookupError::InvalidArguments(
                 "send exactly one of `code` (the body of an async function) or `resume` (a run id)"
                     .to_owned(),
@@ -88,7 +100,12 @@ impl Hub {
         configured.lowered_to(&Limits::default())
     }
 
-    async fn run_code(self: &Arc<Self>, code: String, client: Option<String>) -> Envelope {
+    async fn run_code(
+        self: &Arc<Self>,
+        code: String,
+        client: Option<String>,
+        cancel: CancellationToken,
+    ) -> Envelope {
         self.startup_done().await;
         let run_id = new_run_id();
         let seed = getrandom::u64().unwrap_or_else(|_| now_ms() as u64);
@@ -121,11 +138,11 @@ impl Hub {
         };
         let lock = self.runs().lock_of(&run_id);
         let _held = lock.lock().await;
-        self.attempt(attempt).await
+        self.attempt(attempt, cancel).await
     }
 
     /// One attempt of a run (the first, or a replay), recorded when it ends.
-    async fn attempt(self: &Arc<Self>, attempt: Attempt) -> Envelope {
+    async fn attempt(self: &Arc<Self>, attempt: Attempt, cancel: CancellationToken) -> Envelope {
         let run_id = attempt.run_id.clone();
         let limits = self.run_limits();
         let envelope = match capa_pipeline::prepare(&attempt.code, limits.code_bytes) {
@@ -160,7 +177,7 @@ impl Hub {
                     client: attempt.client.clone(),
                     journal,
                 });
-                let output = capa_sandbox::run(input, host).await;
+                let output = capa_sandbox::run_cancellable(input, host, cancel).await;
                 if output.status == RunStatus::Suspended {
                     self.paused_envelope(&run_id, output, prepared.notices)
                 } else {
@@ -211,7 +228,11 @@ impl Hub {
 
     /// Goes on with a run: an ended run answers with its envelope again; a paused one answers
     /// with the same pending envelope until a person decided, then replays and goes on.
-    async fn resume(self: &Arc<Self>, run_id: &str) -> Result<Envelope, LookupError> {
+    async fn resume(
+        self: &Arc<Self>,
+        run_id: &str,
+        cancel: CancellationToken,
+    ) -> Result<Envelope, LookupError> {
         // Wait for an attempt of the same run in progress (a parallel resume, or the first
         // attempt still letting its calls finish), then look at where the run is.
         let lock = self.runs().lock_of(run_id);
@@ -256,13 +277,16 @@ impl Hub {
         }
         tracing::info!(run = %run_id, attempt = run.attempts + 1, "resuming a run by replay");
         Ok(self
-            .attempt(Attempt {
-                run_id: run.id,
-                code: run.code,
-                seed: run.seed,
-                clock_start_ms: run.clock_start_ms,
-                client: run.client,
-            })
+            .attempt(
+                Attempt {
+                    run_id: run.id,
+                    code: run.code,
+                    seed: run.seed,
+                    clock_start_ms: run.clock_start_ms,
+                    client: run.client,
+                },
+                cancel,
+            )
             .await)
     }
 
@@ -272,7 +296,7 @@ impl Hub {
         let catalog = self.catalog();
         let mut groups: Vec<(&str, Vec<&crate::CatalogTool>)> = Vec::new();
         for tool in catalog.tools() {
-            if self.decision_for(tool, None).decision == Decision::Deny {
+            if self.listing_verdict(tool).decision == Decision::Deny {
                 continue;
             }
             match groups.last_mut() {

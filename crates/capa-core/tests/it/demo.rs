@@ -82,7 +82,7 @@ async fn demo_notes_survive_a_restart_of_the_hub() {
     hub.settled(std::time::Duration::from_secs(10)).await;
     let read = hub
         .call(
-            "demo.read_note",
+            super::support::permit(&hub, "demo.read_note").await,
             Some(serde_json::from_value(json!({"title": "keep"})).expect("args")),
             &capa_core::CallContext::default(),
         )

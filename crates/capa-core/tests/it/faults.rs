@@ -72,7 +72,7 @@ async fn a_child_killed_mid_call_gives_a_typed_error_and_is_restarted() {
     let call = tokio::spawn(async move {
         let args = serde_json::from_value(json!({"duration": 20, "steps": 20})).expect("args");
         hub.call(
-            "ev.trigger-long-running-operation",
+            super::support::permit(&hub, "ev.trigger-long-running-operation").await,
             Some(args),
             &capa_core::CallContext::default(),
         )
@@ -121,7 +121,11 @@ async fn a_call_that_asks_for_progress_still_times_out() {
     let started = Instant::now();
     let err = t
         .hub
-        .call("ev.trigger-long-running-operation", Some(args), &context)
+        .call(
+            super::support::permit(&t.hub, "ev.trigger-long-running-operation").await,
+            Some(args),
+            &context,
+        )
         .await
         .expect_err("times out");
     assert_eq!(err.code(), "upstream_timeout", "{err}");

@@ -77,24 +77,23 @@ async fn the_verdict_says_why() {
     let catalog = t.hub.catalog();
     let tool = |a: &str| catalog.get(a).cloned().expect("tool");
     assert_eq!(
-        t.hub.decision_for(&tool("demo.add"), None).reason,
+        t.hub.listing_verdict(&tool("demo.add")).reason,
         "allowed by default"
     );
     assert_eq!(
-        t.hub.decision_for(&tool("demo.delete_note"), None).reason,
+        t.hub.listing_verdict(&tool("demo.delete_note")).reason,
         "the server marks it destructive (an untrusted hint; set a policy to change it)"
     );
     t.hub
         .set_policy_rule("demo", Some("work"), Decision::Deny)
         .expect("set");
-    let verdict = t.hub.decision_for(&tool("demo.add"), Some("work"));
-    assert_eq!(verdict.decision, Decision::Deny);
+    let authorization = t.hub.authorize_tool(&tool("demo.add"), Some("work"));
+    let capa_core::Authorization::Denied { reason, .. } = authorization else {
+        panic!("a rule for the connection in use denies it: {authorization:?}");
+    };
+    assert_eq!(reason, "your policy: `demo` (connection `work`) is deny");
     assert_eq!(
-        verdict.reason,
-        "your policy: `demo` (connection `work`) is deny"
-    );
-    assert_eq!(
-        t.hub.decision_for(&tool("demo.add"), None).decision,
+        t.hub.listing_verdict(&tool("demo.add")).decision,
         Decision::Allow,
         "connection rules apply to calls only"
     );

@@ -89,10 +89,13 @@ impl TestHub {
             Value::Object(map) => Some(map),
             _ => None,
         };
-        let result = self
+        let permit = self
             .hub
-            .call(address, args, &CallContext::default())
-            .await?;
+            .authorize(address, None)
+            .await?
+            .into_permit()
+            .map_err(capa_core::Refusal::into_call_error)?;
+        let result = self.hub.call(permit, args, &CallContext::default()).await?;
         Ok(serde_json::to_value(result).expect("result serialises"))
     }
 
@@ -166,4 +169,13 @@ pub async fn execute_json(hub: &TestHub, code: Option<&str>, resume: Option<&str
         .await
         .expect("an envelope");
     serde_json::to_value(envelope).expect("json")
+}
+
+/// The authorizer's permit for a call the policy allows (panics otherwise).
+pub async fn permit(hub: &capa_core::Hub, address: &str) -> capa_core::Permit {
+    hub.authorize(address, None)
+        .await
+        .expect("known tool")
+        .into_permit()
+        .expect("the policy allows it")
 }

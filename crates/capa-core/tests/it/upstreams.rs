@@ -169,7 +169,11 @@ async fn progress_of_a_long_call_reaches_the_caller() {
     let args = serde_json::from_value(json!({"duration": 1, "steps": 4})).expect("args");
     let result = t
         .hub
-        .call("ev.trigger-long-running-operation", Some(args), &context)
+        .call(
+            super::support::permit(&t.hub, "ev.trigger-long-running-operation").await,
+            Some(args),
+            &context,
+        )
         .await
         .expect("call");
     assert_ne!(result.is_error, Some(true), "{result:?}");

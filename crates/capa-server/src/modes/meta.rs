@@ -198,7 +198,7 @@ impl MetaSurface {
     fn signatures(&self, header: &str, tools: &[&CatalogTool]) -> String {
         let mut out = format!("{header}\n");
         for tool in tools {
-            let asks = if self.hub.decision_for(tool, None).decision == Decision::Ask {
+            let asks = if self.hub.listing_verdict(tool).decision == Decision::Ask {
                 "   [asks]"
             } else {
                 ""
@@ -257,17 +257,20 @@ impl MetaSurface {
             Value::Object(map) => Some(map),
             _ => None,
         };
-        if let Some(refused) =
-            crate::approvals::gate_direct_call(&self.hub, name, data.as_ref(), asking).await
-        {
-            return refused;
-        }
-        let context = capa_core::CallContext {
-            client,
-            connection: None,
-            progress,
+        let authorized = crate::approvals::authorize_direct_call(
+            &self.hub,
+            name,
+            data.as_ref(),
+            client.as_deref(),
+            asking,
+        )
+        .await;
+        let permit = match authorized {
+            Ok(permit) => permit,
+            Err(refused) => return refused,
         };
-        match self.hub.call(name, data, &context).await {
+        let context = capa_core::CallContext { client, progress };
+        match self.hub.call(permit, data, &context).await {
             Ok(result) if rejected_arguments(&result) => {
                 let text = result
                     .content

@@ -1,15 +1,43 @@
-//! Pending inputs of paused runs, and the decisions people take on them.
+//! The approval lifecycle: a pending input from creation to decision or expiry, and the one
+//! place where people's decisions are taken.
 //!
-//! Every delivery path (the client's elicitation form, the approval page, the terminal, the
-//! desktop popup) ends in [`Hub::decide`]: a decision is stored once, for exactly the pending
-//! call it names; the run then goes on when it is resumed.
+//! A call the authorizer says needs a person becomes a pending input: a run's (recorded by the
+//! runner when the call stops the run) or a direct call's ([`direct`]). Every delivery channel —
+//! the 2026-07-28 `input_required` form, the 2025 `elicitation/create` form, the desktop popup,
+//! the approval page, the terminal — ends in [`decide_in_store`] (through [`Hub::decide`] in the
+//! hub, directly from an interactive terminal): a decision is stored once, for exactly the
+//! pending call it names. [`asking`] says which channel asks for an input now, so that only one
+//! does at a time.
+
+mod asking;
+mod direct;
 
 use capa_store::{ApprovalRecord, ApprovalStatus};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+pub(crate) use asking::AskingRegistry;
+pub use asking::{AskingChannel, AskingClaim};
+pub use direct::DirectAnswer;
+
 use crate::hub::Hub;
 use crate::policy::Decision;
+use crate::runner::now_ms;
+
+/// SHA-256 of what a call asks: address, connection and arguments. A decision applies to
+/// exactly this.
+pub(crate) fn call_digest(address: &str, connection: Option<&str>, arguments: &Value) -> String {
+    let text = format!("{address}\n{}\n{arguments}", connection.unwrap_or_default());
+    crate::digest::sha256_hex(text.as_bytes())
+}
+
+/// `apr_` and 16 random hex digits.
+pub(crate) fn new_approval_id() -> String {
+    format!(
+        "apr_{:016x}",
+        getrandom::u64().unwrap_or_else(|_| now_ms() as u64)
+    )
+}
 
 /// The four answers a person can give to an approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,6 +174,8 @@ pub enum DecideError {
     AlreadyDecided { id: String, status: &'static str },
     #[error("`{0}` waits for a connection, not an approval: add the connection, then resume")]
     NotAnApproval(String),
+    #[error("approval `{0}` was given for another call (other arguments or connection)")]
+    OtherCall(String),
     #[error("database error: {0}")]
     Store(String),
     #[error("could not write the policy: {0}")]
@@ -158,13 +188,14 @@ impl DecideError {
             Self::NotFound(_) => "not_found",
             Self::AlreadyDecided { .. } => "already_decided",
             Self::NotAnApproval(_) => "not_an_approval",
+            Self::OtherCall(_) => "approval_for_other_call",
             Self::Store(_) => "store_unavailable",
             Self::Policy(_) => "policy_unavailable",
         }
     }
 }
 
-fn store_error(e: capa_store::StoreError) -> DecideError {
+pub(crate) fn store_error(e: capa_store::StoreError) -> DecideError {
     DecideError::Store(e.to_string())
 }
 
@@ -191,7 +222,7 @@ pub fn decide_in_store(
         Choice::Always => (ApprovalStatus::Approved, Some("always")),
     };
     let taken = store
-        .decide_approval(approval_id, status, scope, via, super::now_ms())
+        .decide_approval(approval_id, status, scope, via, now_ms())
         .map_err(store_error)?;
     if !taken {
         let status = store
@@ -224,7 +255,7 @@ impl Hub {
     pub fn pending_inputs(&self) -> Result<Vec<PendingInput>, DecideError> {
         let records = self
             .store()
-            .pending_approvals(super::now_ms())
+            .pending_approvals(now_ms())
             .map_err(store_error)?;
         self.runs().set_pending_count(records.len() as u64);
         Ok(records.iter().map(PendingInput::from_record).collect())
@@ -243,6 +274,7 @@ impl Hub {
     /// `elicitation`, `page`, `cli`, `app`) for the history.
     pub fn decide(&self, approval_id: &str, choice: Choice, via: &str) -> Result<(), DecideError> {
         let record = decide_in_store(self.store(), approval_id, choice, via)?;
+        self.release_asking(approval_id);
         match choice {
             Choice::Always => self
                 .set_policy_rule(&record.address, None, Decision::Allow)
@@ -254,9 +286,19 @@ impl Hub {
         Ok(())
     }
 
+    /// Another process (an interactive terminal) stored decisions in the database, and maybe an
+    /// allow rule in the policy file: waiting calls and runs look again, the popup recounts.
+    pub fn decisions_changed_elsewhere(&self) {
+        if let Err(e) = self.reload_policy() {
+            tracing::warn!(error = %e, "the policy file does not read; the previous policy stays in force");
+        }
+        self.runs().notify_decision();
+        self.refresh_pending();
+    }
+
     /// Recounts pending inputs for [`Hub::watch_pending`].
     pub(crate) fn refresh_pending(&self) {
-        match self.store().pending_approvals(super::now_ms()) {
+        match self.store().pending_approvals(now_ms()) {
             Ok(pending) => self.runs().set_pending_count(pending.len() as u64),
             Err(e) => tracing::warn!(error = %e, "could not count pending inputs"),
         }

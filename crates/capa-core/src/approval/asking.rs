@@ -1,0 +1,188 @@
+//! Which channel asks a person about a pending input right now, so that exactly one does.
+//!
+//! A client that shows its own form (2025 `elicitation/create`, 2026-07-28 `input_required`)
+//! claims the input while the form is up; the desktop popup and the approval page stay closed for
+//! it (the tray says "answer in <client>") and open when the claim ends: the form was declined,
+//! cancelled or timed out. A decision from any channel ends the input, and with it every claim.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::sync::watch;
+
+use crate::hub::Hub;
+
+/// A channel that can put an approval in front of a person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum AskingChannel {
+    /// The client's own form; `client` is its name as it introduced itself.
+    ClientForm { client: String },
+}
+
+impl AskingChannel {
+    /// "answer in Claude Code", for the tray and the UI.
+    pub fn where_to_answer(&self) -> String {
+        match self {
+            Self::ClientForm { client } => format!("answer in {client}"),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Claim {
+    channel: AskingChannel,
+    /// Distinguishes claims of the same input, so an old claim's drop does not end a new one.
+    serial: u64,
+    until: Option<Instant>,
+}
+
+/// The claims in force, by approval id.
+#[derive(Debug)]
+pub(crate) struct AskingRegistry {
+    claims: Mutex<HashMap<String, Claim>>,
+    serial: Mutex<u64>,
+    changed: watch::Sender<u64>,
+}
+
+impl Default for AskingRegistry {
+    fn default() -> Self {
+        Self {
+            claims: Mutex::new(HashMap::new()),
+            serial: Mutex::new(0),
+            changed: watch::channel(0).0,
+        }
+    }
+}
+
+impl AskingRegistry {
+    fn bump(&self) {
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    fn current(&self, approval_id: &str) -> Option<AskingChannel> {
+        let mut claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
+        let expired = claims
+            .get(approval_id)
+            .is_some_and(|c| c.until.is_some_and(|u| u <= Instant::now()));
+        if expired {
+            claims.remove(approval_id);
+            return None;
+        }
+        claims.get(approval_id).map(|c| c.channel.clone())
+    }
+
+    fn release(&self, approval_id: &str, serial: u64) {
+        let removed = {
+            let mut claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
+            if claims.get(approval_id).is_some_and(|c| c.serial == serial) {
+                claims.remove(approval_id);
+                true
+            } else {
+                false
+            }
+        };
+        if removed {
+            self.bump();
+        }
+    }
+}
+
+/// A channel's claim on an input; ends when dropped (or at its deadline).
+#[derive(Debug)]
+pub struct AskingClaim {
+    registry: Arc<AskingRegistry>,
+    approval_id: String,
+    serial: u64,
+    /// A claim that outlives its holder (a 2026-07-28 form, answered in a later request) is
+    /// kept until its deadline instead of ending on drop.
+    keep: bool,
+}
+
+impl AskingClaim {
+    /// Keeps the claim after this value is dropped, until its deadline.
+    pub fn keep_until_deadline(mut self) {
+        self.keep = true;
+    }
+}
+
+impl Drop for AskingClaim {
+    fn drop(&mut self) {
+        if !self.keep {
+            self.registry.release(&self.approval_id, self.serial);
+        }
+    }
+}
+
+impl Hub {
+    /// Claims `approval_id` for `channel`, for at most `limit` (`None`: until released). `None`
+    /// when another channel asks already.
+    pub fn claim_asking(
+        &self,
+        approval_id: &str,
+        channel: AskingChannel,
+        limit: Option<Duration>,
+    ) -> Option<AskingClaim> {
+        let registry = self.asking_registry();
+        if registry
+            .current(approval_id)
+            .is_some_and(|current| current != channel)
+        {
+            return None;
+        }
+        let serial = {
+            let mut serial = registry
+                .serial
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            *serial += 1;
+            *serial
+        };
+        registry
+            .claims
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(
+                approval_id.to_owned(),
+                Claim {
+                    channel,
+                    serial,
+                    until: limit.map(|l| Instant::now() + l),
+                },
+            );
+        registry.bump();
+        Some(AskingClaim {
+            registry: registry.clone(),
+            approval_id: approval_id.to_owned(),
+            serial,
+            keep: false,
+        })
+    }
+
+    /// Ends any claim on `approval_id` (its answer came, in whatever channel).
+    pub fn release_asking(&self, approval_id: &str) {
+        let registry = self.asking_registry();
+        let removed = registry
+            .claims
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(approval_id)
+            .is_some();
+        if removed {
+            registry.bump();
+        }
+    }
+
+    /// The channel that asks about `approval_id` now, if any: the popup and the page wait
+    /// while a client's form is up.
+    pub fn asking_channel(&self, approval_id: &str) -> Option<AskingChannel> {
+        self.asking_registry().current(approval_id)
+    }
+
+    /// Changes whenever a claim starts or ends.
+    pub fn watch_asking(&self) -> watch::Receiver<u64> {
+        self.asking_registry().changed.subscribe()
+    }
+}

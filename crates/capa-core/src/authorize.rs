@@ -1,0 +1,182 @@
+//! The authorizer: the one place that decides whether a tool call may run.
+//!
+//! Every path that can run a tool — guest calls in `execute`, direct calls in expose-all,
+//! search and on-demand, `capa call`, `capa sh`, `POST /api/call`, the UI — asks
+//! [`Hub::authorize`] and gets one of three answers: allowed (with a [`Permit`]), denied (with
+//! the rule), or needs a person (a [`Question`]). [`Hub::call`] takes a `Permit`, and only this
+//! module and the approval lifecycle (after a person's decision) can make one, so a caller that
+//! skipped the authorizer does not compile. Callers choose only *how* a question reaches a
+//! person (a form, the popup, the page, the terminal), never *whether* it is asked.
+//!
+//! One rule says which connection a policy applies to: the connection the call will use — the
+//! one it names, else the source's default.
+
+use crate::catalog::CatalogTool;
+use crate::error::CallError;
+use crate::hub::Hub;
+use crate::policy::{Decision, PolicyVerdict};
+
+/// Leave to run one call of one tool with one connection. Made only by the authorizer (an
+/// `allow` verdict) and by the approval lifecycle (a person's decision, a run's grant).
+#[derive(Debug, Clone)]
+pub struct Permit {
+    tool: CatalogTool,
+    connection: Option<String>,
+    basis: PermitBasis,
+}
+
+/// Why a call may run, for history and tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PermitBasis {
+    /// The policy allows it.
+    Policy,
+    /// A person approved this very call.
+    Person,
+    /// A person approved the tool for the rest of the run.
+    RunGrant,
+}
+
+impl Permit {
+    pub(crate) fn new(tool: CatalogTool, connection: Option<String>, basis: PermitBasis) -> Self {
+        Self {
+            tool,
+            connection,
+            basis,
+        }
+    }
+
+    pub fn tool(&self) -> &CatalogTool {
+        &self.tool
+    }
+
+    /// `namespace.tool`.
+    pub fn address(&self) -> String {
+        self.tool.address.to_string()
+    }
+
+    /// The connection the call names (`None`: the source's default).
+    pub fn connection(&self) -> Option<&str> {
+        self.connection.as_deref()
+    }
+
+    pub fn basis(&self) -> PermitBasis {
+        self.basis
+    }
+}
+
+/// A call that needs a person before it runs.
+#[derive(Debug, Clone)]
+pub struct Question {
+    pub tool: CatalogTool,
+    /// The connection the call names (`None`: the source's default).
+    pub requested_connection: Option<String>,
+    /// The connection the policy was applied to: the requested one, else the default.
+    pub connection: Option<String>,
+    pub verdict: PolicyVerdict,
+}
+
+impl Question {
+    /// The permit a person's "yes" turns this question into.
+    pub(crate) fn approved(self, basis: PermitBasis) -> Permit {
+        Permit::new(self.tool, self.requested_connection, basis)
+    }
+}
+
+/// The authorizer's answer.
+#[derive(Debug, Clone)]
+pub enum Authorization {
+    Allowed(Permit),
+    /// The policy denies the tool; `reason` names the rule.
+    Denied {
+        address: String,
+        reason: String,
+    },
+    NeedsPerson(Question),
+}
+
+impl Hub {
+    /// Decides whether a call of `address` with `connection` may run. An address the catalog
+    /// does not have is `UnknownTool` (with the closest names); a first call may come before
+    /// its source finished starting, so it waits for the start-up once.
+    pub async fn authorize(
+        &self,
+        address: &str,
+        connection: Option<&str>,
+    ) -> Result<Authorization, CallError> {
+        let mut catalog = self.catalog();
+        if catalog.get(address).is_none() {
+            self.startup_done().await;
+            catalog = self.catalog();
+        }
+        let Some(tool) = catalog.get(address) else {
+            return Err(CallError::UnknownTool {
+                address: address.to_owned(),
+                suggestions: catalog.suggest(address),
+            });
+        };
+        Ok(self.authorize_tool(tool, connection))
+    }
+
+    /// [`Hub::authorize`] for a tool already looked up.
+    pub fn authorize_tool(&self, tool: &CatalogTool, connection: Option<&str>) -> Authorization {
+        let policy_connection = self.connection_for_policy(tool, connection);
+        let verdict = self.policy().verdict(tool, policy_connection.as_deref());
+        match verdict.decision {
+            Decision::Allow => Authorization::Allowed(Permit::new(
+                tool.clone(),
+                connection.map(str::to_owned),
+                PermitBasis::Policy,
+            )),
+            Decision::Deny => Authorization::Denied {
+                address: tool.address.to_string(),
+                reason: verdict.reason,
+            },
+            Decision::Ask => Authorization::NeedsPerson(Question {
+                tool: tool.clone(),
+                requested_connection: connection.map(str::to_owned),
+                connection: policy_connection
+                    .or_else(|| self.default_connection_name(&tool.address.namespace)),
+                verdict,
+            }),
+        }
+    }
+
+    /// What the policy says about a tool in a listing (search marks, `capa tools list`, hidden
+    /// counts): calls without a connection, so only rules without one apply. Calls themselves
+    /// are decided by [`Hub::authorize`].
+    pub fn listing_verdict(&self, tool: &CatalogTool) -> PolicyVerdict {
+        self.policy().verdict(tool, None)
+    }
+}
+
+impl Authorization {
+    /// The permit when the policy allows the call; a refusal (`Denied`) or the question
+    /// otherwise.
+    pub fn into_permit(self) -> Result<Permit, Refusal> {
+        match self {
+            Self::Allowed(permit) => Ok(permit),
+            Self::Denied { address, reason } => Err(Refusal::Denied { address, reason }),
+            Self::NeedsPerson(question) => Err(Refusal::NeedsPerson(Box::new(question))),
+        }
+    }
+}
+
+/// Why a call did not get a permit at once.
+#[derive(Debug, Clone)]
+pub enum Refusal {
+    Denied { address: String, reason: String },
+    NeedsPerson(Box<Question>),
+}
+
+impl Refusal {
+    /// As a call error, for callers that cannot ask anybody.
+    pub fn into_call_error(self) -> CallError {
+        match self {
+            Self::Denied { address, .. } => CallError::Denied { address },
+            Self::NeedsPerson(question) => CallError::ApprovalRequired {
+                address: question.tool.address.to_string(),
+                reason: question.verdict.reason,
+            },
+        }
+    }
+}

@@ -77,12 +77,9 @@ pub enum ConnectionError {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StartError {
-    #[error("cannot create {}: {source}", path.display())]
-    DataDir {
-        path: std::path::PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The data dir cannot be created, or other users may write to it.
+    #[error(transparent)]
+    DataDir(#[from] crate::paths::DataDirError),
     #[error("cannot open the database {}: {source}", path.display())]
     Store {
         path: std::path::PathBuf,

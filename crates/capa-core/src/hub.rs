@@ -107,11 +107,11 @@ impl Hub {
             redactor,
             keychain,
         } = options;
-        std::fs::create_dir_all(&paths.data_dir).map_err(|source| StartError::DataDir {
-            path: paths.data_dir.clone(),
-            source,
+        paths.ensure_private_data_dir()?;
+        let db = paths.private_database().map_err(|e| StartError::Store {
+            path: paths.database(),
+            source: capa_store::StoreError::File(e),
         })?;
-        let db = paths.database();
         let store =
             Arc::new(Store::open(&db).map_err(|source| StartError::Store { path: db, source })?);
         let connections = Connections::new(store.clone(), keychain, redactor.clone());
@@ -155,6 +155,12 @@ impl Hub {
             runs: crate::runner::Runs::new(&paths.state_key(), paths.approvals_paused()),
             asking: Arc::default(),
         });
+        // The hub's own secrets are secrets too: a filesystem source rooted above the data dir
+        // must not hand the token or the state key to a model.
+        hub.redactor.add_bytes(hub.runs.state_key());
+        if let Ok(token) = std::fs::read_to_string(paths.token()) {
+            hub.redactor.add(token.trim());
+        }
         for source in &hub.source_defs() {
             hub.start_default(source);
         }
@@ -256,7 +262,11 @@ impl Hub {
         };
         let outcome = match upstream {
             Ok(upstream) => upstream
-                .call(&tool.remote_name, arguments, context.progress.clone())
+                .call(
+                    &tool.remote_name,
+                    arguments,
+                    self.redacting_progress(context.progress.clone()),
+                )
                 .await
                 .map_err(CallError::from),
             Err(e) => Err(e),
@@ -363,6 +373,7 @@ impl Hub {
         let tools: Vec<(&SourceDef, Arc<Vec<capa_upstream::Tool>>)> = defs
             .iter()
             .filter_map(|d| upstreams.get(&(d.id.clone(), None)).map(|u| (d, u.tools())))
+            .map(|(d, tools)| (d, self.redact_tools(tools)))
             .collect();
         let catalog = Catalog::build_with_skills(
             tools.iter().map(|(def, tools)| SourceTools {
@@ -380,6 +391,51 @@ impl Hub {
                 true
             }
         });
+    }
+}
+
+impl Hub {
+    /// Tool definitions as they enter the core: an upstream that puts a secret in a
+    /// description, title, parameter name or default leaks it to nobody (search, describe,
+    /// listings and the UI all read the catalog). Only tools that hold one are copied.
+    fn redact_tools(&self, tools: Arc<Vec<capa_upstream::Tool>>) -> Arc<Vec<capa_upstream::Tool>> {
+        let holds_secret = |tool: &capa_upstream::Tool| {
+            serde_json::to_string(tool).is_ok_and(|text| self.redactor.contains_secret(&text))
+        };
+        if self.redactor.is_empty() || !tools.iter().any(holds_secret) {
+            return tools;
+        }
+        let cleaned = tools
+            .iter()
+            .map(|tool| {
+                if !holds_secret(tool) {
+                    return tool.clone();
+                }
+                let Ok(mut value) = serde_json::to_value(tool) else {
+                    return tool.clone();
+                };
+                self.redactor.redact_json(&mut value);
+                serde_json::from_value(value).unwrap_or_else(|_| tool.clone())
+            })
+            .collect();
+        Arc::new(cleaned)
+    }
+
+    /// Progress reports as they enter the core: messages redacted on the way to the caller's
+    /// sink, by a relay that ends with the call.
+    fn redacting_progress(&self, sink: Option<ProgressSink>) -> Option<ProgressSink> {
+        let sink = sink?;
+        let (relay, mut reports) = mpsc::unbounded_channel::<capa_upstream::Progress>();
+        let redactor = self.redactor.clone();
+        tokio::spawn(async move {
+            while let Some(mut report) = reports.recv().await {
+                report.message = report.message.map(|m| redactor.redact(&m));
+                if sink.send(report).is_err() {
+                    break;
+                }
+            }
+        });
+        Some(relay)
     }
 }
 

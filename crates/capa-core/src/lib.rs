@@ -29,7 +29,7 @@ pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
 pub use hub::{CallContext, Hub, HubOptions, STARTUP_LIMIT, SourceChangeError, SourceStatus};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
-pub use paths::HubPaths;
+pub use paths::{DataDirError, HubPaths, ensure_private_file};
 pub use policy::{Decision, Policy, PolicyVerdict, Rule};
 pub use redact::Redactor;
 pub use runner::{Envelope, ExecuteRequest, PageOpener, Runs, is_secret_name, preview};

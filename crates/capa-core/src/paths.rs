@@ -64,3 +64,145 @@ impl HubPaths {
         self.config_dir.join(capa_config::POLICY_FILE_NAME)
     }
 }
+
+/// Why the data dir cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DataDirError {
+    #[error("cannot create {}: {source}", path.display())]
+    Create {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{} is writable by other users (mode {mode:o}), who could plant a token, a key or a database there; run `chmod 700 {}` and start again",
+        path.display(),
+        path.display()
+    )]
+    WritableByOthers { path: PathBuf, mode: u32 },
+}
+
+impl HubPaths {
+    /// Creates the data dir private to this user (0700), or checks an existing one: refused
+    /// when other users may write to it, tightened (with a log line) when they may only read it
+    /// (data dirs made before this check were 0755).
+    pub fn ensure_private_data_dir(&self) -> Result<(), DataDirError> {
+        let path = &self.data_dir;
+        let create = |source| DataDirError::Create {
+            path: path.clone(),
+            source,
+        };
+        if !path.exists() {
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(create)?;
+            }
+            let mut builder = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            match builder.create(path) {
+                Ok(()) => return Ok(()),
+                // Another process created it meanwhile: check it like any existing one.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(create(e)),
+            }
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(path)
+                .map_err(create)?
+                .permissions()
+                .mode()
+                & 0o777;
+            if mode & 0o022 != 0 {
+                return Err(DataDirError::WritableByOthers {
+                    path: path.clone(),
+                    mode,
+                });
+            }
+            if mode & 0o077 != 0 {
+                tracing::info!(dir = %path.display(), mode = format!("{mode:o}"), "making the data dir private (0700)");
+                std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
+                    .map_err(create)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl HubPaths {
+    /// The database's path, its file created private (0600) before SQLite opens it, so that
+    /// its WAL and SHM files (which SQLite creates with the database's mode) are private from
+    /// the start; files from before this check are tightened.
+    pub fn private_database(&self) -> std::io::Result<PathBuf> {
+        let db = self.database();
+        ensure_private_file(&db)?;
+        for suffix in ["-wal", "-shm"] {
+            let mut name = db.clone().into_os_string();
+            name.push(suffix);
+            let side = PathBuf::from(name);
+            if side.exists() {
+                ensure_private_file(&side)?;
+            }
+        }
+        Ok(db)
+    }
+}
+
+/// Creates `path` (when missing) readable and writable by this user only, and tightens an
+/// existing file that others may read. For files that hold secrets or history: the database
+/// (SQLite gives its WAL and SHM files the database's mode), tokens, keys.
+pub fn ensure_private_file(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)?.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod private_tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).expect("stat").permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn the_data_dir_is_created_private_and_a_shared_one_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = HubPaths::in_dir(dir.path());
+        paths.ensure_private_data_dir().expect("created");
+        assert_eq!(mode(&paths.data_dir), 0o700);
+        std::fs::set_permissions(&paths.data_dir, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        paths.ensure_private_data_dir().expect("tightened");
+        assert_eq!(mode(&paths.data_dir), 0o700);
+        std::fs::set_permissions(&paths.data_dir, std::fs::Permissions::from_mode(0o777))
+            .expect("chmod");
+        let refused = paths.ensure_private_data_dir().expect_err("refused");
+        assert!(refused.to_string().contains("chmod 700"), "{refused}");
+    }
+
+    #[test]
+    fn private_files_are_created_0600_and_tightened() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("hub.db");
+        ensure_private_file(&file).expect("created");
+        assert_eq!(mode(&file), 0o600);
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        ensure_private_file(&file).expect("tightened");
+        assert_eq!(mode(&file), 0o600);
+    }
+}

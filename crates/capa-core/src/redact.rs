@@ -1,8 +1,12 @@
-//! Redaction of known secret values: the one place where data leaving the core is cleaned.
+//! Redaction of known secret values: the one place where data entering the core from an
+//! upstream, and data leaving it, is cleaned.
 //!
-//! The hub registers every connection secret it loads. Tool results, error messages, database
-//! texts and log lines pass through [`Redactor`] before they leave, so an upstream that echoes its
-//! environment (or a header) cannot leak a credential to a client, a log or the history.
+//! The hub registers every connection secret it loads, and its own token and state key. Tool
+//! results (before the sandbox or any client sees them), tool definitions, progress messages,
+//! error messages, database texts and log lines pass through [`Redactor`], so an upstream that
+//! echoes its environment (or a header) cannot leak a credential to a model, a log or the
+//! history. Each secret is matched in the forms it takes on the way: raw, JSON-escaped (once, and
+//! twice for JSON inside a JSON string) and URL-encoded.
 
 use std::io::Write;
 use std::sync::{Arc, RwLock};
@@ -28,17 +32,30 @@ impl Redactor {
         Arc::new(Self::default())
     }
 
-    /// Adds a secret value.
+    /// Adds a secret value, in every form it is matched in.
     pub fn add(&self, secret: &str) {
         if secret.len() < MIN_SECRET_LEN {
             return;
         }
-        if let Ok(mut secrets) = self.secrets.write()
-            && !secrets.iter().any(|s| s == secret)
-        {
-            secrets.push(secret.to_owned());
-            secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        let Ok(mut secrets) = self.secrets.write() else {
+            return;
+        };
+        for form in encodings(secret) {
+            if !secrets.iter().any(|s| *s == form) {
+                secrets.push(form);
+            }
         }
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+
+    /// Adds a secret held as bytes (a key file): its text (when it is text), hex and base64.
+    pub fn add_bytes(&self, secret: &[u8]) {
+        if let Ok(text) = std::str::from_utf8(secret) {
+            self.add(text.trim());
+        }
+        let hex: String = secret.iter().map(|b| format!("{b:02x}")).collect();
+        self.add(&hex);
+        self.add(&base64(secret));
     }
 
     /// Whether no secret is known (nothing to redact).
@@ -102,6 +119,92 @@ impl Redactor {
             inner,
         }
     }
+}
+
+/// The forms a secret takes in text it may reach us in: itself, JSON-escaped once and twice,
+/// and URL-encoded (upper- and lower-case hex, `+` or `%20` for spaces).
+fn encodings(secret: &str) -> Vec<String> {
+    let mut forms = vec![secret.to_owned()];
+    let once = json_escaped(secret);
+    let twice = json_escaped(&once);
+    let url = url_encoded(secret);
+    for form in [
+        once,
+        twice,
+        url.replace("%20", "+"),
+        url.to_lowercase_hex(),
+        url.to_lowercase_hex().replace("%20", "+"),
+        url,
+    ] {
+        if form.len() >= MIN_SECRET_LEN && !forms.contains(&form) {
+            forms.push(form);
+        }
+    }
+    forms
+}
+
+/// The text between the quotes of `secret` as a JSON string.
+fn json_escaped(secret: &str) -> String {
+    let quoted = serde_json::to_string(secret).unwrap_or_default();
+    quoted
+        .strip_prefix('"')
+        .and_then(|q| q.strip_suffix('"'))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Percent-encoding of everything but RFC 3986's unreserved characters.
+fn url_encoded(secret: &str) -> String {
+    let mut out = String::with_capacity(secret.len() * 3);
+    for byte in secret.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+trait LowercaseHex {
+    fn to_lowercase_hex(&self) -> String;
+}
+
+impl LowercaseHex for String {
+    /// `%2F` → `%2f`, the rest unchanged.
+    fn to_lowercase_hex(&self) -> String {
+        let mut out = String::with_capacity(self.len());
+        let mut chars = self.chars();
+        while let Some(c) = chars.next() {
+            out.push(c);
+            if c == '%' {
+                out.extend(chars.by_ref().take(2).map(|h| h.to_ascii_lowercase()));
+            }
+        }
+        out
+    }
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// Makes [`RedactingWriter`]s over a base writer factory (for example `std::io::stderr`).
@@ -189,6 +292,42 @@ mod tests {
             String::from_utf8(out).expect("utf8"),
             "env [redacted] end\n"
         );
+    }
+
+    #[test]
+    fn secrets_are_caught_json_escaped_and_url_encoded() {
+        let r = Redactor::new();
+        let secret = r#"can"ary\va lue/1"#;
+        r.add(secret);
+        // What an upstream that prints its environment as JSON returns, and that JSON inside
+        // another JSON text (a result serialised for the journal).
+        let once = serde_json::to_string(&serde_json::json!({ "KEY": secret })).expect("json");
+        let twice = serde_json::to_string(&once).expect("json");
+        for text in [
+            secret.to_owned(),
+            once,
+            twice,
+            "https://x/?k=can%22ary%5Cva%20lue%2F1".to_owned(),
+            "k=can%22ary%5cva+lue%2f1".to_owned(),
+        ] {
+            let clean = r.redact(&text);
+            assert!(clean.contains(REDACTED), "{text} -> {clean}");
+            assert!(!clean.contains("ary"), "{text} -> {clean}");
+        }
+        let mut value = serde_json::json!({"content": [{"text": format!("{{\"KEY\":{}}}", serde_json::to_string(secret).expect("json"))}]});
+        r.redact_json(&mut value);
+        assert!(!value.to_string().contains("ary"), "{value}");
+    }
+
+    #[test]
+    fn key_bytes_are_caught_as_hex_and_base64() {
+        let r = Redactor::new();
+        r.add_bytes(&[0xde, 0xad, 0xbe, 0xef, 0x01]);
+        assert_eq!(r.redact("k=deadbeef01"), "k=[redacted]");
+        assert_eq!(r.redact("k=3q2+7wE="), "k=[redacted]");
+        assert_eq!(base64(b"Man"), "TWFu");
+        assert_eq!(base64(b"Ma"), "TWE=");
+        assert_eq!(base64(b"M"), "TQ==");
     }
 
     #[test]

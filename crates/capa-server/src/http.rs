@@ -97,6 +97,7 @@ pub async fn serve_with(
     if !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr));
     }
+    hub.redactor().add(&token);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| ServeError::Bind { addr, source })?;

@@ -30,6 +30,9 @@ pub enum StoreError {
         "the database is at schema version {found}, newer than this hub knows ({known}); upgrade capa"
     )]
     TooNew { found: i64, known: i64 },
+    /// The database file could not be prepared (created private, or its mode tightened).
+    #[error("database file: {0}")]
+    File(std::io::Error),
     /// The database's lock was poisoned by a panic in another thread.
     #[error("database lock poisoned")]
     Poisoned,

@@ -160,7 +160,10 @@ fn decide_in_database(paths: &HubPaths, id: &str, choice: Choice) -> anyhow::Res
 }
 
 fn open_store(paths: &HubPaths) -> anyhow::Result<Store> {
-    let db = paths.database();
+    paths.ensure_private_data_dir()?;
+    let db = paths
+        .private_database()
+        .with_context(|| format!("preparing {}", paths.database().display()))?;
     Store::open(&db).with_context(|| format!("opening {}", db.display()))
 }
 

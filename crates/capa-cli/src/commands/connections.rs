@@ -20,9 +20,11 @@ pub async fn run(
     redactor: Arc<Redactor>,
     command: ConnectionsCommand,
 ) -> anyhow::Result<ExitCode> {
-    std::fs::create_dir_all(&paths.data_dir)
-        .with_context(|| format!("creating {}", paths.data_dir.display()))?;
-    let store = Arc::new(Store::open(&paths.database()).context("opening the hub database")?);
+    paths.ensure_private_data_dir()?;
+    let db = paths
+        .private_database()
+        .with_context(|| format!("preparing {}", paths.database().display()))?;
+    let store = Arc::new(Store::open(&db).context("opening the hub database")?);
     let connections = Connections::new(store, Keychain::default(), redactor);
     match command {
         ConnectionsCommand::Set {

@@ -33,7 +33,7 @@ impl Runs {
     pub(crate) fn new(key_file: &std::path::Path, paused_file: std::path::PathBuf) -> Self {
         let state_key = load_or_create_key(key_file).unwrap_or_else(|e| {
             tracing::warn!(error = %e, file = %key_file.display(), "could not keep the requestState key; states will not survive a restart");
-            random_key()
+            random_key().unwrap_or_default()
         });
         Self {
             locks: Mutex::new(HashMap::new()),
@@ -52,28 +52,26 @@ impl Runs {
     }
 }
 
-fn random_key() -> Vec<u8> {
+/// A fresh key from the system's randomness; none without it (fail closed: a key guessable from
+/// the clock would let anyone forge states, so 2026-07-28 clients then get `awaiting_approval`).
+fn random_key() -> Option<Vec<u8>> {
     let mut key = vec![0u8; STATE_KEY_BYTES];
-    if getrandom::fill(&mut key).is_err() {
-        // No system randomness at all: a per-process key from the clock is still unforgeable
-        // by a client that never sees it, and states simply do not outlive the process.
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        key = crate::digest::sha256_hex(&seed.to_le_bytes()).into_bytes();
-    }
-    key
+    getrandom::fill(&mut key).ok()?;
+    Some(key)
 }
 
 fn load_or_create_key(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     match std::fs::read(path) {
-        Ok(key) if key.len() >= STATE_KEY_BYTES => return Ok(key),
+        Ok(key) if key.len() >= STATE_KEY_BYTES => {
+            // Kept private even if someone loosened it.
+            crate::paths::ensure_private_file(path)?;
+            return Ok(key);
+        }
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    let key = random_key();
+    let key = random_key().ok_or_else(|| std::io::Error::other("no system randomness"))?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }

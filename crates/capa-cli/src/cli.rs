@@ -269,6 +269,9 @@ pub enum PolicyCommand {
         #[arg(long, value_name = "NAME")]
         connection: Option<String>,
     },
+    /// Confirm the policy file as it is: changes made outside the app or an interactive
+    /// terminal that loosen the policy take effect (only at an interactive terminal).
+    Confirm,
     /// Remove the rule for a pattern (and connection), or every rule with `--all`.
     Reset {
         /// The rule's pattern, as `capa policy list` shows it (or `--all`).

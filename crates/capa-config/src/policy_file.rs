@@ -68,13 +68,13 @@ impl fmt::Display for PolicyDecision {
 
 /// One rule: which tools (`pattern`), for which connection (none: every connection), and the
 /// decision.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyRule {
     /// `github.create_issue` (one tool), `github` or `github.*` (a source), a glob such as
     /// `github.delete_*`, or `*` (everything).
     pub pattern: String,
     /// Applies only to calls made with this connection of the source.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection: Option<String>,
     pub decision: PolicyDecision,
 }

@@ -30,6 +30,9 @@ mod skills;
 mod sources;
 mod status;
 
+pub use policy::{
+    PolicyEditor, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
+};
 pub use runtime::SourceChangeError;
 use sources::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
@@ -133,7 +136,8 @@ impl Hub {
             selection: s.selection.clone(),
             origin: Origin::Config(s.clone()),
         }));
-        let policy = policy::PolicyState::load(paths.policy_file()).map_err(StartError::Policy)?;
+        let policy = policy::PolicyState::load(paths.policy_file(), store.clone(), &[])
+            .map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
         let (catalog, _) = watch::channel(Arc::new(Catalog::default()));
         let hub = Arc::new(Self {
@@ -198,7 +202,7 @@ impl Hub {
 
     /// The policy in force now (a snapshot: it may change while the hub runs).
     pub fn policy(&self) -> Arc<Policy> {
-        self.policy.snapshot()
+        self.policy.snapshot(|| self.catalog())
     }
 
     pub(crate) fn asking_registry(&self) -> &Arc<crate::approval::AskingRegistry> {

@@ -27,9 +27,12 @@ pub use capa_upstream::{
 pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress};
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
-pub use hub::{CallContext, Hub, HubOptions, STARTUP_LIMIT, SourceChangeError, SourceStatus};
+pub use hub::{
+    CallContext, Hub, HubOptions, PolicyEditor, STARTUP_LIMIT, SourceChangeError, SourceStatus,
+    confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
+};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::{DataDirError, HubPaths, ensure_private_file};
-pub use policy::{Decision, Policy, PolicyVerdict, Rule};
+pub use policy::{Decision, Loosening, Policy, PolicyVerdict, Rule};
 pub use redact::Redactor;
 pub use runner::{Envelope, ExecuteRequest, PageOpener, Runs, is_secret_name, preview};

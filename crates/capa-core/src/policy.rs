@@ -9,8 +9,10 @@ pub use capa_config::{PolicyDecision as Decision, PolicyRule as Rule};
 
 use crate::catalog::ToolAddress;
 
+mod confirmation;
 mod verdict;
 
+pub use confirmation::Loosening;
 pub use verdict::PolicyVerdict;
 
 /// The user's rules. Which rule applies to a tool (docs/policies.md, "Precedence"):
@@ -18,9 +20,15 @@ pub use verdict::PolicyVerdict;
 /// 2. then the most specific pattern: an exact address, then the glob with the most literal
 ///    characters, then the source (`github`, `github.*`), then `*`;
 /// 3. at equal specificity the stricter decision (deny over ask over allow).
+///
+/// A policy may be *held back* by the rules a person last confirmed: then every verdict is the
+/// stricter of the two, so a file edit that loosens the policy (made outside the app's window
+/// or an interactive terminal: by hand, through the API's token, by a tool that writes files)
+/// takes effect only once a person confirms it, while one that tightens it takes effect at once.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policy {
     rules: Vec<Rule>,
+    held_back_by: Option<Box<Policy>>,
 }
 
 /// How specifically a pattern matched; variants are in increasing order.
@@ -35,7 +43,27 @@ enum Specificity {
 
 impl Policy {
     pub fn new(rules: Vec<Rule>) -> Self {
-        Self { rules }
+        Self {
+            rules,
+            held_back_by: None,
+        }
+    }
+
+    /// These rules, held back by the `confirmed` ones (see the type's documentation).
+    pub fn held_back_by(self, confirmed: Policy) -> Self {
+        Self {
+            held_back_by: Some(Box::new(confirmed.unheld())),
+            ..self
+        }
+    }
+
+    /// The rules a person confirmed, when this policy is held back by them.
+    pub fn confirmed(&self) -> Option<&Policy> {
+        self.held_back_by.as_deref()
+    }
+
+    fn unheld(self) -> Self {
+        Self::new(self.rules)
     }
 
     pub fn rules(&self) -> &[Rule] {
@@ -46,6 +74,10 @@ impl Policy {
     /// uses before deciding).
     pub fn has_connection_rules(&self) -> bool {
         self.rules.iter().any(|r| r.connection.is_some())
+            || self
+                .held_back_by
+                .as_ref()
+                .is_some_and(|c| c.has_connection_rules())
     }
 
     /// The rule that decides `address` when called with `connection`, `None` when no rule

@@ -418,7 +418,11 @@ async fn reload_connections(State(hub): State<Arc<Hub>>) -> Json<Value> {
 
 /// `GET /api/policy`: the rules in force and the file they come from.
 async fn policy(State(hub): State<Arc<Hub>>) -> Json<Value> {
-    Json(json!({"file": hub.policy_file(), "rules": hub.policy().rules()}))
+    Json(json!({
+        "file": hub.policy_file(),
+        "rules": hub.policy().rules(),
+        "held": hub.held_policy_changes(),
+    }))
 }
 
 /// `POST /api/policy/reload`, after `capa policy set` or a hand edit. A broken file is

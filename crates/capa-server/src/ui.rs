@@ -11,6 +11,7 @@
 mod assets;
 mod connections;
 mod events;
+pub mod handoff;
 mod runs;
 mod settings;
 mod sources;
@@ -201,6 +202,7 @@ pub(crate) fn routes(
             "/api/policy/rule",
             axum::routing::put(settings::set_rule).delete(settings::reset_rule),
         )
+        .route("/api/policy/confirm", post(settings::confirm))
         .route("/api/approvals/pause", post(settings::pause))
         .route(
             "/api/connections",
@@ -258,10 +260,20 @@ async fn session(session: Option<axum::Extension<UiSession>>) -> Response {
     }
 }
 
-/// `POST /api/ui/link` (bearer token only): a fresh login URL for `capa ui`.
+/// What `POST /api/ui/link` may name.
+#[derive(Debug, Default, serde::Deserialize)]
+struct LinkRequest {
+    /// A login secret an interactive terminal left in the data dir (see [`handoff`]).
+    #[serde(default)]
+    handoff: Option<String>,
+}
+
+/// `POST /api/ui/link` (bearer token only), for `capa ui`: the hub opens a fresh login link in
+/// the browser itself and never returns it, or accepts a terminal's handed-over secret.
 async fn link(
     State(state): State<UiState>,
     session: Option<axum::Extension<UiSession>>,
+    body: Option<axum::Json<LinkRequest>>,
 ) -> Response {
     if session.is_some() {
         return fail(
@@ -270,12 +282,32 @@ async fn link(
             "login links are issued with the bearer token only",
         );
     }
-    match state.access.issue_url() {
-        Some(url) => ok(json!({"ok": true, "url": url})),
-        None => fail(
+    let request = body.map(|b| b.0).unwrap_or_default();
+    if let Some(name) = request.handoff {
+        return match handoff::take(&state.hub.paths().data_dir, &name) {
+            Ok(token) => {
+                state.access.secrets.register_app_link(token);
+                ok(json!({"ok": true}))
+            }
+            Err(why) => fail(StatusCode::FORBIDDEN, "handoff", why),
+        };
+    }
+    let Some(url) = state.access.issue_url() else {
+        return fail(
             StatusCode::INTERNAL_SERVER_ERROR,
             "no_randomness",
             "the system gave no randomness for a login link",
-        ),
+        );
+    };
+    match crate::open_in_browser(&url) {
+        Ok(()) => ok(json!({"ok": true, "opened": true})),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not open the UI in a browser");
+            fail(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "no_browser",
+                "the hub could not start a browser; run `capa ui --print` at an interactive terminal for a link to open yourself",
+            )
+        }
     }
 }

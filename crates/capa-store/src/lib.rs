@@ -8,6 +8,7 @@ mod approvals;
 mod calls;
 mod connections;
 mod migrations;
+mod policy;
 mod runs;
 
 use std::path::Path;

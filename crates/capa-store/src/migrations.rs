@@ -127,6 +127,16 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE approvals_new RENAME TO approvals;
     CREATE INDEX approvals_status ON approvals(status, created_at_ms);
     "#,
+    // 5: the policy a person confirmed (JSON rules). A change of the policy file that loosens
+    // it (ask or deny becoming allow) made outside the app's window or an interactive terminal
+    // waits against this until a person confirms it.
+    r#"
+    CREATE TABLE confirmed_policy (
+        id              INTEGER PRIMARY KEY CHECK (id = 1),
+        rules           TEXT NOT NULL,
+        confirmed_at_ms INTEGER NOT NULL
+    );
+    "#,
 ];
 
 /// The newest schema version this build knows.

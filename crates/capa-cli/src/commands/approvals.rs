@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
 use capa_config::{PolicyDecision, PolicyRule, set_policy_rule};
-use capa_core::{Choice, HubPaths, PendingInput, decide_in_store};
+use capa_core::{Choice, HubPaths, PendingInput, confirm_policy_rule, decide_in_store};
 use capa_store::Store;
 use serde_json::{Value, json};
 
@@ -152,14 +152,16 @@ fn decide_in_database(paths: &HubPaths, id: &str, choice: Choice) -> anyhow::Res
                 connection: None,
                 decision: PolicyDecision::Allow,
             };
-            set_policy_rule(&paths.policy_file(), rule)
+            set_policy_rule(&paths.policy_file(), rule.clone())
                 .with_context(|| format!("writing {}", paths.policy_file().display()))?;
+            // A person decided at this terminal: the rule is confirmed, not held back.
+            confirm_policy_rule(&store, &rule)?;
         }
     }
     Ok(ids.len())
 }
 
-fn open_store(paths: &HubPaths) -> anyhow::Result<Store> {
+pub(crate) fn open_store(paths: &HubPaths) -> anyhow::Result<Store> {
     paths.ensure_private_data_dir()?;
     let db = paths
         .private_database()

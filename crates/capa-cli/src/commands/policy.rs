@@ -1,6 +1,11 @@
-//! `capa policy list|set|reset`: reads and edits `<config dir>/policy.yaml`, then tells a
-//! running hub to re-read it (as `capa connections set` does for connections). The file is the
-//! truth, so these commands work the same whether a hub runs or not.
+//! `capa policy list|set|reset|confirm`: reads and edits `<config dir>/policy.yaml`, then tells
+//! a running hub to re-read it (as `capa connections set` does for connections).
+//!
+//! A change that loosens the policy takes effect once a person confirmed it. At an interactive
+//! terminal the person running the command is that person: the change is recorded as
+//! confirmed (in the hub's database, beside the file). Without one (a script, an agent's shell)
+//! the file is written, and a loosening waits for `capa policy confirm` at a terminal or
+//! "Confirm" in the app.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -10,7 +15,7 @@ use capa_config::{
     ConfigError, PolicyDecision, PolicyRule, check_policy_connection, check_policy_pattern,
     load_policy_file, reset_all_policy_rules, reset_policy_rule, set_policy_rule,
 };
-use capa_core::HubPaths;
+use capa_core::{HubPaths, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules};
 use serde_json::json;
 
 use crate::cli::{DecisionArg, PolicyCommand};
@@ -61,7 +66,11 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
                 connection: connection.clone(),
                 decision,
             };
-            let previous = set_policy_rule(&file, rule).map_err(file_error)?;
+            let previous = set_policy_rule(&file, rule.clone()).map_err(file_error)?;
+            let confirmed = crate::terminal::interactive();
+            if confirmed {
+                confirm_policy_rule(&super::approvals::open_store(paths)?, &rule)?;
+            }
             let was = match previous {
                 Some(p) if p != decision => format!(", was {p}"),
                 _ => String::new(),
@@ -72,6 +81,21 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
                 for_connection(connection.as_deref()),
                 file.display()
             );
+            if !confirmed && decision != PolicyDecision::Deny {
+                eprintln!("{HELD_NOTE}");
+            }
+            notify_running_hub(paths, &file).await;
+        }
+        PolicyCommand::Confirm => {
+            crate::terminal::require_person("Confirming the policy")?;
+            let rules = load_policy_file(&file).map_err(file_error)?;
+            confirm_policy_rules(&super::approvals::open_store(paths)?, &rules)?;
+            println!(
+                "Confirmed the {} rule{} of {}: they are in force.",
+                rules.len(),
+                if rules.len() == 1 { "" } else { "s" },
+                file.display()
+            );
             notify_running_hub(paths, &file).await;
         }
         PolicyCommand::Reset {
@@ -79,8 +103,12 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
             connection,
             all,
         } => {
+            let confirmed = crate::terminal::interactive();
             if all {
                 let count = reset_all_policy_rules(&file).map_err(file_error)?;
+                if confirmed {
+                    confirm_policy_rules(&super::approvals::open_store(paths)?, &[])?;
+                }
                 println!(
                     "Removed {count} rule{} from {}.",
                     if count == 1 { "" } else { "s" },
@@ -91,6 +119,13 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
                 check_arguments(&pattern, connection.as_deref())?;
                 let target = format!("`{pattern}`{}", for_connection(connection.as_deref()));
                 if reset_policy_rule(&file, &pattern, connection.as_deref()).map_err(file_error)? {
+                    if confirmed {
+                        confirm_policy_rule_removed(
+                            &super::approvals::open_store(paths)?,
+                            &pattern,
+                            connection.as_deref(),
+                        )?;
+                    }
                     println!("Removed the rule for {target} from {}.", file.display());
                 } else {
                     println!(
@@ -100,11 +135,17 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
                     return Ok(ExitCode::SUCCESS);
                 }
             }
+            if !confirmed {
+                eprintln!("{HELD_NOTE}");
+            }
             notify_running_hub(paths, &file).await;
         }
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// What a change made without a person at the terminal means.
+const HELD_NOTE: &str = "note: this was not made at an interactive terminal: if it loosens your policy, it takes effect once you confirm it in the Capabilities app or with `capa policy confirm` in a terminal";
 
 fn for_connection(connection: Option<&str>) -> String {
     connection

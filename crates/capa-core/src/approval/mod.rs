@@ -277,7 +277,12 @@ impl Hub {
         self.release_asking(approval_id);
         match choice {
             Choice::Always => self
-                .set_policy_rule(&record.address, None, Decision::Allow)
+                .set_policy_rule(
+                    &record.address,
+                    None,
+                    Decision::Allow,
+                    crate::hub::PolicyEditor::Person,
+                )
                 .map_err(|e| DecideError::Policy(e.to_string()))?,
             Choice::Once | Choice::Run | Choice::Deny => {}
         }

@@ -10,15 +10,17 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::SystemTime;
 
 use capa_config::{ConfigError, load_policy_file};
+use capa_store::Store;
 
 use super::Hub;
 use crate::catalog::CatalogTool;
-use crate::policy::{Decision, Policy, Rule};
+use crate::policy::{Decision, Loosening, Policy, Rule};
 
-/// The current policy and the file it comes from.
+/// The current policy, the file it comes from, and the rules a person last confirmed.
 #[derive(Debug)]
 pub(super) struct PolicyState {
     file: PathBuf,
+    store: Arc<Store>,
     current: RwLock<Arc<Policy>>,
     /// Serialises read-modify-write edits of the file by this process.
     edits: Mutex<()>,
@@ -31,21 +33,82 @@ fn modified(file: &Path) -> Option<SystemTime> {
     std::fs::metadata(file).and_then(|m| m.modified()).ok()
 }
 
+/// Who made a change of the policy: a person (in the app's window, a form they answered, an
+/// interactive terminal) confirms it; anything else may only tighten it at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyEditor {
+    Person,
+    /// The API with the bearer token, a file edit: a loosening waits for a person.
+    Unconfirmed,
+}
+
+/// The rules a person confirmed, as stored; `None` before the first start with confirmations.
+fn stored_confirmation(store: &Store) -> Option<Vec<Rule>> {
+    let text = store
+        .confirmed_policy()
+        .map_err(|e| tracing::warn!(error = %e, "could not read the confirmed policy"))
+        .ok()??;
+    serde_json::from_str(&text)
+        .map_err(|e| tracing::warn!(error = %e, "the confirmed policy does not read; every rule counts as unconfirmed"))
+        .ok()
+        .or(Some(Vec::new()))
+}
+
+/// Records `rules` as what a person confirmed (the hub, and an interactive terminal with the
+/// store open): `capa policy confirm`, the app's "Confirm".
+pub fn confirm_policy_rules(store: &Store, rules: &[Rule]) -> Result<(), capa_store::StoreError> {
+    let text = serde_json::to_string(rules).unwrap_or_else(|_| "[]".to_owned());
+    store.set_confirmed_policy(&text, crate::runner::now_ms())
+}
+
+/// A person set one rule (an approval's "Always allow", the app, `capa policy set` at a
+/// terminal): the confirmed rules get exactly that change, and nothing else the file may hold.
+pub fn confirm_policy_rule(store: &Store, rule: &Rule) -> Result<(), capa_store::StoreError> {
+    let mut rules = stored_confirmation(store).unwrap_or_default();
+    rules.retain(|r| !(r.pattern == rule.pattern && r.connection == rule.connection));
+    rules.push(rule.clone());
+    confirm_policy_rules(store, &rules)
+}
+
+/// A person removed one rule: so do the confirmed rules.
+pub fn confirm_policy_rule_removed(
+    store: &Store,
+    pattern: &str,
+    connection: Option<&str>,
+) -> Result<(), capa_store::StoreError> {
+    let mut rules = stored_confirmation(store).unwrap_or_default();
+    rules.retain(|r| !(r.pattern == pattern && r.connection.as_deref() == connection));
+    confirm_policy_rules(store, &rules)
+}
+
 impl PolicyState {
-    /// Reads `file`; a missing file is no rules, a broken one an error naming its line.
-    pub(super) fn load(file: PathBuf) -> Result<Self, ConfigError> {
+    /// Reads `file`; a missing file is no rules, a broken one an error naming its line. On the
+    /// first start with confirmations the file as it is counts as confirmed.
+    pub(super) fn load(
+        file: PathBuf,
+        store: Arc<Store>,
+        tools: &[CatalogTool],
+    ) -> Result<Self, ConfigError> {
         let rules = load_policy_file(&file)?;
-        let seen = modified(&file);
-        Ok(Self {
+        if stored_confirmation(&store).is_none()
+            && let Err(e) = confirm_policy_rules(&store, &rules)
+        {
+            tracing::warn!(error = %e, "could not record the confirmed policy");
+        }
+        let state = Self {
             file,
-            current: RwLock::new(Arc::new(Policy::new(rules))),
+            store,
+            current: RwLock::new(Arc::new(Policy::default())),
             edits: Mutex::new(()),
-            seen: Mutex::new(seen),
-        })
+            seen: Mutex::new(None),
+        };
+        state.install(rules, tools);
+        *state.seen.lock().unwrap_or_else(PoisonError::into_inner) = modified(&state.file);
+        Ok(state)
     }
 
-    pub(super) fn snapshot(&self) -> Arc<Policy> {
-        self.pick_up_outside_edits();
+    pub(super) fn snapshot(&self, tools: impl FnOnce() -> crate::SharedCatalog) -> Arc<Policy> {
+        self.pick_up_outside_edits(tools);
         self.current
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -54,7 +117,7 @@ impl PolicyState {
 
     /// Re-reads the file when it changed since it was last read (one `stat`, a microsecond or
     /// two, per snapshot). A broken edit keeps the policy in force, with a warning.
-    fn pick_up_outside_edits(&self) {
+    fn pick_up_outside_edits(&self, tools: impl FnOnce() -> crate::SharedCatalog) {
         let now = modified(&self.file);
         {
             let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
@@ -63,16 +126,36 @@ impl PolicyState {
             }
             *seen = now;
         }
-        if let Err(e) = self.reload() {
+        if let Err(e) = self.reload(tools().tools()) {
             tracing::warn!(error = %e, "the policy file changed but does not read; the previous policy stays in force");
         }
     }
 
-    fn reload(&self) -> Result<(), ConfigError> {
+    fn reload(&self, tools: &[CatalogTool]) -> Result<(), ConfigError> {
         let rules = load_policy_file(&self.file)?;
-        *self.current.write().unwrap_or_else(PoisonError::into_inner) =
-            Arc::new(Policy::new(rules));
+        self.install(rules, tools);
         Ok(())
+    }
+
+    /// Puts `rules` in force, held back by the confirmed rules when they differ from them: a
+    /// change that only tightens the policy is in force at once (the stricter verdict is the
+    /// file's), one that loosens it waits for a person's confirmation.
+    fn install(&self, rules: Vec<Rule>, tools: &[CatalogTool]) {
+        let confirmed = Policy::new(stored_confirmation(&self.store).unwrap_or_default());
+        let file = Policy::new(rules);
+        let policy = if file.rules() == confirmed.rules() {
+            file
+        } else {
+            let loosened = file.loosenings(&confirmed, tools);
+            if !loosened.is_empty() {
+                tracing::warn!(
+                    changes = %loosened.iter().map(Loosening::describe).collect::<Vec<_>>().join("; "),
+                    "the policy file loosens the policy outside the app; held back until you confirm it in Capabilities or with `capa policy confirm`"
+                );
+            }
+            file.held_back_by(confirmed)
+        };
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(policy);
     }
 }
 
@@ -82,23 +165,26 @@ impl Hub {
         &self.policy.file
     }
 
-    /// Re-reads the policy file. On error the previous policy stays in force.
+    /// Re-reads the policy file (and the confirmed rules). On error the previous policy stays
+    /// in force.
     pub fn reload_policy(&self) -> Result<(), ConfigError> {
         let _edit = self
             .policy
             .edits
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        self.policy.reload()
+        self.policy.reload(self.catalog().tools())
     }
 
-    /// Sets the decision for `pattern` (and `connection`) in the policy file and in force now,
-    /// for example "always allow this tool" from an approval.
+    /// Sets the decision for `pattern` (and `connection`) in the policy file, for example
+    /// "always allow this tool" from an approval. A person's edit is in force at once; any
+    /// other that loosens the policy waits for a person's confirmation.
     pub fn set_policy_rule(
         &self,
         pattern: &str,
         connection: Option<&str>,
         decision: Decision,
+        by: PolicyEditor,
     ) -> Result<(), ConfigError> {
         let _edit = self
             .policy
@@ -110,8 +196,11 @@ impl Hub {
             connection: connection.map(str::to_owned),
             decision,
         };
-        capa_config::set_policy_rule(&self.policy.file, rule)?;
-        self.policy.reload()
+        capa_config::set_policy_rule(&self.policy.file, rule.clone())?;
+        if by == PolicyEditor::Person {
+            self.keep_confirmed(confirm_policy_rule(&self.policy.store, &rule));
+        }
+        self.policy.reload(self.catalog().tools())
     }
 
     /// Removes the rule for `pattern` (and `connection`); `false` when there was none.
@@ -119,6 +208,7 @@ impl Hub {
         &self,
         pattern: &str,
         connection: Option<&str>,
+        by: PolicyEditor,
     ) -> Result<bool, ConfigError> {
         let _edit = self
             .policy
@@ -126,8 +216,43 @@ impl Hub {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let removed = capa_config::reset_policy_rule(&self.policy.file, pattern, connection)?;
-        self.policy.reload()?;
+        if by == PolicyEditor::Person {
+            self.keep_confirmed(confirm_policy_rule_removed(
+                &self.policy.store,
+                pattern,
+                connection,
+            ));
+        }
+        self.policy.reload(self.catalog().tools())?;
         Ok(removed)
+    }
+
+    /// A person confirms the policy file as it is now (the app's window, an interactive
+    /// terminal): changes held back take effect.
+    pub fn confirm_policy(&self) -> Result<(), ConfigError> {
+        let _edit = self
+            .policy
+            .edits
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let rules = load_policy_file(&self.policy.file)?;
+        self.keep_confirmed(confirm_policy_rules(&self.policy.store, &rules));
+        self.policy.reload(self.catalog().tools())
+    }
+
+    /// What the policy file changes that waits for a person's confirmation (empty: nothing).
+    pub fn held_policy_changes(&self) -> Vec<Loosening> {
+        let policy = self.policy();
+        let Some(confirmed) = policy.confirmed() else {
+            return Vec::new();
+        };
+        Policy::new(policy.rules().to_vec()).loosenings(confirmed, self.catalog().tools())
+    }
+
+    fn keep_confirmed(&self, stored: Result<(), capa_store::StoreError>) {
+        if let Err(e) = stored {
+            tracing::warn!(error = %e, "could not record the confirmed policy");
+        }
     }
 
     /// The connection a call of `tool` uses, for connection rules: the requested one, else the

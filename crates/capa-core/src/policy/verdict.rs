@@ -22,8 +22,32 @@ pub struct PolicyVerdict {
 
 impl Policy {
     /// The decision for `tool` called with `connection` (`None` for search and describe, where
-    /// only rules without a connection apply).
+    /// only rules without a connection apply). A held-back policy answers with the stricter of
+    /// its own verdict and the confirmed rules' one.
     pub fn verdict(&self, tool: &CatalogTool, connection: Option<&str>) -> PolicyVerdict {
+        let own = self.own_verdict(tool, connection);
+        let Some(confirmed) = self.confirmed() else {
+            return own;
+        };
+        let kept = confirmed.own_verdict(tool, connection);
+        if kept.decision > own.decision {
+            return PolicyVerdict {
+                decision: kept.decision,
+                reason: format!(
+                    "{}; the policy file now says {}, which waits for your confirmation in Capabilities (or `capa policy confirm` in a terminal)",
+                    kept.reason, own.decision
+                ),
+            };
+        }
+        own
+    }
+
+    /// The verdict of these rules alone.
+    pub(crate) fn own_verdict(
+        &self,
+        tool: &CatalogTool,
+        connection: Option<&str>,
+    ) -> PolicyVerdict {
         if let Some((decision, rule)) = self.decide(&tool.address, connection) {
             let reason = match &rule.connection {
                 Some(c) => format!(

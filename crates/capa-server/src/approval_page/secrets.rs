@@ -85,6 +85,21 @@ impl Secrets {
         self.issue(Grant::App)
     }
 
+    /// Registers `token` (made by an interactive terminal, handed over through the data dir) as
+    /// a one-time web UI link.
+    pub(crate) fn register_app_link(&self, token: String) {
+        let now = Instant::now();
+        let mut links = lock(&self.links);
+        links.retain(|_, link| link.expires > now);
+        links.insert(
+            token,
+            Link {
+                grant: Grant::App,
+                expires: now + self.link_ttl,
+            },
+        );
+    }
+
     fn issue(&self, grant: Grant) -> Option<String> {
         let token = random_token()?;
         let now = Instant::now();

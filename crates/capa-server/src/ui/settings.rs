@@ -4,11 +4,11 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use capa_core::Decision;
+use capa_core::{Decision, PolicyEditor};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{UiState, fail, ok};
+use super::{UiSession, UiState, fail, ok};
 
 /// `PUT /api/policy/rule` (with `decision`) and `DELETE /api/policy/rule` (without).
 #[derive(Debug, Deserialize)]
@@ -22,12 +22,28 @@ pub struct RuleRequest {
 }
 
 fn rules(state: &UiState) -> serde_json::Value {
-    json!({"ok": true, "file": state.hub.policy_file(), "rules": state.hub.policy().rules()})
+    json!({
+        "ok": true,
+        "file": state.hub.policy_file(),
+        "rules": state.hub.policy().rules(),
+        "held": state.hub.held_policy_changes(),
+    })
+}
+
+/// A change from the UI's session is a person's; one with the bearer token alone is not, and
+/// waits for a person's confirmation when it loosens the policy.
+fn editor(session: Option<&axum::Extension<UiSession>>) -> PolicyEditor {
+    if session.is_some() {
+        PolicyEditor::Person
+    } else {
+        PolicyEditor::Unconfirmed
+    }
 }
 
 /// `PUT /api/policy/rule {pattern, connection?, decision}`: writes the rule to `policy.yaml`.
 pub(crate) async fn set_rule(
     State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
     Json(request): Json<RuleRequest>,
 ) -> Response {
     let Some(decision) = request.decision.as_deref().and_then(Decision::parse) else {
@@ -37,10 +53,12 @@ pub(crate) async fn set_rule(
             "`decision` must be allow, ask or deny",
         );
     };
-    match state
-        .hub
-        .set_policy_rule(&request.pattern, request.connection.as_deref(), decision)
-    {
+    match state.hub.set_policy_rule(
+        &request.pattern,
+        request.connection.as_deref(),
+        decision,
+        editor(session.as_ref()),
+    ) {
         Ok(()) => ok(rules(&state)),
         Err(e) => fail(StatusCode::BAD_REQUEST, "invalid_policy", e.to_string()),
     }
@@ -49,18 +67,39 @@ pub(crate) async fn set_rule(
 /// `DELETE /api/policy/rule {pattern, connection?}`: removes the rule (404 when there was none).
 pub(crate) async fn reset_rule(
     State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
     Json(request): Json<RuleRequest>,
 ) -> Response {
-    match state
-        .hub
-        .reset_policy_rule(&request.pattern, request.connection.as_deref())
-    {
+    match state.hub.reset_policy_rule(
+        &request.pattern,
+        request.connection.as_deref(),
+        editor(session.as_ref()),
+    ) {
         Ok(true) => ok(rules(&state)),
         Ok(false) => fail(
             StatusCode::NOT_FOUND,
             "not_found",
             format!("no rule for `{}`", request.pattern),
         ),
+        Err(e) => fail(StatusCode::BAD_REQUEST, "invalid_policy", e.to_string()),
+    }
+}
+
+/// `POST /api/policy/confirm` (the UI's session only): the person confirms the policy file as
+/// it is, and the changes held back take effect.
+pub(crate) async fn confirm(
+    State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
+) -> Response {
+    if session.is_none() {
+        return fail(
+            StatusCode::FORBIDDEN,
+            "person_required",
+            "confirming the policy needs a person: in the Capabilities app, or `capa policy confirm` at an interactive terminal",
+        );
+    }
+    match state.hub.confirm_policy() {
+        Ok(()) => ok(rules(&state)),
         Err(e) => fail(StatusCode::BAD_REQUEST, "invalid_policy", e.to_string()),
     }
 }

@@ -47,6 +47,9 @@ pub struct AppState {
     /// Runs with pending approvals, oldest first.
     pub pending_runs: Vec<String>,
     pub paused: bool,
+    /// Where pending approvals are being answered instead of a popup: "answer in Claude Code"
+    /// while a client shows its own form for them.
+    pub answering_elsewhere: Vec<String>,
     pub sources: Vec<SourceState>,
     /// The run whose popup is on screen, with its window's label.
     pub popup: Option<PopupState>,
@@ -91,6 +94,16 @@ fn approvals(hub: &Hub) -> Vec<PendingInput> {
     }
 }
 
+/// The approvals a popup may ask about: none a client's own form is asking about now (the
+/// popup opens when that form is declined, cancelled or times out).
+fn for_popups(hub: &Hub, pending: &[PendingInput]) -> Vec<PendingInput> {
+    pending
+        .iter()
+        .filter(|p| hub.asking_channel(&p.id).is_none())
+        .cloned()
+        .collect()
+}
+
 /// Pending run ids in order of their oldest pending approval.
 fn runs_of(pending: &[PendingInput]) -> Vec<String> {
     let mut runs: Vec<String> = Vec::new();
@@ -113,10 +126,17 @@ impl Popups {
                 shown_after_ms: q.shown_after_ms,
             })
         });
+        let mut answering_elsewhere: Vec<String> = pending
+            .iter()
+            .filter_map(|p| hub.asking_channel(&p.id))
+            .map(|c| c.where_to_answer())
+            .collect();
+        answering_elsewhere.dedup();
         AppState {
             pending: pending.len(),
             pending_runs: runs_of(&pending),
             paused: hub.approvals_paused(),
+            answering_elsewhere,
             sources: hub
                 .sources()
                 .into_iter()
@@ -177,7 +197,7 @@ impl Popups {
             }
             self.closed(&label);
         }
-        let runs = runs_of(&approvals(hub));
+        let runs = runs_of(&for_popups(hub, &approvals(hub)));
         let next = {
             let Ok(mut q) = self.inner.lock() else {
                 return Ok(None);
@@ -222,7 +242,7 @@ impl Popups {
     /// longer waits, show the next queued run when nothing is on screen, refresh the tray.
     fn tick(&self, app: &AppHandle, desktop: &Desktop) {
         let hub = &desktop.hosted.hub;
-        let pending = approvals(hub);
+        let pending = for_popups(hub, &approvals(hub));
         let runs = runs_of(&pending);
         let mut notify = Vec::new();
         let mut close = None;
@@ -294,6 +314,7 @@ pub fn watch(app: AppHandle) {
     }));
     let mut pending = hub.watch_pending();
     let mut paused = hub.runs().watch_paused();
+    let mut asking = hub.watch_asking();
     tauri::async_runtime::spawn(async move {
         loop {
             if let Some(desktop) = app.try_state::<Desktop>() {
@@ -302,6 +323,8 @@ pub fn watch(app: AppHandle) {
             tokio::select! {
                 _ = pending.changed() => {}
                 _ = paused.changed() => {}
+                // A client's form went away undecided: the popup may ask now.
+                _ = asking.changed() => {}
                 () = poke.notified() => {}
                 // Expiries, source states, and a safety net for missed changes.
                 () = tokio::time::sleep(Duration::from_millis(1000)) => {}

@@ -51,11 +51,14 @@ fn look(state: &AppState) -> Look {
         .filter(|s| s.failing())
         .map(|s| s.id.as_str())
         .collect();
-    let pending_text = match state.pending {
+    let mut pending_text = match state.pending {
         0 => "No pending approvals".to_owned(),
         1 => "1 pending approval".to_owned(),
         n => format!("{n} pending approvals"),
     };
+    if state.pending > 0 && !state.answering_elsewhere.is_empty() {
+        pending_text.push_str(&format!(" ({})", state.answering_elsewhere.join(", ")));
+    }
     let mut tooltip = String::from("Capabilities");
     if state.pending > 0 {
         tooltip.push_str(&format!(": {pending_text}"));
@@ -192,6 +195,7 @@ mod tests {
             pending,
             pending_runs: Vec::new(),
             paused,
+            answering_elsewhere: Vec::new(),
             sources: sources
                 .iter()
                 .map(|(id, state)| SourceState {
@@ -227,6 +231,16 @@ mod tests {
             "Capabilities: 3 pending approvals · source error: gh · approvals paused"
         );
         assert!(three.paused);
+    }
+
+    #[test]
+    fn an_approval_a_client_form_asks_about_says_where_to_answer() {
+        let mut answering = state(1, false, &[("demo", "ready")]);
+        answering.answering_elsewhere = vec!["answer in claude-code".to_owned()];
+        assert_eq!(
+            look(&answering).pending_text,
+            "1 pending approval (answer in claude-code)"
+        );
     }
 
     #[test]

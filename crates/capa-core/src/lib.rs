@@ -35,4 +35,6 @@ pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::{DataDirError, HubPaths, ensure_private_file};
 pub use policy::{Decision, Loosening, Policy, PolicyVerdict, Rule};
 pub use redact::Redactor;
-pub use runner::{Envelope, ExecuteRequest, PageOpener, Runs, is_secret_name, preview};
+pub use runner::{
+    Envelope, ExecuteOptions, ExecuteRequest, PageOpener, Runs, is_secret_name, preview,
+};

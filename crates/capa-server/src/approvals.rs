@@ -17,10 +17,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capa_core::{
-    AskingChannel, Authorization, CallError, Choice, DirectAnswer, Envelope, ExecuteRequest, Hub,
-    JsonObject, LookupError, PendingInput, Permit,
+    AskingChannel, Authorization, CallError, Choice, DirectAnswer, Envelope, ExecuteOptions,
+    ExecuteRequest, Hub, JsonObject, LookupError, PendingInput, Permit,
 };
-use tokio_util::sync::CancellationToken;
 
 use rmcp::model::{
     ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema, InputRequest,
@@ -99,6 +98,13 @@ impl Approvals {
         let bound = binding(&asking.session, request.client.as_deref(), arguments);
         let mut asking = asking;
         let cancel = asking.cancel.clone();
+        let form_channel = AskingChannel::ClientForm {
+            client: request
+                .client
+                .clone()
+                .unwrap_or_else(|| "the client".to_owned()),
+        };
+        let can_ask = asking.input_required || asking.elicit_peer.is_some();
         let first = match &asking.request_state {
             Some(state) => {
                 match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
@@ -106,15 +112,22 @@ impl Approvals {
                         // A form left unanswered (cancelled) is not asked again in a loop: the
                         // run waits as `awaiting_approval`, for the page or the terminal.
                         asking.input_required &= all_answered;
-                        self.resume(&run_id, request.client.clone(), &cancel).await
+                        let options = ExecuteOptions {
+                            cancel: cancel.clone(),
+                            asked_in: (asking.input_required || asking.elicit_peer.is_some())
+                                .then(|| form_channel.clone()),
+                        };
+                        self.resume(&run_id, request.client.clone(), options).await
                     }
                     Err((code, message)) => return Answer::Refused { code, message },
                 }
             }
             None => {
-                self.hub
-                    .execute_cancellable(request.clone(), cancel.clone())
-                    .await
+                let options = ExecuteOptions {
+                    cancel: cancel.clone(),
+                    asked_in: can_ask.then(|| form_channel.clone()),
+                };
+                self.hub.execute_with(request.clone(), options).await
             }
         };
         let mut envelope = match first {
@@ -150,8 +163,12 @@ impl Approvals {
             if !self.elicit(peer, &pending, request.client.as_deref()).await {
                 break;
             }
+            let options = ExecuteOptions {
+                cancel: cancel.clone(),
+                asked_in: Some(form_channel.clone()),
+            };
             match self
-                .resume(&envelope.run_id, request.client.clone(), &cancel)
+                .resume(&envelope.run_id, request.client.clone(), options)
                 .await
             {
                 Ok(next) => envelope = next,
@@ -164,6 +181,10 @@ impl Approvals {
             }
         }
         if envelope.status == "awaiting_approval" {
+            // No form of the client's asks now: the popup and the page take over.
+            for input in self.pending_approvals(&envelope.run_id) {
+                self.hub.release_asking(&input.id);
+            }
             self.open_page(&mut envelope);
         }
         Answer::Envelope(envelope)
@@ -173,14 +194,14 @@ impl Approvals {
         &self,
         run_id: &str,
         client: Option<String>,
-        cancel: &CancellationToken,
+        options: ExecuteOptions,
     ) -> Result<Envelope, LookupError> {
         let request = ExecuteRequest {
             code: None,
             resume: Some(run_id.to_owned()),
             client,
         };
-        self.hub.execute_cancellable(request, cancel.clone()).await
+        self.hub.execute_with(request, options).await
     }
 
     fn pending_approvals(&self, run_id: &str) -> Vec<PendingInput> {
@@ -419,18 +440,14 @@ pub(crate) async fn authorize_direct_call(
         ));
     };
     let arguments = arguments.cloned().map(Value::Object).unwrap_or(Value::Null);
-    let input = hub
-        .ask_direct(&question, &arguments)
+    let channel = AskingChannel::ClientForm {
+        client: client.unwrap_or("the client").to_owned(),
+    };
+    let (input, claim) = hub
+        .ask_direct(&question, &arguments, Some(channel))
         .map_err(|e| refuse(e.code(), e.to_string()))?;
     let wall = Duration::from_millis(hub.run_limits().wall_ms);
     let deadline = tokio::time::Instant::now() + wall;
-    let claim = hub.claim_asking(
-        &input.id,
-        AskingChannel::ClientForm {
-            client: client.unwrap_or("the client").to_owned(),
-        },
-        None,
-    );
     if let Some(params) = form(&input) {
         let asked = peer.create_elicitation_with_timeout(params, Some(wall));
         tokio::select! {

@@ -289,8 +289,8 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
             let shown = arguments.clone().map(Value::Object).unwrap_or(Value::Null);
             let approval_id = match approval {
                 Some(id) => id,
-                None => match hub.ask_direct(&question, &shown) {
-                    Ok(input) => return pending_json("approval_required", &input),
+                None => match hub.ask_direct(&question, &shown, None) {
+                    Ok((input, _)) => return pending_json("approval_required", &input),
                     Err(e) => return decide_error_json(&e),
                 },
             };

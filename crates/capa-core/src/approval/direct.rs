@@ -10,7 +10,7 @@ use std::time::Duration;
 use capa_store::{ApprovalRecord, ApprovalStatus};
 use serde_json::Value;
 
-use super::{DecideError, PendingInput, call_digest, store_error};
+use super::{AskingChannel, AskingClaim, DecideError, PendingInput, call_digest, store_error};
 use crate::authorize::{Permit, PermitBasis, Question};
 use crate::hub::Hub;
 use crate::runner::{now_ms, preview};
@@ -35,12 +35,14 @@ fn new_call_id() -> String {
 }
 
 impl Hub {
-    /// Records the question of a direct call as a pending input and returns it.
+    /// Records the question of a direct call as a pending input and returns it; claimed for
+    /// `asked_in` (the client's own form) before anyone else can see it.
     pub fn ask_direct(
         &self,
         question: &Question,
         arguments: &Value,
-    ) -> Result<PendingInput, DecideError> {
+        asked_in: Option<AskingChannel>,
+    ) -> Result<(PendingInput, Option<AskingClaim>), DecideError> {
         let address = question.tool.address.to_string();
         let digest = call_digest(
             &address,
@@ -72,8 +74,9 @@ impl Hub {
             decided_at_ms: None,
         };
         let stored = self.store().insert_approval(&record).map_err(store_error)?;
+        let claim = asked_in.and_then(|channel| self.claim_asking(&stored.id, channel, None));
         self.refresh_pending();
-        Ok(PendingInput::from_record(&stored))
+        Ok((PendingInput::from_record(&stored), claim))
     }
 
     /// Where the direct call's input `approval_id` stands for this very call (same address,

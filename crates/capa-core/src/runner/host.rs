@@ -16,7 +16,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::preview::preview;
-use crate::approval::{call_digest, new_approval_id};
+use crate::approval::{AskingChannel, call_digest, new_approval_id};
 use crate::authorize::{Authorization, Permit, PermitBasis};
 use crate::hub::{CallContext, Hub};
 use crate::lookup::{LookupError, SearchRequest};
@@ -29,6 +29,8 @@ pub(super) struct HubHost {
     pub client: Option<String>,
     /// The run's journal by call index, as it stood when the attempt began.
     pub journal: HashMap<u32, JournalEntry>,
+    /// The client shows its own approval forms: approvals are claimed for it when recorded.
+    pub asked_in: Option<AskingChannel>,
 }
 
 impl Host for HubHost {
@@ -37,6 +39,7 @@ impl Host for HubHost {
         let run_id = self.run_id.clone();
         let client = self.client.clone();
         let journaled = self.journal.get(&call.index).cloned();
+        let asked_in = self.asked_in.clone();
         Box::pin(async move {
             let digest = call_digest(&call.address, call.connection.as_deref(), &call.arguments);
             if let Some(entry) = journaled {
@@ -47,6 +50,7 @@ impl Host for HubHost {
                 run_id: &run_id,
                 call: &call,
                 digest: &digest,
+                asked_in: asked_in.as_ref(),
             };
             let (permit, waited_for_connection) = step.gate().await?;
             let started = Instant::now();
@@ -111,6 +115,7 @@ struct Step<'a> {
     run_id: &'a str,
     call: &'a HostCall,
     digest: &'a str,
+    asked_in: Option<&'a AskingChannel>,
 }
 
 impl Step<'_> {
@@ -263,6 +268,18 @@ impl Step<'_> {
             .store()
             .insert_approval(&record)
             .map_err(|e| store_failure(&e));
+        // The client's own form asks first: claimed before anyone can see the input, so the
+        // popup does not open beside the form (the delivery renews or ends the claim).
+        if let (Ok(stored), Some(channel)) = (&stored, self.asked_in)
+            && stored.kind == "approval"
+            && let Some(claim) = hub.claim_asking(
+                &stored.id,
+                channel.clone(),
+                Some(std::time::Duration::from_millis(hub.run_limits().wall_ms)),
+            )
+        {
+            claim.keep_until_deadline();
+        }
         hub.refresh_pending();
         stored
     }

@@ -26,6 +26,7 @@ use host::HubHost;
 pub use preview::{is_secret_name, preview};
 pub use runs::{PageOpener, Runs};
 
+use crate::approval::AskingChannel;
 use crate::hub::Hub;
 use crate::lookup::LookupError;
 use crate::policy::Decision;
@@ -37,6 +38,19 @@ pub struct ExecuteRequest {
     pub resume: Option<String>,
     /// The client's name, for history.
     pub client: Option<String>,
+}
+
+/// How the client of an `execute` takes part in its run.
+#[derive(Debug, Clone, Default)]
+pub struct ExecuteOptions {
+    /// Fires when the client cancels or goes away: the attempt ends — queued calls never start,
+    /// calls in flight are cancelled upstream — and the run is recorded `cancelled`, which a
+    /// later `resume` answers with.
+    pub cancel: CancellationToken,
+    /// The client shows its own approval forms: approvals of this attempt are claimed for it
+    /// from the moment they are recorded, so the popup and the page wait (see
+    /// [`crate::approval::AskingChannel`]).
+    pub asked_in: Option<AskingChannel>,
 }
 
 pub(crate) fn now_ms() -> i64 {
@@ -69,21 +83,19 @@ impl Hub {
         self: &Arc<Self>,
         request: ExecuteRequest,
     ) -> Result<Envelope, LookupError> {
-        self.execute_cancellable(request, CancellationToken::new())
-            .await
+        self.execute_with(request, ExecuteOptions::default()).await
     }
 
-    /// [`Hub::execute`], for a client that can cancel or go away: when `cancel` fires, the
-    /// attempt ends — queued calls never start, calls in flight are cancelled upstream — and the
-    /// run is recorded `cancelled`, which a later `resume` answers with.
-    pub async fn execute_cancellable(
+    /// [`Hub::execute`] for a client that can cancel, go away, or show its own forms (see
+    /// [`ExecuteOptions`]).
+    pub async fn execute_with(
         self: &Arc<Self>,
         request: ExecuteRequest,
-        cancel: CancellationToken,
+        options: ExecuteOptions,
     ) -> Result<Envelope, LookupError> {
         match (request.code, request.resume) {
-            (Some(code), None) => Ok(self.run_code(code, request.client, cancel).await),
-            (None, Some(run_id)) => self.resume(&run_id, cancel).await,
+            (Some(code), None) => Ok(self.run_code(code, request.client, options).await),
+            (None, Some(run_id)) => self.resume(&run_id, options).await,
             _ => Err(LookupError::InvalidArguments(
                 "send exactly one of `code` (the body of an async function) or `resume` (a run id)"
                     .to_owned(),
@@ -104,7 +116,7 @@ impl Hub {
         self: &Arc<Self>,
         code: String,
         client: Option<String>,
-        cancel: CancellationToken,
+        options: ExecuteOptions,
     ) -> Envelope {
         self.startup_done().await;
         let run_id = new_run_id();
@@ -138,11 +150,11 @@ impl Hub {
         };
         let lock = self.runs().lock_of(&run_id);
         let _held = lock.lock().await;
-        self.attempt(attempt, cancel).await
+        self.attempt(attempt, options).await
     }
 
     /// One attempt of a run (the first, or a replay), recorded when it ends.
-    async fn attempt(self: &Arc<Self>, attempt: Attempt, cancel: CancellationToken) -> Envelope {
+    async fn attempt(self: &Arc<Self>, attempt: Attempt, options: ExecuteOptions) -> Envelope {
         let run_id = attempt.run_id.clone();
         let limits = self.run_limits();
         let envelope = match capa_pipeline::prepare(&attempt.code, limits.code_bytes) {
@@ -176,8 +188,9 @@ impl Hub {
                     run_id: run_id.clone(),
                     client: attempt.client.clone(),
                     journal,
+                    asked_in: options.asked_in,
                 });
-                let output = capa_sandbox::run_cancellable(input, host, cancel).await;
+                let output = capa_sandbox::run_cancellable(input, host, options.cancel).await;
                 if output.status == RunStatus::Suspended {
                     self.paused_envelope(&run_id, output, prepared.notices)
                 } else {
@@ -231,7 +244,7 @@ impl Hub {
     async fn resume(
         self: &Arc<Self>,
         run_id: &str,
-        cancel: CancellationToken,
+        options: ExecuteOptions,
     ) -> Result<Envelope, LookupError> {
         // Wait for an attempt of the same run in progress (a parallel resume, or the first
         // attempt still letting its calls finish), then look at where the run is.
@@ -285,7 +298,7 @@ impl Hub {
                     clock_start_ms: run.clock_start_ms,
                     client: run.client,
                 },
-                cancel,
+                options,
             )
             .await)
     }

@@ -1,5 +1,7 @@
 //! The `capa` binary as a person uses it: messages, exit codes, both names.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -372,7 +374,7 @@ impl Drop for ServedHub {
 }
 
 #[test]
-fn ui_needs_a_running_hub_and_prints_a_one_time_link() {
+fn ui_needs_a_running_hub_and_prints_a_one_time_link_only_at_a_terminal() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = capa(dir.path(), &["ui", "--print"]);
     assert!(!out.status.success());
@@ -395,14 +397,50 @@ fn ui_needs_a_running_hub_and_prints_a_one_time_link() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let out = loop {
         let out = capa(dir.path(), &["ui", "--print"]);
-        if out.status.success() || std::time::Instant::now() > deadline {
+        if stderr(&out).contains("interactive terminal") || std::time::Instant::now() > deadline {
             break out;
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
     };
-    assert!(out.status.success(), "{}", stderr(&out));
-    let url = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    // Without a terminal (an agent's shell) no link is printed: a UI session can approve calls.
+    assert!(!out.status.success(), "{}", stderr(&out));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("/app/login/"));
+    let out = support::at_terminal(dir.path(), &["ui", "--print"], "");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let screen = String::from_utf8_lossy(&out.stdout).into_owned();
+    let url = screen
+        .lines()
+        .find(|l| l.contains("/app/login/"))
+        .unwrap_or_else(|| panic!("no link: {screen}"))
+        .trim()
+        .to_owned();
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    assert!(url.contains("/app/login/"), "{url}");
+    let first = http_status(&url);
+    assert_eq!(first, 303, "the handed-over link logs in once");
+    assert_eq!(http_status(&url), 410, "and only once");
     drop(hub);
+}
+
+/// The status of a plain GET of `url` (`http://host:port/path`), redirects not followed.
+fn http_status(url: &str) -> u16 {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").expect("http URL");
+    let (host, path) = rest.split_once('/').expect("path");
+    let mut stream = std::net::TcpStream::connect(host).expect("connect");
+    write!(
+        stream,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("request");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0)
 }

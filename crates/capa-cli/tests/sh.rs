@@ -1,7 +1,10 @@
 //! `capa sh <group> <tool>` as a person runs it in a `toolExposure: none` project: the tool's
-//! text, `--output-json`, exit 1 on a tool error, on a tool the policy denies, and on a tool the
-//! policy asks for without `--yes` (stdin is not a terminal here). Upstream: the real
+//! text, `--output-json`, exit 1 on a tool error and on a tool the policy denies; a tool the
+//! policy asks for waits for a person without a terminal (`--yes` is refused there) and is
+//! confirmed at the prompt on a pseudo-terminal (util-linux `script`). Upstream: the real
 //! server-everything from the repository's node_modules.
+
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -278,8 +281,35 @@ fn notes(dir: &Path) -> Vec<String> {
     serde_json::from_str(stdout(&out).trim()).unwrap_or_else(|e| panic!("{e}: {}", show(&out)))
 }
 
+/// The pending approvals in the project's database, as `capabilities hub pending --json` lists
+/// them (no hub runs: the command reads the database).
+fn pending_ids(dir: &Path) -> Vec<String> {
+    let out = capa(dir, &["hub", "pending", "--json"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    listed["pending"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Waits until one approval is pending, and returns its id.
+fn one_pending(dir: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let ids = pending_ids(dir);
+        if let [id] = ids.as_slice() {
+            return id.clone();
+        }
+        assert!(Instant::now() < deadline, "no pending approval: {ids:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 #[test]
-fn a_tool_that_asks_needs_yes_without_a_terminal() {
+fn a_tool_that_asks_waits_for_a_person_without_a_terminal() {
     let dir = none_project();
     let out = capa(
         dir.path(),
@@ -296,20 +326,7 @@ fn a_tool_that_asks_needs_yes_without_a_terminal() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(notes(dir.path()), ["doomed"]);
 
-    // demo.delete_note is destructive, so the default policy asks; stdin is /dev/null.
-    let out = capa(
-        dir.path(),
-        &["sh", "demo", "delete_note", "--arg", "title=doomed"],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    assert!(stderr(&out).contains("demo.delete_note"), "{}", show(&out));
-    assert!(!stdout(&out).contains("deleted"), "{}", show(&out));
-    assert_eq!(
-        notes(dir.path()),
-        ["doomed"],
-        "refused, but the note is gone"
-    );
-
+    // `--yes` is a person's word: refused at once without a terminal, and nothing runs.
     let out = capa(
         dir.path(),
         &[
@@ -321,6 +338,61 @@ fn a_tool_that_asks_needs_yes_without_a_terminal() {
             "--yes",
         ],
     );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("needs a person at an interactive terminal"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(notes(dir.path()), ["doomed"]);
+
+    // demo.delete_note is destructive, so the default policy asks; stdin is /dev/null: the
+    // command says where to decide and waits. A denial at a terminal ends it, nothing ran.
+    let waiting = command(
+        dir.path(),
+        &["sh", "demo", "delete_note", "--arg", "title=doomed"],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("capa sh");
+    let id = one_pending(dir.path());
+    let refused = capa(dir.path(), &["hub", "deny", &id]);
+    assert_eq!(refused.status.code(), Some(1), "{}", show(&refused));
+    assert!(
+        stderr(&refused).contains("needs a person at an interactive terminal"),
+        "deciding without a terminal is refused: {}",
+        show(&refused)
+    );
+    let denied = support::at_terminal(dir.path(), &["hub", "deny", &id], "");
+    assert!(denied.status.success(), "{}", show(&denied));
+    let out = waiting.wait_with_output().expect("capa sh ends");
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("capabilities hub approve"),
+        "{}",
+        show(&out)
+    );
+    assert!(stderr(&out).contains("denied"), "{}", show(&out));
+    assert_eq!(
+        notes(dir.path()),
+        ["doomed"],
+        "denied, but the note is gone"
+    );
+
+    // Approved at a terminal, the waiting call runs once.
+    let waiting = command(
+        dir.path(),
+        &["sh", "demo", "delete_note", "--arg", "title=doomed"],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("capa sh");
+    let id = one_pending(dir.path());
+    let approved = support::at_terminal(dir.path(), &["hub", "approve", &id], "");
+    assert!(approved.status.success(), "{}", show(&approved));
+    let out = waiting.wait_with_output().expect("capa sh ends");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(
         stdout(&out).trim_end(),
@@ -329,6 +401,55 @@ fn a_tool_that_asks_needs_yes_without_a_terminal() {
         show(&out)
     );
     assert!(notes(dir.path()).is_empty());
+}
+
+#[test]
+fn at_a_terminal_a_tool_that_asks_is_confirmed_at_the_prompt() {
+    let dir = none_project();
+    for title in ["kept", "gone", "yes"] {
+        let out = capa(
+            dir.path(),
+            &[
+                "sh",
+                "demo",
+                "write_note",
+                "--arg",
+                &format!("title={title}"),
+                "--arg",
+                "text=x",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    }
+    let no = support::at_terminal(
+        dir.path(),
+        &["sh", "demo", "delete_note", "--arg", "title=kept"],
+        "n\n",
+    );
+    let screen = stdout(&no);
+    assert!(screen.contains("Run it? [y/N]"), "{screen}");
+    assert!(screen.contains("Not run."), "{screen}");
+    let yes = support::at_terminal(
+        dir.path(),
+        &["sh", "demo", "delete_note", "--arg", "title=gone"],
+        "y\n",
+    );
+    assert!(yes.status.success(), "{}", show(&yes));
+    assert!(
+        stdout(&yes).contains(r#"deleted note "gone""#),
+        "{}",
+        show(&yes)
+    );
+    let skip = support::at_terminal(
+        dir.path(),
+        &["sh", "demo", "delete_note", "--arg", "title=yes", "--yes"],
+        "",
+    );
+    assert!(skip.status.success(), "{}", show(&skip));
+    assert!(!stdout(&skip).contains("Run it?"), "{}", show(&skip));
+    assert_eq!(notes(dir.path()), ["kept"]);
+    // Each decision is in the history of pending inputs, nothing is left waiting.
+    assert!(pending_ids(dir.path()).is_empty());
 }
 
 /// `capa hub serve` for the project; SIGTERM (then SIGKILL) when dropped.

@@ -52,19 +52,10 @@ async fn serve_ui(keychain: capa_secrets::Keychain) -> Ui {
 }
 
 impl Ui {
-    /// A login link from `POST /api/ui/link`, as `capa ui` gets it.
+    /// A login link made in process, as the desktop app makes them (`POST /api/ui/link` with
+    /// the token opens one in the browser and never returns it).
     async fn link(&self) -> String {
-        let answer: Value = self
-            .client
-            .post(format!("{}/api/ui/link", self.base))
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .expect("link")
-            .json()
-            .await
-            .expect("json");
-        answer["url"].as_str().expect("url").to_owned()
+        self.server.ui().issue_url().expect("link")
     }
 
     /// Follows a fresh link: the `capa_ui=<id>` cookie pair and the session's CSRF token.
@@ -582,5 +573,198 @@ async fn the_ui_is_served_with_strict_headers_or_a_clear_error_when_not_built() 
         StatusCode::SERVICE_UNAVAILABLE => assert!(body.contains("npm run build:ui"), "{body}"),
         other => panic!("unexpected {other}: {body}"),
     }
+    ui.server.shutdown().await;
+}
+
+/// The bearer token is what every local process that reads the token file holds: with it alone
+/// nothing can be approved, no login link (a UI session could approve) comes back, and a policy
+/// change that loosens the policy waits for a person's confirmation in the UI's session.
+#[tokio::test]
+async fn the_token_alone_cannot_approve_get_a_login_link_or_loosen_the_policy() {
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let envelope = ui.execute(ASKING).await;
+    assert_eq!(envelope["status"], "awaiting_approval", "{envelope}");
+    let run_id = envelope["runId"].as_str().expect("run id").to_owned();
+    let bearer = |method: reqwest::Method, path: &str| {
+        ui.client
+            .request(method, format!("{}{path}", ui.base))
+            .bearer_auth(&ui.token)
+    };
+    let decided = bearer(reqwest::Method::POST, "/api/approvals/decide")
+        .json(&json!({"runId": run_id, "choice": "approve_once"}))
+        .send()
+        .await
+        .expect("decide");
+    assert_eq!(decided.status(), StatusCode::FORBIDDEN);
+    let refusal: Value = decided.json().await.expect("json");
+    assert_eq!(refusal["error"]["code"], "person_required", "{refusal}");
+    assert_eq!(ui.hub.pending_of_run(&run_id).expect("pending").len(), 1);
+
+    let link: Value = bearer(reqwest::Method::POST, "/api/ui/link")
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("link")
+        .json()
+        .await
+        .expect("json");
+    assert!(link.get("url").is_none(), "{link}");
+    assert!(!link.to_string().contains("/app/login/"), "{link}");
+
+    let loosened: Value = bearer(reqwest::Method::PUT, "/api/policy/rule")
+        .json(&json!({"pattern": "demo.delete_note", "decision": "allow"}))
+        .send()
+        .await
+        .expect("put")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(
+        loosened["held"][0]["target"], "demo.delete_note",
+        "{loosened}"
+    );
+    let still_asks = ui
+        .hub
+        .authorize("demo.delete_note", None)
+        .await
+        .expect("known");
+    assert!(
+        matches!(still_asks, capa_core::Authorization::NeedsPerson(_)),
+        "{still_asks:?}"
+    );
+    let confirm = bearer(reqwest::Method::POST, "/api/policy/confirm")
+        .send()
+        .await
+        .expect("confirm");
+    assert_eq!(confirm.status(), StatusCode::FORBIDDEN);
+
+    let session = ui.login().await;
+    let confirmed: Value = ui
+        .with_session(reqwest::Method::POST, "/api/policy/confirm", &session)
+        .send()
+        .await
+        .expect("confirm")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(confirmed["held"], json!([]), "{confirmed}");
+    let allowed = ui
+        .hub
+        .authorize("demo.delete_note", None)
+        .await
+        .expect("known");
+    assert!(
+        matches!(allowed, capa_core::Authorization::Allowed(_)),
+        "{allowed:?}"
+    );
+    ui.server.shutdown().await;
+}
+
+/// `capa ui --print` at a terminal: the link's secret is made outside the hub and handed over in
+/// a private file of the data dir, taken once.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_terminal_hands_a_login_link_over_through_a_private_file() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let dir = capa_server::ui::handoff::dir(&ui.hub.paths().data_dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let name = "0123456789abcdef".repeat(2);
+    let secret = "fedcba9876543210".repeat(4);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(dir.join(&name))
+        .expect("file");
+    std::io::Write::write_all(&mut file, secret.as_bytes()).expect("write");
+    let handoff = |name: String| {
+        ui.client
+            .post(format!("{}/api/ui/link", ui.base))
+            .bearer_auth(&ui.token)
+            .json(&json!({ "handoff": name }))
+            .send()
+    };
+    let taken = handoff(name.clone()).await.expect("handoff");
+    assert_eq!(taken.status(), StatusCode::OK);
+    let again = handoff(name).await.expect("handoff again");
+    assert_eq!(again.status(), StatusCode::FORBIDDEN);
+    let login = ui
+        .client
+        .get(format!("{}/app/login/{secret}", ui.base))
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(login.status(), StatusCode::SEE_OTHER);
+    ui.server.shutdown().await;
+}
+
+/// `POST /api/call` (what `capa call` and `capa sh` use) goes through the authorizer: a tool
+/// that asks does not run for the token; the call is recorded as pending, a person's decision
+/// in the UI's session lets exactly one call with the same arguments run, once.
+#[tokio::test]
+async fn a_direct_call_that_asks_waits_for_a_person_and_runs_once() {
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let call = |body: Value| {
+        ui.client
+            .post(format!("{}/api/call", ui.base))
+            .bearer_auth(&ui.token)
+            .json(&body)
+            .send()
+    };
+    let json = |r: reqwest::Response| async move { r.json::<Value>().await.expect("json") };
+    let wrote = json(
+        call(json!({"address": "demo.write_note", "arguments": {"title": "keep", "text": "x"}}))
+            .await
+            .expect("write"),
+    )
+    .await;
+    assert_eq!(wrote["ok"], true, "{wrote}");
+    let delete = json!({"address": "demo.delete_note", "arguments": {"title": "keep"}});
+    let first = json(call(delete.clone()).await.expect("call")).await;
+    assert_eq!(first["error"]["code"], "approval_required", "{first}");
+    let id = first["approval"]["id"].as_str().expect("id").to_owned();
+    assert!(
+        first["approval"]["runId"]
+            .as_str()
+            .expect("call id")
+            .starts_with("call_")
+    );
+    let pending = json!({"address": "demo.delete_note", "arguments": {"title": "keep"}, "approval": id, "waitMs": 200});
+    let waited = json(call(pending.clone()).await.expect("call")).await;
+    assert_eq!(waited["error"]["code"], "approval_pending", "{waited}");
+    // Another call cannot spend this approval.
+    let other =
+        json!({"address": "demo.delete_note", "arguments": {"title": "other"}, "approval": id});
+    let refused = json(call(other).await.expect("call")).await;
+    assert_eq!(
+        refused["error"]["code"], "approval_for_other_call",
+        "{refused}"
+    );
+    let notes = ui.hub.execute(ExecuteRequest {
+        code: Some("return await demo.list_notes({})".to_owned()),
+        ..ExecuteRequest::default()
+    });
+    let listed = serde_json::to_value(notes.await.expect("envelope")).expect("json");
+    assert!(
+        listed["result"].to_string().contains("keep"),
+        "nothing ran: {listed}"
+    );
+
+    let session = ui.login().await;
+    let decided = ui
+        .with_session(reqwest::Method::POST, "/api/approvals/decide", &session)
+        .json(&json!({"approvalId": id, "choice": "approve_once"}))
+        .send()
+        .await
+        .expect("decide");
+    assert_eq!(decided.status(), StatusCode::OK);
+    let ran = json(call(pending.clone()).await.expect("call")).await;
+    assert_eq!(ran["ok"], true, "{ran}");
+    let again = json(call(pending).await.expect("call")).await;
+    assert_eq!(
+        again["error"]["code"], "already_decided",
+        "spent once: {again}"
+    );
     ui.server.shutdown().await;
 }

@@ -403,7 +403,8 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
       assert.deepEqual(done.result, { deleted: 'deleted note "doomed"', left: [] });
     } else {
       t.diagnostic('no UI: the popup cannot be clicked; approving through `capa hub approve` instead');
-      const decided = await run(CAPA_BIN, ['hub', 'approve', runId], sandbox.env);
+      // A person at a terminal (a pseudo-terminal through util-linux `script`): decisions need one.
+      const decided = await run('script', ['-qec', `'${CAPA_BIN}' hub approve ${runId}`, '/dev/null'], sandbox.env);
       assert.equal(decided.code, 0, decided.out);
       await waitFor('the popup to close', async () => !(await wd.handles()).includes(popup), { timeoutMs: 10000 });
       const done = await execute(client, { resume: runId });

@@ -294,8 +294,16 @@ describe('TS v1 client without elicitation: awaiting_approval, capa hub approve,
     assert.deepEqual(listed[0].preview, { title: 'doomed' });
     assert.ok(typeof listed[0].reason === 'string' && listed[0].reason, pending.stdout);
 
-    const approved = await capa('hub', 'approve', runId);
-    assert.equal(approved.code, 0, `${approved.stderr}\n${hub.log()}`);
+    // The agent's shell has no terminal: it cannot approve its own call.
+    const refused = await capa('hub', 'approve', runId);
+    assert.notEqual(refused.code, 0, refused.stdout);
+    assert.match(refused.stderr, /interactive terminal/);
+
+    const approved = await runCapa(['--config', configFile, 'hub', 'approve', runId], {
+      env: sandbox.env,
+      terminal: true,
+    });
+    assert.equal(approved.code, 0, `${approved.stdout}\n${hub.log()}`);
     // It says what it approved (the run).
     assert.ok(approved.stdout.includes(runId), approved.stdout);
 

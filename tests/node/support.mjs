@@ -222,11 +222,21 @@ export const filesystemStdio = (dir, extra = {}) => ({
 // ---------------------------------------------------------------------------------------------------
 // Running the CLI
 
-/** Run `capa ...args`; resolves {code, signal, stdout, stderr}. */
-export function runCapa(args, { env, input, timeoutMs = 30000 } = {}) {
+/** A shell word: `'…'` with inner quotes escaped. */
+const shellWord = (s) => `'${String(s).replaceAll("'", "'\\''")}'`;
+
+/**
+ * Run `capa ...args`; resolves {code, signal, stdout, stderr}. `terminal: true` runs it as a
+ * person at a terminal (util-linux `script` gives it a pseudo-terminal; its output is all in
+ * stdout): decisions are refused without one, since an agent's shell has none.
+ */
+export function runCapa(args, { env, input, timeoutMs = 30000, terminal = false } = {}) {
   return new Promise((resolve, reject) => {
+    const [program, argv] = terminal
+      ? ['script', ['-qec', [CAPA_BIN, ...args].map(shellWord).join(' '), '/dev/null']]
+      : [CAPA_BIN, args];
     const child = track(
-      spawn(CAPA_BIN, args, { env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] }),
+      spawn(program, argv, { env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] }),
     );
     let stdout = '';
     let stderr = '';

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import signal
 import subprocess
 from pathlib import Path
@@ -126,10 +127,19 @@ async def execute(client: Any, arguments: dict[str, Any]) -> tuple[dict[str, Any
     return result.structured_content, text_of(result)
 
 
-def capa(workspace: Workspace, *args: str, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
-    """Runs the CLI with the hub's dirs (it finds a running hub for that data dir, or the DB)."""
+def capa(
+    workspace: Workspace, *args: str, timeout: float = 30.0, terminal: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Runs the CLI with the hub's dirs (it finds a running hub for that data dir, or the DB).
+
+    `terminal`: as a person at a terminal (util-linux `script` gives it a pseudo-terminal);
+    decisions are refused without one, since an agent's shell has none.
+    """
+    command = [str(CAPA_BIN), "--config", str(workspace.config_file), *args]
+    if terminal:
+        command = ["script", "-qec", shlex.join(command), "/dev/null"]
     return subprocess.run(
-        [str(CAPA_BIN), "--config", str(workspace.config_file), *args],
+        command,
         env=workspace.env,
         capture_output=True,
         text=True,
@@ -138,8 +148,10 @@ def capa(workspace: Workspace, *args: str, timeout: float = 30.0) -> subprocess.
     )
 
 
-async def capa_async(workspace: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
-    return await anyio.to_thread.run_sync(lambda: capa(workspace, *args))
+async def capa_async(
+    workspace: Workspace, *args: str, terminal: bool = False
+) -> subprocess.CompletedProcess[str]:
+    return await anyio.to_thread.run_sync(lambda: capa(workspace, *args, terminal=terminal))
 
 
 def pending_items(output: str) -> list[dict[str, Any]]:
@@ -379,8 +391,14 @@ async def test_no_elicitation_cli_approve_then_resume(tmp_path: Path) -> None:
             assert listed[0]["preview"] == {"title": "doomed"}, listed
             assert isinstance(listed[0]["reason"], str) and listed[0]["reason"], listed
 
-            approved = await capa_async(workspace, "hub", "approve", run_id)
-            assert approved.returncode == 0, f"capa hub approve exited {approved.returncode}:\n{approved.stderr}"
+            # An agent's shell has no terminal: it cannot approve its own call.
+            refused = await capa_async(workspace, "hub", "approve", run_id)
+            assert refused.returncode != 0, refused.stdout
+            assert "interactive terminal" in refused.stderr, refused.stderr
+            assert len(await anyio.to_thread.run_sync(cli_pending, workspace)) == 1
+
+            approved = await capa_async(workspace, "hub", "approve", run_id, terminal=True)
+            assert approved.returncode == 0, f"capa hub approve exited {approved.returncode}:\n{approved.stdout}"
             assert run_id in approved.stdout, approved.stdout  # it says what it approved
             assert await anyio.to_thread.run_sync(cli_pending, workspace) == []
 
@@ -398,7 +416,7 @@ async def test_no_elicitation_cli_deny_then_resume(tmp_path: Path) -> None:
             check_awaiting(workspace, envelope, text)
             run_id = envelope["runId"]
 
-            denied = await capa_async(workspace, "hub", "deny", run_id)
+            denied = await capa_async(workspace, "hub", "deny", run_id, terminal=True)
             assert denied.returncode == 0, f"capa hub deny exited {denied.returncode}:\n{denied.stderr}"
 
             done, _ = await execute(client, {"resume": run_id})
@@ -409,7 +427,7 @@ async def test_no_elicitation_cli_deny_then_resume(tmp_path: Path) -> None:
 
             caught, text = await execute(client, {"code": DELETE_CAUGHT})
             check_awaiting(workspace, caught, text)
-            denied = await capa_async(workspace, "hub", "deny", caught["runId"])
+            denied = await capa_async(workspace, "hub", "deny", caught["runId"], terminal=True)
             assert denied.returncode == 0, denied.stderr
             done, _ = await execute(client, {"resume": caught["runId"]})
             assert done["status"] == "completed", done
@@ -424,7 +442,7 @@ async def test_cli_approve_always_writes_rule(tmp_path: Path) -> None:
         async with stdio_client_for(workspace) as client:
             envelope, text = await execute(client, {"code": DELETE_ONE})
             check_awaiting(workspace, envelope, text)
-            approved = await capa_async(workspace, "hub", "approve", "--always", envelope["runId"])
+            approved = await capa_async(workspace, "hub", "approve", "--always", envelope["runId"], terminal=True)
             assert approved.returncode == 0, approved.stderr
             policy = (workspace.config_dir / "policy.yaml").read_text()
             assert re.search(r"match:\s*['\"]?demo\.delete_note['\"]?\s*$", policy, re.M), policy
@@ -445,7 +463,7 @@ async def test_cli_always_rule_reaches_the_running_stdio_hub(tmp_path: Path) -> 
         async with stdio_client_for(workspace) as client:
             envelope, text = await execute(client, {"code": DELETE_ONE})
             check_awaiting(workspace, envelope, text)
-            approved = await capa_async(workspace, "hub", "approve", "--always", envelope["runId"])
+            approved = await capa_async(workspace, "hub", "approve", "--always", envelope["runId"], terminal=True)
             assert approved.returncode == 0, approved.stderr
             done, _ = await execute(client, {"resume": envelope["runId"]})
             assert done["status"] == "completed", done
@@ -466,7 +484,7 @@ async def test_cli_always_through_running_http_hub(tmp_path: Path) -> None:
                 check_awaiting(workspace, envelope, text)
                 listed = await anyio.to_thread.run_sync(cli_pending, workspace)
                 assert [(p["runId"], p["address"]) for p in listed] == [(envelope["runId"], ADDRESS)], listed
-                approved = await capa_async(workspace, "hub", "approve", "--always", envelope["runId"])
+                approved = await capa_async(workspace, "hub", "approve", "--always", envelope["runId"], terminal=True)
                 assert approved.returncode == 0, f"{approved.stderr}\nhub log:\n{hub.log()}"
                 policy = (workspace.config_dir / "policy.yaml").read_text()
                 assert re.search(r"match:\s*['\"]?demo\.delete_note['\"]?\s*$", policy, re.M), policy
@@ -529,7 +547,7 @@ async def test_paused_run_survives_sigkill(tmp_path: Path) -> None:
     try:
         listed = await anyio.to_thread.run_sync(cli_pending, workspace)
         assert [(p["runId"], p["address"]) for p in listed] == [(run_id, ADDRESS)], listed
-        approved = await capa_async(workspace, "hub", "approve", run_id)
+        approved = await capa_async(workspace, "hub", "approve", run_id, terminal=True)
         assert approved.returncode == 0, f"{approved.stderr}\nhub log:\n{hub.log()}"
         with anyio.fail_after(SESSION_TIMEOUT_S):
             async with http_client_for(hub) as client:
@@ -610,7 +628,7 @@ async def test_redaction_canary_awaiting_and_cli(tmp_path: Path) -> None:
             assert listed[0]["preview"]["token"] != canary, listed
             check_no_canary(workspace, canary, "the paused run", text, json.dumps(envelope), pending.stdout, pending.stderr)
 
-            approved = await capa_async(workspace, "hub", "approve", run_id)
+            approved = await capa_async(workspace, "hub", "approve", run_id, terminal=True)
             assert approved.returncode == 0, approved.stderr
             done, done_text = await execute(client, {"resume": run_id})
             assert done["status"] == "completed", done

@@ -9,7 +9,7 @@
 //!   painted the call (the page reports it, the app logs "approval popup on screen"), against an
 //!   allowed `execute` round trip in the same app.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -253,17 +253,20 @@ async fn measure_popups(app: &App) -> anyhow::Result<PopupReport> {
         opened.push(ms_between(started, window.0));
         painted.push(ms_between(started, shown));
         reported.push(after_ms(&line).context("after_ms in the app's log line")?);
-        // Deny, so the run ends its wait and the app closes the popup before the next round.
-        let decided: Value = http
-            .post(format!("{}/api/approvals/decide", app.url))
+        // Deny, so the run ends its wait and the app closes the popup before the next round:
+        // the way `capabilities hub deny` does at a terminal (the token alone decides nothing),
+        // in the app's database and then a poke.
+        app.deny_as_terminal(&run)?;
+        let poked: Value = http
+            .post(format!("{}/api/approvals/changed", app.url))
             .bearer_auth(&app.token)
-            .json(&json!({ "runId": run, "choice": "deny" }))
+            .json(&json!({}))
             .send()
             .await?
             .json()
             .await?;
-        if decided["ok"] != true {
-            bail!("deny failed: {decided}");
+        if poked["ok"] != true {
+            bail!("the app did not take the poke: {poked}");
         }
         app.wait_line(started, &["approval popup closed", &run])
             .await?;
@@ -299,10 +302,25 @@ struct App {
     url: String,
     token: String,
     lines: Arc<Mutex<Vec<(Instant, String)>>>,
+    data: PathBuf,
     _dir: tempfile::TempDir,
 }
 
 impl App {
+    /// Denies the pending approvals of `run` in the app's database, as a terminal does.
+    fn deny_as_terminal(&self, run: &str) -> anyhow::Result<()> {
+        let store = capa_store::Store::open(&self.data.join("hub.db"))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)?
+            .as_millis() as i64;
+        for approval in store.pending_approvals(now)? {
+            if approval.run_id == run {
+                capa_core::decide_in_store(&store, &approval.id, capa_core::Choice::Deny, "bench")?;
+            }
+        }
+        Ok(())
+    }
+
     async fn start(bin: &Path, yaml: &str, background: bool) -> anyhow::Result<Self> {
         let dir = tempfile::tempdir()?;
         let config = procs::write_config(dir.path(), yaml)?;
@@ -345,6 +363,7 @@ impl App {
             url: String::new(),
             token: String::new(),
             lines,
+            data: data.clone(),
             _dir: dir,
         };
         for _ in 0..600 {

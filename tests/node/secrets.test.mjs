@@ -58,7 +58,10 @@ describe('secrets never leave the hub in clear', () => {
     it('needs the OS keychain', { skip }, () => {});
     return;
   }
-  const canary = `canary-${randomBytes(16).toString('hex')}`;
+  // A quote and a backslash: an upstream that answers JSON escapes them, and the escaped form
+  // must be caught as well as the raw one.
+  const canary = `ca"n\\ary-${randomBytes(16).toString('hex')}`;
+  const escaped = JSON.stringify(canary).slice(1, -1);
   let sandbox;
   let configFile;
   let stateBefore;
@@ -68,8 +71,11 @@ describe('secrets never leave the hub in clear', () => {
   const cliOutputs = []; // {what, text}
 
   const capa = (...args) => ['--config', configFile, ...args];
-  const assertNoCanary = (text, what) =>
+  const assertNoCanary = (text, what) => {
     assert.ok(!String(text).includes(canary), `the canary leaked into ${what}`);
+    assert.ok(!String(text).includes(escaped), `the JSON-escaped canary leaked into ${what}`);
+    assert.ok(!String(text).includes(encodeURIComponent(canary)), `the URL-encoded canary leaked into ${what}`);
+  };
 
   async function ensureHub() {
     assert.equal(setResult?.code, 0, 'the connection must be stored first (see the keychain test)');
@@ -194,6 +200,7 @@ describe('secrets never leave the hub in clear', () => {
     // Control: the scan does find what is there (the token is in the token file).
     assert.deepEqual(filesContaining(sandbox.dataDir, hub.token).map((f) => path.basename(f)), ['token']);
     assert.deepEqual(filesContaining(sandbox.dataDir, canary), [], 'data files containing the canary');
+    assert.deepEqual(filesContaining(sandbox.dataDir, escaped), [], 'data files containing the escaped canary');
     assert.deepEqual(filesContaining(sandbox.configDir, canary), [], 'config files containing the canary');
     assertNoCanary(hub.log(), "the hub's log (stdout and stderr)");
 

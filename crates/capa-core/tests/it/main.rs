@@ -5,6 +5,7 @@
 //! Python venv that `scripts/test` sets up).
 
 mod approvals;
+mod authorizer;
 mod demo;
 mod execute;
 mod faults;

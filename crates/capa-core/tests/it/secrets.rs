@@ -28,10 +28,14 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
     let Some(keychain) = keychain_or_skip("it") else {
         return;
     };
-    let canary = format!("canary-{}-{}", std::process::id(), 0x5eed_u32);
-    // The child prints its secret to stderr (which the hub logs) and serves `get-env`.
+    // A quote and a backslash: `get-env` answers JSON, which escapes them.
+    let canary = format!(r#"can"a\ry-{}-{}"#, std::process::id(), 0x5eed_u32);
+    let escaped = serde_json::to_string(&canary).expect("json");
+    let escaped = escaped.trim_matches('"').to_owned();
+    // The child prints its secret to stderr (which the hub logs) and serves `get-env`. (`printf`,
+    // not `echo`: dash's echo would turn the canary's `\r` into a carriage return.)
     let yaml = format!(
-        "servers:\n  - id: ev\n    type: mcp\n    def:\n      command: sh\n      args: [-c, 'echo \"my token is $CANARY\" >&2; exec node {} stdio']\n      env: {{ CANARY: \"${{secret:canary}}\" }}\n",
+        "servers:\n  - id: ev\n    type: mcp\n    def:\n      command: sh\n      args: [-c, 'printf \"my token is %s\\n\" \"$CANARY\" >&2; exec node {} stdio']\n      env: {{ CANARY: \"${{secret:canary}}\" }}\n",
         everything_js()
     );
     let t = TestHub::start_with(&yaml, keychain.clone()).await;
@@ -70,6 +74,18 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
         "the env should show the redacted canary: {shown}"
     );
     assert!(!shown.contains(&canary));
+    assert!(!shown.contains(&escaped));
+
+    // Guest code never holds the value: the result is redacted before it enters the sandbox,
+    // so nothing the code does with it (here: compare, or encode and return) gets it out.
+    let code = format!(
+        "const text = JSON.stringify(await ev.get_env({{}})); return [text.includes({}), btoa(text)];",
+        serde_json::to_string(&canary).expect("literal")
+    );
+    let envelope = crate::support::execute_json(&t, Some(&code), None).await;
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(envelope["result"][0], false, "{envelope}");
+    assert!(!envelope.to_string().contains(&escaped), "{envelope}");
 
     tokio::time::sleep(Duration::from_millis(300)).await;
     let logs = String::from_utf8_lossy(&captured.0.lock().expect("lock")).to_string();
@@ -83,8 +99,10 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
     for entry in std::fs::read_dir(t.dir.path().join("data")).expect("data dir") {
         let path = entry.expect("entry").path();
         let bytes = std::fs::read(&path).unwrap_or_default();
-        let found = bytes.windows(canary.len()).any(|w| w == canary.as_bytes());
-        assert!(!found, "canary found in {}", path.display());
+        for form in [&canary, &escaped] {
+            let found = bytes.windows(form.len()).any(|w| w == form.as_bytes());
+            assert!(!found, "canary ({form}) found in {}", path.display());
+        }
     }
     t.hub
         .connections()

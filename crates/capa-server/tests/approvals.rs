@@ -274,3 +274,35 @@ async fn a_cancelled_form_leaves_the_run_awaiting_approval_without_asking_again(
     served.server.shutdown().await;
     served.hub.shutdown().await;
 }
+
+/// A state is bound to the MCP session it was issued on (a 2026-07-28 request over HTTP has
+/// none: it is bound to its client's name and version). Another session of a client with the
+/// same self-declared name cannot use it.
+#[tokio::test]
+async fn a_state_is_refused_from_another_session_with_the_same_client_name() {
+    use rmcp::ServiceExt;
+    let served = serve_hub("options: { toolExposure: code }\n").await;
+    let client = connect(&served).await;
+    let (_, approval, state) = first_round(&client, CODE).await;
+    let run_id = only_run(&served);
+    // An initialize-era session (it has an Mcp-Session-Id) naming itself the same way.
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(served.server.mcp_url())
+            .auth_header(served.token.clone()),
+    );
+    let other = FormClient.serve(transport).await.expect("other session");
+    let response = other
+        .peer()
+        .call_tool(answer(CODE, &state, &approval, "approve_once"))
+        .await;
+    let refused = match response {
+        Ok(result) => refusal_code(&CallToolResponse::Complete(result)),
+        Err(e) => panic!("expected a refusal result, got {e}"),
+    };
+    assert_eq!(refused, "invalid_request_state");
+    assert_nothing_ran(&served, &run_id);
+    let _ = other.cancel().await;
+    let _ = client.cancel().await;
+    served.server.shutdown().await;
+    served.hub.shutdown().await;
+}

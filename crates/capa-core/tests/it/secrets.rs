@@ -109,3 +109,86 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
         .remove("ev", "personal")
         .expect("cleanup");
 }
+
+/// A hostile upstream (tests/fixtures/leaky_server.py) puts its secret in a tool's description,
+/// title and parameter description, and in progress messages: none of it reaches the catalog
+/// (so search, describe and listings), nor the caller's progress sink.
+#[tokio::test]
+async fn a_secret_in_tool_definitions_or_progress_is_redacted() {
+    let Some(keychain) = keychain_or_skip("leaky") else {
+        return;
+    };
+    let canary = format!("le\"ak\\y-{}", std::process::id());
+    let script = crate::support::installed("tests/fixtures/leaky_server.py");
+    let python = crate::support::installed("tests/.venv/bin/python");
+    let yaml = format!(
+        "servers:\n  - id: leaky\n    type: mcp\n    def:\n      command: \"{python}\"\n      args: [\"{script}\"]\n      env: {{ LEAK: \"${{secret:leak}}\" }}\n"
+    );
+    let t = TestHub::start_with(&yaml, keychain.clone()).await;
+    let source = t.hub.config().sources[0].clone();
+    t.hub
+        .connections()
+        .set(
+            &source,
+            "personal",
+            None,
+            Secret::new(canary.clone()),
+            false,
+        )
+        .expect("set connection");
+    t.hub.reload_connections().await;
+    t.hub.settled(Duration::from_secs(30)).await;
+    let escaped = serde_json::to_string(&canary).expect("json");
+    let escaped = escaped.trim_matches('"').to_owned();
+    let leaks = |text: &str| text.contains(&canary) || text.contains(&escaped);
+
+    let catalog = t.hub.catalog();
+    let hello = catalog.get("leaky.hello").expect("hello listed");
+    let definition = serde_json::to_string(&hello.definition).expect("json");
+    assert!(!leaks(&definition), "{definition}");
+    assert!(definition.contains("[redacted]"), "{definition}");
+    let described = t
+        .hub
+        .describe(&["leaky.hello".to_owned()])
+        .await
+        .expect("describe");
+    assert!(!leaks(&described), "{described}");
+    let found = t
+        .hub
+        .search(&capa_core::SearchRequest {
+            query: "hello token".to_owned(),
+            ..capa_core::SearchRequest::default()
+        })
+        .await
+        .expect("search");
+    assert!(!leaks(&found), "{found}");
+
+    let (sink, mut reports) = tokio::sync::mpsc::unbounded_channel();
+    let context = capa_core::CallContext {
+        progress: Some(sink),
+        ..Default::default()
+    };
+    let permit = crate::support::permit(&t.hub, "leaky.work").await;
+    t.hub
+        .call(permit, Some(serde_json::Map::new()), &context)
+        .await
+        .expect("work");
+    drop(context);
+    let mut messages = Vec::new();
+    while let Some(report) = reports.recv().await {
+        messages.extend(report.message);
+    }
+    assert!(!messages.is_empty(), "the upstream reported progress");
+    for message in &messages {
+        assert!(!leaks(message), "{message}");
+    }
+    assert!(
+        messages.iter().any(|m| m.contains("[redacted]")),
+        "{messages:?}"
+    );
+    t.hub.shutdown().await;
+    t.hub
+        .connections()
+        .remove("leaky", "personal")
+        .expect("cleanup");
+}

@@ -41,7 +41,7 @@ impl Redactor {
             return;
         };
         for form in encodings(secret) {
-            if !secrets.iter().any(|s| *s == form) {
+            if !secrets.contains(&form) {
                 secrets.push(form);
             }
         }

@@ -7,7 +7,10 @@
 //     run pauses, an approval popup window opens at the UI's approval route, "Approve once" is
 //     clicked in it, and `execute({resume})` completes;
 //   - with its window closed the app stays in the tray; a second launch hands over to it (the
-//     settings window opens again) and exits.
+//     settings window opens again) and exits;
+//   - one channel asks at a time: while a client shows its own form no popup opens (the tray says
+//     "answer in <client>"); a cancelled form hands over to the popup; a decision at a terminal
+//     closes the popup, and ends the wait of a form still up.
 // The tray menu itself cannot be driven by WebDriver: its items call the same commands, and
 // `state` reports what the tray shows (icon, tooltip, pending item, pause check mark). A
 // notification server (dunst) on the same display and D-Bus session receives the OS notification.
@@ -17,6 +20,10 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import {
   REPO_ROOT,
@@ -427,5 +434,57 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     await sleep(500);
     assert.deepEqual(await wd.handles(), [settings]);
     await wd.invoke('pause_approvals', { paused: false });
+  });
+
+  it('asks in one channel at a time: no popup while the client shows its form', async () => {
+    const info = JSON.parse(await readFile(path.join(sandbox.dataDir, 'hub.json'), 'utf8'));
+    const token = (await readFile(path.join(sandbox.dataDir, 'token'), 'utf8')).trim();
+    const [settings] = await wd.handles();
+    // A client that shows forms (server-initiated elicitation) and holds each one until told.
+    const forms = [];
+    const formClient = new Client({ name: 'e2e-form', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    formClient.setRequestHandler(ElicitRequestSchema, (request) => new Promise((answer) => forms.push({ request, answer })));
+    await formClient.connect(
+      new StreamableHTTPClientTransport(new URL(`${info.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      const code = 'try { await demo.delete_note({ title: "x" }); return "ran"; } catch (e) { return e.code; }';
+      // 1. The form is up: the popup stays closed and the tray says where to answer.
+      const first = formClient.callTool({ name: 'execute', arguments: { code } }, undefined, { timeout: 120000 });
+      await waitFor('the client form', async () => forms.length === 1);
+      assert.ok(forms[0].request.params.message.includes('demo.delete_note'));
+      const held = await trayLook('the tray to say where to answer', (look) => look.pending === 1);
+      assert.equal(held.pendingText, '1 pending approval (answer in e2e-form)');
+      await sleep(1500);
+      assert.deepEqual(await wd.handles(), [settings], 'no popup beside the form');
+      assert.equal((await wd.invoke('state')).popup, null);
+      // 2. The person cancels the form: the popup takes over.
+      forms[0].answer({ action: 'cancel' });
+      const paused = (await first).structuredContent;
+      assert.equal(paused.status, 'awaiting_approval', JSON.stringify(paused));
+      const popup = await waitFor('the popup after the form was cancelled', async () =>
+        (await wd.handles()).find((h) => h !== settings), { timeoutMs: 10000 });
+      assert.equal((await wd.invoke('state')).popup?.runId, paused.runId);
+      // A decision elsewhere (a terminal) closes the popup.
+      const decided = await run('script', ['-qec', `'${CAPA_BIN}' hub deny ${paused.runId}`, '/dev/null'], sandbox.env);
+      assert.equal(decided.code, 0, decided.out);
+      await waitFor('the popup to close', async () => !(await wd.handles()).includes(popup), { timeoutMs: 10000 });
+
+      // 3. A form still up when the person decides elsewhere no longer holds the run.
+      const second = formClient.callTool({ name: 'execute', arguments: { code } }, undefined, { timeout: 120000 });
+      await waitFor('the second form', async () => forms.length === 2);
+      const pending = await waitFor('the pending approval', async () => (await wd.invoke('state')).pendingRuns[0]);
+      const denied = await run('script', ['-qec', `'${CAPA_BIN}' hub deny ${pending}`, '/dev/null'], sandbox.env);
+      assert.equal(denied.code, 0, denied.out);
+      const done = (await second).structuredContent;
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.equal(done.result, 'denied');
+      forms[1].answer({ action: 'cancel' });
+      assert.deepEqual(await wd.handles(), [settings]);
+    } finally {
+      await formClient.close().catch(() => {});
+    }
   });
 });

@@ -268,4 +268,27 @@ describe('settings UI in the browser', { skip }, () => {
     assert.match(text, /API_KEY/, text.slice(0, 500));
     assert.ok(!text.includes(CANARY), 'the value reaches the upstream but comes back redacted');
   });
+  it('holds a change made with the token that loosens the policy until it is confirmed on the Policies page', async () => {
+    // everything.get-sum asks (set on the Tools page above); the bearer token (any local
+    // process that reads the token file) sets it to allow: written, but held back.
+    const put = await hub.apiJson('/api/policy/rule', {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ pattern: 'everything.get-sum', decision: 'allow' }),
+    });
+    assert.deepEqual(
+      put.held.map((c) => [c.target, c.from, c.to]),
+      [['everything.get-sum', 'ask', 'allow']],
+      JSON.stringify(put),
+    );
+    await go('#/policies');
+    const held = page.getByRole('region', { name: 'Changes waiting for you' });
+    await held.getByText('everything.get-sum: ask → allow').waitFor();
+    await shot('policies-held');
+    await held.getByRole('button', { name: 'Confirm these changes' }).click();
+    await page.getByText('Confirmed: the policy file is in force.').waitFor();
+    await held.waitFor({ state: 'detached' });
+    const after = await hub.apiJson('/api/policy');
+    assert.deepEqual(after.held, [], JSON.stringify(after));
+  });
 });

@@ -140,7 +140,10 @@ export class HttpBackend implements Backend {
 
   async policy(): Promise<PolicyView> {
     const view = await this.request<Partial<PolicyView>>('GET', '/api/policy');
-    return { file: view.file ?? '', rules: view.rules ?? [] };
+    return { file: view.file ?? '', rules: view.rules ?? [], held: view.held ?? [] };
+  }
+  async confirmPolicy(): Promise<void> {
+    await this.request('POST', '/api/policy/confirm');
   }
   async setRule(rule: PolicyRule): Promise<void> {
     await this.request('PUT', '/api/policy/rule', rule);

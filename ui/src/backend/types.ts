@@ -74,10 +74,22 @@ export interface PolicyRule {
   decision: Decision;
 }
 
+/** A change of the policy file that loosens it and waits for a person's confirmation. */
+export interface HeldChange {
+  /** A tool address, or the pattern of a new allow rule that matches no tool yet. */
+  target: string;
+  connection?: string;
+  /** The confirmed decision; absent for a new allow rule that matches no tool yet. */
+  from?: Decision;
+  to: Decision;
+}
+
 /** `GET /api/policy`. */
 export interface PolicyView {
   file: string;
   rules: PolicyRule[];
+  /** What the file loosens that is held back until confirmed (docs/policies.md). */
+  held: HeldChange[];
 }
 
 /** A connection as `GET /api/connections` lists it: never the secret. */
@@ -223,6 +235,8 @@ export interface Backend {
   search(query: string, options?: { namespace?: string; limit?: number }): Promise<string>;
 
   policy(): Promise<PolicyView>;
+  /** The person confirms the policy file as it is: held changes take effect. */
+  confirmPolicy(): Promise<void>;
   setRule(rule: PolicyRule): Promise<void>;
   resetRule(pattern: string, connection?: string): Promise<void>;
 

@@ -1,5 +1,6 @@
-// Policies: the rules of policy.yaml; add one, reset (remove) one.
-import type { Decision } from '../backend/types';
+// Policies: the rules of policy.yaml; add one, reset (remove) one; confirm changes made outside
+// this window that loosen the policy (they wait for a person: docs/policies.md).
+import type { Decision, HeldChange } from '../backend/types';
 import { clear, errorText, field, h, notice } from '../lib/dom';
 import type { Page, PageContext } from './page';
 
@@ -7,6 +8,7 @@ export function policiesPage({ backend }: PageContext): Page {
   const message = h('div');
   const file = h('p', { class: 'hint' });
   const list = h('div');
+  const held = h('div');
   const pattern = h('input', { name: 'pattern', required: true, placeholder: 'github.delete_*', autocomplete: 'off' });
   const connection = h('input', { name: 'connection', placeholder: 'any', autocomplete: 'off' });
   const decision = h('select', { name: 'decision' }, ['allow', 'ask', 'deny'].map((d) => h('option', { value: d }, d)));
@@ -34,13 +36,48 @@ export function policiesPage({ backend }: PageContext): Page {
     h('p', {}, 'A rule says whether matching tools run (allow), wait for you (ask) or are hidden (deny). The most specific rule wins; see docs/policies.md.'),
     file,
     message,
+    held,
     list,
     form,
   );
+  const describe = (c: HeldChange) =>
+    `${c.target}${c.connection ? ` (connection ${c.connection})` : ''}: ${c.from ? `${c.from} → ` : 'new rule: '}${c.to}`;
+  const showHeld = (changes: HeldChange[]) => {
+    clear(held);
+    if (!changes.length) return;
+    held.append(
+      h(
+        'div',
+        { class: 'card held', role: 'region', 'aria-label': 'Changes waiting for you' },
+        h('h3', {}, 'Waiting for your confirmation'),
+        h('p', {}, 'The policy file was changed outside this window, and these changes loosen it. They take effect once you confirm them; until then the stricter rules stay in force.'),
+        h('ul', {}, changes.map((c) => h('li', {}, h('code', {}, describe(c))))),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'primary',
+            onclick: async () => {
+              clear(message);
+              try {
+                await backend.confirmPolicy();
+                message.append(notice('ok', 'Confirmed: the policy file is in force.'));
+                await refresh();
+              } catch (error) {
+                message.append(notice('error', errorText(error)));
+              }
+            },
+          },
+          'Confirm these changes',
+        ),
+      ),
+    );
+  };
   const refresh = async () => {
     try {
       const view = await backend.policy();
       file.textContent = view.file ? `File: ${view.file}` : '';
+      showHeld(view.held);
       clear(list);
       list.append(
         view.rules.length

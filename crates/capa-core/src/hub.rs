@@ -25,6 +25,7 @@ use crate::redact::Redactor;
 
 mod lookup;
 mod policy;
+mod reach;
 mod runtime;
 mod skills;
 mod sources;
@@ -105,12 +106,16 @@ impl Hub {
     /// Opens the store, loads secrets into the redactor and starts every source in the background.
     pub async fn start(options: HubOptions) -> Result<Arc<Self>, StartError> {
         let HubOptions {
-            config,
+            mut config,
             paths,
             redactor,
             keychain,
         } = options;
         paths.ensure_private_data_dir()?;
+        for warning in reach::warnings(&config.sources, &paths) {
+            tracing::warn!("{warning}");
+            config.warnings.push(warning);
+        }
         let db = paths.private_database().map_err(|e| StartError::Store {
             path: paths.database(),
             source: capa_store::StoreError::File(e),

@@ -292,6 +292,16 @@ async fn link(
             Err(why) => fail(StatusCode::FORBIDDEN, "handoff", why),
         };
     }
+    let no_browser = || {
+        fail(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no_browser",
+            "the hub could not start a browser; run `capa ui --print` at an interactive terminal for a link to open yourself",
+        )
+    };
+    if std::env::var("CAPA_NO_BROWSER").is_ok_and(|v| v == "1") {
+        return no_browser();
+    }
     let Some(url) = state.access.issue_url() else {
         return fail(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -303,11 +313,10 @@ async fn link(
         Ok(()) => ok(json!({"ok": true, "opened": true})),
         Err(e) => {
             tracing::warn!(error = %e, "could not open the UI in a browser");
-            fail(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "no_browser",
-                "the hub could not start a browser; run `capa ui --print` at an interactive terminal for a link to open yourself",
-            )
+            if let Some(token) = url.rsplit('/').next() {
+                state.access.secrets.revoke_app_link(token);
+            }
+            no_browser()
         }
     }
 }

@@ -63,8 +63,13 @@ pub fn confirm_policy_rules(store: &Store, rules: &[Rule]) -> Result<(), capa_st
 
 /// A person set one rule (an approval's "Always allow", the app, `capa policy set` at a
 /// terminal): the confirmed rules get exactly that change, and nothing else the file may hold.
+///
+/// Before any hub started on this database there is nothing to change: the first start counts
+/// the file as it is then (this change included) as confirmed.
 pub fn confirm_policy_rule(store: &Store, rule: &Rule) -> Result<(), capa_store::StoreError> {
-    let mut rules = stored_confirmation(store).unwrap_or_default();
+    let Some(mut rules) = stored_confirmation(store) else {
+        return Ok(());
+    };
     rules.retain(|r| !(r.pattern == rule.pattern && r.connection == rule.connection));
     rules.push(rule.clone());
     confirm_policy_rules(store, &rules)
@@ -76,7 +81,9 @@ pub fn confirm_policy_rule_removed(
     pattern: &str,
     connection: Option<&str>,
 ) -> Result<(), capa_store::StoreError> {
-    let mut rules = stored_confirmation(store).unwrap_or_default();
+    let Some(mut rules) = stored_confirmation(store) else {
+        return Ok(());
+    };
     rules.retain(|r| !(r.pattern == pattern && r.connection.as_deref() == connection));
     confirm_policy_rules(store, &rules)
 }

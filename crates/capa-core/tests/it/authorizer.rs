@@ -115,3 +115,42 @@ async fn a_policy_file_edit_that_loosens_waits_for_a_person() {
     assert!(!asks(&t.hub, "demo.delete_note"), "confirmed by a person");
     assert!(t.hub.held_policy_changes().is_empty());
 }
+
+/// server-filesystem rooted above the hub's config dir could write `policy.yaml`: the person is
+/// warned (`capa config show`, the API, the log), and the hub's token read back through it is
+/// redacted.
+#[tokio::test]
+async fn a_filesystem_source_rooted_above_the_hub_files_is_warned_about_and_redacted() {
+    let filesystem = crate::support::installed(
+        "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("root");
+    let paths = capa_core::HubPaths::in_dir(&root);
+    std::fs::create_dir_all(&paths.data_dir).expect("data dir");
+    let token = "f".repeat(64);
+    std::fs::write(paths.token(), &token).expect("token");
+    let yaml = format!(
+        "servers:\n  - id: fs\n    type: mcp\n    def: {{ command: node, args: [\"{filesystem}\", \"{}\"] }}\n",
+        root.display()
+    );
+    let t = TestHub::start_in(dir, &yaml, capa_secrets::Keychain::default()).await;
+    let warnings = &t.hub.config().warnings;
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("source `fs`") && w.contains("data dir")),
+        "{warnings:?}"
+    );
+    let read = t
+        .call(
+            "fs.read_text_file",
+            json!({"path": paths.token().display().to_string()}),
+        )
+        .await
+        .expect("read");
+    let text = read.to_string();
+    assert!(!text.contains(&token), "{text}");
+    assert!(text.contains("[redacted]"), "{text}");
+    t.hub.shutdown().await;
+}

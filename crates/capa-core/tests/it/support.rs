@@ -67,7 +67,11 @@ impl TestHub {
     }
 
     pub async fn start_with(yaml: &str, keychain: Keychain) -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
+        Self::start_in(tempfile::tempdir().expect("tempdir"), yaml, keychain).await
+    }
+
+    /// A hub whose config and data dirs are under `dir` (`config/`, `data/`).
+    pub async fn start_in(dir: tempfile::TempDir, yaml: &str, keychain: Keychain) -> Self {
         let file = dir.path().join("capabilities.yaml");
         std::fs::write(&file, yaml).expect("write config");
         let config: HubConfig = capa_config::load(&ConfigFiles::only(file)).expect("valid config");

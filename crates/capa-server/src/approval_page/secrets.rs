@@ -115,6 +115,11 @@ impl Secrets {
         Some(token)
     }
 
+    /// Forgets a web UI link that was never shown (the browser did not start).
+    pub(crate) fn revoke_app_link(&self, token: &str) {
+        self.revoke_link(token);
+    }
+
     /// Forgets a link that was never shown (the browser did not start).
     pub(super) fn revoke_link(&self, token: &str) {
         lock(&self.links).remove(token);

@@ -17,6 +17,7 @@ import {
   everythingStdio,
   startHub,
   connectHttp,
+  connectStdio,
   closeClient,
   cleanup,
   sleep,
@@ -33,10 +34,11 @@ return "finished";
 describe('a cancelled execute stops its run', () => {
   let sandbox;
   let hub;
+  let configFile;
 
   before(async () => {
     sandbox = await makeSandbox('capa-cancel-');
-    const configFile = await writeCapabilities(sandbox.configDir, {
+    configFile = await writeCapabilities(sandbox.configDir, {
       options: { demo: true, toolExposure: 'code' },
       servers: [everythingStdio()],
     });
@@ -117,6 +119,21 @@ describe('a cancelled execute stops its run', () => {
       assert.equal(run.status, 'cancelled', JSON.stringify(run));
     } finally {
       await client.close().catch(() => {});
+    }
+  });
+
+  it('through `capa mcp` forwarding to the running hub', async () => {
+    const conn = await connectStdio({ configFile, sandbox, name: 'cancel-bridge' });
+    try {
+      await cancelAndCheck(
+        conn.client,
+        (signal) => conn.client.callTool({ name: 'execute', arguments: { code: LOOP } }, undefined, { signal, timeout: 60000 }),
+        'capa mcp bridge',
+      );
+      const run = await lastRun();
+      assert.equal(run.status, 'cancelled', JSON.stringify(run));
+    } finally {
+      await closeClient(conn);
     }
   });
 });

@@ -7,8 +7,8 @@ use capa_core::{
     CallToolResult, JsonObject, ProgressRouter, ProgressSink, Tool, call_tool_with_progress,
 };
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorData, Implementation,
-    ProgressNotificationParam,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ErrorData,
+    Implementation, ProgressNotificationParam,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService,
@@ -18,7 +18,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, ServiceError};
 use tokio::sync::watch;
 
-use crate::surface::{BoxFuture, Surface, ToolChanges};
+use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
 
 #[derive(Clone)]
 struct BridgeClient {
@@ -126,6 +126,28 @@ impl Surface for RemoteSurface {
                 None => peer.call_tool(params).await,
             }
             .map_err(bridge_error)
+        })
+    }
+
+    /// A call the client cancels (or walks away from) is dropped here, which makes rmcp send
+    /// `notifications/cancelled` to the running hub: a run it started ends `cancelled` there.
+    fn call_tool_asking(
+        &self,
+        address: String,
+        arguments: Option<JsonObject>,
+        client: Option<String>,
+        progress: Option<ProgressSink>,
+        asking: Asking,
+    ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
+        Box::pin(async move {
+            let call = self.call_tool(address, arguments, client, progress);
+            tokio::select! {
+                result = call => result.map(CallToolResponse::Complete),
+                () = asking.cancel.cancelled() => Err(ErrorData::internal_error(
+                    "the client cancelled the call",
+                    None,
+                )),
+            }
         })
     }
 

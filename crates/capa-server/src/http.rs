@@ -257,6 +257,10 @@ pub struct CallRequest {
     /// (at most [`MAX_APPROVAL_WAIT`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_ms: Option<u64>,
+    /// The caller stops waiting for the decision on `approval`: the input ends (expired), so
+    /// the popup and the page stop asking. Only ever a "no".
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub abandon: bool,
 }
 
 /// The longest one request waits for a decision; a caller that waits longer asks again.
@@ -275,6 +279,7 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
         connection,
         approval,
         wait_ms,
+        abandon,
     } = request;
     let authorization = match hub.authorize(&address, connection.as_deref()).await {
         Ok(authorization) => authorization,
@@ -297,6 +302,12 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
             let wait = Duration::from_millis(wait_ms.unwrap_or(0)).min(MAX_APPROVAL_WAIT);
             if !wait.is_zero() {
                 hub.wait_for_decision(&approval_id, wait).await;
+            }
+            if abandon
+                && let Ok(DirectAnswer::Pending(_)) =
+                    hub.direct_answer(&approval_id, question.clone(), &shown)
+            {
+                hub.expire_input(&approval_id);
             }
             match hub.direct_answer(&approval_id, question, &shown) {
                 Ok(DirectAnswer::Approved(permit)) => permit,

@@ -127,23 +127,31 @@ async fn get_decision(
             })
             .await;
     }
-    let expires_at = approval["expiresAtMs"].as_i64().unwrap_or(0);
+    let give_up = now_ms() + WAIT_FOR_PERSON.as_millis() as i64;
+    let expires_at = approval["expiresAtMs"].as_i64().unwrap_or(0).min(give_up);
     eprintln!(
-        "{address} needs your approval: approve it in the Capabilities app, or run `capabilities hub approve {id}` in a terminal. Waiting for the decision…"
+        "{address} needs your approval: approve it in the Capabilities app, or run `capabilities hub approve {id}` in a terminal. Waiting for the decision (up to {} minutes)…",
+        WAIT_FOR_PERSON.as_secs() / 60
     );
     loop {
+        let left = (expires_at - now_ms()).max(0) as u64;
         let answer = access
             .call(CallRequest {
                 approval: Some(id.to_owned()),
-                wait_ms: Some(MAX_APPROVAL_WAIT.as_millis() as u64),
+                wait_ms: Some(left.min(MAX_APPROVAL_WAIT.as_millis() as u64)),
+                abandon: left == 0,
                 ..request()
             })
             .await?;
-        if error_code(&answer) != Some("approval_pending") || now_ms() > expires_at {
+        if error_code(&answer) != Some("approval_pending") || left == 0 {
             return Ok(answer);
         }
     }
 }
+
+/// How long a command without a terminal waits for a person's decision before it gives up (the
+/// pending call then ends, and the popup stops asking).
+const WAIT_FOR_PERSON: std::time::Duration = std::time::Duration::from_secs(10 * 60);
 
 /// What a person reads before deciding: the call, its connection, why, and the preview.
 fn describe(approval: &Value) -> String {

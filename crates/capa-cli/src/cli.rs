@@ -180,6 +180,12 @@ pub enum SourcesCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Confirm a source that is new or changed outside the app (it then starts); only at an
+    /// interactive terminal.
+    Confirm {
+        /// The source's id.
+        id: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

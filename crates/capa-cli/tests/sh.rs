@@ -536,3 +536,68 @@ fn goes_through_the_running_hub_of_a_none_project() {
     assert_eq!(stdout(&out).trim_end(), SUM_2_3, "{}", show(&out));
     drop(hub);
 }
+
+/// The state of each source as `capa sources list --json` reports it.
+fn source_states(dir: &Path) -> Vec<(String, String)> {
+    let out = capa(dir, &["sources", "list", "--json"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    listed
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap_or_default().to_owned(),
+                s["state"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_source_added_to_the_file_outside_the_app_waits_for_a_person() {
+    let dir = none_project();
+    // The first start counts the sources it finds as confirmed.
+    let first = source_states(dir.path());
+    assert!(
+        first.contains(&("everything".to_owned(), "ready".to_owned())),
+        "{first:?}"
+    );
+    // A tool (or a script) adds a source, a command to run, to the project's file.
+    let file = serde_json::json!({
+        "options": {"toolExposure": "none", "demo": true},
+        "servers": [
+            {"id": "everything", "type": "mcp", "def": {"command": node(), "args": [everything_js(), "stdio"]}},
+            {"id": "more", "type": "mcp", "def": {"command": node(), "args": [everything_js(), "stdio"]}},
+        ],
+    });
+    std::fs::write(
+        dir.path().join("capabilities.yaml"),
+        serde_json::to_string_pretty(&file).expect("json"),
+    )
+    .expect("write");
+    let held = source_states(dir.path());
+    assert!(
+        held.contains(&("more".to_owned(), "needs_confirmation".to_owned())),
+        "{held:?}"
+    );
+    assert!(
+        held.contains(&("everything".to_owned(), "ready".to_owned())),
+        "{held:?}"
+    );
+    let refused = capa(dir.path(), &["sources", "confirm", "more"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", show(&refused));
+    assert!(
+        stderr(&refused).contains("interactive terminal"),
+        "{}",
+        show(&refused)
+    );
+    let confirmed = support::at_terminal(dir.path(), &["sources", "confirm", "more"], "");
+    assert!(confirmed.status.success(), "{}", show(&confirmed));
+    let after = source_states(dir.path());
+    assert!(
+        after.contains(&("more".to_owned(), "ready".to_owned())),
+        "{after:?}"
+    );
+}

@@ -21,6 +21,9 @@ pub enum CallError {
     /// The source needs a connection (credentials) that is not set.
     #[error("{message}")]
     NeedsConnection { source_id: String, message: String },
+    /// The source is new or changed and waits for a person's confirmation.
+    #[error("{message}")]
+    Unconfirmed { source_id: String, message: String },
     /// The upstream did not answer.
     #[error(transparent)]
     Upstream(#[from] UpstreamError),
@@ -42,6 +45,7 @@ impl CallError {
             Self::Denied { .. } => "denied",
             Self::ApprovalRequired { .. } => "approval_required",
             Self::NeedsConnection { .. } => "needs_connection",
+            Self::Unconfirmed { .. } => "needs_confirmation",
             Self::Upstream(e) => e.code(),
         }
     }
@@ -53,7 +57,8 @@ impl CallError {
             Self::UnknownTool { .. }
             | Self::Denied { .. }
             | Self::ApprovalRequired { .. }
-            | Self::NeedsConnection { .. } => false,
+            | Self::NeedsConnection { .. }
+            | Self::Unconfirmed { .. } => false,
         }
     }
 }

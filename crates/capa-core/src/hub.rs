@@ -28,13 +28,15 @@ mod policy;
 mod reach;
 mod runtime;
 mod skills;
+mod source_confirmation;
 mod sources;
 mod status;
 
 pub use policy::{
-    PolicyEditor, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
+    ChangedBy, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
 };
 pub use runtime::SourceChangeError;
+pub use source_confirmation::source_digest;
 use sources::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
 
@@ -67,7 +69,7 @@ pub struct Hub {
     sources: RwLock<Vec<SourceDef>>,
     notes: Notes,
     upstreams: Mutex<BTreeMap<UpstreamKey, Arc<Upstream>>>,
-    problems: Mutex<BTreeMap<String, String>>,
+    problems: Mutex<BTreeMap<String, source_confirmation::SourceProblem>>,
     catalog: watch::Sender<SharedCatalog>,
     events: mpsc::UnboundedSender<UpstreamEvent>,
     event_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -170,6 +172,7 @@ impl Hub {
         if let Ok(token) = std::fs::read_to_string(paths.token()) {
             hub.redactor.add(token.trim());
         }
+        hub.begin_source_confirmations(&hub.config.sources);
         for source in &hub.source_defs() {
             hub.start_default(source);
         }

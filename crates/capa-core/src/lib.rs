@@ -28,8 +28,8 @@ pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress}
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
 pub use hub::{
-    CallContext, Hub, HubOptions, PolicyEditor, STARTUP_LIMIT, SourceChangeError, SourceStatus,
-    confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
+    CallContext, ChangedBy, Hub, HubOptions, STARTUP_LIMIT, SourceChangeError, SourceStatus,
+    confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules, source_digest,
 };
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::{DataDirError, HubPaths, ensure_private_file};

@@ -198,6 +198,7 @@ pub(crate) fn routes(
             axum::routing::put(sources::replace).delete(sources::remove),
         )
         .route("/api/sources/{id}/restart", post(sources::restart))
+        .route("/api/sources/{id}/confirm", post(sources::confirm))
         .route(
             "/api/policy/rule",
             axum::routing::put(settings::set_rule).delete(settings::reset_rule),

@@ -768,3 +768,52 @@ async fn a_direct_call_that_asks_waits_for_a_person_and_runs_once() {
     );
     ui.server.shutdown().await;
 }
+
+/// A source added with the bearer token alone (a command the hub would run) does not start
+/// until a person confirms it in the UI's session.
+#[tokio::test]
+async fn a_source_added_with_the_token_waits_for_a_person() {
+    let ui = serve_ui(capa_secrets::Keychain::default()).await;
+    let everything =
+        support::repo_file("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let added = ui
+        .client
+        .post(format!("{}/api/sources", ui.base))
+        .bearer_auth(&ui.token)
+        .json(&json!({"id": "planted", "command": "node", "args": [everything, "stdio"]}))
+        .send()
+        .await
+        .expect("add");
+    assert_eq!(added.status(), StatusCode::OK);
+    let state = |hub: &Hub| {
+        hub.sources()
+            .into_iter()
+            .find(|s| s.id == "planted")
+            .map(|s| (s.state, s.pid))
+    };
+    let (held, pid) = state(&ui.hub).expect("listed");
+    assert_eq!(held, "needs_confirmation");
+    assert_eq!(pid, None, "no process was started");
+    let refused = ui
+        .client
+        .post(format!("{}/api/sources/planted/confirm", ui.base))
+        .bearer_auth(&ui.token)
+        .send()
+        .await
+        .expect("confirm");
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let session = ui.login().await;
+    let confirmed = ui
+        .with_session(
+            reqwest::Method::POST,
+            "/api/sources/planted/confirm",
+            &session,
+        )
+        .send()
+        .await
+        .expect("confirm");
+    assert_eq!(confirmed.status(), StatusCode::OK);
+    ui.hub.settled(Duration::from_secs(30)).await;
+    assert_eq!(state(&ui.hub).expect("listed").0, "ready");
+    ui.server.shutdown().await;
+}

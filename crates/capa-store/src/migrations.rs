@@ -137,6 +137,18 @@ const MIGRATIONS: &[&str] = &[
         confirmed_at_ms INTEGER NOT NULL
     );
     "#,
+    // 6: the sources a person confirmed, by id and a digest of how they start (command, args,
+    // env, cwd; or URL and headers). A source that is new or changed outside the app's window
+    // or an interactive terminal does not start until a person confirms it. The row with the
+    // empty id marks that confirmations began (the first start counts what it finds as
+    // confirmed).
+    r#"
+    CREATE TABLE confirmed_sources (
+        id              TEXT PRIMARY KEY,
+        digest          TEXT NOT NULL,
+        confirmed_at_ms INTEGER NOT NULL
+    );
+    "#,
 ];
 
 /// The newest schema version this build knows.

@@ -1,5 +1,6 @@
-//! The policy a person confirmed, kept beside the policy file: the hub holds back a change of
-//! the file that loosens it until a person confirms the change.
+//! What a person confirmed, kept beside the files it concerns: the policy (a change of the file
+//! that loosens it is held back until confirmed) and the sources (one that is new or changed
+//! outside the app or a terminal waits to start until confirmed).
 
 use rusqlite::{OptionalExtension, params};
 
@@ -25,6 +26,41 @@ impl Store {
              ON CONFLICT (id) DO UPDATE SET rules = ?1, confirmed_at_ms = ?2",
             params![rules, now_ms],
         )?;
+        Ok(())
+    }
+}
+
+/// The id of the row that marks that source confirmations began.
+const STARTED: &str = "";
+
+impl Store {
+    /// The confirmed sources (id → digest), `None` before confirmations began.
+    pub fn confirmed_sources(
+        &self,
+    ) -> Result<Option<std::collections::BTreeMap<String, String>>, StoreError> {
+        let conn = self.conn()?;
+        let mut statement = conn.prepare("SELECT id, digest FROM confirmed_sources")?;
+        let rows: Vec<(String, String)> = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        if !rows.iter().any(|(id, _)| id == STARTED) {
+            return Ok(None);
+        }
+        Ok(Some(
+            rows.into_iter().filter(|(id, _)| id != STARTED).collect(),
+        ))
+    }
+
+    /// Records that a person confirmed source `id` as `digest` (and that confirmations began).
+    pub fn confirm_source(&self, id: &str, digest: &str, now_ms: i64) -> Result<(), StoreError> {
+        let conn = self.conn()?;
+        for (id, digest) in [(STARTED, ""), (id, digest)] {
+            conn.execute(
+                "INSERT INTO confirmed_sources (id, digest, confirmed_at_ms) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (id) DO UPDATE SET digest = ?2, confirmed_at_ms = ?3",
+                params![id, digest, now_ms],
+            )?;
+        }
         Ok(())
     }
 }

@@ -129,6 +129,9 @@ export class HttpBackend implements Backend {
   async restartSource(id: string): Promise<void> {
     await this.request('POST', `/api/sources/${enc(id)}/restart`);
   }
+  async confirmSource(id: string): Promise<void> {
+    await this.request('POST', `/api/sources/${enc(id)}/confirm`);
+  }
 
   async tools(): Promise<ToolListing[]> {
     return listOf<ToolListing>(await this.request('GET', '/api/tools'), 'tools');

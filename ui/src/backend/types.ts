@@ -229,6 +229,8 @@ export interface Backend {
   updateSource(source: SourceInput): Promise<void>;
   removeSource(id: string): Promise<void>;
   restartSource(id: string): Promise<void>;
+  /** The person confirms a source that is new or changed outside the app: it starts. */
+  confirmSource(id: string): Promise<void>;
 
   tools(): Promise<ToolListing[]>;
   /** The hub's own search; answers its text. */

@@ -3,12 +3,14 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use capa_core::{HubPaths, Redactor};
-use serde_json::Value;
+use anyhow::{Context, bail};
+use capa_core::{HubPaths, Redactor, source_digest};
+use serde_json::{Value, json};
 
 use crate::cli::{GlobalArgs, SourcesCommand, ToolsCommand};
 use crate::commands::HubAccess;
-use crate::output;
+use crate::running::RunningHub;
+use crate::{output, setup};
 
 pub async fn sources(
     global: &GlobalArgs,
@@ -16,7 +18,10 @@ pub async fn sources(
     redactor: Arc<Redactor>,
     command: SourcesCommand,
 ) -> anyhow::Result<ExitCode> {
-    let SourcesCommand::List { json } = command;
+    let json = match command {
+        SourcesCommand::List { json } => json,
+        SourcesCommand::Confirm { id } => return confirm(global, paths, &id).await,
+    };
     let access = HubAccess::open(global, paths, redactor).await?;
     let sources = access.sources().await;
     access.close().await;
@@ -26,6 +31,33 @@ pub async fn sources(
     } else {
         print_sources(&sources);
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `capa sources confirm <id>`: a person at this terminal confirms the source as its file says
+/// now; a running hub restarts it (and so starts it).
+async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Result<ExitCode> {
+    crate::terminal::require_person("Confirming a source")?;
+    let files = setup::config_files(global, paths)?;
+    let config = setup::load_config(&files)?;
+    let Some(source) = config.sources.iter().find(|s| s.id == id) else {
+        bail!("no source `{id}` in the capabilities files in use (`capa config show` lists them)");
+    };
+    let store = super::approvals::open_store(paths)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0);
+    store.confirm_source(id, &source_digest(source), now)?;
+    if let Some(hub) = RunningHub::find(paths).await {
+        hub.post(&format!("/api/sources/{id}/restart"), &json!({}))
+            .await
+            .context("restarting the source in the running hub")?;
+    }
+    println!(
+        "Confirmed source `{id}` from {}: it starts now.",
+        source.file.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

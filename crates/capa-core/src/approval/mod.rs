@@ -281,7 +281,7 @@ impl Hub {
                     &record.address,
                     None,
                     Decision::Allow,
-                    crate::hub::PolicyEditor::Person,
+                    crate::hub::ChangedBy::Person,
                 )
                 .map_err(|e| DecideError::Policy(e.to_string()))?,
             Choice::Once | Choice::Run | Choice::Deny => {}

@@ -33,10 +33,11 @@ fn modified(file: &Path) -> Option<SystemTime> {
     std::fs::metadata(file).and_then(|m| m.modified()).ok()
 }
 
-/// Who made a change of the policy: a person (in the app's window, a form they answered, an
-/// interactive terminal) confirms it; anything else may only tighten it at once.
+/// Who made a change that loosens control (a policy rule, a source's command or URL): a person
+/// (in the app's window, a form they answered, an interactive terminal) confirms it; anything
+/// else may only tighten control at once, and its loosening waits for a person.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PolicyEditor {
+pub enum ChangedBy {
     Person,
     /// The API with the bearer token, a file edit: a loosening waits for a person.
     Unconfirmed,
@@ -191,7 +192,7 @@ impl Hub {
         pattern: &str,
         connection: Option<&str>,
         decision: Decision,
-        by: PolicyEditor,
+        by: ChangedBy,
     ) -> Result<(), ConfigError> {
         let _edit = self
             .policy
@@ -204,7 +205,7 @@ impl Hub {
             decision,
         };
         capa_config::set_policy_rule(&self.policy.file, rule.clone())?;
-        if by == PolicyEditor::Person {
+        if by == ChangedBy::Person {
             self.keep_confirmed(confirm_policy_rule(&self.policy.store, &rule));
         }
         self.policy.reload(self.catalog().tools())
@@ -215,7 +216,7 @@ impl Hub {
         &self,
         pattern: &str,
         connection: Option<&str>,
-        by: PolicyEditor,
+        by: ChangedBy,
     ) -> Result<bool, ConfigError> {
         let _edit = self
             .policy
@@ -223,7 +224,7 @@ impl Hub {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let removed = capa_config::reset_policy_rule(&self.policy.file, pattern, connection)?;
-        if by == PolicyEditor::Person {
+        if by == ChangedBy::Person {
             self.keep_confirmed(confirm_policy_rule_removed(
                 &self.policy.store,
                 pattern,

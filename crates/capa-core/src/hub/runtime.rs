@@ -9,6 +9,7 @@ use capa_upstream::Upstream;
 use futures::future::join_all;
 
 use super::Hub;
+use super::policy::ChangedBy;
 use super::sources::{Origin, SourceDef};
 
 /// Why a source could not be changed at run time.
@@ -71,8 +72,12 @@ impl Hub {
             })
     }
 
-    /// Serves a new source and starts it; its tools join the catalog once it is ready.
-    pub fn add_source(&self, config: SourceConfig) -> Result<(), SourceChangeError> {
+    /// Serves a new source and starts it; its tools join the catalog once it is ready. Added by
+    /// anyone but a person, it waits for a person's confirmation before it starts.
+    pub fn add_source(&self, config: SourceConfig, by: ChangedBy) -> Result<(), SourceChangeError> {
+        if by == ChangedBy::Person {
+            self.record_confirmed(&config);
+        }
         let def = def_of(config);
         {
             let mut sources = self.sources.write().unwrap_or_else(PoisonError::into_inner);
@@ -86,8 +91,21 @@ impl Hub {
         Ok(())
     }
 
-    /// Replaces source `config.id` in place (same position) and restarts it.
-    pub async fn replace_source(&self, config: SourceConfig) -> Result<(), SourceChangeError> {
+    /// Replaces source `config.id` in place (same position) and restarts it; changed by anyone
+    /// but a person, it waits for a person's confirmation before it starts.
+    pub async fn replace_source(
+        &self,
+        config: SourceConfig,
+        by: ChangedBy,
+    ) -> Result<(), SourceChangeError> {
+        if by == ChangedBy::Person
+            && self
+                .source_defs()
+                .iter()
+                .any(|d| d.id == config.id && matches!(d.origin, Origin::Config(_)))
+        {
+            self.record_confirmed(&config);
+        }
         let def = def_of(config);
         {
             let mut sources = self.sources.write().unwrap_or_else(PoisonError::into_inner);

@@ -9,6 +9,7 @@ use capa_demo::DEMO_SOURCE_ID;
 use capa_upstream::{Upstream, UpstreamSpec, UpstreamTransport};
 
 use super::Hub;
+use super::source_confirmation::SourceProblem;
 use crate::catalog::ToolAddress;
 use crate::error::CallError;
 
@@ -31,7 +32,7 @@ pub(super) enum Origin {
 pub(super) type UpstreamKey = (String, Option<String>);
 
 impl Hub {
-    pub(super) fn set_problem(&self, source_id: &str, problem: Option<String>) {
+    pub(super) fn set_problem(&self, source_id: &str, problem: Option<SourceProblem>) {
         if let Ok(mut problems) = self.problems.lock() {
             match problem {
                 Some(p) => problems.insert(source_id.to_owned(), p),
@@ -41,6 +42,13 @@ impl Hub {
     }
 
     pub(super) fn start_default(&self, def: &SourceDef) {
+        if let Origin::Config(config) = &def.origin
+            && let Some(problem) = self.unconfirmed(config)
+        {
+            tracing::warn!(source = %def.id, "{}", problem.message());
+            self.set_problem(&def.id, Some(problem));
+            return;
+        }
         match self.spec_for(def, None) {
             Ok(spec) => {
                 self.set_problem(&def.id, None);
@@ -50,7 +58,7 @@ impl Hub {
             }
             Err(e) => {
                 tracing::warn!(source = %def.id, error = %e, "source not started");
-                self.set_problem(&def.id, Some(e.to_string()));
+                self.set_problem(&def.id, Some(SourceProblem::NeedsConnection(e.to_string())));
             }
         }
     }
@@ -79,17 +87,26 @@ impl Hub {
         if let Some(upstream) = self.lock_upstreams().get(&key) {
             return Ok(upstream.clone());
         }
-        if connection.is_none()
-            && let Some(problem) = self
-                .problems
-                .lock()
-                .ok()
-                .and_then(|p| p.get(&def.id).cloned())
-        {
-            return Err(CallError::NeedsConnection {
-                source_id: def.id.clone(),
-                message: problem,
-            });
+        let problem = self
+            .problems
+            .lock()
+            .ok()
+            .and_then(|p| p.get(&def.id).cloned());
+        match problem {
+            // An unconfirmed source starts under no connection.
+            Some(SourceProblem::NeedsConfirmation(message)) => {
+                return Err(CallError::Unconfirmed {
+                    source_id: def.id.clone(),
+                    message,
+                });
+            }
+            Some(SourceProblem::NeedsConnection(message)) if connection.is_none() => {
+                return Err(CallError::NeedsConnection {
+                    source_id: def.id.clone(),
+                    message,
+                });
+            }
+            _ => {}
         }
         let spec = self.spec_for(def, connection)?;
         let upstream = Upstream::start(spec, self.events.clone());

@@ -16,7 +16,7 @@ pub struct SourceStatus {
     pub description: Option<String>,
     /// Command line or URL, never secrets.
     pub target: String,
-    /// `starting`, `ready`, `down`, `stopped` or `needs_connection`.
+    /// `starting`, `ready`, `down`, `stopped`, `needs_connection` or `needs_confirmation`.
     pub state: String,
     pub last_error: Option<String>,
     /// Exposed tools in the catalog.
@@ -47,7 +47,7 @@ impl Hub {
                 let status = upstream.map(|u| u.status());
                 let problem = problems.get(&def.id).cloned();
                 let state = match (&status, &problem) {
-                    (_, Some(_)) => "needs_connection".to_owned(),
+                    (_, Some(problem)) => problem.state().to_owned(),
                     (Some(s), None) => match s.state {
                         UpstreamState::Starting => "starting",
                         UpstreamState::Ready => "ready",
@@ -66,6 +66,7 @@ impl Hub {
                     },
                     state,
                     last_error: problem
+                        .map(|p| p.message().to_owned())
                         .or_else(|| status.as_ref().and_then(|s| s.last_error.clone())),
                     tools: catalog
                         .tools()
@@ -109,7 +110,7 @@ impl Hub {
     }
 }
 
-fn describe_target(transport: &SourceTransport) -> String {
+pub(super) fn describe_target(transport: &SourceTransport) -> String {
     match transport {
         SourceTransport::Stdio { command, args, .. } => std::iter::once(command.as_str())
             .chain(args.iter().map(String::as_str))

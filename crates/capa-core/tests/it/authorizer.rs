@@ -61,7 +61,7 @@ async fn a_rule_for_the_default_connection_applies_in_execute_as_in_direct_calls
             "demo.add",
             None,
             capa_core::Decision::Ask,
-            capa_core::PolicyEditor::Person,
+            capa_core::ChangedBy::Person,
         )
         .expect("rule");
     let envelope =

@@ -1,7 +1,7 @@
 //! The user's allow / ask / deny rules through a running hub: read from `policy.yaml` at start,
 //! changed at run time, and seen by the next search, describe and call.
 
-use capa_core::{Decision, PolicyEditor, SearchRequest};
+use capa_core::{ChangedBy, Decision, SearchRequest};
 use serde_json::json;
 
 use crate::support::TestHub;
@@ -30,10 +30,10 @@ async fn rules_set_at_run_time_mark_and_hide_tools_in_the_next_search() {
     assert!(!write.ends_with("[asks]"), "{text}");
 
     t.hub
-        .set_policy_rule("demo.write_note", None, Decision::Ask, PolicyEditor::Person)
+        .set_policy_rule("demo.write_note", None, Decision::Ask, ChangedBy::Person)
         .expect("set ask");
     t.hub
-        .set_policy_rule("demo.delete_*", None, Decision::Deny, PolicyEditor::Person)
+        .set_policy_rule("demo.delete_*", None, Decision::Deny, ChangedBy::Person)
         .expect("set deny");
     let text = t.hub.search(&search("note")).await.expect("search");
     assert!(
@@ -64,7 +64,7 @@ async fn rules_set_at_run_time_mark_and_hide_tools_in_the_next_search() {
     );
     assert!(
         t.hub
-            .reset_policy_rule("demo.delete_*", None, PolicyEditor::Person)
+            .reset_policy_rule("demo.delete_*", None, ChangedBy::Person)
             .expect("reset")
     );
     let text = t.hub.search(&search("note")).await.expect("search");
@@ -85,7 +85,7 @@ async fn the_verdict_says_why() {
         "the server marks it destructive (an untrusted hint; set a policy to change it)"
     );
     t.hub
-        .set_policy_rule("demo", Some("work"), Decision::Deny, PolicyEditor::Person)
+        .set_policy_rule("demo", Some("work"), Decision::Deny, ChangedBy::Person)
         .expect("set");
     let authorization = t.hub.authorize_tool(&tool("demo.add"), Some("work"));
     let capa_core::Authorization::Denied { reason, .. } = authorization else {

@@ -4,7 +4,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use capa_core::{Decision, PolicyEditor};
+use capa_core::{ChangedBy, Decision};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -32,11 +32,11 @@ fn rules(state: &UiState) -> serde_json::Value {
 
 /// A change from the UI's session is a person's; one with the bearer token alone is not, and
 /// waits for a person's confirmation when it loosens the policy.
-fn editor(session: Option<&axum::Extension<UiSession>>) -> PolicyEditor {
+fn editor(session: Option<&axum::Extension<UiSession>>) -> ChangedBy {
     if session.is_some() {
-        PolicyEditor::Person
+        ChangedBy::Person
     } else {
-        PolicyEditor::Unconfirmed
+        ChangedBy::Unconfirmed
     }
 }
 

@@ -12,10 +12,11 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use capa_config::SourceTransport;
 use capa_config::config_edit::{self, NewServer};
+use capa_core::ChangedBy;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{UiState, fail, ok};
+use super::{UiSession, UiState, fail, ok};
 
 /// The body of `POST /api/sources` and `PUT /api/sources/<id>`.
 #[derive(Debug, Deserialize)]
@@ -169,12 +170,44 @@ fn invalid(e: &capa_config::ConfigError) -> Response {
     fail(StatusCode::BAD_REQUEST, "invalid_config", e.to_string())
 }
 
+/// A source added or changed from the UI's session is a person's, and starts at once; one from
+/// the bearer token alone (any local process that reads the token file) waits for a person's
+/// confirmation.
+fn changed_by(session: Option<&axum::Extension<UiSession>>) -> ChangedBy {
+    if session.is_some() {
+        ChangedBy::Person
+    } else {
+        ChangedBy::Unconfirmed
+    }
+}
+
+/// `POST /api/sources/<id>/confirm` (the UI's session only): the person confirms the source as
+/// it is configured now, and it starts.
+pub(crate) async fn confirm(
+    State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
+    Path(id): Path<String>,
+) -> Response {
+    if session.is_none() {
+        return fail(
+            StatusCode::FORBIDDEN,
+            "person_required",
+            "confirming a source needs a person: in the Capabilities app, or `capa sources confirm` at an interactive terminal",
+        );
+    }
+    match state.hub.confirm_source(&id).await {
+        Ok(()) => ok(json!({"ok": true, "id": id})),
+        Err(e) => fail(StatusCode::NOT_FOUND, e.code(), e.to_string()),
+    }
+}
+
 /// Serialises edits of the global file (two quick requests must not lose one).
 static EDITS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// `POST /api/sources`: adds a source to the global file and starts it.
 pub(crate) async fn add(
     State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
     Json(request): Json<SourceRequest>,
 ) -> Response {
     let Some(id) = request.id.clone().filter(|i| !i.is_empty()) else {
@@ -205,7 +238,7 @@ pub(crate) async fn add(
         return refusal.into_response();
     }
     let id = source.id.clone();
-    if let Err(e) = state.hub.add_source(source) {
+    if let Err(e) = state.hub.add_source(source, changed_by(session.as_ref())) {
         return fail(StatusCode::CONFLICT, e.code(), e.to_string());
     }
     tracing::info!(source = %id, file = %file.display(), "source added from the app");
@@ -215,6 +248,7 @@ pub(crate) async fn add(
 /// `PUT /api/sources/<id>`: replaces a source of the global file (same place) and restarts it.
 pub(crate) async fn replace(
     State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
     Path(id): Path<String>,
     Json(request): Json<SourceRequest>,
 ) -> Response {
@@ -246,7 +280,11 @@ pub(crate) async fn replace(
     if let Err(refusal) = write_text(&file, &edited) {
         return refusal.into_response();
     }
-    if let Err(e) = state.hub.replace_source(source).await {
+    if let Err(e) = state
+        .hub
+        .replace_source(source, changed_by(session.as_ref()))
+        .await
+    {
         return fail(StatusCode::CONFLICT, e.code(), e.to_string());
     }
     ok(json!({"ok": true, "id": id, "file": file}))

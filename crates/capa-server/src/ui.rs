@@ -55,6 +55,30 @@ pub struct UiSession {
     pub csrf: String,
 }
 
+impl UiSession {
+    /// Who made a change that arrived with `session`: a UI session is a person in the app's
+    /// window (or a browser the hub opened a link in); the bearer token alone is not.
+    pub(crate) fn changed_by(session: Option<&axum::Extension<UiSession>>) -> capa_core::ChangedBy {
+        if session.is_some() {
+            capa_core::ChangedBy::Person
+        } else {
+            capa_core::ChangedBy::Unconfirmed
+        }
+    }
+}
+
+/// The refusal of something only a person may do (`what`: "confirming a source") to a request
+/// with the bearer token alone.
+pub(crate) fn person_required(what: &str, terminal: &str) -> Response {
+    fail(
+        StatusCode::FORBIDDEN,
+        "person_required",
+        format!(
+            "{what} needs a person: in the Capabilities app, or `{terminal}` at an interactive terminal; the hub's token alone cannot"
+        ),
+    )
+}
+
 /// What the guard makes of a request without the bearer token.
 pub(crate) enum UiAuth {
     /// A live UI session (with its CSRF token, on writes).

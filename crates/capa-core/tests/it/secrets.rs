@@ -23,6 +23,23 @@ impl std::io::Write for Captured {
     }
 }
 
+/// Stores `secret` as the `personal` connection of the hub's first source, and restarts it.
+async fn store_secret(t: &TestHub, secret: &str) {
+    let source = t.hub.config().sources[0].clone();
+    t.hub
+        .connections()
+        .set(
+            &source,
+            "personal",
+            None,
+            Secret::new(secret.to_owned()),
+            false,
+        )
+        .expect("set connection");
+    t.hub.reload_connections().await;
+    t.hub.settled(Duration::from_secs(30)).await;
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
     let Some(keychain) = keychain_or_skip("it") else {
@@ -51,19 +68,7 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
     let _guard = tracing::subscriber::set_default(subscriber);
 
     assert_eq!(t.source("ev").state, "needs_connection");
-    let source = t.hub.config().sources[0].clone();
-    t.hub
-        .connections()
-        .set(
-            &source,
-            "personal",
-            None,
-            Secret::new(canary.clone()),
-            false,
-        )
-        .expect("set connection");
-    t.hub.reload_connections().await;
-    t.hub.settled(Duration::from_secs(30)).await;
+    store_secret(&t, &canary).await;
     assert_eq!(t.source("ev").state, "ready", "{:?}", t.source("ev"));
     assert_eq!(t.source("ev").connections, vec!["personal*"]);
 
@@ -125,19 +130,7 @@ async fn a_secret_in_tool_definitions_or_progress_is_redacted() {
         "servers:\n  - id: leaky\n    type: mcp\n    def:\n      command: \"{python}\"\n      args: [\"{script}\"]\n      env: {{ LEAK: \"${{secret:leak}}\" }}\n"
     );
     let t = TestHub::start_with(&yaml, keychain.clone()).await;
-    let source = t.hub.config().sources[0].clone();
-    t.hub
-        .connections()
-        .set(
-            &source,
-            "personal",
-            None,
-            Secret::new(canary.clone()),
-            false,
-        )
-        .expect("set connection");
-    t.hub.reload_connections().await;
-    t.hub.settled(Duration::from_secs(30)).await;
+    store_secret(&t, &canary).await;
     let escaped = serde_json::to_string(&canary).expect("json");
     let escaped = escaped.trim_matches('"').to_owned();
     let leaks = |text: &str| text.contains(&canary) || text.contains(&escaped);

@@ -4,7 +4,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use capa_core::{ChangedBy, Decision};
+use capa_core::Decision;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -30,16 +30,6 @@ fn rules(state: &UiState) -> serde_json::Value {
     })
 }
 
-/// A change from the UI's session is a person's; one with the bearer token alone is not, and
-/// waits for a person's confirmation when it loosens the policy.
-fn editor(session: Option<&axum::Extension<UiSession>>) -> ChangedBy {
-    if session.is_some() {
-        ChangedBy::Person
-    } else {
-        ChangedBy::Unconfirmed
-    }
-}
-
 /// `PUT /api/policy/rule {pattern, connection?, decision}`: writes the rule to `policy.yaml`.
 pub(crate) async fn set_rule(
     State(state): State<UiState>,
@@ -57,7 +47,7 @@ pub(crate) async fn set_rule(
         &request.pattern,
         request.connection.as_deref(),
         decision,
-        editor(session.as_ref()),
+        UiSession::changed_by(session.as_ref()),
     ) {
         Ok(()) => ok(rules(&state)),
         Err(e) => fail(StatusCode::BAD_REQUEST, "invalid_policy", e.to_string()),
@@ -73,7 +63,7 @@ pub(crate) async fn reset_rule(
     match state.hub.reset_policy_rule(
         &request.pattern,
         request.connection.as_deref(),
-        editor(session.as_ref()),
+        UiSession::changed_by(session.as_ref()),
     ) {
         Ok(true) => ok(rules(&state)),
         Ok(false) => fail(
@@ -92,11 +82,7 @@ pub(crate) async fn confirm(
     session: Option<axum::Extension<UiSession>>,
 ) -> Response {
     if session.is_none() {
-        return fail(
-            StatusCode::FORBIDDEN,
-            "person_required",
-            "confirming the policy needs a person: in the Capabilities app, or `capa policy confirm` at an interactive terminal",
-        );
+        return super::person_required("Confirming the policy", "capa policy confirm");
     }
     match state.hub.confirm_policy() {
         Ok(()) => ok(rules(&state)),

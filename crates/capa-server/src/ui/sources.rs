@@ -12,7 +12,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use capa_config::SourceTransport;
 use capa_config::config_edit::{self, NewServer};
-use capa_core::ChangedBy;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -170,17 +169,6 @@ fn invalid(e: &capa_config::ConfigError) -> Response {
     fail(StatusCode::BAD_REQUEST, "invalid_config", e.to_string())
 }
 
-/// A source added or changed from the UI's session is a person's, and starts at once; one from
-/// the bearer token alone (any local process that reads the token file) waits for a person's
-/// confirmation.
-fn changed_by(session: Option<&axum::Extension<UiSession>>) -> ChangedBy {
-    if session.is_some() {
-        ChangedBy::Person
-    } else {
-        ChangedBy::Unconfirmed
-    }
-}
-
 /// `POST /api/sources/<id>/confirm` (the UI's session only): the person confirms the source as
 /// it is configured now, and it starts.
 pub(crate) async fn confirm(
@@ -189,11 +177,7 @@ pub(crate) async fn confirm(
     Path(id): Path<String>,
 ) -> Response {
     if session.is_none() {
-        return fail(
-            StatusCode::FORBIDDEN,
-            "person_required",
-            "confirming a source needs a person: in the Capabilities app, or `capa sources confirm` at an interactive terminal",
-        );
+        return super::person_required("Confirming a source", "capa sources confirm <id>");
     }
     match state.hub.confirm_source(&id).await {
         Ok(()) => ok(json!({"ok": true, "id": id})),
@@ -238,7 +222,10 @@ pub(crate) async fn add(
         return refusal.into_response();
     }
     let id = source.id.clone();
-    if let Err(e) = state.hub.add_source(source, changed_by(session.as_ref())) {
+    if let Err(e) = state
+        .hub
+        .add_source(source, UiSession::changed_by(session.as_ref()))
+    {
         return fail(StatusCode::CONFLICT, e.code(), e.to_string());
     }
     tracing::info!(source = %id, file = %file.display(), "source added from the app");
@@ -282,7 +269,7 @@ pub(crate) async fn replace(
     }
     if let Err(e) = state
         .hub
-        .replace_source(source, changed_by(session.as_ref()))
+        .replace_source(source, UiSession::changed_by(session.as_ref()))
         .await
     {
         return fail(StatusCode::CONFLICT, e.code(), e.to_string());

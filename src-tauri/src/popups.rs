@@ -50,6 +50,8 @@ pub struct AppState {
     /// Where pending approvals are being answered instead of a popup: "answer in Claude Code"
     /// while a client shows its own form for them.
     pub answering_elsewhere: Vec<String>,
+    /// Policy changes made outside the app that loosen it and wait for the person.
+    pub held_policy_changes: usize,
     pub sources: Vec<SourceState>,
     /// The run whose popup is on screen, with its window's label.
     pub popup: Option<PopupState>,
@@ -78,6 +80,11 @@ pub struct PopupState {
 impl SourceState {
     pub fn failing(&self) -> bool {
         matches!(self.state.as_str(), "down" | "needs_connection")
+    }
+
+    /// New or changed outside the app: it starts once the person confirms it.
+    pub fn unconfirmed(&self) -> bool {
+        self.state == "needs_confirmation"
     }
 }
 
@@ -137,6 +144,7 @@ impl Popups {
             pending_runs: runs_of(&pending),
             paused: hub.approvals_paused(),
             answering_elsewhere,
+            held_policy_changes: hub.held_policy_changes().len(),
             sources: hub
                 .sources()
                 .into_iter()

@@ -66,12 +66,28 @@ fn look(state: &AppState) -> Look {
     if !failing.is_empty() {
         tooltip.push_str(&format!(" · source error: {}", failing.join(", ")));
     }
+    let unconfirmed: Vec<&str> = state
+        .sources
+        .iter()
+        .filter(|s| s.unconfirmed())
+        .map(|s| s.id.as_str())
+        .collect();
+    let to_confirm = unconfirmed.len() + state.held_policy_changes;
+    if !unconfirmed.is_empty() {
+        tooltip.push_str(&format!(
+            " · waiting for your confirmation: {}",
+            unconfirmed.join(", ")
+        ));
+    }
+    if state.held_policy_changes > 0 {
+        tooltip.push_str(" · policy changes wait for your confirmation");
+    }
     if state.paused {
         tooltip.push_str(" · approvals paused");
     }
     let icon = if state.pending > 0 {
         "pending"
-    } else if !failing.is_empty() {
+    } else if !failing.is_empty() || to_confirm > 0 {
         "error"
     } else {
         "idle"
@@ -196,6 +212,7 @@ mod tests {
             pending_runs: Vec::new(),
             paused,
             answering_elsewhere: Vec::new(),
+            held_policy_changes: 0,
             sources: sources
                 .iter()
                 .map(|(id, state)| SourceState {
@@ -240,6 +257,18 @@ mod tests {
         assert_eq!(
             look(&answering).pending_text,
             "1 pending approval (answer in claude-code)"
+        );
+    }
+
+    #[test]
+    fn what_waits_for_confirmation_is_shown() {
+        let mut waiting = state(0, false, &[("planted", "needs_confirmation")]);
+        waiting.held_policy_changes = 1;
+        let look = look(&waiting);
+        assert_eq!(look.icon, "error");
+        assert_eq!(
+            look.tooltip,
+            "Capabilities · waiting for your confirmation: planted · policy changes wait for your confirmation"
         );
     }
 

@@ -291,4 +291,18 @@ describe('settings UI in the browser', { skip }, () => {
     const after = await hub.apiJson('/api/policy');
     assert.deepEqual(after.held, [], JSON.stringify(after));
   });
+  it('starts a source added with the token only once it is confirmed on the Sources page', async () => {
+    const added = await hub.apiJson('/api/sources', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'planted', command: NODE, args: [EVERYTHING_JS, 'stdio'] }),
+    });
+    assert.equal(added.ok, true, JSON.stringify(added));
+    await go('#/sources');
+    const row = page.locator('tr[data-source="planted"]');
+    await row.locator('.badge', { hasText: 'needs_confirmation' }).waitFor({ timeout: 15000 });
+    await shot('sources-confirm');
+    await row.getByRole('button', { name: 'Confirm planted' }).click();
+    await row.locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 30000 });
+  });
 });

@@ -58,6 +58,26 @@ describe('HttpBackend', () => {
     expect(hub.seen[2]!.body).toEqual({ approvalId: 'a1', choice: 'approve_once' });
   });
 
+  it('reads held policy changes and confirms them and sources with the session token', async () => {
+    const hub = fakeHub({
+      'GET /api/session': session('tok-9'),
+      'GET /api/policy': () => ({ body: { file: '/p.yaml', rules: [], held: [{ target: 'demo.delete_note', from: 'ask', to: 'allow' }] } }),
+      'POST /api/policy/confirm': () => ({ body: { ok: true, held: [] } }),
+      'POST /api/sources/planted/confirm': () => ({ body: { ok: true, id: 'planted' } }),
+    });
+    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null });
+    expect((await backend.policy()).held).toEqual([{ target: 'demo.delete_note', from: 'ask', to: 'allow' }]);
+    await backend.confirmPolicy();
+    await backend.confirmSource('planted');
+    expect(hub.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'GET /api/policy',
+      'GET /api/session',
+      'POST /api/policy/confirm',
+      'POST /api/sources/planted/confirm',
+    ]);
+    expect(hub.seen[2]!.headers[CSRF_HEADER]).toBe('tok-9');
+  });
+
   it('gets a new token once when the hub refuses a stale one', async () => {
     let tokens = 0;
     const hub = fakeHub({

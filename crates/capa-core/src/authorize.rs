@@ -22,45 +22,20 @@ use crate::policy::{Decision, PolicyVerdict};
 pub struct Permit {
     tool: CatalogTool,
     connection: Option<String>,
-    basis: PermitBasis,
-}
-
-/// Why a call may run, for history and tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PermitBasis {
-    /// The policy allows it.
-    Policy,
-    /// A person approved this very call.
-    Person,
-    /// A person approved the tool for the rest of the run.
-    RunGrant,
 }
 
 impl Permit {
-    pub(crate) fn new(tool: CatalogTool, connection: Option<String>, basis: PermitBasis) -> Self {
-        Self {
-            tool,
-            connection,
-            basis,
-        }
+    pub(crate) fn new(tool: CatalogTool, connection: Option<String>) -> Self {
+        Self { tool, connection }
     }
 
     pub fn tool(&self) -> &CatalogTool {
         &self.tool
     }
 
-    /// `namespace.tool`.
-    pub fn address(&self) -> String {
-        self.tool.address.to_string()
-    }
-
     /// The connection the call names (`None`: the source's default).
     pub fn connection(&self) -> Option<&str> {
         self.connection.as_deref()
-    }
-
-    pub fn basis(&self) -> PermitBasis {
-        self.basis
     }
 }
 
@@ -76,9 +51,10 @@ pub struct Question {
 }
 
 impl Question {
-    /// The permit a person's "yes" turns this question into.
-    pub(crate) fn approved(self, basis: PermitBasis) -> Permit {
-        Permit::new(self.tool, self.requested_connection, basis)
+    /// The permit a person's "yes" (this call, or the tool for the rest of the run) turns this
+    /// question into.
+    pub(crate) fn approved(self) -> Permit {
+        Permit::new(self.tool, self.requested_connection)
     }
 }
 
@@ -122,11 +98,9 @@ impl Hub {
         let policy_connection = self.connection_for_policy(tool, connection);
         let verdict = self.policy().verdict(tool, policy_connection.as_deref());
         match verdict.decision {
-            Decision::Allow => Authorization::Allowed(Permit::new(
-                tool.clone(),
-                connection.map(str::to_owned),
-                PermitBasis::Policy,
-            )),
+            Decision::Allow => {
+                Authorization::Allowed(Permit::new(tool.clone(), connection.map(str::to_owned)))
+            }
             Decision::Deny => Authorization::Denied {
                 address: tool.address.to_string(),
                 reason: verdict.reason,

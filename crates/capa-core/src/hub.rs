@@ -143,7 +143,7 @@ impl Hub {
             selection: s.selection.clone(),
             origin: Origin::Config(s.clone()),
         }));
-        let policy = policy::PolicyState::load(paths.policy_file(), store.clone(), &[])
+        let policy = policy::PolicyState::load(paths.policy_file(), store.clone())
             .map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
         let (catalog, _) = watch::channel(Arc::new(Catalog::default()));

@@ -19,7 +19,7 @@ mod runner;
 pub use approval::{
     AskingChannel, AskingClaim, Choice, DecideError, DirectAnswer, PendingInput, decide_in_store,
 };
-pub use authorize::{Authorization, Permit, PermitBasis, Question, Refusal};
+pub use authorize::{Authorization, Permit, Question, Refusal};
 pub use capa_upstream::{
     CallToolResult, JsonObject, Progress, ProgressRouter, ProgressSink, Tool,
     call_tool_with_progress,

@@ -128,9 +128,7 @@ impl HubPaths {
         }
         Ok(())
     }
-}
 
-impl HubPaths {
     /// The database's path, its file created private (0600) before SQLite opens it, so that
     /// its WAL and SHM files (which SQLite creates with the database's mode) are private from
     /// the start; files from before this check are tightened.

@@ -98,12 +98,7 @@ impl Approvals {
         let bound = binding(&asking.session, request.client.as_deref(), arguments);
         let mut asking = asking;
         let cancel = asking.cancel.clone();
-        let form_channel = AskingChannel::ClientForm {
-            client: request
-                .client
-                .clone()
-                .unwrap_or_else(|| "the client".to_owned()),
-        };
+        let form_channel = AskingChannel::client_form(request.client.as_deref());
         let can_ask = asking.input_required || asking.elicit_peer.is_some();
         let first = match &asking.request_state {
             Some(state) => {
@@ -260,9 +255,7 @@ impl Approvals {
             })
             .collect::<BTreeMap<_, _>>();
         for input in pending {
-            let channel = AskingChannel::ClientForm {
-                client: client.unwrap_or("the client").to_owned(),
-            };
+            let channel = AskingChannel::client_form(client);
             if let Some(claim) = self.hub.claim_asking(&input.id, channel, Some(FORM_CLAIM)) {
                 claim.keep_until_deadline();
             }
@@ -342,28 +335,10 @@ impl Approvals {
     ) -> bool {
         let wall = Duration::from_millis(self.hub.run_limits().wall_ms);
         for input in pending {
-            let Some(params) = form(input) else {
-                return false;
-            };
-            let _claim = self.hub.claim_asking(
-                &input.id,
-                AskingChannel::ClientForm {
-                    client: client.unwrap_or("the client").to_owned(),
-                },
-                None,
-            );
-            let asked = peer.create_elicitation_with_timeout(params, Some(wall));
-            let choice = tokio::select! {
-                answer = asked => elicited_choice(answer),
-                decided = self.hub.wait_for_decision(&input.id, wall) => {
-                    if decided { continue } else { None }
-                }
-            };
-            let Some(choice) = choice else {
-                return false;
-            };
-            if let Err(e) = self.hub.decide(&input.id, choice, "elicitation") {
-                tracing::warn!(error = %e, approval = %input.id, "an elicited decision was not taken");
+            let _claim = self
+                .hub
+                .claim_asking(&input.id, AskingChannel::client_form(client), None);
+            if !ask_in_form(&self.hub, peer, input, wall).await {
                 return false;
             }
         }
@@ -440,29 +415,16 @@ pub(crate) async fn authorize_direct_call(
         ));
     };
     let arguments = arguments.cloned().map(Value::Object).unwrap_or(Value::Null);
-    let channel = AskingChannel::ClientForm {
-        client: client.unwrap_or("the client").to_owned(),
-    };
     let (input, claim) = hub
-        .ask_direct(&question, &arguments, Some(channel))
+        .ask_direct(
+            &question,
+            &arguments,
+            Some(AskingChannel::client_form(client)),
+        )
         .map_err(|e| refuse(e.code(), e.to_string()))?;
     let wall = Duration::from_millis(hub.run_limits().wall_ms);
     let deadline = tokio::time::Instant::now() + wall;
-    if let Some(params) = form(&input) {
-        let asked = peer.create_elicitation_with_timeout(params, Some(wall));
-        tokio::select! {
-            answer = asked => {
-                if let Some(choice) = elicited_choice(answer)
-                    && let Err(e) = hub.decide(&input.id, choice, "elicitation")
-                {
-                    tracing::info!(error = %e, approval = %input.id, "an elicited decision was not taken");
-                }
-            }
-            // Decided in another channel (the popup, the terminal): the form's answer no
-            // longer counts.
-            _ = hub.wait_for_decision(&input.id, wall) => {}
-        }
-    }
+    ask_in_form(hub, peer, &input, wall).await;
     // The form is gone: the popup and the page may ask for the rest of the time.
     drop(claim);
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
@@ -485,6 +447,35 @@ pub(crate) async fn authorize_direct_call(
             format!("nobody approved the call to {address} in time"),
         )),
         Err(e) => Err(refuse(e.code(), e.to_string())),
+    }
+}
+
+/// Puts the approval form for `input` to the client (`elicitation/create`) and takes its
+/// answer, unless a person decides in another channel first (the popup, the terminal): then the
+/// form's answer no longer counts. True when the input got a decision, here or elsewhere.
+async fn ask_in_form(
+    hub: &Hub,
+    peer: &Peer<RoleServer>,
+    input: &PendingInput,
+    wall: Duration,
+) -> bool {
+    let Some(params) = form(input) else {
+        return false;
+    };
+    tokio::select! {
+        answer = peer.create_elicitation_with_timeout(params, Some(wall)) => {
+            let Some(choice) = elicited_choice(answer) else {
+                return false;
+            };
+            match hub.decide(&input.id, choice, "elicitation") {
+                Ok(()) => true,
+                Err(e) => {
+                    tracing::warn!(error = %e, approval = %input.id, "an elicited decision was not taken");
+                    false
+                }
+            }
+        }
+        decided = hub.wait_for_decision(&input.id, wall) => decided,
     }
 }
 

@@ -8,6 +8,7 @@ use capa_core::{Choice, HubPaths, Redactor};
 use capa_server::http::{CallRequest, MAX_APPROVAL_WAIT};
 use serde_json::Value;
 
+use super::approvals::now_ms;
 use crate::cli::{CallArgs, GlobalArgs};
 use crate::commands::HubAccess;
 use crate::output;
@@ -166,13 +167,6 @@ fn describe(approval: &Value) -> String {
         text("address"),
         text("reason")
     )
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Text blocks as text; everything else (and structured content) as JSON.

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use capa_core::{Connections, HubPaths, Redactor};
 use capa_secrets::{Keychain, Secret};
-use capa_store::Store;
 use serde_json::json;
 
 use crate::cli::{ConnectionsCommand, GlobalArgs};
@@ -20,11 +19,7 @@ pub async fn run(
     redactor: Arc<Redactor>,
     command: ConnectionsCommand,
 ) -> anyhow::Result<ExitCode> {
-    paths.ensure_private_data_dir()?;
-    let db = paths
-        .private_database()
-        .with_context(|| format!("preparing {}", paths.database().display()))?;
-    let store = Arc::new(Store::open(&db).context("opening the hub database")?);
+    let store = Arc::new(super::approvals::open_store(paths)?);
     let connections = Connections::new(store, Keychain::default(), redactor);
     match command {
         ConnectionsCommand::Set {

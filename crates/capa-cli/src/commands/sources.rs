@@ -44,11 +44,7 @@ async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Res
         bail!("no source `{id}` in the capabilities files in use (`capa config show` lists them)");
     };
     let store = super::approvals::open_store(paths)?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0);
-    store.confirm_source(id, &source_digest(source), now)?;
+    store.confirm_source(id, &source_digest(source), super::approvals::now_ms())?;
     if let Some(hub) = RunningHub::find(paths).await {
         hub.post(&format!("/api/sources/{id}/restart"), &json!({}))
             .await

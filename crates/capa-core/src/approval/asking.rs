@@ -23,6 +23,13 @@ pub enum AskingChannel {
 }
 
 impl AskingChannel {
+    /// The form of the client that introduced itself as `client`.
+    pub fn client_form(client: Option<&str>) -> Self {
+        Self::ClientForm {
+            client: client.unwrap_or("the client").to_owned(),
+        }
+    }
+
     /// "answer in Claude Code", for the tray and the UI.
     pub fn where_to_answer(&self) -> String {
         match self {

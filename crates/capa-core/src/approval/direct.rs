@@ -11,7 +11,7 @@ use capa_store::{ApprovalRecord, ApprovalStatus};
 use serde_json::Value;
 
 use super::{AskingChannel, AskingClaim, DecideError, PendingInput, call_digest, store_error};
-use crate::authorize::{Permit, PermitBasis, Question};
+use crate::authorize::{Permit, Question};
 use crate::hub::Hub;
 use crate::runner::{now_ms, preview};
 
@@ -87,6 +87,10 @@ impl Hub {
         question: Question,
         arguments: &Value,
     ) -> Result<DirectAnswer, DecideError> {
+        // Expiry is applied first, so the status read below is current.
+        self.store()
+            .expire_approvals(now_ms())
+            .map_err(store_error)?;
         let record = self
             .store()
             .approval(approval_id)
@@ -106,13 +110,6 @@ impl Hub {
         if record.args_digest != digest {
             return Err(DecideError::OtherCall(approval_id.to_owned()));
         }
-        // Expiry is applied by the listing of pending inputs.
-        let _ = self.store().expire_approvals(now_ms());
-        let record = self
-            .store()
-            .approval(approval_id)
-            .map_err(store_error)?
-            .unwrap_or(record);
         match record.status {
             ApprovalStatus::Pending => {
                 Ok(DirectAnswer::Pending(PendingInput::from_record(&record)))
@@ -123,9 +120,7 @@ impl Hub {
                     .use_approval(approval_id)
                     .map_err(store_error)?
                 {
-                    Ok(DirectAnswer::Approved(
-                        question.approved(PermitBasis::Person),
-                    ))
+                    Ok(DirectAnswer::Approved(question.approved()))
                 } else {
                     Err(DecideError::AlreadyDecided {
                         id: approval_id.to_owned(),

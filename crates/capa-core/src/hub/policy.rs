@@ -91,12 +91,9 @@ pub fn confirm_policy_rule_removed(
 
 impl PolicyState {
     /// Reads `file`; a missing file is no rules, a broken one an error naming its line. On the
-    /// first start with confirmations the file as it is counts as confirmed.
-    pub(super) fn load(
-        file: PathBuf,
-        store: Arc<Store>,
-        tools: &[CatalogTool],
-    ) -> Result<Self, ConfigError> {
+    /// first start with confirmations the file as it is counts as confirmed. (No source has
+    /// listed its tools yet: loosenings are judged by the rules alone until the first reload.)
+    pub(super) fn load(file: PathBuf, store: Arc<Store>) -> Result<Self, ConfigError> {
         let rules = load_policy_file(&file)?;
         if stored_confirmation(&store).is_none()
             && let Err(e) = confirm_policy_rules(&store, &rules)
@@ -110,7 +107,7 @@ impl PolicyState {
             edits: Mutex::new(()),
             seen: Mutex::new(None),
         };
-        state.install(rules, tools);
+        state.install(rules, &[]);
         *state.seen.lock().unwrap_or_else(PoisonError::into_inner) = modified(&state.file);
         Ok(state)
     }
@@ -254,7 +251,7 @@ impl Hub {
         let Some(confirmed) = policy.confirmed() else {
             return Vec::new();
         };
-        Policy::new(policy.rules().to_vec()).loosenings(confirmed, self.catalog().tools())
+        policy.loosenings(confirmed, self.catalog().tools())
     }
 
     fn keep_confirmed(&self, stored: Result<(), capa_store::StoreError>) {

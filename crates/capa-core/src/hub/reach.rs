@@ -1,8 +1,8 @@
 //! Sources that can reach the hub's own files: a filesystem server rooted at (or above) the
 //! config or data dir could read the token and state key (those are redacted on the way back)
-//! and write `policy.yaml` or `capabilities.yaml` (a loosening policy change is held for a
-//! person; a new source is not yet). The person is warned at start, in `capa config show`, the
-//! API and the log.
+//! and write `policy.yaml` or `capabilities.yaml` (a loosening policy change, or a new or
+//! changed source, then waits for the person's confirmation). The person is warned at start, in
+//! `capa config show`, the API and the log.
 
 use std::path::{Path, PathBuf};
 

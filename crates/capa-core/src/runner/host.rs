@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::preview::preview;
 use crate::approval::{AskingChannel, call_digest, new_approval_id};
-use crate::authorize::{Authorization, Permit, PermitBasis};
+use crate::authorize::{Authorization, Permit};
 use crate::hub::{CallContext, Hub};
 use crate::lookup::{LookupError, SearchRequest};
 use crate::{CallError, CallToolResult};
@@ -152,7 +152,7 @@ impl Step<'_> {
         if let Some(record) = recorded {
             return match (record.kind.as_str(), record.status) {
                 ("approval", ApprovalStatus::Approved) => {
-                    Ok((question.approved(PermitBasis::Person), None))
+                    Ok((question.approved(), None))
                 }
                 ("approval", ApprovalStatus::Denied) => Err(self.refused(ToolFailure {
                     hint: Some("Do not retry it; tell the user what you wanted to do.".into()),
@@ -184,7 +184,7 @@ impl Step<'_> {
             .is_granted_for_run(self.run_id, &self.call.address)
             .map_err(|e| store_failure(&e))?;
         if granted {
-            return Ok((question.approved(PermitBasis::RunGrant), None));
+            return Ok((question.approved(), None));
         }
         if self.hub.approvals_paused() {
             return Err(self.refused(ToolFailure {

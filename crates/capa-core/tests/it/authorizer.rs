@@ -46,7 +46,7 @@ fn files_with(needle: &str) -> Vec<String> {
 fn permits_are_made_only_by_the_authorizer_and_the_approval_lifecycle() {
     assert_eq!(files_with("Permit::new("), ["authorize.rs"]);
     assert_eq!(
-        files_with(".approved(PermitBasis::"),
+        files_with("question.approved()"),
         ["approval/direct.rs", "runner/host.rs"]
     );
 }

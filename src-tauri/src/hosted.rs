@@ -2,10 +2,9 @@
 //! loopback HTTP server, bearer token, discovery file), in this process, so that `capa mcp` and
 //! every client reach the app's hub exactly as they would reach the headless one.
 
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use capa_config::ConfigFiles;
@@ -13,7 +12,6 @@ use capa_core::{Hub, HubOptions, HubPaths, Redactor};
 use capa_secrets::Keychain;
 use capa_server::ui::UiAccess;
 use capa_server::{HttpServer, ServeError, ServeOptions};
-use serde::{Deserialize, Serialize};
 
 /// Where and with which files the hub runs.
 #[derive(Debug, Clone)]
@@ -24,14 +22,6 @@ pub struct HostOptions {
     pub config: Option<PathBuf>,
     /// The web UI's files bundled with the app (its resource dir), when packaged.
     pub ui_dir: Option<PathBuf>,
-}
-
-/// What a running hub writes to `hub.json` in the data dir (the same fields as `capa hub serve`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Discovery {
-    url: String,
-    pid: u32,
-    version: String,
 }
 
 /// The hub and its HTTP server, running in this process.
@@ -58,7 +48,8 @@ impl HostedHub {
     /// for this data dir or the address is taken.
     pub async fn start(options: &HostOptions, redactor: Arc<Redactor>) -> anyhow::Result<Self> {
         let paths = HubPaths::from_env();
-        if let Some(url) = running_hub(&paths) {
+        if let Some(running) = capa_server::discovery::find(&paths).await {
+            let url = running.url;
             bail!(
                 "a hub is already running at {url} for this data dir ({}), probably `capa hub serve`; stop it first (the app hosts the hub itself), or set CAPA_DATA_DIR for a second one",
                 paths.data_dir.display()
@@ -83,7 +74,7 @@ impl HostedHub {
         })
         .await
         .context("starting the hub")?;
-        let token = match capa_server::token::load_or_create(&paths.token()) {
+        let token = match capa_server::token::rotate(&paths.token()) {
             Ok(token) => token,
             Err(e) => {
                 hub.shutdown().await;
@@ -108,14 +99,14 @@ impl HostedHub {
         };
         let base_url = format!("http://{}", server.addr);
         let ui = server.ui().clone();
-        write_discovery(
-            &paths,
-            &Discovery {
-                url: base_url.clone(),
-                pid: std::process::id(),
-                version: env!("CARGO_PKG_VERSION").to_owned(),
-            },
-        )?;
+        if let Err(e) = server.publish(&paths) {
+            server.shutdown().await;
+            hub.shutdown().await;
+            return Err(anyhow::Error::new(e).context(format!(
+                "writing the discovery file {}",
+                paths.discovery().display()
+            )));
+        }
         tracing::info!(url = %server.mcp_url(), %mode, "hub listening");
         eprintln!(
             "capabilities: MCP endpoint {} ({mode} mode; bearer token in {})",
@@ -133,7 +124,6 @@ impl HostedHub {
 
     /// Removes the discovery file, stops the HTTP server, then the hub (upstreams, journal).
     pub async fn shutdown(&self) {
-        let _ = std::fs::remove_file(self.paths.discovery());
         let server = self.server.lock().ok().and_then(|mut s| s.take());
         if let Some(server) = server {
             server.shutdown().await;
@@ -150,22 +140,4 @@ fn port_taken(addr: SocketAddr, error: &std::io::Error) -> anyhow::Error {
     } else {
         anyhow::anyhow!("cannot listen on {addr}: {error}")
     }
-}
-
-/// The URL of a hub that runs for this data dir and accepts connections.
-fn running_hub(paths: &HubPaths) -> Option<String> {
-    let text = std::fs::read_to_string(paths.discovery()).ok()?;
-    let discovery: Discovery = serde_json::from_str(&text).ok()?;
-    let addr: SocketAddr = discovery.url.strip_prefix("http://")?.parse().ok()?;
-    TcpStream::connect_timeout(&addr, Duration::from_millis(500))
-        .ok()
-        .map(|_| discovery.url)
-}
-
-fn write_discovery(paths: &HubPaths, discovery: &Discovery) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(discovery)?;
-    let tmp = paths.discovery().with_extension("json.tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, paths.discovery()))
-        .with_context(|| format!("writing {}", paths.discovery().display()))
 }

@@ -14,6 +14,8 @@ import { chromium } from 'playwright-core';
 
 import {
   REPO_ROOT,
+  fakeBrowser,
+  forwardedLink,
   makeSandbox,
   removeSandboxes,
   writeCapabilities,
@@ -58,15 +60,12 @@ describe('approval page in the browser', { skip }, () => {
   let hub;
   let client;
   let browser;
-  let opened; // the file the fake browser appends URLs to
+  let opened; // what the fake browser was given (fakeBrowser in support.mjs)
 
   before(async () => {
     sandbox = await makeSandbox('capa-page-');
-    opened = path.join(sandbox.root, 'opened.txt');
-    const fakeBrowser = path.join(sandbox.root, 'browser.sh');
-    await writeFile(fakeBrowser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`);
-    await chmod(fakeBrowser, 0o755);
-    sandbox.env.CAPA_BROWSER = fakeBrowser;
+    opened = await fakeBrowser(sandbox.root);
+    sandbox.env.CAPA_BROWSER = opened.script;
     delete sandbox.env.CAPA_NO_BROWSER;
     const configFile = await writeCapabilities(sandbox.configDir, {
       options: { demo: true, toolExposure: 'code' },
@@ -95,20 +94,31 @@ describe('approval page in the browser', { skip }, () => {
     const told = JSON.stringify(envelope) + paused.text;
     assert.doesNotMatch(told, /https?:\/\/|\/approve\//, told);
 
-    const url = (await waitFor('the browser to be started', async () =>
-      existsSync(opened) && (await readFile(opened, 'utf8')).trim()));
-    assert.equal(url.split('\n').length, 1, `opened once: ${url}`);
+    const [argument, ...more] = await waitFor('the browser to be started', async () => {
+      const lines = await opened.opened();
+      return lines.length ? lines : null;
+    });
+    assert.equal(more.length, 0, `opened once: ${argument} ${more}`);
+    // The browser gets a private page that forwards to the link: no secret in any argv.
+    const url = await forwardedLink(argument);
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/approve\/[0-9a-f]{64}$/);
     const token = url.split('/').pop();
+    const cmdlines = await waitFor('the browser command line', async () => (await opened.cmdlines()).join('\n') || null);
+    assert.ok(cmdlines.includes(argument.slice('file://'.length)) || cmdlines.includes(argument), cmdlines);
+    assert.ok(!cmdlines.includes(token), `the link secret is in /proc/<pid>/cmdline: ${cmdlines}`);
     assert.ok(!told.includes(token));
     assert.ok(!hub.log().includes(token), 'the link token is not logged');
     assert.match(hub.log(), new RegExp(`opened the approval page for run ${runId}`));
 
-    // The link starts a session and lands on the run's page.
+    // The forwarding page sends Chromium on to the link, which starts a session and lands on
+    // the run's page.
     const page = await browser.newPage();
-    const landed = await page.goto(url);
+    const landing = page.waitForResponse((r) => r.url().startsWith(`${hub.url}/approve/run/${runId}`));
+    await page.goto(argument);
+    const landed = await landing;
+    await page.waitForURL(`${hub.url}/approve/run/${runId}**`);
     assert.equal(landed.status(), 200);
-    assert.equal(page.url(), `${hub.url}/approve/run/${runId}`);
+    assert.match(page.url(), new RegExp(`^${hub.url}/approve/run/${runId}\\?k=[0-9a-f]{64}$`));
     const headers = landed.headers();
     assert.equal(
       headers['content-security-policy'],
@@ -118,7 +128,7 @@ describe('approval page in the browser', { skip }, () => {
     assert.equal(headers['cache-control'], 'no-store');
     // same-origin, not no-referrer: under no-referrer Chromium posts the page's forms with `Origin: null`.
     assert.equal(headers['referrer-policy'], 'same-origin');
-    const [cookie] = (await page.context().cookies()).filter((c) => c.name === 'capa_approval');
+    const [cookie] = (await page.context().cookies()).filter((c) => c.name === `capa_approval_${new URL(hub.url).port}`);
     assert.ok(cookie, 'session cookie set');
     assert.equal(cookie.httpOnly, true);
     assert.equal(cookie.sameSite, 'Strict');
@@ -151,7 +161,7 @@ describe('approval page in the browser', { skip }, () => {
         redirect: 'manual',
         headers: {
           'Content-Type': 'application/x-www-form-urlencoded',
-          Cookie: `capa_approval=${cookie.value}`,
+          Cookie: `${cookie.name}=${cookie.value}`,
           Origin: hub.url,
           ...extra,
         },
@@ -164,10 +174,24 @@ describe('approval page in the browser', { skip }, () => {
       'no cookie': await post({ ...approveOnce, csrf }, { Cookie: '' }),
       'foreign origin': await post({ ...approveOnce, csrf }, { Origin: 'http://evil.example' }),
       'other port': await post({ ...approveOnce, csrf }, { Origin: 'http://127.0.0.1:1' }),
+      'from another site': await post({ ...approveOnce, csrf }, { 'Sec-Fetch-Site': 'same-site' }),
+      'cookie sent twice': await post({ ...approveOnce, csrf }, {
+        Cookie: `${cookie.name}=${cookie.value}; ${cookie.name}=planted`,
+      }),
     };
     for (const [what, res] of Object.entries(forged)) assert.equal(res.status, 403, what);
+    // Another local service the browser visits receives the cookie (cookies ignore ports); the
+    // cookie alone does not show it the page, nor its CSRF token.
+    const replay = (query) => fetch(`${hub.url}/approve/run/${runId}${query}`, {
+      headers: { Cookie: `${cookie.name}=${cookie.value}` },
+    });
+    for (const query of ['', '?k=', `?k=${'f'.repeat(64)}`]) {
+      const res = await replay(query);
+      assert.equal(res.status, 403, `replayed cookie with ${query || 'no key'}`);
+      assert.ok(!(await res.text()).includes(csrf));
+    }
     const rebound = await rawRequest(`${hub.url}/approve/run/${runId}`, {
-      headers: { Host: `evil.example:${new URL(hub.url).port}`, Cookie: `capa_approval=${cookie.value}` },
+      headers: { Host: `evil.example:${new URL(hub.url).port}`, Cookie: `${cookie.name}=${cookie.value}` },
     });
     assert.equal(rebound.status, 403, 'the Host check still applies to the page');
     assert.equal((await fetch(`${hub.url}/api/approvals`)).status, 401, 'the API still needs the token');
@@ -177,7 +201,7 @@ describe('approval page in the browser', { skip }, () => {
     // A person approves once; the page then has nothing left.
     await page.getByRole('button', { name: 'Approve once', exact: true }).click();
     await page.getByText('Nothing is waiting. Return to your AI client; it will continue.').waitFor();
-    assert.equal(page.url(), `${hub.url}/approve/run/${runId}`);
+    assert.match(page.url(), new RegExp(`^${hub.url}/approve/run/${runId}\\?k=[0-9a-f]{64}$`));
     assert.ok((await page.content()).includes('Approved once.'));
     assert.deepEqual((await hub.apiJson('/api/approvals')).pending, []);
 

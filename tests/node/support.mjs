@@ -512,3 +512,36 @@ export const initializeBody = JSON.stringify({
     clientInfo: { name: 'raw-e2e', version: '1.0.0' },
   },
 });
+
+/**
+ * A fake browser for CAPA_BROWSER: a script that appends its argument to `opened` and its whole
+ * command line (`/proc/<pid>/cmdline`, what any local user can read) to `cmdlines`.
+ */
+export async function fakeBrowser(dir) {
+  const opened = path.join(dir, 'opened.txt');
+  const cmdlines = path.join(dir, 'cmdlines.txt');
+  const script = path.join(dir, 'browser.sh');
+  await writeFile(
+    script,
+    `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\ntr '\\0' ' ' < /proc/$$/cmdline >> '${cmdlines}'\necho >> '${cmdlines}'\n`,
+  );
+  const { chmod } = await import('node:fs/promises');
+  await chmod(script, 0o755);
+  const lines = async (file) => (existsSync(file) ? (await readFile(file, 'utf8')).split('\n').filter(Boolean) : []);
+  return { script, opened: () => lines(opened), cmdlines: () => lines(cmdlines) };
+}
+
+/**
+ * The one-time link behind what the hub gave the browser: a `file://` page (0600) that forwards
+ * to it, so that the link's secret never appears in a process's arguments. Throws when the
+ * argument is not such a page or carries the secret itself.
+ */
+export async function forwardedLink(argument) {
+  if (!argument.startsWith('file:///')) throw new Error(`the browser got ${argument}, not a forwarding page`);
+  const html = await readFile(fileURLToPath(argument), 'utf8');
+  const link = /id="target" href="([^"]+)"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+  if (!link) throw new Error(`no link in the forwarding page: ${html}`);
+  const secret = link.split('/').pop();
+  if (argument.includes(secret)) throw new Error('the link secret is in the browser command line');
+  return link;
+}

@@ -15,6 +15,8 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 import {
+  fakeBrowser,
+  forwardedLink,
   CAPA_BIN,
   EVERYTHING_JS,
   NODE,
@@ -67,10 +69,9 @@ describe('settings UI in the browser', { skip }, () => {
   let client;
   let browser;
   let page;
-  let opened; // the file the fake browser appends URLs to
+  let opened; // what the fake browser was given (fakeBrowser in support.mjs)
 
-  const openedLines = async () =>
-    existsSync(opened) ? (await readFile(opened, 'utf8')).split('\n').filter(Boolean) : [];
+  const openedLines = () => opened.opened();
   const shot = (name) => page.screenshot({ path: path.join(SHOTS, `ui-${name}.png`), fullPage: true });
   const go = async (hash) => {
     await page.goto(`${hub.url}/app/${hash}`);
@@ -79,11 +80,8 @@ describe('settings UI in the browser', { skip }, () => {
 
   before(async () => {
     sandbox = await makeSandbox('capa-ui-');
-    opened = path.join(sandbox.root, 'opened.txt');
-    const fakeBrowser = path.join(sandbox.root, 'browser.sh');
-    await writeFile(fakeBrowser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`);
-    await chmod(fakeBrowser, 0o755);
-    sandbox.env.CAPA_BROWSER = fakeBrowser;
+    opened = await fakeBrowser(sandbox.root);
+    sandbox.env.CAPA_BROWSER = opened.script;
     delete sandbox.env.CAPA_NO_BROWSER;
     configFile = await writeCapabilities(sandbox.configDir, { options: { demo: true, toolExposure: 'code' } });
     hub = await startHub({ configFile, sandbox });
@@ -104,14 +102,26 @@ describe('settings UI in the browser', { skip }, () => {
     const before = (await openedLines()).length;
     const ran = await runCapa(['--config', configFile, 'ui'], { env: sandbox.env });
     assert.equal(ran.code, 0, `capa ui: ${ran.stderr}`);
-    const link = await waitFor('capa ui to open the browser', async () => (await openedLines())[before]);
-    assert.ok(link.startsWith(`${hub.url}/`), link);
+    const argument = await waitFor('capa ui to open the browser', async () => (await openedLines())[before]);
+    // A private page that forwards to the login link; its secret is in no process's argv.
+    const link = await forwardedLink(argument);
+    assert.ok(link.startsWith(`${hub.url}/app/login/`), link);
+    const secret = link.split('/').pop();
+    assert.ok(!(await opened.cmdlines()).some((line) => line.includes(secret)), 'login secret in argv');
 
-    await page.goto(link);
+    await page.goto(argument);
     await page.getByRole('heading', { name: 'Welcome to Capabilities' }).waitFor();
     assert.match(page.url(), new RegExp(`^${hub.url}/app/`));
-    const session = await page.evaluate(async () => (await fetch('/api/session')).json());
-    assert.ok(session.csrf, JSON.stringify(session));
+    // The key left the address bar for this origin's storage; the cookie alone opens nothing.
+    assert.doesNotMatch(page.url(), /session=/);
+    const session = await page.evaluate(async () => {
+      const key = localStorage.getItem('capa.session');
+      const withKey = await fetch('/api/session', { headers: { 'X-Capa-Csrf': key } });
+      const cookieOnly = await fetch('/api/session');
+      return { key, body: await withKey.json(), cookieOnly: cookieOnly.status };
+    });
+    assert.equal(session.body.csrf, session.key, JSON.stringify(session));
+    assert.equal(session.cookieOnly, 403, JSON.stringify(session));
 
     for (const text of ['claude mcp add capa -- capa mcp', '[mcp_servers.capa]', `${hub.url}/mcp`]) {
       await page.getByText(text).first().waitFor();

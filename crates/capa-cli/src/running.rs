@@ -6,17 +6,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use capa_config::ConfigFiles;
 use capa_core::HubPaths;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
-
-/// What a running hub writes to `hub.json` in the data dir.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Discovery {
-    /// Base URL, `http://127.0.0.1:4477`.
-    pub url: String,
-    pub pid: u32,
-    pub version: String,
-}
 
 /// A hub that answered its health check.
 #[derive(Debug, Clone)]
@@ -27,10 +18,11 @@ pub struct RunningHub {
 }
 
 impl RunningHub {
-    /// The running hub of this data dir, if one answers.
+    /// The running hub of this data dir, once it proved it is the hub its discovery file names
+    /// (`capa_server::discovery`); only then is the token read and sent. The token changes on
+    /// every start of the hub, so it is read here each time.
     pub async fn find(paths: &HubPaths) -> Option<Self> {
-        let text = std::fs::read_to_string(paths.discovery()).ok()?;
-        let discovery: Discovery = serde_json::from_str(&text).ok()?;
+        let found = capa_server::discovery::find(paths).await?;
         let token = std::fs::read_to_string(paths.token())
             .ok()?
             .trim()
@@ -40,7 +32,7 @@ impl RunningHub {
             .build()
             .ok()?;
         let hub = Self {
-            base_url: discovery.url,
+            base_url: found.url,
             token,
             client,
         };
@@ -119,19 +111,6 @@ fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
-}
-
-/// Writes `hub.json`; removed again by [`remove_discovery`] when the hub stops.
-pub fn write_discovery(paths: &HubPaths, discovery: &Discovery) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(discovery)?;
-    let tmp = paths.discovery().with_extension("json.tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, paths.discovery()))
-        .with_context(|| format!("writing {}", paths.discovery().display()))
-}
-
-pub fn remove_discovery(paths: &HubPaths) {
-    let _ = std::fs::remove_file(paths.discovery());
 }
 
 /// The running hub to use for a command, when there is one that reads the same configuration.

@@ -363,16 +363,6 @@ fn init_writes_into_another_directory_and_respects_a_yml_file() {
     assert!(!other.join("capabilities.yaml").exists());
 }
 
-/// A `capa hub serve` child, stopped when dropped.
-struct ServedHub(std::process::Child);
-
-impl Drop for ServedHub {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn ui_needs_a_running_hub_and_prints_a_one_time_link_only_at_a_terminal() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -383,17 +373,7 @@ fn ui_needs_a_running_hub_and_prints_a_one_time_link_only_at_a_terminal() {
         err.contains("start it with `capa hub serve` or the desktop app"),
         "{err}"
     );
-    let hub = ServedHub(
-        Command::new(env!("CARGO_BIN_EXE_capa"))
-            .args(["hub", "serve", "--http", "127.0.0.1:0"])
-            .current_dir(dir.path())
-            .env("CAPA_DATA_DIR", dir.path().join("data"))
-            .env("CAPA_CONFIG_DIR", dir.path().join("config"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("hub serve"),
-    );
+    let hub = support::ServedHub::start(Path::new(env!("CARGO_BIN_EXE_capa")), dir.path(), &[]);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let out = loop {
         let out = capa(dir.path(), &["ui", "--print"]);
@@ -419,28 +399,8 @@ fn ui_needs_a_running_hub_and_prints_a_one_time_link_only_at_a_terminal() {
         .trim()
         .to_owned();
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    let first = http_status(&url);
+    let first = support::http("GET", &url, &[]).0;
     assert_eq!(first, 303, "the handed-over link logs in once");
-    assert_eq!(http_status(&url), 410, "and only once");
+    assert_eq!(support::http("GET", &url, &[]).0, 410, "and only once");
     drop(hub);
-}
-
-/// The status of a plain GET of `url` (`http://host:port/path`), redirects not followed.
-fn http_status(url: &str) -> u16 {
-    use std::io::{Read, Write};
-    let rest = url.strip_prefix("http://").expect("http URL");
-    let (host, path) = rest.split_once('/').expect("path");
-    let mut stream = std::net::TcpStream::connect(host).expect("connect");
-    write!(
-        stream,
-        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .expect("request");
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or(0)
 }

@@ -32,7 +32,7 @@ pub use hub::{
     confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules, source_digest,
 };
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
-pub use paths::{DataDirError, HubPaths, ensure_private_file};
+pub use paths::{DataDirError, HubPaths, ensure_private_file, write_private_file};
 pub use policy::{Decision, Loosening, Policy, PolicyVerdict, Rule};
 pub use redact::Redactor;
 pub use runner::{

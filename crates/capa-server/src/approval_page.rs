@@ -28,12 +28,18 @@ use capa_core::{Choice, Hub, PageOpener};
 use self::render::{RunPage, path_segment};
 use self::secrets::{LINK_TTL, SESSION_TTL, Secrets};
 
-/// The session cookie's name.
+/// The session cookie's name, before the port (`capa_approval_4477`).
 const COOKIE: &str = "capa_approval";
+
+/// The query parameter with the session's key on the run's page ([`crate::cookies`] says why
+/// a cookie alone does not make a session).
+const KEY_PARAM: &str = "k";
 
 /// The approval pages of one HTTP server: its origin, and the links and sessions it handed out.
 pub(crate) struct ApprovalPages {
     origin: String,
+    /// `capa_approval_<port>`.
+    cookie: String,
     /// Shared with the web UI's [`crate::ui::UiAccess`]: one mechanism for links and sessions.
     secrets: Arc<Secrets>,
 }
@@ -43,6 +49,7 @@ impl ApprovalPages {
     pub(crate) fn new(addr: SocketAddr) -> Arc<Self> {
         Arc::new(Self {
             origin: format!("http://{addr}"),
+            cookie: crate::cookies::name(COOKIE, addr.port()),
             secrets: Arc::new(Secrets::new(LINK_TTL, SESSION_TTL)),
         })
     }
@@ -190,13 +197,19 @@ fn forbidden() -> Response {
     )
 }
 
-/// The session cookie's value, from any `Cookie` header.
-fn session_cookie(headers: &HeaderMap) -> Option<&str> {
-    crate::ui::cookie(headers, COOKIE)
+impl ApprovalPages {
+    /// The session cookie's value; none when missing or sent twice (another port planted one).
+    fn session_cookie<'a>(&self, headers: &'a HeaderMap) -> Option<&'a str> {
+        match crate::cookies::find(headers, &self.cookie) {
+            crate::cookies::Found::One(id) => Some(id),
+            crate::cookies::Found::Missing | crate::cookies::Found::Duplicate => None,
+        }
+    }
 }
 
-fn run_url(run_id: &str) -> String {
-    format!("/approve/run/{}", path_segment(run_id))
+/// The run's page, with the session's key.
+fn run_url(run_id: &str, key: &str) -> String {
+    format!("/approve/run/{}?{KEY_PARAM}={key}", path_segment(run_id))
 }
 
 /// `GET /approve/<token>`: uses up the link, starts (or extends) a session, redirects to the run.
@@ -216,22 +229,54 @@ async fn follow_link(
             ),
         );
     };
-    let Some(session) = state.pages.secrets.bind(session_cookie(&headers), &run_id) else {
+    let pages = &state.pages;
+    let Some(session) = pages.secrets.bind(pages.session_cookie(&headers), &run_id) else {
         return internal_error();
     };
-    let cookie = format!("{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/approve");
-    see_other(&run_url(&run_id), Some(&cookie))
+    let Some(view) = pages.secrets.session(&session, &run_id, false) else {
+        return internal_error();
+    };
+    let cookie = format!(
+        "{}={session}; HttpOnly; SameSite=Strict; Path=/approve",
+        pages.cookie
+    );
+    let mut response = html(
+        StatusCode::OK,
+        render::landing_page(&run_url(&run_id, &view.csrf)),
+    );
+    match HeaderValue::from_str(&cookie) {
+        Ok(value) => {
+            response.headers_mut().insert(header::SET_COOKIE, value);
+        }
+        Err(_) => return internal_error(),
+    }
+    response
 }
 
 /// `GET /approve/run/<runId>`: the run's pending inputs, for a session bound to it.
 async fn show_run(
     State(state): State<PageState>,
     Path(run_id): Path<String>,
+    uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> Response {
-    let Some(view) =
-        session_cookie(&headers).and_then(|id| state.pages.secrets.session(id, &run_id, true))
-    else {
+    let pages = &state.pages;
+    if !crate::cookies::from_own_site(&headers, true) {
+        return forbidden();
+    }
+    let Some(session) = pages.session_cookie(&headers) else {
+        return forbidden();
+    };
+    // The key first, without touching the session: a replayed cookie alone learns nothing.
+    let key = crate::cookies::query_param(&uri, KEY_PARAM).unwrap_or_default();
+    if !pages
+        .secrets
+        .session(session, &run_id, false)
+        .is_some_and(|view| crate::token::matches(&view.csrf, key))
+    {
+        return forbidden();
+    }
+    let Some(view) = pages.secrets.session(session, &run_id, true) else {
         return forbidden();
     };
     let pending = match state.hub.pending_of_run(&run_id) {
@@ -268,10 +313,10 @@ async fn decide(
     body: Bytes,
 ) -> Response {
     let pages = &state.pages;
-    if !pages.same_origin(&headers) {
+    if !pages.same_origin(&headers) || !crate::cookies::from_own_site(&headers, false) {
         return forbidden();
     }
-    let Some(session) = session_cookie(&headers) else {
+    let Some(session) = pages.session_cookie(&headers) else {
         return forbidden();
     };
     let Some(view) = pages.secrets.session(session, &run_id, false) else {
@@ -312,7 +357,7 @@ async fn decide(
         Err(e) => format!("Nothing was decided: {e}."),
     };
     pages.secrets.set_flash(session, message);
-    see_other(&run_url(&run_id), None)
+    see_other(&run_url(&run_id, &view.csrf), None)
 }
 
 #[cfg(test)]
@@ -339,13 +384,19 @@ mod tests {
     }
 
     #[test]
-    fn the_session_cookie_is_found_among_others() {
+    fn the_session_cookie_is_named_for_the_port_and_found_once() {
+        let pages = ApprovalPages::new(SocketAddr::from(([127, 0, 0, 1], 4477)));
         let mut headers = HeaderMap::new();
         headers.insert(
             header::COOKIE,
-            HeaderValue::from_static("a=1; capa_approval=abc; b=2"),
+            HeaderValue::from_static("a=1; capa_approval_4477=abc; capa_approval_4478=x"),
         );
-        assert_eq!(session_cookie(&headers), Some("abc"));
+        assert_eq!(pages.session_cookie(&headers), Some("abc"));
+        headers.append(
+            header::COOKIE,
+            HeaderValue::from_static("capa_approval_4477=planted"),
+        );
+        assert_eq!(pages.session_cookie(&headers), None);
         assert!(is_page_path("/approve/run/x"));
         assert!(!is_page_path("/api/approvals"));
     }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use capa_core::{Authorization, CallContext, CallError, DirectAnswer, Hub, PendingInput};
+use capa_core::{Authorization, CallContext, CallError, DirectAnswer, Hub, HubPaths, PendingInput};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::tower::StreamableHttpService;
@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::approval_page::ApprovalPages;
+use crate::discovery::{self, ProofKey};
 use crate::front::McpFront;
 use crate::guard::{self, Guard};
 use crate::surface::surface_for;
@@ -40,6 +41,8 @@ pub enum ServeError {
         #[source]
         source: std::io::Error,
     },
+    #[error("the system gave no randomness for the hub's proof key; cannot start safely")]
+    NoRandomness,
 }
 
 /// A running HTTP server.
@@ -49,6 +52,9 @@ pub struct HttpServer {
     ui: Arc<UiAccess>,
     shutdown: CancellationToken,
     task: tokio::task::JoinHandle<()>,
+    proof: Arc<ProofKey>,
+    /// The data dir whose `hub.json` names this server, once [`HttpServer::publish`]ed.
+    published: std::sync::Mutex<Option<HubPaths>>,
 }
 
 impl HttpServer {
@@ -62,8 +68,29 @@ impl HttpServer {
         &self.ui
     }
 
-    /// Stops accepting requests and waits for open ones to finish (at most five seconds).
+    /// Base URL, `http://127.0.0.1:4477`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Writes the discovery file (`hub.json`) of `paths` for this server, with this start's
+    /// proof key, so that `capa` commands find it and can check it is the hub
+    /// ([`crate::discovery`]). Removed again by [`HttpServer::shutdown`].
+    pub fn publish(&self, paths: &HubPaths) -> std::io::Result<()> {
+        discovery::publish(paths, &self.base_url(), &self.proof)?;
+        if let Ok(mut published) = self.published.lock() {
+            *published = Some(paths.clone());
+        }
+        Ok(())
+    }
+
+    /// Removes the discovery file (when it still names this server), stops accepting requests
+    /// and waits for open ones to finish (at most five seconds).
     pub async fn shutdown(self) {
+        let published = self.published.lock().ok().and_then(|mut p| p.take());
+        if let Some(paths) = published {
+            discovery::withdraw(&paths, &self.base_url());
+        }
         self.shutdown.cancel();
         let _ = tokio::time::timeout(Duration::from_secs(5), self.task).await;
     }
@@ -73,8 +100,7 @@ impl HttpServer {
 #[derive(Debug, Clone, Default)]
 pub struct ServeOptions {
     /// The web UI's built files, when the caller knows them (the desktop app's bundled
-    /// resources). `CAPA_UI_DIR` and a repository's own `ui/dist` beside a `target/*` build come
-    /// first (docs/desktop.md).
+    /// resources). `CAPA_UI_DIR` comes first (docs/ui.md, "Where the UI is served from").
     pub ui_dir: Option<PathBuf>,
 }
 
@@ -98,6 +124,7 @@ pub async fn serve_with(
         return Err(ServeError::NotLoopback(addr));
     }
     hub.redactor().add(&token);
+    let proof = Arc::new(ProofKey::generate().ok_or(ServeError::NoRandomness)?);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| ServeError::Bind { addr, source })?;
@@ -112,6 +139,7 @@ pub async fn serve_with(
     let router = router(
         hub,
         pages,
+        (proof.clone(), Arc::from(format!("http://{addr}"))),
         Guard {
             token,
             port: addr.port(),
@@ -134,12 +162,15 @@ pub async fn serve_with(
         ui,
         shutdown,
         task,
+        proof,
+        published: std::sync::Mutex::new(None),
     })
 }
 
 fn router(
     hub: Arc<Hub>,
     pages: Arc<ApprovalPages>,
+    prover: (Arc<ProofKey>, Arc<str>),
     guard: Guard,
     cancel: CancellationToken,
     ui_dir: Option<PathBuf>,
@@ -179,7 +210,30 @@ fn router(
             ui_dir,
         ))
         .merge(crate::approval_page::routes(hub, pages))
+        .merge(
+            Router::new()
+                .route(discovery::PROVE_PATH, get(prove))
+                .with_state(prover),
+        )
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+}
+
+/// `GET /api/hub/prove?challenge=<hex>` (no token: the client checks who we are before it sends
+/// one): the HMAC of the challenge under this start's proof key.
+async fn prove(
+    State((proof, url)): State<(Arc<ProofKey>, Arc<str>)>,
+    uri: axum::http::Uri,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let challenge = crate::cookies::query_param(&uri, "challenge").unwrap_or_default();
+    if !discovery::valid_challenge(challenge) {
+        return (
+            axum::http::StatusCode::BAD_REQUEST,
+            Json(json!({"error": {"code": 400, "message": "the challenge must be 64 to 128 hex digits"}})),
+        )
+            .into_response();
+    }
+    Json(json!({"proof": proof.answer(&url, challenge)})).into_response()
 }
 
 async fn health() -> Json<Value> {

@@ -9,6 +9,8 @@ mod approvals;
 pub mod approvals_api;
 pub mod bridge;
 pub mod code;
+mod cookies;
+pub mod discovery;
 mod front;
 mod guard;
 pub mod http;

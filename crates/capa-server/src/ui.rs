@@ -3,10 +3,13 @@
 //!
 //! A UI session is the approval page's mechanism ([`crate::approval_page`]'s links and sessions)
 //! with a wider grant: `GET /app/login/<token>` uses up a link made by [`UiAccess::issue_link`]
-//! (for `capa ui` through `POST /api/ui/link`, or in process for the desktop app) and sets the
-//! `capa_ui` cookie (`HttpOnly; SameSite=Strict; Path=/`). With that cookie every `/api/*` route
-//! is open to the UI as with the bearer token; writes must also send the session's CSRF token in
-//! `X-Capa-Csrf` (from `GET /api/session`). The guard's Host and Origin checks apply before.
+//! (for `capa ui` through `POST /api/ui/link`, or in process for the desktop app), sets the
+//! `capa_ui_<port>` cookie (`HttpOnly; SameSite=Strict; Path=/`) and redirects to
+//! `/app/?session=<key>`, where the UI keeps the key in its origin's storage. Every `/api/*`
+//! request of the session — reads too — sends the cookie and the key in `X-Capa-Csrf` (the event
+//! stream, which cannot send headers, `?session=<key>`); then the route is open to the UI as with
+//! the bearer token ([`crate::cookies`] says why both). The guard's Host and Origin checks apply
+//! before.
 
 mod assets;
 mod connections;
@@ -22,7 +25,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Path, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use capa_core::Hub;
@@ -30,14 +33,19 @@ use serde_json::{Value, json};
 
 use crate::approval_page::secrets::Secrets;
 
-/// The UI session cookie's name.
+/// The UI session cookie's name, before the port (`capa_ui_4477`).
 pub const COOKIE: &str = "capa_ui";
-/// The header that carries the session's CSRF token on writes.
+/// The header that carries the session's key on every request.
 pub const CSRF_HEADER: &str = "x-capa-csrf";
+/// The query parameter that carries the key where no header can (the event stream, the landing
+/// after login).
+pub const SESSION_PARAM: &str = "session";
 
 /// Who may use the web UI: one-time login links and the sessions they start.
 pub struct UiAccess {
     origin: String,
+    /// `capa_ui_<port>`.
+    cookie: String,
     secrets: Arc<Secrets>,
 }
 
@@ -94,6 +102,7 @@ impl UiAccess {
     pub(crate) fn new(addr: SocketAddr, secrets: Arc<Secrets>) -> Arc<Self> {
         Arc::new(Self {
             origin: format!("http://{addr}"),
+            cookie: crate::cookies::name(COOKIE, addr.port()),
             secrets,
         })
     }
@@ -134,23 +143,45 @@ impl UiAccess {
             return UiAuth::None;
         }
         let headers = request.headers();
-        let Some(csrf) = cookie(headers, COOKIE).and_then(|id| self.secrets.app_session(id)) else {
-            return UiAuth::None;
-        };
-        let reads = matches!(*request.method(), Method::GET | Method::HEAD);
-        if !reads {
-            if let Some(origin) = headers.get(header::ORIGIN)
-                && !origin.to_str().is_ok_and(|o| self.same_origin(o))
-            {
-                return UiAuth::Refused("forbidden_origin", "forbidden Origin for a UI session");
-            }
-            let given = headers.get(CSRF_HEADER).and_then(|h| h.to_str().ok());
-            if !given.is_some_and(|g| crate::token::matches(&csrf, g)) {
+        let id = match crate::cookies::find(headers, &self.cookie) {
+            crate::cookies::Found::One(id) => id,
+            crate::cookies::Found::Missing => return UiAuth::None,
+            crate::cookies::Found::Duplicate => {
                 return UiAuth::Refused(
-                    "csrf",
-                    "missing or wrong X-Capa-Csrf header: read the token from GET /api/session",
+                    "duplicate_cookie",
+                    "the session cookie arrived twice (another local site set one): sign in again from the app or with `capa ui`",
                 );
             }
+        };
+        let Some(csrf) = self.secrets.app_session(id) else {
+            return UiAuth::None;
+        };
+        if !crate::cookies::from_own_site(headers, false) {
+            return UiAuth::Refused(
+                "forbidden_site",
+                "a UI session request must come from the hub's own pages",
+            );
+        }
+        if let Some(origin) = headers.get(header::ORIGIN)
+            && !origin.to_str().is_ok_and(|o| self.same_origin(o))
+        {
+            return UiAuth::Refused("forbidden_origin", "forbidden Origin for a UI session");
+        }
+        // Reads too: the cookie reaches every port of this host, the key only this origin.
+        let events = request.method() == Method::GET && request.uri().path() == "/api/events";
+        let given = headers
+            .get(CSRF_HEADER)
+            .and_then(|h| h.to_str().ok())
+            .or_else(|| {
+                events
+                    .then(|| crate::cookies::query_param(request.uri(), SESSION_PARAM))
+                    .flatten()
+            });
+        if !given.is_some_and(|g| crate::token::matches(&csrf, g)) {
+            return UiAuth::Refused(
+                "csrf",
+                "missing or wrong X-Capa-Csrf header: the UI sends its session key on every request; sign in again if this page lost it",
+            );
         }
         UiAuth::Session(UiSession { csrf })
     }
@@ -167,18 +198,6 @@ impl UiAccess {
 /// Whether a request path needs no token: the UI's static files and its login link.
 pub(crate) fn is_open_path(path: &str) -> bool {
     path == "/app" || path.starts_with("/app/")
-}
-
-/// A cookie's value from any `Cookie` header.
-pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|h| h.to_str().ok())
-        .flat_map(|h| h.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(n, _)| *n == name)
-        .map(|(_, value)| value)
 }
 
 /// An API failure: `{ok: false, error: {code, message}}` with `status`.
@@ -198,7 +217,7 @@ pub(crate) struct UiState {
     pub(crate) access: Arc<UiAccess>,
     /// Cancelled when the server shuts down (ends event streams).
     pub(crate) cancel: tokio_util::sync::CancellationToken,
-    /// The UI's files as the embedder gave them (`ServeOptions::ui_dir`).
+    /// Where the UI's files are, chosen once at start ([`assets::ui_dir`]).
     pub(crate) ui_dir: Option<Arc<std::path::Path>>,
 }
 
@@ -244,7 +263,7 @@ pub(crate) fn routes(
             hub,
             access,
             cancel,
-            ui_dir: ui_dir.map(Arc::from),
+            ui_dir: assets::ui_dir(ui_dir.as_deref()).map(Arc::from),
         })
 }
 
@@ -256,18 +275,27 @@ fn gone() -> Response {
     assets::html(StatusCode::GONE, body)
 }
 
-/// `GET /app/login/<token>`: uses up the link, sets the session cookie, redirects to `/app/`.
+/// `GET /app/login/<token>`: uses up the link, sets the session cookie, redirects to
+/// `/app/?session=<key>` (a fragment the link had, such as a popup's `#/approve/<run>`, stays).
 async fn login(State(state): State<UiState>, Path(token): Path<String>) -> Response {
     let Some(session) = state.access.secrets.redeem_app_link(&token) else {
         return gone();
     };
+    let Some(key) = state.access.secrets.app_session(&session) else {
+        return gone();
+    };
     let mut response = assets::html(StatusCode::SEE_OTHER, String::new());
-    let cookie = format!("{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/");
+    let cookie = format!(
+        "{}={session}; HttpOnly; SameSite=Strict; Path=/",
+        state.access.cookie
+    );
     let headers = response.headers_mut();
     if let Ok(value) = HeaderValue::from_str(&cookie) {
         headers.insert(header::SET_COOKIE, value);
     }
-    headers.insert(header::LOCATION, HeaderValue::from_static("/app/"));
+    if let Ok(value) = HeaderValue::from_str(&format!("/app/?{SESSION_PARAM}={key}")) {
+        headers.insert(header::LOCATION, value);
+    }
     response
 }
 

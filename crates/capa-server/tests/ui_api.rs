@@ -58,7 +58,8 @@ impl Ui {
         self.server.ui().issue_url().expect("link")
     }
 
-    /// Follows a fresh link: the `capa_ui=<id>` cookie pair and the session's CSRF token.
+    /// Follows a fresh link: the `capa_ui_<port>=<id>` cookie pair and the session's key (from
+    /// the redirect to `/app/?session=<key>`).
     async fn login(&self) -> (String, String) {
         let response = self
             .client
@@ -72,18 +73,24 @@ impl Ui {
             .expect("cookie")
             .to_owned();
         let pair = cookie.split(';').next().expect("pair").to_owned();
+        let location = response.headers()[LOCATION].to_str().expect("location");
+        let key = location
+            .strip_prefix("/app/?session=")
+            .unwrap_or_else(|| panic!("{location}"))
+            .to_owned();
         let session: Value = self
             .client
             .get(format!("{}/api/session", self.base))
             .header(COOKIE, &pair)
+            .header("X-Capa-Csrf", &key)
             .send()
             .await
             .expect("session")
             .json()
             .await
             .expect("json");
-        let csrf = session["csrf"].as_str().expect("csrf").to_owned();
-        (pair, csrf)
+        assert_eq!(session["csrf"].as_str(), Some(key.as_str()), "{session}");
+        (pair, key)
     }
 
     /// A request with the session cookie and its CSRF token.
@@ -139,9 +146,11 @@ async fn a_login_link_works_once_and_sets_a_strict_http_only_cookie() {
     );
     let first = ui.client.get(&link).send().await.expect("first");
     assert_eq!(first.status(), StatusCode::SEE_OTHER);
-    assert_eq!(first.headers()[LOCATION], "/app/");
+    let location = first.headers()[LOCATION].to_str().expect("location");
+    assert!(location.starts_with("/app/?session="), "{location}");
     let cookie = first.headers()[SET_COOKIE].to_str().expect("cookie");
-    assert!(cookie.starts_with("capa_ui="), "{cookie}");
+    let port = ui.base.rsplit(':').next().expect("port");
+    assert!(cookie.starts_with(&format!("capa_ui_{port}=")), "{cookie}");
     for flag in ["HttpOnly", "SameSite=Strict", "Path=/"] {
         assert!(cookie.contains(flag), "{cookie} lacks {flag}");
     }
@@ -160,19 +169,71 @@ async fn a_login_link_works_once_and_sets_a_strict_http_only_cookie() {
     ui.server.shutdown().await;
 }
 
+/// A cookie reaches every port of the host, so another local service the browser visits gets
+/// it: alone it reads nothing and writes nothing; sent twice (planted by another port) or from
+/// another site it is refused.
 #[tokio::test]
-async fn cookie_sessions_read_freely_and_write_only_with_their_csrf_token() {
+async fn cookie_sessions_need_their_key_for_reads_and_writes() {
     let ui = serve_ui(capa_secrets::Keychain::default()).await;
     let session = ui.login().await;
     let (cookie, csrf) = &session;
-    let get = ui
+    let get = |headers: &[(&str, &str)]| {
+        let mut request = ui
+            .client
+            .get(format!("{}/api/policy", ui.base))
+            .header(COOKIE, cookie);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.send()
+    };
+    let replayed = get(&[]).await.expect("get");
+    assert_eq!(replayed.status(), StatusCode::FORBIDDEN);
+    let refusal: Value = replayed.json().await.expect("json");
+    assert_eq!(refusal["error"]["code"], "csrf", "{refusal}");
+    let session_read = ui
         .client
-        .get(format!("{}/api/policy", ui.base))
+        .get(format!("{}/api/session", ui.base))
         .header(COOKIE, cookie)
         .send()
         .await
+        .expect("session");
+    assert_eq!(
+        session_read.status(),
+        StatusCode::FORBIDDEN,
+        "the key is not handed out"
+    );
+    assert_eq!(
+        get(&[("X-Capa-Csrf", csrf)]).await.expect("get").status(),
+        StatusCode::OK
+    );
+    let cross_site = get(&[("X-Capa-Csrf", csrf), ("Sec-Fetch-Site", "same-site")])
+        .await
         .expect("get");
-    assert_eq!(get.status(), StatusCode::OK);
+    assert_eq!(cross_site.status(), StatusCode::FORBIDDEN);
+    let planted = format!("{cookie}; {}", cookie.replace('=', "=planted"));
+    let twice = ui
+        .client
+        .get(format!("{}/api/policy", ui.base))
+        .header(COOKIE, planted)
+        .header("X-Capa-Csrf", csrf)
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(twice.status(), StatusCode::FORBIDDEN);
+    let refusal: Value = twice.json().await.expect("json");
+    assert_eq!(refusal["error"]["code"], "duplicate_cookie", "{refusal}");
+    // Another port's cookie name is not ours.
+    let other_port = cookie.replacen("capa_ui_", "capa_ui_1", 1);
+    let other = ui
+        .client
+        .get(format!("{}/api/policy", ui.base))
+        .header(COOKIE, other_port)
+        .header("X-Capa-Csrf", csrf)
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(other.status(), StatusCode::UNAUTHORIZED);
     let rule = json!({"pattern": "demo.add", "decision": "ask"});
     let put = |csrf: Option<&str>, origin: &str| {
         let mut request = ui
@@ -215,7 +276,13 @@ async fn cookie_sessions_read_freely_and_write_only_with_their_csrf_token() {
     let anonymous = ui
         .client
         .get(format!("{}/api/policy", ui.base))
-        .header(COOKIE, "capa_ui=stale")
+        .header(
+            COOKIE,
+            format!(
+                "capa_ui_{}=stale",
+                ui.base.rsplit(':').next().expect("port")
+            ),
+        )
         .send()
         .await
         .expect("get");

@@ -28,78 +28,56 @@ function fakeHub(handlers: Record<string, (seen: Seen) => { status?: number; bod
   return { fetch, seen };
 }
 
-const session = (csrf: string) => () => ({ body: { csrf, version: '0.1.0' } });
-
 describe('HttpBackend', () => {
-  it('sends no CSRF header on GET and asks for no session', async () => {
-    const hub = fakeHub({ 'GET /api/sources': () => ({ body: [{ id: 'demo', target: 'builtin', state: 'ready', tools: 3 }] }) });
-    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null });
-    expect((await backend.sources()).map((s) => s.id)).toEqual(['demo']);
-    expect(hub.seen.map((s) => s.url)).toEqual(['/api/sources']);
-    expect(hub.seen[0]!.headers[CSRF_HEADER]).toBeUndefined();
-  });
-
-  it('fetches the session once and sends its token on every change', async () => {
+  it('sends the session key on every request, reads included, and never asks for it', async () => {
     const hub = fakeHub({
-      'GET /api/session': session('tok-1'),
+      'GET /api/sources': () => ({ body: [{ id: 'demo', target: 'builtin', state: 'ready', tools: 3 }] }),
       'PUT /api/policy/rule': () => ({ body: { ok: true } }),
       'POST /api/approvals/decide': () => ({ body: { ok: true, decided: 1 } }),
     });
-    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null });
+    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: 'key-1' });
+    expect((await backend.sources()).map((s) => s.id)).toEqual(['demo']);
     await backend.setRule({ pattern: 'everything.get-sum', decision: 'ask' });
     await backend.decide({ approvalId: 'a1' }, 'approve_once');
     expect(hub.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
-      'GET /api/session',
+      'GET /api/sources',
       'PUT /api/policy/rule',
       'POST /api/approvals/decide',
     ]);
-    expect(hub.seen[1]!.headers[CSRF_HEADER]).toBe('tok-1');
-    expect(hub.seen[2]!.headers[CSRF_HEADER]).toBe('tok-1');
+    expect(hub.seen.map((s) => s.headers[CSRF_HEADER])).toEqual(['key-1', 'key-1', 'key-1']);
     expect(hub.seen[2]!.body).toEqual({ approvalId: 'a1', choice: 'approve_once' });
   });
 
-  it('reads held policy changes and confirms them and sources with the session token', async () => {
+  it('without a key sends none, and the hub refusal reaches the page', async () => {
     const hub = fakeHub({
-      'GET /api/session': session('tok-9'),
+      'GET /api/policy': () => ({ status: 401, body: { ok: false, error: { code: 'no_session', message: 'no UI session' } } }),
+    });
+    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: null });
+    const failure = await backend.policy().catch((e: unknown) => e);
+    expect((failure as ApiError).code).toBe('no_session');
+    expect(hub.seen[0]!.headers[CSRF_HEADER]).toBeUndefined();
+  });
+
+  it('reads held policy changes and confirms them and sources with the session key', async () => {
+    const hub = fakeHub({
       'GET /api/policy': () => ({ body: { file: '/p.yaml', rules: [], held: [{ target: 'demo.delete_note', from: 'ask', to: 'allow' }] } }),
       'POST /api/policy/confirm': () => ({ body: { ok: true, held: [] } }),
       'POST /api/sources/planted/confirm': () => ({ body: { ok: true, id: 'planted' } }),
     });
-    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null });
+    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: 'tok-9' });
     expect((await backend.policy()).held).toEqual([{ target: 'demo.delete_note', from: 'ask', to: 'allow' }]);
     await backend.confirmPolicy();
     await backend.confirmSource('planted');
     expect(hub.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
       'GET /api/policy',
-      'GET /api/session',
       'POST /api/policy/confirm',
       'POST /api/sources/planted/confirm',
     ]);
     expect(hub.seen[2]!.headers[CSRF_HEADER]).toBe('tok-9');
   });
 
-  it('gets a new token once when the hub refuses a stale one', async () => {
-    let tokens = 0;
-    const hub = fakeHub({
-      'GET /api/session': () => ({ body: { csrf: `tok-${++tokens}`, version: '0.1.0' } }),
-      'DELETE /api/sources/x': (seen) =>
-        seen.headers[CSRF_HEADER] === 'tok-2'
-          ? { body: { ok: true } }
-          : { status: 403, body: { ok: false, error: { code: 'csrf', message: 'bad csrf token' } } },
-    });
-    const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null });
-    await backend.removeSource('x');
-    expect(hub.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
-      'GET /api/session',
-      'DELETE /api/sources/x',
-      'GET /api/session',
-      'DELETE /api/sources/x',
-    ]);
-  });
-
   it('turns {ok:false} into an ApiError with the hub message', async () => {
     const hub = fakeHub({
-      'GET /api/session': session('t'),
       'POST /api/sources': () => ({ status: 400, body: { ok: false, error: { code: 'invalid_source', message: 'id `Bad` is not valid' } } }),
     });
     const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null });
@@ -112,7 +90,6 @@ describe('HttpBackend', () => {
   it('puts the run filters in the query and escapes path parts', async () => {
     const hub = fakeHub({
       'GET /api/runs': () => ({ body: { ok: true, runs: [{ id: 'r1', status: 'completed' }] } }),
-      'GET /api/session': session('t'),
       'DELETE /api/connections/git hub/work': () => ({ body: { ok: true } }),
     });
     const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, now: () => 1_000_000_000 });
@@ -126,8 +103,9 @@ describe('HttpBackend', () => {
     let source: { onmessage: ((m: MessageEvent) => void) | null; close: () => void; closed?: boolean } | null = null;
     const backend = new HttpBackend({
       fetch: async () => new Response('{}'),
+      sessionKey: 'k 1',
       eventSource: (url) => {
-        expect(url).toBe('/api/events');
+        expect(url).toBe('/api/events?session=k%201');
         source = { onmessage: null, close: () => (source!.closed = true) };
         return source as unknown as EventSource;
       },

@@ -1,6 +1,7 @@
-// The hub's local API over fetch: same origin, the session cookie, and the session's CSRF token in
-// `X-Capa-Csrf` on every request that changes something.
+// The hub's local API over fetch: same origin, the session cookie, and the session's key in
+// `X-Capa-Csrf` on every request, reads included (session-key.ts says why).
 import { runsQuery } from '../lib/runs';
+import { SESSION_PARAM, forgetPageSessionKey, pageSessionKey } from './session-key';
 import {
   ApiError,
   type ApprovalsView,
@@ -40,7 +41,7 @@ const enc = encodeURIComponent;
 
 export class HttpBackend implements Backend {
   readonly kind: 'http' | 'tauri' = 'http';
-  private csrf: Promise<string> | null = null;
+  private readonly key: string | null;
   private readonly fetchImpl: FetchLike;
   private readonly base: string;
   private readonly events: EventSourceFactory | null;
@@ -51,6 +52,8 @@ export class HttpBackend implements Backend {
     base?: string;
     eventSource?: EventSourceFactory | null;
     now?: () => number;
+    /** The session's key; by default the one this page landed with (session-key.ts). */
+    sessionKey?: string | null;
   } = {}) {
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.base = options.base ?? '';
@@ -61,23 +64,14 @@ export class HttpBackend implements Backend {
           ? null
           : (url) => new EventSource(url);
     this.now = options.now ?? Date.now;
-  }
-
-  private async token(): Promise<string> {
-    if (!this.csrf) {
-      this.csrf = this.session().then((s) => s.csrf);
-      this.csrf.catch(() => {
-        this.csrf = null;
-      });
-    }
-    return this.csrf;
+    this.key = options.sessionKey !== undefined ? options.sessionKey : pageSessionKey();
   }
 
   /** One request; `{ok:false}` bodies and HTTP errors become `ApiError`. */
-  async request<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    if (method !== 'GET') headers[CSRF_HEADER] = await this.token();
+    if (this.key) headers[CSRF_HEADER] = this.key;
     const response = await this.fetchImpl(this.base + path, {
       method,
       headers,
@@ -97,11 +91,8 @@ export class HttpBackend implements Backend {
         : null;
     if (!response.ok || error) {
       const code = error?.code ?? `http_${response.status}`;
-      // A stale token (the hub restarted): fetch a new session once and try again.
-      if (method !== 'GET' && response.status === 403 && !retried && /csrf/i.test(code + text)) {
-        this.csrf = null;
-        return this.request<T>(method, path, body, true);
-      }
+      // The hub no longer knows this session (it restarted): a new login link is needed.
+      if (response.status === 401 && this.key) forgetPageSessionKey();
       const message =
         error?.message ?? (text.trim() || `${method} ${path} failed with HTTP ${response.status}`);
       throw new ApiError(code, message, response.status);
@@ -190,7 +181,8 @@ export class HttpBackend implements Backend {
 
   subscribe(listener: (event: HubEvent) => void): () => void {
     if (!this.events) return () => {};
-    const source = this.events(`${this.base}/api/events`);
+    const query = this.key ? `?${SESSION_PARAM}=${encodeURIComponent(this.key)}` : '';
+    const source = this.events(`${this.base}/api/events${query}`);
     source.onmessage = (message: MessageEvent) => {
       try {
         listener(JSON.parse(String(message.data)) as HubEvent);

@@ -3,12 +3,11 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Context;
 use capa_core::{Choice, HubPaths, Redactor};
 use serde_json::json;
 
 use crate::cli::{GlobalArgs, HubCommand};
-use crate::running::{self, Discovery, RunningHub};
+use crate::running::RunningHub;
 use crate::{output, setup};
 
 pub async fn run(
@@ -60,17 +59,31 @@ async fn serve(
     let decided_by = config.exposure.decided_by.clone();
     let mode = config.exposure.mode;
     let hub = setup::start_hub(config, paths, redactor).await?;
-    let token = capa_server::token::load_or_create(&paths.token())
-        .with_context(|| format!("creating the access token {}", paths.token().display()))?;
-    let server = capa_server::serve(hub.clone(), addr, token).await?;
-    running::write_discovery(
-        paths,
-        &Discovery {
-            url: format!("http://{}", server.addr),
-            pid: std::process::id(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-        },
-    )?;
+    let token = match capa_server::token::rotate(&paths.token()) {
+        Ok(token) => token,
+        Err(e) => {
+            hub.shutdown().await;
+            return Err(anyhow::Error::new(e).context(format!(
+                "creating the access token {}",
+                paths.token().display()
+            )));
+        }
+    };
+    let server = match capa_server::serve(hub.clone(), addr, token).await {
+        Ok(server) => server,
+        Err(e) => {
+            hub.shutdown().await;
+            return Err(e.into());
+        }
+    };
+    if let Err(e) = server.publish(paths) {
+        server.shutdown().await;
+        hub.shutdown().await;
+        return Err(anyhow::Error::new(e).context(format!(
+            "writing the discovery file {}",
+            paths.discovery().display()
+        )));
+    }
     tracing::info!(url = %server.mcp_url(), token_file = %paths.token().display(), %mode, %decided_by, "hub listening");
     eprintln!(
         "capa hub: MCP endpoint {} ({mode} mode; bearer token in {})",
@@ -82,7 +95,6 @@ async fn serve(
     }
     shutdown_signal().await;
     eprintln!("capa hub: stopping");
-    running::remove_discovery(paths);
     server.shutdown().await;
     hub.shutdown().await;
     Ok(ExitCode::SUCCESS)

@@ -1,4 +1,6 @@
 //! Helpers shared by the CLI's test binaries.
+// Each test binary uses some of these helpers.
+#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -29,4 +31,102 @@ pub fn at_terminal(dir: &Path, args: &[&str], input: &str) -> Output {
         std::io::Write::write_all(&mut stdin, input.as_bytes()).expect("type");
     }
     child.wait_with_output().expect("script ends")
+}
+
+/// A `capa hub serve` child, stopped (SIGKILL) when dropped.
+pub struct ServedHub {
+    pub child: std::process::Child,
+    pub data_dir: std::path::PathBuf,
+}
+
+impl Drop for ServedHub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl ServedHub {
+    /// Starts `program hub serve` on a free loopback port with `dir`'s data and config dirs,
+    /// and waits for its discovery file; `env` is added (a `None` value removes a variable).
+    pub fn start(program: &Path, dir: &Path, env: &[(&str, Option<&str>)]) -> Self {
+        let mut command = Command::new(program);
+        command
+            .args(["hub", "serve", "--http", "127.0.0.1:0"])
+            .current_dir(dir)
+            .env("CAPA_DATA_DIR", dir.join("data"))
+            .env("CAPA_CONFIG_DIR", dir.join("config"))
+            .env("CAPA_NO_BROWSER", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (key, value) in env {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        let hub = Self {
+            child: command.spawn().expect("hub serve"),
+            data_dir: dir.join("data"),
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while hub.discovery().is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the hub did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        hub
+    }
+
+    /// `hub.json` as JSON, once it names this child.
+    pub fn discovery(&self) -> Option<serde_json::Value> {
+        let text = std::fs::read_to_string(self.data_dir.join("hub.json")).ok()?;
+        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+        (value["pid"].as_u64() == Some(u64::from(self.child.id()))).then_some(value)
+    }
+
+    pub fn url(&self) -> String {
+        self.discovery()
+            .and_then(|d| d["url"].as_str().map(str::to_owned))
+            .expect("url")
+    }
+
+    pub fn token(&self) -> String {
+        std::fs::read_to_string(self.data_dir.join("token"))
+            .expect("token")
+            .trim()
+            .to_owned()
+    }
+}
+
+/// A plain HTTP/1.1 request to `url` (`http://host:port/path`), redirects not followed: the
+/// status and the body.
+pub fn http(method: &str, url: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").expect("http URL");
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let mut stream = std::net::TcpStream::connect(host).expect("connect");
+    let extra: String = headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}\r\n"))
+        .collect();
+    write!(
+        stream,
+        "{method} /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: 0\r\n{extra}\r\n"
+    )
+    .expect("request");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
 }

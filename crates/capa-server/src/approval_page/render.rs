@@ -64,6 +64,20 @@ pub(super) fn document(title: &str, body: &str) -> String {
     )
 }
 
+/// The page a one-time link lands on: it sends the browser on to `location` (a path on this
+/// origin) itself. A redirect would not do: when the link was opened from another site (the
+/// private forwarding page the hub gives the browser is a `file://` one), a `SameSite=Strict`
+/// cookie is not sent along a redirect, but it is with a navigation this origin's page starts.
+pub(crate) fn landing_page(location: &str) -> String {
+    let location = escape(location);
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"refresh\" content=\"0;url={location}\">\
+         <title>Opening · Capabilities</title><style>{STYLE}</style></head>\
+         <body><main><p><a href=\"{location}\">Continue</a></p></main></body></html>\n"
+    )
+}
+
 /// A page with one message: link expired, refused request, and the like.
 pub(crate) fn message_page(title: &str, paragraphs: &[&str]) -> String {
     let mut body = format!("<h1>{}</h1>", escape(title));

@@ -1,6 +1,10 @@
-//! The web UI's static files under `/app/`, from the first directory holding an `index.html`:
-//! `CAPA_UI_DIR`, `<exe dir>/../../ui/dist` (the repository's `target/*` layout), the directory
-//! the embedder gave (`ServeOptions::ui_dir`: the desktop app's bundled resources), `<exe dir>/ui`.
+//! The web UI's static files under `/app/`, from one directory chosen when the server starts:
+//! `CAPA_UI_DIR` (a person's explicit choice, for development), else the directory the embedder
+//! gave (`ServeOptions::ui_dir`: the desktop app's bundled resources), else the package layout
+//! beside the binary (`<exe dir>/ui`, `<exe dir>/../lib/Capabilities/ui`), else — in debug
+//! builds only — the `ui/dist` of the checkout the binary was built from. Nothing is searched
+//! relative to wherever a copy of the binary happens to be (a planted `index.html` would run with
+//! the UI's full access), and a directory that others may write to is refused.
 //! Unknown paths fall back to `index.html` (a single-page app).
 
 use std::path::{Component, Path, PathBuf};
@@ -13,24 +17,63 @@ use super::UiState;
 
 const CSP: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
 
-/// Where the UI's built files are, when they are anywhere: `CAPA_UI_DIR` (the person's explicit
-/// choice), else the repository's `ui/dist` beside a `target/*` build (fresher than a copy a
-/// bundle build left in `target/release/ui`), else `given`, else `<exe dir>/ui`. Looked up per
-/// request, so a UI built while the hub runs is served at the next reload.
+/// Where the UI's built files are, chosen once at start (see the module's comment). The files
+/// themselves are read per request, so a UI rebuilt while the hub runs is served at the next
+/// reload.
 pub(crate) fn ui_dir(given: Option<&Path>) -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("CAPA_UI_DIR") {
-        return Some(PathBuf::from(dir)).filter(|d| d.join("index.html").is_file());
+        return Some(PathBuf::from(dir)).filter(|d| servable(d));
     }
-    let exe = std::env::current_exe().ok()?;
-    let exe_dir = exe.parent()?;
-    [
-        Some(exe_dir.join("../../ui/dist")),
-        given.map(Path::to_path_buf),
-        Some(exe_dir.join("ui")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|d| d.join("index.html").is_file())
+    let exe_dir = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf));
+    let packaged = exe_dir
+        .iter()
+        .flat_map(|dir| [dir.join("ui"), dir.join("../lib/Capabilities/ui")]);
+    let checkout =
+        cfg!(debug_assertions).then(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/dist"));
+    given
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(packaged)
+        .chain(checkout)
+        .find(|d| servable(d))
+}
+
+/// A directory with an `index.html` that only its owner may change (the directory, the file
+/// and the directory above it; a sticky parent such as `/tmp` is fine): anyone else who can
+/// write there could serve their own page from the hub's origin.
+fn servable(dir: &Path) -> bool {
+    let index = dir.join("index.html");
+    if !index.is_file() {
+        return false;
+    }
+    let parent = dir
+        .canonicalize()
+        .ok()
+        .and_then(|d| d.parent().map(Path::to_path_buf));
+    let private = not_writable_by_others(dir, false)
+        && not_writable_by_others(&index, false)
+        && parent.is_none_or(|p| not_writable_by_others(&p, true));
+    if !private {
+        tracing::warn!(dir = %dir.display(), "not serving the web UI from a directory others may write to; make it writable by its owner only (chmod go-w) or set CAPA_UI_DIR");
+    }
+    private
+}
+
+#[cfg(unix)]
+fn not_writable_by_others(path: &Path, sticky_ok: bool) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|meta| {
+        let mode = meta.permissions().mode();
+        mode & 0o022 == 0 || (sticky_ok && mode & 0o1000 != 0)
+    })
+}
+
+#[cfg(not(unix))]
+fn not_writable_by_others(_path: &Path, _sticky_ok: bool) -> bool {
+    // Windows has no mode bits; its ACLs are not checked here (docs/security.md).
+    true
 }
 
 fn secure(mut response: Response) -> Response {
@@ -120,7 +163,7 @@ fn missing() -> Response {
 
 /// `GET /app/…`: a file of the UI, else its `index.html`.
 pub(crate) async fn serve(State(state): State<UiState>, request: Request) -> Response {
-    let Some(dir) = ui_dir(state.ui_dir.as_deref()) else {
+    let Some(dir) = state.ui_dir.as_deref() else {
         return missing();
     };
     let path = request.uri().path();
@@ -131,7 +174,7 @@ pub(crate) async fn serve(State(state): State<UiState>, request: Request) -> Res
             .insert(header::LOCATION, HeaderValue::from_static("/app/"));
         return response;
     }
-    let (file, is_index) = match file_for(&dir, path) {
+    let (file, is_index) = match file_for(dir, path) {
         Some(file) => (file, false),
         None => (dir.join("index.html"), true),
     };

@@ -1,0 +1,244 @@
+//! `hub.json`, the discovery file: how the CLI, `capa mcp` and the desktop app find the hub that
+//! runs for a data dir — and know that what listens at its address is that hub before they send
+//! it the token.
+//!
+//! After a crash (or `kill -9`) the file stays behind, and whoever binds the port next would get
+//! the token of every client that trusts the file. So each start writes a fresh proof key beside
+//! the URL (the file is 0600 in the 0700 data dir, like the token); a client sends a random
+//! challenge to [`PROVE_PATH`], without the token, and goes on only when the answer is the
+//! HMAC of the challenge under that key. A listener that is not this start of the hub cannot
+//! answer. A file whose process is gone (or whose port refuses connections) is stale: removed,
+//! and no hub is running.
+
+use std::path::Path;
+use std::time::Duration;
+
+use capa_core::HubPaths;
+use hmac::{Hmac, KeyInit, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+
+/// Where a hub proves it holds the discovery file's key: `GET /api/hub/prove?challenge=<hex>`.
+pub const PROVE_PATH: &str = "/api/hub/prove";
+
+/// Bytes of the per-start proof key and of a client's challenge.
+const KEY_BYTES: usize = 32;
+
+/// How long a client waits for the proof: the hub answers from memory, at once.
+const PROVE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// What a running hub writes to `hub.json` in its data dir.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DiscoveryFile {
+    /// Base URL, `http://127.0.0.1:4477`.
+    url: String,
+    pid: u32,
+    version: String,
+    /// Hex; only this start of the hub holds it.
+    proof_key: String,
+}
+
+/// A hub that proved it is the one the discovery file names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundHub {
+    /// Base URL, `http://127.0.0.1:4477`.
+    pub url: String,
+    pub pid: u32,
+    pub version: String,
+}
+
+/// The key a hub proves it holds, made fresh on every start.
+pub(crate) struct ProofKey(Vec<u8>);
+
+impl std::fmt::Debug for ProofKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProofKey(..)")
+    }
+}
+
+impl ProofKey {
+    /// None without system randomness (a guessable key would prove nothing).
+    pub(crate) fn generate() -> Option<Self> {
+        let mut key = vec![0u8; KEY_BYTES];
+        getrandom::fill(&mut key).ok()?;
+        Some(Self(key))
+    }
+
+    fn hex(&self) -> String {
+        capa_core::digest::hex(&self.0)
+    }
+
+    /// The answer to `challenge` from the hub at `url`.
+    pub(crate) fn answer(&self, url: &str, challenge: &str) -> String {
+        answer(&self.0, url, challenge)
+    }
+}
+
+/// HMAC-SHA256 over the URL and the challenge: an answer for one address is no answer for
+/// another.
+fn answer(key: &[u8], url: &str, challenge: &str) -> String {
+    let Ok(mut mac) = <Hmac<Sha256> as KeyInit>::new_from_slice(key) else {
+        // HMAC takes keys of any length; this cannot happen, and an empty answer proves nothing.
+        return String::new();
+    };
+    mac.update(b"capabilities hub proof\n");
+    mac.update(url.as_bytes());
+    mac.update(b"\n");
+    mac.update(challenge.as_bytes());
+    capa_core::digest::hex(&mac.finalize().into_bytes())
+}
+
+/// Whether `challenge` is what a client sends: hex, at least as long as a key.
+pub(crate) fn valid_challenge(challenge: &str) -> bool {
+    (KEY_BYTES * 2..=KEY_BYTES * 4).contains(&challenge.len())
+        && challenge.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Writes `hub.json` for the hub listening at `url` (0600, in one step).
+pub(crate) fn publish(paths: &HubPaths, url: &str, key: &ProofKey) -> std::io::Result<()> {
+    let file = DiscoveryFile {
+        url: url.to_owned(),
+        pid: std::process::id(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        proof_key: key.hex(),
+    };
+    let text = serde_json::to_string_pretty(&file).map_err(std::io::Error::other)?;
+    capa_core::write_private_file(&paths.discovery(), text.as_bytes())
+}
+
+/// Removes `hub.json` when it still names this process at `url` (a newer hub's file stays).
+pub(crate) fn withdraw(paths: &HubPaths, url: &str) {
+    if read(&paths.discovery()).is_some_and(|f| f.pid == std::process::id() && f.url == url) {
+        let _ = std::fs::remove_file(paths.discovery());
+    }
+}
+
+fn read(path: &Path) -> Option<DiscoveryFile> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// The hub that runs for this data dir, once it proved it holds this start's key. None when no
+/// file is there, the file is stale (then it is removed), or the listener did not prove itself
+/// (then nothing secret was sent to it, and a warning says so).
+pub async fn find(paths: &HubPaths) -> Option<FoundHub> {
+    let path = paths.discovery();
+    let file = read(&path)?;
+    if !loopback_url(&file.url) {
+        tracing::warn!(file = %path.display(), url = %file.url, "the discovery file names an address that is not loopback; ignoring it");
+        return None;
+    }
+    if !process_alive(file.pid) {
+        remove_stale(&path, &file);
+        return None;
+    }
+    let challenge = capa_core::digest::random_hex(KEY_BYTES)?;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(PROVE_TIMEOUT)
+        .build()
+        .ok()?;
+    let response = client
+        .get(format!("{}{PROVE_PATH}?challenge={challenge}", file.url))
+        .send()
+        .await;
+    let response = match response {
+        Ok(response) => response,
+        Err(e) if e.is_connect() => {
+            // Nothing listens there: the hub that wrote the file is gone.
+            remove_stale(&path, &file);
+            return None;
+        }
+        Err(e) => {
+            tracing::warn!(url = %file.url, error = %e, "the hub named in the discovery file did not answer its proof");
+            return None;
+        }
+    };
+    let given = response
+        .json::<serde_json::Value>()
+        .await
+        .ok()
+        .and_then(|v| v["proof"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let key = decode_hex(&file.proof_key).unwrap_or_default();
+    let expected = answer(&key, &file.url, &challenge);
+    if key.len() < KEY_BYTES || !crate::token::matches(&expected, &given) {
+        tracing::warn!(url = %file.url, file = %path.display(), "what listens at the hub's address did not prove it is the hub; not sending it the token");
+        return None;
+    }
+    Some(FoundHub {
+        url: file.url,
+        pid: file.pid,
+        version: file.version,
+    })
+}
+
+fn remove_stale(path: &Path, file: &DiscoveryFile) {
+    tracing::info!(file = %path.display(), pid = file.pid, "removing a stale discovery file (its hub is gone)");
+    // Only the file as read: a hub that started meanwhile has written a new one.
+    if read(path).is_some_and(|now| now.pid == file.pid && now.proof_key == file.proof_key) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// `http://127.0.0.1:<port>` or `http://[::1]:<port>`, and nothing else.
+fn loopback_url(url: &str) -> bool {
+    url.strip_prefix("http://")
+        .and_then(|authority| authority.parse::<std::net::SocketAddr>().ok())
+        .is_some_and(|addr| addr.ip().is_loopback())
+}
+
+/// Whether process `pid` exists. Linux answers from `/proc`; elsewhere this says yes and the
+/// connection and the proof decide.
+fn process_alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        pid != 0 && Path::new(&format!("/proc/{pid}")).exists()
+    } else {
+        true
+    }
+}
+
+fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_answer_depends_on_key_address_and_challenge() {
+        let key = ProofKey::generate().expect("randomness");
+        let other = ProofKey::generate().expect("randomness");
+        let url = "http://127.0.0.1:4477";
+        let challenge = "ab".repeat(32);
+        let proof = key.answer(url, &challenge);
+        assert_eq!(
+            proof,
+            answer(&decode_hex(&key.hex()).expect("hex"), url, &challenge)
+        );
+        assert_ne!(proof, other.answer(url, &challenge));
+        assert_ne!(proof, key.answer("http://127.0.0.1:4478", &challenge));
+        assert_ne!(proof, key.answer(url, &"cd".repeat(32)));
+    }
+
+    #[test]
+    fn only_loopback_urls_and_hex_challenges_are_taken() {
+        assert!(loopback_url("http://127.0.0.1:4477"));
+        assert!(loopback_url("http://[::1]:4477"));
+        assert!(!loopback_url("http://10.0.0.2:4477"));
+        assert!(!loopback_url("https://127.0.0.1:4477"));
+        assert!(!loopback_url("http://127.0.0.1:4477/x"));
+        assert!(valid_challenge(&"a".repeat(64)));
+        assert!(!valid_challenge(&"a".repeat(63)));
+        assert!(!valid_challenge(&"g".repeat(64)));
+        assert!(!valid_challenge(&"a".repeat(129)));
+    }
+}

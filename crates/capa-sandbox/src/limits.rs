@@ -1,4 +1,5 @@
-//! The run limits of `mcp-surface.md` (Default limits), plus the stack size.
+//! The run limits of `mcp-surface.md` (Default limits), plus the stack size and the size of one
+//! call's arguments (docs/limits.md).
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +26,12 @@ pub struct Limits {
     pub inline_result_bytes: usize,
     /// Milliseconds one upstream call may take, counted from when it leaves the queue.
     pub upstream_timeout_ms: u64,
+    /// Bytes of one tool call's arguments, counted as the compact JSON the hub sends upstream.
+    /// Not in the spec's table: without it only `memory_bytes` (64 MB) bounded what one call
+    /// could push at an upstream. 4 MiB is far above any real tool input (the largest in our
+    /// catalogs are file contents and message bodies of some KB) and small enough that eight
+    /// calls in flight hold at most 32 MiB of arguments.
+    pub argument_bytes: usize,
 }
 
 impl Default for Limits {
@@ -39,6 +46,7 @@ impl Default for Limits {
             max_concurrent: 8,
             inline_result_bytes: 24 * 1024,
             upstream_timeout_ms: 30_000,
+            argument_bytes: 4 * 1024 * 1024,
         }
     }
 }
@@ -58,6 +66,7 @@ impl Limits {
             max_concurrent: self.max_concurrent.min(other.max_concurrent),
             inline_result_bytes: self.inline_result_bytes.min(other.inline_result_bytes),
             upstream_timeout_ms: self.upstream_timeout_ms.min(other.upstream_timeout_ms),
+            argument_bytes: self.argument_bytes.min(other.argument_bytes),
         }
     }
 

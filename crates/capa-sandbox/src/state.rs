@@ -162,6 +162,24 @@ fn failure_json(f: &ToolFailure, address: &str) -> String {
     .to_string()
 }
 
+/// Bytes of `value` as compact JSON, counted without building the text.
+fn sent_bytes(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 fn refusal(code: &str, message: String, hint: Option<&str>, address: &str) -> String {
     let mut f = ToolFailure::new(code, message);
     f.hint = hint.map(str::to_string);
@@ -250,6 +268,21 @@ impl State {
                 );
             }
         };
+        // Counted on the compact JSON the hub sends upstream (serde_json, as rmcp writes it),
+        // not on the guest's `JSON.stringify` text, which can differ (`1e+21` against `1e21`).
+        let sent = sent_bytes(&arguments);
+        if sent > self.limits.argument_bytes {
+            return refusal(
+                "arguments_too_large",
+                format!(
+                    "{address}: the arguments are {sent} bytes as JSON; one call may send at \
+                     most {} bytes",
+                    self.limits.argument_bytes
+                ),
+                Some("Send less per call: split the input over several calls."),
+                &address,
+            );
+        }
         let index = self.calls.len() as u32;
         self.calls.push(CallRecord {
             address: address.clone(),

@@ -1,20 +1,26 @@
 //! Opening one connection to an upstream: spawn the child or reach the URL, then negotiate.
 
 use std::collections::HashMap;
-use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+use crate::bounded::BoundedLines;
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
+use crate::limits::MAX_MESSAGE_BYTES;
 use crate::spec::{UpstreamSpec, UpstreamTransport};
+use crate::stdio::ChildTransport;
 
 pub(crate) type Client = RunningService<RoleClient, UpstreamClient>;
+
+/// The longest line of a child's stderr that reaches the log; the rest of the line is dropped.
+const MAX_STDERR_LINE_BYTES: usize = 8 * 1024;
 
 /// How long starting a server and negotiating may take before it counts as unavailable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -51,9 +57,7 @@ pub(crate) async fn connect(
                 cmd.current_dir(cwd);
             }
             die_with_parent(&mut cmd);
-            let (transport, stderr) = TokioChildProcess::builder(cmd)
-                .stderr(Stdio::piped())
-                .spawn()
+            let (transport, stderr) = ChildTransport::spawn(cmd)
                 .map_err(|e| unavailable(format!("cannot start `{command}`: {e}")))?;
             pid = transport.id();
             if let Some(stderr) = stderr {
@@ -85,8 +89,14 @@ pub(crate) async fn connect(
                     })?;
                 custom.insert(name, value);
             }
-            let transport =
-                StreamableHttpClientTransport::from_config(config.custom_headers(custom));
+            // rmcp refuses a JSON body over its limit before reading it all (typed as
+            // `TooLarge`), and ends an SSE stream whose event is over it (the call then fails
+            // as "stream closed": rmcp does not say why).
+            let config = config
+                .custom_headers(custom)
+                .max_json_response_size(MAX_MESSAGE_BYTES)
+                .max_sse_event_size(MAX_MESSAGE_BYTES);
+            let transport = StreamableHttpClientTransport::from_config(config);
             tokio::time::timeout(
                 CONNECT_TIMEOUT,
                 handler.serve_with_lifecycle(transport, lifecycle()),
@@ -94,9 +104,15 @@ pub(crate) async fn connect(
             .await
         }
         UpstreamTransport::InProcess { connect, .. } => {
+            // The same bound as a child's stdout: an in-process server is ours, but one rule
+            // for every line transport keeps the limits in one place.
+            let (read, write) = tokio::io::split(connect());
+            let transport =
+                AsyncRwTransport::new_client(BoundedLines::new(read, MAX_MESSAGE_BYTES), write)
+                    .with_max_line_length(MAX_MESSAGE_BYTES);
             tokio::time::timeout(
                 CONNECT_TIMEOUT,
-                handler.serve_with_lifecycle(connect(), lifecycle()),
+                handler.serve_with_lifecycle(transport, lifecycle()),
             )
             .await
         }
@@ -111,12 +127,32 @@ pub(crate) async fn connect(
     }
 }
 
-/// Every line a child writes to stderr goes to the hub's log (which redacts known secrets).
+/// Every line a child writes to stderr goes to the hub's log (which redacts known secrets), cut
+/// to [`MAX_STDERR_LINE_BYTES`]: a child that writes without newlines must not grow the hub.
 fn forward_stderr(source_id: String, stderr: tokio::process::ChildStderr) {
     tokio::spawn(async move {
-        let mut lines = BufReader::new(stderr).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            tracing::info!(target: "capa::upstream::stderr", source = %source_id, "{line}");
+        let mut reader = BufReader::new(stderr);
+        let mut line = Vec::new();
+        let mut cut = false;
+        loop {
+            let available = match reader.fill_buf().await {
+                Ok(available) if !available.is_empty() => available,
+                _ => break,
+            };
+            let newline = available.iter().position(|b| *b == b'\n');
+            let take = newline.map_or(available.len(), |i| i + 1);
+            let room = MAX_STDERR_LINE_BYTES.saturating_sub(line.len());
+            line.extend_from_slice(&available[..take.min(room)]);
+            cut |= take > room;
+            reader.consume(take);
+            if newline.is_some() {
+                let text = String::from_utf8_lossy(&line);
+                let text = text.trim_end_matches(['\n', '\r']);
+                let more = if cut { " …(cut)" } else { "" };
+                tracing::info!(target: "capa::upstream::stderr", source = %source_id, "{text}{more}");
+                line.clear();
+                cut = false;
+            }
         }
     });
 }

@@ -28,6 +28,20 @@ pub enum UpstreamError {
         code: Option<i32>,
         message: String,
     },
+    /// One message of the upstream's answer was larger than the hub reads
+    /// ([`crate::MAX_MESSAGE_BYTES`]). It was dropped as it streamed in, never held whole; the
+    /// connection stays up. Asking the same again gets the same answer, so it is not retryable.
+    #[error(
+        "`{source_id}` answered with {} over the hub's limit of {limit} bytes per message",
+        bytes.map_or_else(|| "a message".to_owned(), |b| format!("{b} bytes,"))
+    )]
+    TooLarge {
+        source_id: String,
+        /// The size of the message, when it was read to its end (stdio) rather than refused
+        /// at the limit (HTTP).
+        bytes: Option<u64>,
+        limit: usize,
+    },
 }
 
 impl UpstreamError {
@@ -36,7 +50,6 @@ impl UpstreamError {
         matches!(self, Self::Timeout { .. } | Self::Unavailable { .. })
     }
 
-    /// A stable code for clients and the store.
     /// The upstream refused the arguments (JSON-RPC `-32602`, invalid params).
     pub fn is_invalid_params(&self) -> bool {
         matches!(
@@ -48,16 +61,21 @@ impl UpstreamError {
         )
     }
 
+    /// A stable code for clients and the store.
     pub fn code(&self) -> &'static str {
         match self {
             Self::Timeout { .. } => "upstream_timeout",
             Self::Unavailable { .. } => "upstream_unavailable",
             Self::Protocol { .. } => "upstream_protocol",
+            Self::TooLarge { .. } => "result_too_large",
         }
     }
 
     pub(crate) fn from_service(source_id: &str, error: rmcp::ServiceError) -> Self {
         use rmcp::ServiceError as E;
+        if let Some(too_large) = too_large(source_id, &error) {
+            return too_large;
+        }
         match error {
             E::McpError(data) => Self::Protocol {
                 source_id: source_id.to_owned(),
@@ -78,5 +96,39 @@ impl UpstreamError {
                 message: other.to_string(),
             },
         }
+    }
+}
+
+/// The hub's own "too large" in an error: the answer [`crate::bounded::BoundedLines`] put in
+/// place of an oversized stdio line, or the HTTP client's refusal of an oversized JSON body.
+fn too_large(source_id: &str, error: &rmcp::ServiceError) -> Option<UpstreamError> {
+    use rmcp::ServiceError as E;
+    match error {
+        E::McpError(data) => {
+            let data = data.data.as_ref()?;
+            let marker = data.get(crate::bounded::TOO_LARGE_MARKER)?.as_u64()?;
+            (marker == crate::bounded::marker_token()).then(|| UpstreamError::TooLarge {
+                source_id: source_id.to_owned(),
+                bytes: data.get("bytes").and_then(serde_json::Value::as_u64),
+                limit: crate::MAX_MESSAGE_BYTES,
+            })
+        }
+        E::TransportSend(sent) => {
+            use rmcp::transport::streamable_http_client::StreamableHttpError;
+            match sent
+                .error
+                .downcast_ref::<StreamableHttpError<reqwest::Error>>()?
+            {
+                StreamableHttpError::ResponseBodyTooLarge { max_size } => {
+                    Some(UpstreamError::TooLarge {
+                        source_id: source_id.to_owned(),
+                        bytes: None,
+                        limit: *max_size,
+                    })
+                }
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }

@@ -5,16 +5,24 @@
 //! versions as fallback), lists tools page by page, refreshes them when the server says they
 //! changed, restarts a crashed child with backoff, and bounds every call with a timeout. Failures
 //! come back as [`UpstreamError`], typed and marked retryable or not, so the hub stays up whatever
-//! an upstream does.
+//! an upstream does. What an upstream sends is bounded (`limits.rs`): one message while it
+//! streams in, and a tool list in tools, pages, bytes and per-tool sizes.
 
+mod bounded;
 mod connect;
 mod error;
 mod handler;
+mod limits;
 mod progress;
 mod spec;
+mod stdio;
 mod supervisor;
 
 pub use error::UpstreamError;
+pub use limits::{
+    MAX_DESCRIPTION_BYTES, MAX_MESSAGE_BYTES, MAX_SCHEMA_BYTES, MAX_TITLE_BYTES,
+    MAX_TOOL_LIST_BYTES, MAX_TOOL_NAME_BYTES, MAX_TOOL_PAGES, MAX_TOOLS,
+};
 pub use progress::{Progress, ProgressRouter, ProgressSink, call_tool_with_progress};
 pub use spec::{UpstreamSpec, UpstreamTransport};
 pub use supervisor::{Upstream, UpstreamEvent, UpstreamState, UpstreamStatus};

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use rmcp::Peer;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, JsonObject, ProtocolVersion, ServerNotification,
-    SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResult, JsonObject, PaginatedRequestParams, ProtocolVersion,
+    ServerNotification, SubscriptionFilter, Tool,
 };
 use rmcp::service::RoleClient;
 use tokio::sync::{mpsc, watch};
@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::connect::{Client, connect};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
+use crate::limits::{Cuts, MAX_TOOL_PAGES, ToolListBounds};
 use crate::progress::{ProgressRouter, ProgressSink, call_tool_with_progress};
 use crate::spec::UpstreamSpec;
 
@@ -54,6 +55,9 @@ pub struct UpstreamStatus {
     pub protocol_version: Option<String>,
     /// Process id of the server when it is a local command and connected.
     pub pid: Option<u32>,
+    /// What the last tool listing cut to stay within the hub's limits (tools skipped,
+    /// descriptions cut), one line each; empty when nothing was.
+    pub limited: Vec<String>,
 }
 
 /// What an upstream tells the hub.
@@ -72,6 +76,7 @@ struct Snapshot {
     restarts: u32,
     protocol_version: Option<String>,
     pid: Option<u32>,
+    limited: Vec<String>,
 }
 
 /// One upstream MCP server kept connected by a background task.
@@ -102,6 +107,7 @@ impl Upstream {
             restarts: 0,
             protocol_version: None,
             pid: None,
+            limited: Vec::new(),
         });
         let upstream = Arc::new(Self {
             spec,
@@ -135,6 +141,7 @@ impl Upstream {
             restarts: s.restarts,
             protocol_version: s.protocol_version.clone(),
             pid: s.pid,
+            limited: s.limited.clone(),
         }
     }
 
@@ -319,12 +326,13 @@ async fn serve_connection(
         })
         .map(AbortOnDrop);
     match list_tools(&peer, source_id).await {
-        Ok(tools) => {
+        Ok((tools, limited)) => {
             tracing::info!(source = %source_id, tools = tools.len(), protocol = ?protocol_version, "upstream ready");
             upstream.update(|s| {
                 s.state = UpstreamState::Ready;
                 s.peer = Some(peer.clone());
                 s.tools = Arc::new(tools);
+                s.limited = limited;
                 s.last_error = None;
                 s.protocol_version = protocol_version;
             });
@@ -352,8 +360,11 @@ async fn serve_connection(
             }
             Some(()) = tools_changed.recv() => {
                 match list_tools(&peer, source_id).await {
-                    Ok(tools) => {
-                        upstream.update(|s| s.tools = Arc::new(tools));
+                    Ok((tools, limited)) => {
+                        upstream.update(|s| {
+                            s.tools = Arc::new(tools);
+                            s.limited = limited;
+                        });
                         changed();
                     }
                     Err(e) => tracing::warn!(source = %source_id, error = %e, "refreshing tools failed; keeping the previous list"),
@@ -413,14 +424,38 @@ async fn listen_for_tool_changes(
     }
 }
 
-/// Every page of `tools/list`.
-async fn list_tools(peer: &Peer<RoleClient>, source_id: &str) -> Result<Vec<Tool>, UpstreamError> {
-    match tokio::time::timeout(LIST_TIMEOUT, peer.list_all_tools()).await {
-        Ok(Ok(tools)) => Ok(tools),
+/// The pages of `tools/list`, bounded as they arrive (`limits.rs`): tools past the bounds are
+/// skipped or cut, and what was cut is logged and returned for the status.
+async fn list_tools(
+    peer: &Peer<RoleClient>,
+    source_id: &str,
+) -> Result<(Vec<Tool>, Vec<String>), UpstreamError> {
+    match tokio::time::timeout(LIST_TIMEOUT, list_pages(peer)).await {
+        Ok(Ok((tools, cuts))) => {
+            for note in &cuts.notes {
+                tracing::warn!(source = %source_id, "tool list over a limit: {note}");
+            }
+            Ok((tools, cuts.notes))
+        }
         Ok(Err(e)) => Err(UpstreamError::from_service(source_id, e)),
         Err(_) => Err(UpstreamError::Timeout {
             source_id: source_id.to_owned(),
             timeout: LIST_TIMEOUT,
         }),
     }
+}
+
+async fn list_pages(peer: &Peer<RoleClient>) -> Result<(Vec<Tool>, Cuts), rmcp::ServiceError> {
+    let mut bounds = ToolListBounds::default();
+    let mut cursor = None;
+    for _ in 0..MAX_TOOL_PAGES {
+        let params = cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let page = peer.list_tools(params).await?;
+        bounds.add_page(page.tools);
+        cursor = page.next_cursor;
+        if cursor.is_none() || bounds.full() {
+            break;
+        }
+    }
+    Ok(bounds.finish(cursor.is_some()))
 }

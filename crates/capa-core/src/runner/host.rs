@@ -357,6 +357,9 @@ fn failure(code: &str, message: String, retryable: bool) -> ToolFailure {
 fn call_failure(error: &CallError) -> ToolFailure {
     let hint = match error {
         CallError::UnknownTool { .. } => Some("Use hub.search() to find tools.".to_owned()),
+        CallError::Upstream(capa_upstream::UpstreamError::TooLarge { .. }) => Some(
+            "Ask for less per call: filter, paginate or pick fields if the tool can.".to_owned(),
+        ),
         _ => None,
     };
     ToolFailure {

@@ -68,6 +68,15 @@ fn new_run_id() -> String {
     )
 }
 
+/// A run the hub would not start, as the envelope's error.
+fn refused(refusal: &crate::error::RunRefusal) -> RunError {
+    RunError {
+        code: refusal.code().to_owned(),
+        message: refusal.to_string(),
+        hint: Some(refusal.hint()),
+    }
+}
+
 /// What one attempt runs.
 struct Attempt {
     run_id: String,
@@ -150,6 +159,15 @@ impl Hub {
         };
         let lock = self.runs().lock_of(&run_id);
         let _held = lock.lock().await;
+        let _slot = match self.runs().slot().await {
+            Ok(slot) => slot,
+            Err(refusal) => {
+                // Recorded like any run that ended: the model sends its code again.
+                let envelope = Envelope::refused(&run_id, refused(&refusal), Vec::new());
+                self.record_envelope(&envelope);
+                return envelope;
+            }
+        };
         self.attempt(attempt, options).await
     }
 
@@ -285,6 +303,11 @@ impl Hub {
                 "run `{run_id}` cannot be resumed: its code held a secret value, which the hub does not keep; start it again with code (and keep secrets out of code)"
             )));
         }
+        // Not recorded: the run stays where it was, and the same resume may go on later.
+        let _slot = match self.runs().slot().await {
+            Ok(slot) => slot,
+            Err(refusal) => return Ok(Envelope::refused(run_id, refused(&refusal), Vec::new())),
+        };
         if let Err(e) = self.store().start_attempt(run_id, now_ms()) {
             return Err(LookupError::Store(e.to_string()));
         }

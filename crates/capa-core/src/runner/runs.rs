@@ -1,17 +1,33 @@
 //! What the hub keeps in memory about runs: one lock per run, so that two resumes of the same
-//! run never replay it at once (the second waits, then finds it ended or still paused); a
-//! signal for decisions; and the approval page opener the HTTP server installs.
+//! run never replay it at once (the second waits, then finds it ended or still paused); the
+//! slots that bound how many attempts execute at once; a signal for decisions; and the approval
+//! page opener the HTTP server installs.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+
+use crate::error::RunRefusal;
+
+/// Run attempts executing at once, hub-wide. Each is a sandbox thread with a guest heap of up
+/// to 64 MB and up to 8 calls in flight, so 8 bound the worst case near 512 MB of guest heap
+/// and 64 upstream calls, on any machine; clients rarely run more than a few `execute` at once.
+/// A paused run holds no slot: an attempt ends when a call waits for a person, and its resume
+/// takes a slot again only to replay.
+pub const MAX_RUNS: usize = 8;
+/// How long an attempt waits for a slot before it is refused as `busy`: long enough to ride out
+/// a burst, short against the client's own request timeout.
+pub const RUN_SLOT_WAIT: Duration = Duration::from_secs(10);
 
 /// Opens the approval page of a run on the user's screen; returns whether it did.
 pub type PageOpener = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 pub struct Runs {
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// One permit per attempt executing; [`MAX_RUNS`] in all.
+    slots: Arc<Semaphore>,
     decisions: watch::Sender<u64>,
     /// How many inputs are pending, refreshed when one is recorded or decided.
     pending: watch::Sender<u64>,
@@ -37,6 +53,7 @@ impl Runs {
         });
         Self {
             locks: Mutex::new(HashMap::new()),
+            slots: Arc::new(Semaphore::new(MAX_RUNS)),
             decisions: watch::channel(0).0,
             pending: watch::channel(0).0,
             paused: watch::channel(paused_file.exists()).0,
@@ -90,6 +107,20 @@ impl std::fmt::Debug for Runs {
 }
 
 impl Runs {
+    /// A slot to execute an attempt in, held until the permit drops; waits up to
+    /// [`RUN_SLOT_WAIT`] for one to free.
+    pub(crate) async fn slot(&self) -> Result<OwnedSemaphorePermit, RunRefusal> {
+        let busy = RunRefusal::Busy {
+            limit: MAX_RUNS,
+            waited: RUN_SLOT_WAIT,
+        };
+        match tokio::time::timeout(RUN_SLOT_WAIT, self.slots.clone().acquire_owned()).await {
+            Ok(Ok(permit)) => Ok(permit),
+            // The semaphore is never closed; a closed one would refuse every run the same way.
+            Ok(Err(_)) | Err(_) => Err(busy),
+        }
+    }
+
     /// The lock of one run. Locks nobody else holds are dropped on the way.
     pub(crate) fn lock_of(&self, run_id: &str) -> Arc<tokio::sync::Mutex<()>> {
         let Ok(mut locks) = self.locks.lock() else {

@@ -9,6 +9,7 @@ mod authorizer;
 mod demo;
 mod execute;
 mod faults;
+mod limits;
 mod lookup;
 mod policies;
 mod policy_rules;

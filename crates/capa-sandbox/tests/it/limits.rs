@@ -322,3 +322,70 @@ async fn many_runs_at_once_on_a_multi_threaded_runtime() {
         }
     }
 }
+
+/// Issue 14, item 8: one call's arguments are bounded, counted in bytes of the JSON sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_over_the_limit_are_a_tool_error_counted_in_sent_bytes() {
+    // `{"s":"…"}` is 8 bytes plus the string; `é` is one JavaScript character but two bytes.
+    let code = |n: usize| {
+        format!(
+            "try {{ await github.get_repo({{ s: 'é'.repeat({n}) }}); return 'sent' }} \
+             catch (e) {{ return [e instanceof ToolError, e.code, e.retryable, e.message] }}"
+        )
+    };
+    let host = FakeHost::echo();
+    let at_limit = run_with(with_limits(&code(496), |l| l.argument_bytes = 1000), &host).await;
+    assert_eq!(value(&at_limit), json!("sent"));
+    assert_eq!(host.call_count(), 1);
+
+    let over = run_with(with_limits(&code(497), |l| l.argument_bytes = 1000), &host).await;
+    let refused = value(&over);
+    assert_eq!(refused[0], json!(true), "{refused}");
+    assert_eq!(refused[1], json!("arguments_too_large"));
+    assert_eq!(refused[2], json!(false));
+    assert!(
+        refused[3]
+            .as_str()
+            .is_some_and(|m| m.contains("1002 bytes") && m.contains("1000")),
+        "{refused}"
+    );
+    // The host never saw the refused call, and the run may go on with smaller calls.
+    assert_eq!(host.call_count(), 1);
+
+    // The default is 4 MiB: a 5 MB argument is refused without raising the limit.
+    let big = run_with(
+        input(
+            "try { await github.get_repo({ s: 'x'.repeat(5_000_000) }) } catch (e) { return e.code }",
+        ),
+        &host,
+    )
+    .await;
+    assert_eq!(value(&big), json!("arguments_too_large"));
+    assert_eq!(host.call_count(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_are_counted_as_sent_not_as_the_guest_wrote_them() {
+    // JSON.stringify writes 1e20 as `100000000000000000000` (21 bytes); the hub sends `1e+20`
+    // (5 bytes). `{"n":[…]}` of 200 of them is 4407 bytes as the guest wrote it, and
+    // 200 × 5 + 199 + 8 = 1207 bytes as sent.
+    let host = FakeHost::echo();
+    let out = run_with(
+        with_limits(
+            "await github.get_repo({ n: Array(200).fill(1e20) }); return 'sent'",
+            |l| l.argument_bytes = 1207,
+        ),
+        &host,
+    )
+    .await;
+    assert_eq!(value(&out), json!("sent"));
+    let out = run_with(
+        with_limits(
+            "try { await github.get_repo({ n: Array(200).fill(1e20) }) } catch (e) { return e.code }",
+            |l| l.argument_bytes = 1206,
+        ),
+        &host,
+    )
+    .await;
+    assert_eq!(value(&out), json!("arguments_too_large"));
+}

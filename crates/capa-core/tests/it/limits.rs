@@ -1,0 +1,157 @@
+//! Issue 14, item 8, through the hub: an upstream's oversized answer reaches the guest as a
+//! typed `ToolError` and the source serves on; runs executing at once are bounded, paused runs
+//! hold no slot, and a run past the bound waits, then is refused as `busy`.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::{TestHub, everything_js, execute_json, installed, repo_root};
+
+/// `capa_core`'s bound on runs executing at once (`runner/runs.rs`, `MAX_RUNS`).
+const MAX_RUNS: usize = 8;
+
+async fn execute(hub: &TestHub, code: &str) -> Value {
+    execute_json(hub, Some(code), None).await
+}
+
+fn flood_source() -> String {
+    format!(
+        "  - id: flood\n    type: mcp\n    def: {{ command: {:?}, args: [{:?}] }}\n",
+        installed("tests/.venv/bin/python"),
+        repo_root()
+            .join("crates/capa-upstream/tests/fixtures/flood_server.py")
+            .display()
+            .to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_answer_of_20_mb_is_a_tool_error_in_the_guest_and_the_next_call_works() {
+    let yaml = format!(
+        "options:\n  demo: false\n  toolExposure: code\nservers:\n{}",
+        flood_source()
+    );
+    let hub = TestHub::start(&yaml).await;
+    let pid = hub.source("flood").pid;
+    let envelope = execute(
+        &hub,
+        r#"let caught;
+try { await flood.big({ bytes: 20000000 }) }
+catch (e) { caught = [e instanceof ToolError, e.code, e.retryable, e.address, e.hint] }
+const after = await flood.echo({ text: "next" });
+return { caught, after };"#,
+    )
+    .await;
+    assert_eq!(envelope["status"], "completed", "{envelope:#}");
+    let caught = &envelope["result"]["caught"];
+    assert_eq!(caught[0], json!(true), "{envelope:#}");
+    assert_eq!(caught[1], "result_too_large");
+    assert_eq!(caught[2], json!(false));
+    assert_eq!(caught[3], "flood.big");
+    assert!(
+        caught[4].as_str().is_some_and(|h| h.contains("less")),
+        "{caught}"
+    );
+    assert_eq!(envelope["result"]["after"], "next");
+    // The source stayed connected: same child, no restart.
+    let source = hub.source("flood");
+    assert_eq!(source.state, "ready");
+    assert_eq!(source.pid, pid);
+    // History has the typed code.
+    let calls = hub.hub.store().recent_calls(5).expect("history");
+    assert!(
+        calls
+            .iter()
+            .any(|c| c.call.error_code.as_deref() == Some("result_too_large")),
+        "{calls:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paused_runs_hold_no_run_slot() {
+    let hub = TestHub::start("options: { toolExposure: code }\n").await;
+    for _ in 0..MAX_RUNS + 2 {
+        let paused = execute(&hub, r#"await demo.delete_note({ title: "x" })"#).await;
+        assert_eq!(paused["status"], "awaiting_approval", "{paused:#}");
+    }
+    let started = Instant::now();
+    let envelope = execute(&hub, "return 1").await;
+    assert_eq!(envelope["status"], "completed", "{envelope:#}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// Spawns `execute` of `code` on the hub.
+fn spawn_run(hub: &TestHub, code: &str) -> tokio::task::JoinHandle<Value> {
+    let core = hub.hub.clone();
+    let code = code.to_owned();
+    tokio::spawn(async move {
+        let envelope = core
+            .execute(capa_core::ExecuteRequest {
+                code: Some(code),
+                resume: None,
+                client: None,
+            })
+            .await
+            .expect("an envelope");
+        serde_json::to_value(envelope).expect("json")
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
+    let yaml = format!(
+        "options:\n  demo: false\n  toolExposure: code\nservers:\n  - id: ev\n    type: mcp\n    def: {{ command: node, args: [\"{}\", stdio] }}\n",
+        everything_js()
+    );
+    let hub = TestHub::start(&yaml).await;
+    let slow = |seconds: u32| {
+        format!(
+            "await ev.trigger_long_running_operation({{ duration: {seconds}, steps: 1 }}); return 'slow'"
+        )
+    };
+
+    // A slot frees within the wait: the extra run queues, then completes.
+    let runs: Vec<_> = (0..MAX_RUNS).map(|_| spawn_run(&hub, &slow(3))).collect();
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let started = Instant::now();
+    let queued = execute(&hub, "return 'queued'").await;
+    assert_eq!(queued["result"], "queued", "{queued:#}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(1_000),
+        "it waited for a slot: {:?}",
+        started.elapsed()
+    );
+    for run in runs {
+        assert_eq!(run.await.expect("joined")["result"], "slow");
+    }
+
+    // No slot frees within the wait: refused, retryable, and the hub runs the next one.
+    let runs: Vec<_> = (0..MAX_RUNS).map(|_| spawn_run(&hub, &slow(16))).collect();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let started = Instant::now();
+    let busy = execute(&hub, "return 'never'").await;
+    assert_eq!(busy["status"], "failed", "{busy:#}");
+    assert_eq!(busy["error"]["code"], "busy");
+    assert!(
+        busy["error"]["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("Retryable")),
+        "{busy:#}"
+    );
+    assert!(busy.get("result").is_none());
+    assert!(
+        started.elapsed() >= Duration::from_secs(9),
+        "{:?}",
+        started.elapsed()
+    );
+    for run in runs {
+        assert_eq!(run.await.expect("joined")["result"], "slow");
+    }
+    let next = execute(&hub, "return 'next'").await;
+    assert_eq!(next["result"], "next", "{next:#}");
+}

@@ -1,0 +1,4 @@
+//! Upstream connections against real MCP servers (the official Python SDK, from the
+//! repository's `tests/.venv`, which `scripts/test` sets up).
+
+mod limits;

@@ -55,8 +55,8 @@ pub async fn pause_approvals(app: AppHandle, paused: bool) -> Result<AppState, C
     Ok(state)
 }
 
-/// Pending approvals, whether approvals are paused, the sources, the popup on screen and what
-/// the tray shows.
+/// Pending approvals, whether approvals are paused, the sources, the popup on screen (with
+/// whether it has the focus) and what the tray shows.
 /// Async, as every command here: a synchronous command runs on the main thread, which the tray's
 /// setters (called from the popup watcher) wait for.
 #[tauri::command]
@@ -64,6 +64,11 @@ pub async fn state(app: AppHandle) -> Result<AppState, CommandError> {
     let desktop = desktop(&app)?;
     let mut state = desktop.popups.state(&desktop.hosted.hub);
     state.tray = tray::shown(&app);
+    if let Some(popup) = state.popup.as_mut() {
+        popup.focused = app
+            .get_webview_window(&popup.label)
+            .and_then(|window| window.is_focused().ok());
+    }
     Ok(state)
 }
 

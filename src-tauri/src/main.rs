@@ -7,6 +7,7 @@
 
 mod commands;
 mod hosted;
+mod hub_origin;
 mod popups;
 mod tray;
 mod windows;
@@ -22,6 +23,7 @@ use tauri::{Manager, RunEvent, WindowEvent};
 use tracing_subscriber::EnvFilter;
 
 use crate::hosted::{HostOptions, HostedHub};
+use crate::hub_origin::HubOrigin;
 use crate::popups::Popups;
 
 /// Capabilities: one hub for your MCP servers, in the tray.
@@ -47,6 +49,8 @@ struct Args {
 /// What the app keeps: the hub, the popup queue, the tray.
 pub struct Desktop {
     pub hosted: HostedHub,
+    /// The hub's origin: the only one the windows load and grant the app's commands to.
+    pub origin: HubOrigin,
     pub popups: Popups,
     pub tray: Mutex<Option<tray::Tray>>,
 }
@@ -107,7 +111,7 @@ fn main() -> ExitCode {
         ])
         .on_window_event(|window, event| {
             if let WindowEvent::Destroyed = event
-                && window.label().starts_with("approval-")
+                && window.label().starts_with(windows::POPUP_PREFIX)
                 && let Some(desktop) = window.app_handle().try_state::<Desktop>()
             {
                 desktop.popups.closed(window.label());
@@ -131,8 +135,23 @@ fn main() -> ExitCode {
                     return Err(message.into());
                 }
             };
+            // The commands for the hub's origin, now that its port is known (hub_origin.rs).
+            let origin = match HubOrigin::parse(&hosted.base_url)
+                .and_then(|origin| origin.grant_ipc(app).map(|()| origin))
+            {
+                Ok(origin) => origin,
+                Err(e) => {
+                    let message = format!("{e:#}");
+                    tauri::async_runtime::block_on(hosted.shutdown());
+                    if let Ok(mut failure) = setup_failure.lock() {
+                        *failure = Some(e);
+                    }
+                    return Err(message.into());
+                }
+            };
             app.manage(Desktop {
                 hosted,
+                origin,
                 popups: Popups::default(),
                 tray: Mutex::new(None),
             });

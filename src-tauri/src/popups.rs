@@ -75,6 +75,9 @@ pub struct PopupState {
     pub label: String,
     /// Milliseconds from the call asking to the popup painting it; none until it has.
     pub shown_after_ms: Option<u64>,
+    /// Whether the popup's window has the focus (the `state` command fills it in): a popup that
+    /// came up on its own does not take it.
+    pub focused: Option<bool>,
 }
 
 impl SourceState {
@@ -131,6 +134,7 @@ impl Popups {
                 run_id: run_id.clone(),
                 label: label.clone(),
                 shown_after_ms: q.shown_after_ms,
+                focused: None,
             })
         });
         let mut answering_elsewhere: Vec<String> = pending
@@ -220,26 +224,27 @@ impl Popups {
         };
         match next {
             Some(run) => {
-                self.show(app, &run)?;
+                self.show(app, &run, true)?;
                 Ok(Some(run))
             }
             None => Ok(None),
         }
     }
 
-    fn show(&self, app: &AppHandle, run_id: &str) -> tauri::Result<()> {
+    /// Opens the popup of `run_id`; `asked`: the person asked for it (it takes the focus).
+    fn show(&self, app: &AppHandle, run_id: &str, asked: bool) -> tauri::Result<()> {
         let label = {
             let Ok(mut q) = self.inner.lock() else {
                 return Ok(());
             };
             q.next_label += 1;
-            let label = format!("approval-{}", q.next_label);
+            let label = format!("{}{}", windows::POPUP_PREFIX, q.next_label);
             q.shown = Some((run_id.to_owned(), label.clone()));
             q.shown_after_ms = None;
             label
         };
         tracing::info!(run = %run_id, window = %label, "approval popup opened");
-        if let Err(e) = windows::open_popup(app, &label, run_id) {
+        if let Err(e) = windows::open_popup(app, &label, run_id, asked) {
             self.closed(&label);
             return Err(e);
         }
@@ -280,7 +285,8 @@ impl Popups {
             let _ = window.close();
         }
         if let Some(run) = show
-            && let Err(e) = self.show(app, &run)
+            // On its own: shown without taking the focus from what the person is doing.
+            && let Err(e) = self.show(app, &run, false)
         {
             tracing::warn!(error = %e, run = %run, "could not open the approval popup");
         }

@@ -1,5 +1,6 @@
 //! The app's windows. Both load the hub's web UI (ui/, served at `/app/`) over loopback HTTP,
-//! signed in through a one-time link, so the same UI runs in the app and in a browser.
+//! signed in through a one-time link, so the same UI runs in the app and in a browser. Both are
+//! kept on the hub's origin, with the commands their UI needs (hub_origin.rs).
 
 use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
@@ -7,6 +8,9 @@ use crate::Desktop;
 
 /// The label of the settings window.
 pub const SETTINGS: &str = "settings";
+
+/// The labels of the approval popups: `approval-1`, `approval-2`, … (never reused).
+pub const POPUP_PREFIX: &str = "approval-";
 
 /// The settings window's URL: a one-time sign-in link to the UI.
 fn settings_url(desktop: &Desktop) -> String {
@@ -29,6 +33,8 @@ fn external(url: &str) -> tauri::Result<WebviewUrl> {
     ))
 }
 
+/// Shows `window` and gives it the focus: only for what the person asked for (the tray's items,
+/// a second launch), never for a window that comes up on its own.
 pub fn focus(window: &WebviewWindow) {
     let _ = window.unminimize();
     let _ = window.show();
@@ -44,7 +50,10 @@ pub fn open_settings(app: &AppHandle) -> tauri::Result<()> {
     let Some(desktop) = app.try_state::<Desktop>() else {
         return Ok(());
     };
-    WebviewWindowBuilder::new(app, SETTINGS, external(&settings_url(&desktop))?)
+    let builder = WebviewWindowBuilder::new(app, SETTINGS, external(&settings_url(&desktop))?);
+    desktop
+        .origin
+        .confine(builder, SETTINGS)
         .title("Capabilities")
         .inner_size(1100.0, 760.0)
         .min_inner_size(640.0, 480.0)
@@ -54,19 +63,30 @@ pub fn open_settings(app: &AppHandle) -> tauri::Result<()> {
 }
 
 /// Opens the approval popup of `run_id` in a new window labelled `label`: small, always on top,
-/// not resizable, centered.
-pub fn open_popup(app: &AppHandle, label: &str, run_id: &str) -> tauri::Result<()> {
+/// not resizable, centered. `asked` is whether the person asked for it (the tray's "N pending
+/// approvals"): only then does it take the focus. A popup that comes up on its own, while the
+/// person types into another app, is shown without the focus (on every platform Tauri supports:
+/// GTK's accept-focus, macOS `orderFront` without making it key, Windows `SW_SHOWNOACTIVATE`), so
+/// their keystrokes keep going where they were typing; it is on top, and an OS notification
+/// says it is there. Its choices ignore input for a moment whenever it gets the focus anyway
+/// (ui/src/lib/arming.ts).
+pub fn open_popup(app: &AppHandle, label: &str, run_id: &str, asked: bool) -> tauri::Result<()> {
     let Some(desktop) = app.try_state::<Desktop>() else {
         return Ok(());
     };
-    let window = WebviewWindowBuilder::new(app, label, external(&popup_url(&desktop, run_id))?)
+    let builder = WebviewWindowBuilder::new(app, label, external(&popup_url(&desktop, run_id))?);
+    let window = desktop
+        .origin
+        .confine(builder, label)
         .title("Approve a call · Capabilities")
         .inner_size(480.0, 560.0)
         .resizable(false)
         .always_on_top(true)
         .center()
-        .focused(true)
+        .focused(asked)
         .build()?;
-    focus(&window);
+    if asked {
+        focus(&window);
+    }
     Ok(())
 }

@@ -2,8 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { CHOICES, choiceForKey, decidedNote } from './choices';
 
 describe('choices', () => {
-  it('maps keys 1–4 to the four choices in order', () => {
-    expect(['1', '2', '3', '4'].map((key) => choiceForKey({ key }))).toEqual(['approve_once', 'approve_run', 'always_allow', 'deny']);
+  it('maps keys 1, 2 and 4 to approve once, for the run, and deny', () => {
+    expect(['1', '2', '4'].map((key) => choiceForKey({ key }))).toEqual(['approve_once', 'approve_run', 'deny']);
+  });
+
+  it('has no key for "Always allow": a permanent rule is never one keystroke (issue 14)', () => {
+    expect(choiceForKey({ key: '3' })).toBeNull();
+    expect(CHOICES.find((c) => c.choice === 'always_allow')?.key).toBeUndefined();
+    for (const key of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'Enter', ' ', 'a', 'y']) {
+      for (const mods of [{}, { ctrlKey: true }, { altKey: true }, { metaKey: true }]) {
+        expect(choiceForKey({ key, ...mods })).not.toBe('always_allow');
+      }
+    }
   });
 
   it('ignores other keys, modified keys and typing in a field', () => {

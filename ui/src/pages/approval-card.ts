@@ -1,5 +1,6 @@
 // One pending approval: address, source, connection, reason, the preview (formatted JSON, long values
-// folded), and the four choices with their shortcuts. Used by the Pending page and the approval view.
+// folded), and the four choices with their shortcuts (none for "Always allow"). Used by the Pending
+// page and the approval view.
 import type { Choice, PendingApproval } from '../backend/types';
 import { CHOICES } from '../lib/choices';
 import { h, formatTime } from '../lib/dom';
@@ -31,7 +32,9 @@ export function previewElement(value: unknown): HTMLElement {
 export function approvalCard(
   pending: PendingApproval,
   onDecide: (choice: Choice) => void,
-  options: { busy?: boolean } = {},
+  /** `busy`: a decision is on its way. `arming`: the popup's choices ignore input for a moment
+   * (lib/arming.ts); the buttons show it by being disabled until then. */
+  options: { busy?: boolean; arming?: boolean } = {},
 ): HTMLElement {
   const isConnection = pending.kind === 'connection';
   const details = h(
@@ -71,11 +74,11 @@ export function approvalCard(
         class: info.choice === 'deny' ? 'danger' : info.choice === 'approve_once' ? 'primary' : '',
         'aria-keyshortcuts': info.key,
         'data-choice': info.choice,
-        disabled: options.busy ?? false,
+        disabled: (options.busy ?? false) || (options.arming ?? false),
       },
       info.title(pending.address),
     );
-    button.append(h('kbd', { 'aria-hidden': 'true' }, info.key));
+    if (info.key) button.append(h('kbd', { 'aria-hidden': 'true' }, info.key));
     button.setAttribute('aria-label', info.title(pending.address));
     button.addEventListener('click', () => onDecide(info.choice));
     buttons.append(button);

@@ -1,4 +1,5 @@
 // `#/approve/<runId>`: only that run's pending approvals, for the desktop popup window.
+import { InputGuard } from '../lib/arming';
 import { clear, errorText, h, notice } from '../lib/dom';
 import type { Page, PageContext } from './page';
 import { approvalQueue } from './queue';
@@ -16,6 +17,10 @@ export function approvePage({ backend, route }: PageContext): Page {
       await refresh();
     },
     empty: 'Nothing is waiting for this run.',
+    // In the app this view is the popup that comes up on its own, on top of whatever the person
+    // is typing into: its choices ignore input for a moment (lib/arming.ts). In a browser the
+    // person opened the page themselves, and nothing pops up.
+    guard: backend.kind === 'tauri' ? new InputGuard() : undefined,
   });
   const element = h('section', { class: 'approve-view' }, h('h2', {}, 'Approve a call'), message, queue.element);
   const refresh = async () => {

@@ -1,6 +1,9 @@
 // The approval queue: the first pending approval (or the one picked) in full with its choices, the
-// others listed below. Keys 1–4 decide the one shown.
+// others listed below. Keys 1, 2 and 4 decide the one shown ("Always allow" is clicked only). With
+// a `guard` (the desktop popup) the choices ignore keys and clicks for a moment after the window
+// appears, is shown again or gets the focus, and after the call shown changes (lib/arming.ts).
 import type { Backend, Choice, PendingApproval } from '../backend/types';
+import type { InputGuard } from '../lib/arming';
 import { choiceForKey, decidedNote } from '../lib/choices';
 import { clear, errorText, h, notice } from '../lib/dom';
 import { approvalCard } from './approval-card';
@@ -13,15 +16,21 @@ export interface Queue {
 
 export function approvalQueue(
   backend: Backend,
-  options: { onDecided: (choice: Choice) => Promise<void>; empty: string },
+  options: { onDecided: (choice: Choice) => Promise<void>; empty: string; guard?: InputGuard },
 ): Queue {
+  const guard = options.guard;
   const element = h('section', { class: 'queue', 'aria-live': 'polite' });
   const status = h('div', { class: 'status-line' });
+  // Says why a key or click did nothing while the choices ignore input.
+  const hold = h('div');
   const body = h('div');
-  element.append(status, body);
+  element.append(status, hold, body);
   let items: PendingApproval[] = [];
   let currentId: string | null = null;
   let busy = false;
+  // The approval whose choices are on screen: another one there re-arms the guard.
+  let shownId: string | null = null;
+  let armTimer: ReturnType<typeof setTimeout> | undefined;
 
   const current = (): PendingApproval | undefined =>
     items.find((p) => p.id === currentId) ?? items[0];
@@ -29,6 +38,11 @@ export function approvalQueue(
   const decide = async (choice: Choice) => {
     const pending = current();
     if (!pending || busy || pending.kind !== 'approval') return;
+    if (guard && !guard.ready()) {
+      clear(hold);
+      hold.append(notice('info', 'Not yet: the choices take input a moment after this window appears or gets the focus.'));
+      return;
+    }
     busy = true;
     render();
     try {
@@ -48,14 +62,38 @@ export function approvalQueue(
     }
   };
 
+  /** Shows whether the choices take input: the buttons disabled while they do not, and
+   * `data-armed` on the queue (the tests read it); enables them once the moment is over. Leaves
+   * the rest of the card as it is (folds the person opened stay open). */
+  const showArming = () => {
+    if (!guard) return;
+    clearTimeout(armTimer);
+    const ready = guard.ready();
+    element.dataset.armed = String(ready);
+    for (const button of body.querySelectorAll<HTMLButtonElement>('.choices button')) {
+      button.disabled = busy || !ready;
+    }
+    if (ready) clear(hold);
+    else armTimer = setTimeout(showArming, guard.remainingMs() + 1);
+  };
+
+  const rearm = () => {
+    guard?.rearm();
+    showArming();
+  };
+
   const render = () => {
     clear(body);
     const shown = current();
+    if (shown && shown.id !== shownId) guard?.rearm();
+    shownId = shown?.id ?? null;
     if (!shown) {
       body.append(h('p', { class: 'empty' }, options.empty));
+      showArming();
       return;
     }
-    body.append(approvalCard(shown, (choice) => void decide(choice), { busy }));
+    const arming = !!guard && !guard.ready();
+    body.append(approvalCard(shown, (choice) => void decide(choice), { busy, arming }));
     const rest = items.filter((p) => p !== shown);
     if (rest.length) {
       body.append(
@@ -85,6 +123,7 @@ export function approvalQueue(
         ),
       );
     }
+    showArming();
   };
 
   const onKey = (event: KeyboardEvent) => {
@@ -97,6 +136,15 @@ export function approvalQueue(
     }
   };
   document.addEventListener('keydown', onKey);
+  // The popup shown again (after being hidden or minimised) or focused (the tray's "N pending
+  // approvals", a click into it, a window manager's focus-follows-mouse) ignores input again.
+  const onVisible = () => {
+    if (document.visibilityState === 'visible') rearm();
+  };
+  if (guard) {
+    window.addEventListener('focus', rearm);
+    document.addEventListener('visibilitychange', onVisible);
+  }
 
   return {
     element,
@@ -107,6 +155,9 @@ export function approvalQueue(
     },
     dispose() {
       document.removeEventListener('keydown', onKey);
+      window.removeEventListener('focus', rearm);
+      document.removeEventListener('visibilitychange', onVisible);
+      clearTimeout(armTimer);
     },
   };
 }

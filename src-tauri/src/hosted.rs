@@ -31,7 +31,6 @@ pub struct HostedHub {
     pub base_url: String,
     /// One-time login links to the hub's web UI, for the app's windows.
     pub ui: Arc<UiAccess>,
-    paths: HubPaths,
     server: Mutex<Option<HttpServer>>,
 }
 
@@ -117,7 +116,6 @@ impl HostedHub {
             hub,
             base_url,
             ui,
-            paths,
             server: Mutex::new(Some(server)),
         })
     }

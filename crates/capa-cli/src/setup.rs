@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use anyhow::Context;
-use capa_config::{ConfigFiles, HubConfig};
-use capa_core::{Hub, HubOptions, HubPaths, Redactor};
+use capa_config::{ConfigFiles, HubConfig, ProjectConnections, SourceConfig, SourceTransport};
+use capa_core::{Hub, HubOptions, HubPaths, Redactor, STARTUP_LIMIT};
 use capa_secrets::Keychain;
 use tracing_subscriber::EnvFilter;
 
@@ -41,18 +41,128 @@ pub fn init_tracing(redactor: &Arc<Redactor>, default_level: &str) {
         .try_init();
 }
 
-/// Starts a hub in this process.
+/// Starts a hub in this process. At an interactive terminal it first asks the person to trust
+/// the project file's sources that wait for it ([`ask_project_trust`]).
 pub async fn start_hub(
     config: HubConfig,
     paths: &HubPaths,
     redactor: Arc<Redactor>,
 ) -> anyhow::Result<Arc<Hub>> {
-    Hub::start(HubOptions {
+    start_hub_asking(config, paths, redactor, crate::terminal::interactive()).await
+}
+
+/// [`start_hub`], asking about the project file's sources only when `ask` (a person is at this
+/// terminal and nothing else reads its input).
+pub async fn start_hub_asking(
+    config: HubConfig,
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+    ask: bool,
+) -> anyhow::Result<Arc<Hub>> {
+    let hub = Hub::start(HubOptions {
         config,
         paths: paths.clone(),
         redactor,
         keychain: Keychain::default(),
     })
     .await
-    .context("starting the hub")
+    .context("starting the hub")?;
+    if ask && let Err(e) = ask_project_trust(&hub).await {
+        hub.shutdown().await;
+        return Err(e);
+    }
+    Ok(hub)
+}
+
+/// Asks the person at this terminal, once, whether to trust the project file's sources that
+/// are new or changed since they trusted them (as `direnv allow` does); a yes records it (per
+/// file, source and how it starts) and starts them. A source that replaces a global one gets
+/// that source's connections only on a second, explicit yes.
+async fn ask_project_trust(hub: &Hub) -> anyhow::Result<()> {
+    let waiting = hub.untrusted_project_sources();
+    let Some(first) = waiting.first() else {
+        return Ok(());
+    };
+    eprintln!("This project file wants to run:");
+    eprintln!("  {}", first.file().display());
+    for untrusted in &waiting {
+        let changed = if untrusted.before.is_some() {
+            " (changed since you trusted it)"
+        } else {
+            ""
+        };
+        eprintln!("  {}{changed}:", untrusted.source.id);
+        for line in describe_start(&untrusted.source) {
+            eprintln!("    {line}");
+        }
+    }
+    if !crate::terminal::confirm("Trust it? Its commands run as you, with your files and network")?
+    {
+        eprintln!(
+            "Not trusted: its sources stay off. Trust them later with `capa sources confirm <id>` here, or on the Sources page of Capabilities."
+        );
+        return Ok(());
+    }
+    let mut trusted = Vec::new();
+    for untrusted in &waiting {
+        let id = &untrusted.source.id;
+        trusted.push((
+            id.clone(),
+            ask_global_connections(untrusted.may_use_global_connections(), id)?,
+        ));
+    }
+    hub.trust_project_sources(&trusted)
+        .await
+        .context("starting the trusted sources")?;
+    hub.settled(STARTUP_LIMIT).await;
+    Ok(())
+}
+
+/// Asks whether project source `id`, which replaces the global source with that id, may use
+/// that source's connections (its secrets); only when `may` (it replaces one and uses secrets).
+pub fn ask_global_connections(may: bool, id: &str) -> anyhow::Result<ProjectConnections> {
+    let grant = may
+        && crate::terminal::confirm(&format!(
+            "Source `{id}` of this project replaces your global source `{id}`. Let it use that source's connections (its secrets)? Without them it gets connections of its own (`capa connections set {id} <name>`)"
+        ))?;
+    Ok(if grant {
+        ProjectConnections::Global
+    } else {
+        ProjectConnections::Own
+    })
+}
+
+/// How `source` starts, as lines for a person to judge: command line, environment as written
+/// (`${secret:…}` references, never values), working directory; or URL and header names.
+pub fn describe_start(source: &SourceConfig) -> Vec<String> {
+    match &source.transport {
+        SourceTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut lines = vec![
+                std::iter::once(command.as_str())
+                    .chain(args.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ];
+            lines.extend(env.iter().map(|(k, v)| format!("env {k}={v}")));
+            if let Some(cwd) = cwd {
+                lines.push(format!("in {}", cwd.display()));
+            }
+            lines
+        }
+        SourceTransport::Http { url, headers } => {
+            let mut lines = vec![url.clone()];
+            if !headers.is_empty() {
+                lines.push(format!(
+                    "headers {}",
+                    headers.keys().cloned().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            lines
+        }
+    }
 }

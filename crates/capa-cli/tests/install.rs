@@ -2,6 +2,8 @@
 //! hand-written client configs, with server-everything as the project's server. Every written
 //! file is read back with a real parser (serde_json, toml_edit).
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -13,12 +15,25 @@ struct Setup {
 }
 
 impl Setup {
+    /// The project with `capabilities` as its file, trusted by the person at a terminal (the
+    /// question `capa tools list` asks there): a project's file runs nothing before.
     fn new(capabilities: &str) -> Self {
         let root = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir_all(root.path().join("p")).expect("mkdir");
         std::fs::create_dir_all(root.path().join("home")).expect("mkdir");
         let setup = Self { root };
         setup.write("capabilities.yaml", capabilities);
+        let project = setup.project().display().to_string();
+        let trusted = support::at_terminal(
+            setup.root.path(),
+            &["--project", &project, "tools", "list"],
+            "y\n",
+        );
+        assert!(
+            trusted.status.success(),
+            "{}",
+            String::from_utf8_lossy(&trusted.stdout)
+        );
         setup
     }
 

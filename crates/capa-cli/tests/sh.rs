@@ -30,7 +30,9 @@ fn everything_js() -> PathBuf {
 }
 
 /// A temp project: capabilities.yaml with `toolExposure: none`, the demo source and
-/// server-everything; `data/` and `config/` are its CAPA_DATA_DIR and CAPA_CONFIG_DIR.
+/// server-everything, which the person trusted at a terminal (`capa sources confirm`; a
+/// project's file runs nothing before); `data/` and `config/` are its CAPA_DATA_DIR and
+/// CAPA_CONFIG_DIR.
 fn none_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = serde_json::json!({
@@ -46,6 +48,12 @@ fn none_project() -> tempfile::TempDir {
         serde_json::to_string_pretty(&file).expect("json"),
     )
     .expect("write");
+    let trusted = support::at_terminal(dir.path(), &["sources", "confirm", "everything"], "");
+    assert!(
+        trusted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trusted.stdout)
+    );
     dir
 }
 

@@ -24,7 +24,8 @@ pub use file::{
     SkillEntry, ToolEntry,
 };
 pub use load::{
-    ConfigFiles, PROJECT_FILE_NAMES, SelectError, find_project_file, load, load_file, parse_str,
+    ConfigFiles, PROJECT_FILE_NAMES, ProjectOrigin, SelectError, find_project_file, load,
+    load_file, parse_str,
 };
 pub use located::{Located, Position};
 pub use policy_file::{
@@ -34,7 +35,8 @@ pub use policy_file::{
 };
 pub use resolved::{
     ExplicitTool, ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS,
-    SkillConfig, SkillRequirement, SourceConfig, SourceTransport, ToolSelection,
+    ProjectConnections, SkillConfig, SkillRequirement, SourceConfig, SourceScope, SourceTransport,
+    ToolSelection,
 };
 pub use schema::json_schema;
 pub use validate::{CheckedFile, RESERVED_IDS, is_source_id};

@@ -6,7 +6,9 @@ use std::time::Duration;
 use crate::error::{ConfigError, ConfigIssue};
 use crate::file::{CapabilitiesFile, ExposureMode};
 use crate::located::Position;
-use crate::resolved::{ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS};
+use crate::resolved::{
+    ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SourceScope,
+};
 use crate::validate::{self, CheckedFile, Inherited};
 
 /// File names a project file may have, in order of preference.
@@ -17,8 +19,24 @@ pub const PROJECT_FILE_NAMES: &[&str] = &["capabilities.yaml", "capabilities.yml
 pub struct ConfigFiles {
     /// The user's global file (in the platform's config dir), when it exists.
     pub global: Option<PathBuf>,
-    /// The project file found from the working directory up, when there is one.
+    /// The project file found from the working directory up (or named with `--config`), when
+    /// there is one.
     pub project: Option<PathBuf>,
+    /// How `project` was chosen: whether its sources need the person's trust.
+    pub project_origin: ProjectOrigin,
+}
+
+/// How the project file was chosen.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ProjectOrigin {
+    /// Found from the working directory (or `--project DIR`) up. It may come from a cloned
+    /// repository, so its sources are [`SourceScope::Project`]: they run once the person
+    /// trusted them.
+    #[default]
+    Found,
+    /// Named with `--config FILE`: the person's own choice, treated like the global file
+    /// ([`SourceScope::User`]).
+    Named,
 }
 
 impl ConfigFiles {
@@ -27,6 +45,7 @@ impl ConfigFiles {
         Self {
             global: None,
             project: Some(file),
+            project_origin: ProjectOrigin::Named,
         }
     }
 
@@ -35,7 +54,11 @@ impl ConfigFiles {
         let global = config_dir.join("capabilities.yaml");
         let global = global.is_file().then_some(global);
         let project = find_project_file(cwd).filter(|p| Some(p) != global.as_ref());
-        Self { global, project }
+        Self {
+            global,
+            project,
+            project_origin: ProjectOrigin::Found,
+        }
     }
 }
 
@@ -136,7 +159,8 @@ fn parse_str_in(
 
 /// Loads, checks and merges the files. Project sources and skills replace global ones with the
 /// same id; project options win over global ones. A project file's skills may name servers the
-/// global file declares.
+/// global file declares. Sources of a project file that was found (not named with `--config`)
+/// are [`SourceScope::Project`].
 pub fn load(files: &ConfigFiles) -> Result<HubConfig, ConfigError> {
     let global = files.global.as_deref().map(load_file).transpose()?;
     let inherited = global.as_ref().map(|g| Inherited {
@@ -148,6 +172,18 @@ pub fn load(files: &ConfigFiles) -> Result<HubConfig, ConfigError> {
         .as_deref()
         .map(|file| load_file_in(file, inherited))
         .transpose()?;
+    let project = project.map(|mut project| {
+        if files.project_origin == ProjectOrigin::Found {
+            for source in &mut project.sources {
+                source.scope = SourceScope::Project {
+                    replaces_global: global
+                        .as_ref()
+                        .is_some_and(|g| g.sources.iter().any(|s| s.id == source.id)),
+                };
+            }
+        }
+        project
+    });
     Ok(merge(global, project))
 }
 

@@ -127,6 +127,44 @@ pub struct SourceConfig {
     pub description: Option<String>,
     /// The file that declared the source.
     pub file: PathBuf,
+    /// Whose file it is: the person's own, or a project's (which needs the person's trust).
+    pub scope: SourceScope,
+}
+
+/// Whose file declared a source, which decides what it needs before it runs and whose
+/// connections (secrets) it gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SourceScope {
+    /// The global file, or a file named with `--config FILE`: the person's own. Its sources wait
+    /// for a confirmation when they are new or changed; their connections are stored under the
+    /// source's id.
+    #[default]
+    User,
+    /// A project file found from the working directory (or `--project DIR`) up, which may come
+    /// from a cloned repository: its sources run only once the person trusted them, and their
+    /// connections are the project's own unless the person granted those of the global source
+    /// with the same id.
+    Project {
+        /// The global file declares a source with the same id, which this one replaces.
+        replaces_global: bool,
+    },
+}
+
+/// Whose connections (secrets) a trusted project source uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProjectConnections {
+    /// Its own: stored under a key of the project file, which no global source shares.
+    #[default]
+    Own,
+    /// Those of the global source with the same id, which the person granted it.
+    Global,
+}
+
+impl SourceScope {
+    /// Whether the source comes from a project file.
+    pub fn is_project(self) -> bool {
+        matches!(self, Self::Project { .. })
+    }
 }
 
 impl SourceConfig {

@@ -13,7 +13,7 @@ use crate::file::{
 use crate::located::{Located, Position};
 use crate::resolved::{
     ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SkillConfig, SkillRequirement,
-    SourceConfig, SourceTransport, ToolSelection,
+    SourceConfig, SourceScope, SourceTransport, ToolSelection,
 };
 use crate::secret_ref;
 
@@ -110,6 +110,7 @@ pub fn check(
                 selection,
                 description: server.description.clone(),
                 file: file.to_path_buf(),
+                scope: SourceScope::User,
             });
         }
     }

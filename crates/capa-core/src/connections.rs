@@ -33,6 +33,18 @@ fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// The key `source`'s connections are stored under, in the database and the keychain: the
+/// source's id for the person's own files (as it always was), and for a project file's source
+/// a key of that file ([`crate::hub::project_connection_key`]) unless the person let it use the
+/// connections of the global source with its id.
+pub(crate) fn connection_key(store: &Store, source: &SourceConfig) -> String {
+    if source.scope.is_project() && !crate::hub::uses_global_connections(store, source) {
+        crate::hub::project_connection_key(source)
+    } else {
+        source.id.clone()
+    }
+}
+
 /// Connection names: lower-case letters, digits, `-`, `_`; 1 to 64 characters.
 pub fn is_connection_name(name: &str) -> bool {
     !name.is_empty()
@@ -97,12 +109,13 @@ impl Connections {
                 "the secret is shorter than {MIN_SECRET_LEN} characters; that is too short to be a credential (and too short to redact safely)"
             )));
         }
+        let key = connection_key(&self.store, source);
         self.keychain
-            .set(&SecretKey::new(&source.id, name, &field), &value)?;
+            .set(&SecretKey::new(&key, name, &field), &value)?;
         self.redactor.add(value.expose());
         Ok(self
             .store
-            .upsert_connection_field(&source.id, name, &field, make_default, now_ms())?)
+            .upsert_connection_field(&key, name, &field, make_default, now_ms())?)
     }
 
     pub fn list(&self) -> Result<Vec<ConnectionRecord>, ConnectionError> {
@@ -124,8 +137,9 @@ impl Connections {
         Ok(record)
     }
 
-    /// The secrets of a source's connection `name`, or of its default connection.
-    /// `Ok(None)` when the source has no such connection.
+    /// The secrets of connection `name`, or of the default connection, stored under `source_id`
+    /// (a source's connection key: see [`connection_key`]). `Ok(None)` when there is no such
+    /// connection.
     pub fn resolve(
         &self,
         source_id: &str,

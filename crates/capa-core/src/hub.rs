@@ -37,6 +37,7 @@ pub use policy::{
 };
 pub use runtime::SourceChangeError;
 pub use source_confirmation::source_digest;
+pub(crate) use source_confirmation::{project_connection_key, uses_global_connections};
 use sources::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
 

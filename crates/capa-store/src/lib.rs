@@ -17,6 +17,7 @@ use std::sync::{Mutex, MutexGuard};
 pub use approvals::{ApprovalRecord, ApprovalStatus};
 pub use calls::{CallRecord, CallStatus, RecordedCall};
 pub use connections::ConnectionRecord;
+pub use policy::TrustedProjectSource;
 pub use runs::{JournalEntry, RunFilter, RunRecord, RunSummary};
 
 /// Why the store failed.

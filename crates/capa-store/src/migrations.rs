@@ -149,6 +149,21 @@ const MIGRATIONS: &[&str] = &[
         confirmed_at_ms INTEGER NOT NULL
     );
     "#,
+    // 7: the project sources a person trusted, by the project file's canonical path, the
+    // source's id and the digest of how it starts. A project file (found from the working
+    // directory up, perhaps in a cloned repository) runs nothing before this; the first start
+    // never counts its sources as confirmed. `global_connections` is 1 when the person let the
+    // source use the connections (secrets) of the global source with the same id.
+    r#"
+    CREATE TABLE trusted_project_sources (
+        file               TEXT NOT NULL,
+        source_id          TEXT NOT NULL,
+        digest             TEXT NOT NULL,
+        global_connections INTEGER NOT NULL,
+        trusted_at_ms      INTEGER NOT NULL,
+        PRIMARY KEY (file, source_id)
+    );
+    "#,
 ];
 
 /// The newest schema version this build knows.

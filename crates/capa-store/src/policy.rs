@@ -1,6 +1,7 @@
 //! What a person confirmed, kept beside the files it concerns: the policy (a change of the file
-//! that loosens it is held back until confirmed) and the sources (one that is new or changed
-//! outside the app or a terminal waits to start until confirmed).
+//! that loosens it is held back until confirmed), the sources (one that is new or changed
+//! outside the app or a terminal waits to start until confirmed) and the project sources a
+//! person trusted (a project file runs nothing before).
 
 use rusqlite::{OptionalExtension, params};
 
@@ -61,6 +62,66 @@ impl Store {
                 params![id, digest, now_ms],
             )?;
         }
+        Ok(())
+    }
+}
+
+/// A project source a person trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustedProjectSource {
+    /// Digest of how the source starts, as it was trusted.
+    pub digest: String,
+    /// The person let it use the connections of the global source with the same id.
+    pub global_connections: bool,
+}
+
+impl Store {
+    /// What a person trusted of source `source_id` of the project file `file` (its canonical
+    /// path), if anything.
+    pub fn trusted_project_source(
+        &self,
+        file: &str,
+        source_id: &str,
+    ) -> Result<Option<TrustedProjectSource>, StoreError> {
+        Ok(self
+            .conn()?
+            .query_row(
+                "SELECT digest, global_connections FROM trusted_project_sources
+                 WHERE file = ?1 AND source_id = ?2",
+                params![file, source_id],
+                |row| {
+                    Ok(TrustedProjectSource {
+                        digest: row.get(0)?,
+                        global_connections: row.get::<_, i64>(1)? != 0,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Records that a person trusted source `source_id` of the project file `file` (its
+    /// canonical path) as `trusted` says.
+    pub fn trust_project_source(
+        &self,
+        file: &str,
+        source_id: &str,
+        trusted: &TrustedProjectSource,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "INSERT INTO trusted_project_sources
+                 (file, source_id, digest, global_connections, trusted_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (file, source_id) DO UPDATE
+                 SET digest = ?3, global_connections = ?4, trusted_at_ms = ?5",
+            params![
+                file,
+                source_id,
+                trusted.digest,
+                i64::from(trusted.global_connections),
+                now_ms
+            ],
+        )?;
         Ok(())
     }
 }

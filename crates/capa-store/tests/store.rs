@@ -1,6 +1,6 @@
 //! The store on a real SQLite file.
 
-use capa_store::{CallRecord, CallStatus, Store};
+use capa_store::{CallRecord, CallStatus, Store, TrustedProjectSource};
 
 fn temp_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -29,7 +29,7 @@ fn calls_survive_reopening_the_file() {
     let calls = store.recent_calls(10).expect("list");
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].call, call);
-    assert_eq!(store.schema_version().expect("version"), 6);
+    assert_eq!(store.schema_version().expect("version"), 7);
 }
 
 #[test]
@@ -86,4 +86,49 @@ fn a_database_from_a_newer_hub_is_refused() {
     drop(conn);
     let err = Store::open(&path).expect_err("too new");
     assert!(err.to_string().contains("newer"), "{err}");
+}
+
+#[test]
+fn a_trusted_project_source_is_kept_per_file_and_source() {
+    let (dir, store) = temp_store();
+    let trusted = TrustedProjectSource {
+        digest: "d1".into(),
+        global_connections: true,
+    };
+    store
+        .trust_project_source("/p/capabilities.yaml", "files", &trusted, 1)
+        .expect("trust");
+    assert_eq!(
+        store
+            .trusted_project_source("/p/capabilities.yaml", "files")
+            .expect("read"),
+        Some(trusted)
+    );
+    assert_eq!(
+        store
+            .trusted_project_source("/q/capabilities.yaml", "files")
+            .expect("read"),
+        None,
+        "another file with the same source id is not trusted"
+    );
+    let changed = TrustedProjectSource {
+        digest: "d2".into(),
+        global_connections: false,
+    };
+    store
+        .trust_project_source("/p/capabilities.yaml", "files", &changed, 2)
+        .expect("trust again");
+    drop(store);
+    let store = Store::open(&dir.path().join("hub.db")).expect("reopen");
+    assert_eq!(
+        store
+            .trusted_project_source("/p/capabilities.yaml", "files")
+            .expect("read"),
+        Some(changed)
+    );
+    assert_eq!(
+        store.confirmed_sources().expect("read"),
+        None,
+        "trusting a project source does not begin the person's own confirmations"
+    );
 }

@@ -1,5 +1,6 @@
 //! `capa mcp`: MCP over stdio, forwarded to the running hub or served by a hub in this process.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -33,7 +34,11 @@ pub async fn run(
         }
     }
     let config = setup::load_config(&files)?;
-    let hub = setup::start_hub(config, paths, redactor).await?;
+    // A project file's sources wait for the person's trust. Only a person running `capa mcp`
+    // at a terminal is asked; a client that runs it (stdin and stdout are its pipes) is served
+    // them as `needs_confirmation`, whose reason names `capa sources confirm` and the app.
+    let person = crate::terminal::interactive() && std::io::stdout().is_terminal();
+    let hub = setup::start_hub_asking(config, paths, redactor, person).await?;
     // The first `tools/list` waits for sources still starting (Hub::startup_done), so the
     // client sees every source without delaying its handshake.
     let surface: Arc<dyn Surface> = capa_server::surface_for(hub.clone());

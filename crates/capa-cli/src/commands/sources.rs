@@ -4,7 +4,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use capa_core::{HubPaths, Redactor, source_digest};
+use capa_config::{ProjectConnections, SourceScope};
+use capa_core::{Hub, HubPaths, Redactor};
 use serde_json::{Value, json};
 
 use crate::cli::{GlobalArgs, SourcesCommand, ToolsCommand};
@@ -35,7 +36,8 @@ pub async fn sources(
 }
 
 /// `capa sources confirm <id>`: a person at this terminal confirms the source as its file says
-/// now; a running hub restarts it (and so starts it).
+/// now (for a project file's source: trusts it, and says whether it may use the connections of
+/// the global source it replaces); a running hub restarts it (and so starts it).
 async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Result<ExitCode> {
     crate::terminal::require_person("Confirming a source")?;
     let files = setup::config_files(global, paths)?;
@@ -43,15 +45,33 @@ async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Res
     let Some(source) = config.sources.iter().find(|s| s.id == id) else {
         bail!("no source `{id}` in the capabilities files in use (`capa config show` lists them)");
     };
+    let project = source.scope.is_project();
+    let connections = if project {
+        eprintln!(
+            "Source `{id}` of the project file {}:",
+            source.file.display()
+        );
+        for line in setup::describe_start(source) {
+            eprintln!("  {line}");
+        }
+        let replaces = source.scope
+            == SourceScope::Project {
+                replaces_global: true,
+            };
+        setup::ask_global_connections(replaces && !source.secret_names().is_empty(), id)?
+    } else {
+        ProjectConnections::Own
+    };
     let store = super::approvals::open_store(paths)?;
-    store.confirm_source(id, &source_digest(source), super::approvals::now_ms())?;
+    Hub::record_confirmation(&store, source, connections)?;
     if let Some(hub) = RunningHub::find(paths).await {
         hub.post(&format!("/api/sources/{id}/restart"), &json!({}))
             .await
             .context("restarting the source in the running hub")?;
     }
     println!(
-        "Confirmed source `{id}` from {}: it starts now.",
+        "{} source `{id}` from {}: it starts now.",
+        if project { "Trusted" } else { "Confirmed" },
         source.file.display()
     );
     Ok(ExitCode::SUCCESS)

@@ -120,6 +120,7 @@ fn a_project_skill_may_name_a_server_of_the_global_file() {
     let config = load(&ConfigFiles {
         global: Some(global.clone()),
         project: Some(project.clone()),
+        ..Default::default()
     })
     .expect("the global file declares github");
     assert_eq!(config.skills.len(), 1);
@@ -140,6 +141,7 @@ fn a_project_skill_may_name_a_server_of_the_global_file() {
     let err = load(&ConfigFiles {
         global: Some(project.clone()),
         project: Some(global),
+        ..Default::default()
     })
     .expect_err("a global skill names only global servers");
     assert!(err.to_string().contains("no server `github`"), "{err}");
@@ -153,6 +155,7 @@ fn a_project_skill_may_name_a_server_of_the_global_file() {
     let err = load(&ConfigFiles {
         global: Some(dir.path().join("config/capabilities.yaml")),
         project: Some(other),
+        ..Default::default()
     })
     .expect_err("slack is unknown");
     let shown = err.to_string();
@@ -183,6 +186,7 @@ fn a_project_skill_replaces_a_global_skill_with_the_same_id() {
     let config = load(&ConfigFiles {
         global: Some(global),
         project: Some(project),
+        ..Default::default()
     })
     .expect("valid");
     let skills: Vec<(&str, &str)> = config

@@ -48,10 +48,19 @@ impl Hub {
         let mut labels: BTreeMap<String, Vec<String>> = BTreeMap::new();
         match self.connections.list() {
             Ok(records) => {
+                // Records are stored under connection keys (a project source's differ from its id).
+                let sources: BTreeMap<String, String> = self
+                    .source_defs()
+                    .into_iter()
+                    .map(|d| (self.connection_key(&d.id), d.id))
+                    .collect();
                 for record in records {
+                    let Some(source) = sources.get(&record.source) else {
+                        continue;
+                    };
                     let star = if record.is_default { "*" } else { "" };
                     labels
-                        .entry(record.source)
+                        .entry(source.clone())
                         .or_default()
                         .push(format!("{}{star}", record.name));
                 }

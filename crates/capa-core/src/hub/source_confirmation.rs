@@ -5,9 +5,20 @@
 //!
 //! What is confirmed is a digest of how the source starts (command, arguments, environment as
 //! written with its `${secret:…}` references, working directory; or URL and headers). The first
-//! start on a database counts the sources it finds as confirmed (they are what the person had).
+//! start on a database counts the person's own sources it finds as confirmed (they are what the
+//! person had).
+//!
+//! A project file found from the working directory up may come from a cloned repository, so its
+//! sources ([`SourceScope::Project`]) are trusted apart, like `direnv allow`: per (canonical path
+//! of the file, source id, digest), never counted as confirmed by a first start, asked again
+//! when the digest changes. Their connections are stored under a key of the project file
+//! ([`project_connection_key`]), so a project source with the id of a global one gets none of
+//! that source's secrets unless the person granted them ([`ProjectConnections::Global`]).
 
-use capa_config::{SourceConfig, SourceTransport};
+use std::path::{Path, PathBuf};
+
+use capa_config::{ProjectConnections, SourceConfig, SourceScope, SourceTransport};
+use capa_store::{Store, StoreError, TrustedProjectSource};
 
 use super::Hub;
 use super::sources::Origin;
@@ -67,15 +78,133 @@ pub fn source_digest(source: &SourceConfig) -> String {
     crate::digest::sha256_hex(text.as_bytes())
 }
 
+/// How a project file is named in the trust records: its canonical path (symlinks resolved), so
+/// that the same file reached another way is the same file.
+fn trust_file(file: &Path) -> String {
+    std::fs::canonicalize(file)
+        .unwrap_or_else(|_| file.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// What a person trusted of project source `source` (any digest), when readable.
+fn trusted_record(store: &Store, source: &SourceConfig) -> Option<TrustedProjectSource> {
+    store
+        .trusted_project_source(&trust_file(&source.file), &source.id)
+        .map_err(|e| tracing::warn!(error = %e, source = %source.id, "could not read the trusted project sources; counting it as not trusted"))
+        .ok()
+        .flatten()
+}
+
+/// The key a project source's own connections are stored under (database and keychain):
+/// `<id>@<first 12 hex digits of the SHA-256 of the file's canonical path>`. No source of the
+/// person's own files has an `@` in its id, so none shares it.
+pub(crate) fn project_connection_key(source: &SourceConfig) -> String {
+    let digest = crate::digest::sha256_hex(trust_file(&source.file).as_bytes());
+    format!("{}@{}", source.id, &digest[..12])
+}
+
+/// Whether the person let project source `source`, as it is configured now, use the connections
+/// of the global source with its id.
+pub(crate) fn uses_global_connections(store: &Store, source: &SourceConfig) -> bool {
+    trusted_record(store, source)
+        .is_some_and(|t| t.global_connections && t.digest == source_digest(source))
+}
+
+/// A project source waiting for a person's trust, for the question a terminal asks.
+#[derive(Debug, Clone)]
+pub struct UntrustedSource {
+    pub source: SourceConfig,
+    /// What was trusted before, when the file changed how the source starts since.
+    pub before: Option<TrustedProjectSource>,
+}
+
+impl UntrustedSource {
+    /// The project file that declares it.
+    pub fn file(&self) -> &Path {
+        &self.source.file
+    }
+
+    /// Whether the person may grant it the connections of the global source it replaces: it
+    /// replaces one and refers to secrets.
+    pub fn may_use_global_connections(&self) -> bool {
+        self.source.scope
+            == SourceScope::Project {
+                replaces_global: true,
+            }
+            && !self.source.secret_names().is_empty()
+    }
+}
+
 impl Hub {
-    /// On the first start with confirmations, counts the configured sources as confirmed.
+    /// Records that a person confirmed `source` as it is configured now: in the confirmed
+    /// sources for the person's own files, in the trusted project sources (with `connections`)
+    /// for a project's. `capa sources confirm` uses it on the store directly.
+    pub fn record_confirmation(
+        store: &Store,
+        source: &SourceConfig,
+        connections: ProjectConnections,
+    ) -> Result<(), StoreError> {
+        let now = crate::runner::now_ms();
+        match source.scope {
+            SourceScope::User => store.confirm_source(&source.id, &source_digest(source), now),
+            SourceScope::Project { .. } => store.trust_project_source(
+                &trust_file(&source.file),
+                &source.id,
+                &TrustedProjectSource {
+                    digest: source_digest(source),
+                    global_connections: connections == ProjectConnections::Global,
+                },
+                now,
+            ),
+        }
+    }
+
+    /// The project sources served now that wait for a person's trust (new, or changed since).
+    pub fn untrusted_project_sources(&self) -> Vec<UntrustedSource> {
+        self.source_defs()
+            .into_iter()
+            .filter_map(|def| match def.origin {
+                Origin::Config(source) if source.scope.is_project() => Some(source),
+                _ => None,
+            })
+            .filter_map(|source| {
+                let before = trusted_record(self.store(), &source);
+                let trusted = before
+                    .as_ref()
+                    .is_some_and(|t| t.digest == source_digest(&source));
+                (!trusted).then_some(UntrustedSource { source, before })
+            })
+            .collect()
+    }
+
+    /// A person at a terminal trusts project sources (each with whose connections it uses):
+    /// recorded, then started.
+    pub async fn trust_project_sources(
+        &self,
+        trusted: &[(String, ProjectConnections)],
+    ) -> Result<(), super::SourceChangeError> {
+        for (id, connections) in trusted {
+            let source = self
+                .source_config(id)
+                .ok_or_else(|| super::SourceChangeError::Unknown(id.clone()))?;
+            if let Err(e) = Self::record_confirmation(self.store(), &source, *connections) {
+                tracing::warn!(error = %e, source = %id, "could not record the trusted source");
+            }
+            self.restart_source(id).await?;
+        }
+        Ok(())
+    }
+
+    /// On the first start with confirmations, counts the person's own configured sources as
+    /// confirmed (never a project's).
     pub(super) fn begin_source_confirmations(&self, sources: &[SourceConfig]) {
         match self.store().confirmed_sources() {
             Ok(Some(_)) => {}
             Ok(None) => {
                 let now = crate::runner::now_ms();
                 let mut recorded = self.store().confirm_source("", "", now);
-                for source in sources {
+                for source in sources.iter().filter(|s| !s.scope.is_project()) {
                     recorded = recorded.and(self.store().confirm_source(
                         &source.id,
                         &source_digest(source),
@@ -92,6 +221,9 @@ impl Hub {
 
     /// Why `source` may not start yet, when it waits for a person's confirmation.
     pub(super) fn unconfirmed(&self, source: &SourceConfig) -> Option<SourceProblem> {
+        if source.scope.is_project() {
+            return self.untrusted(source);
+        }
         let confirmed = match self.store().confirmed_sources() {
             Ok(Some(confirmed)) => confirmed,
             // Before confirmations began (a database the first start has not seen yet).
@@ -119,7 +251,36 @@ impl Hub {
         )))
     }
 
-    /// A person confirms source `id` as it is configured now: it starts.
+    /// Why project source `source` may not start yet: the person has not trusted it as it is.
+    fn untrusted(&self, source: &SourceConfig) -> Option<SourceProblem> {
+        let before = trusted_record(self.store(), source);
+        if before
+            .as_ref()
+            .is_some_and(|t| t.digest == source_digest(source))
+        {
+            return None;
+        }
+        let what = if before.is_some() {
+            "changed since you trusted it"
+        } else {
+            "not trusted yet"
+        };
+        let dir = source
+            .file
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        Some(SourceProblem::NeedsConfirmation(format!(
+            "source `{}` comes from the project file {} and is {what} ({}): a project's file runs nothing before you trust it. Run `capa sources confirm {}` in a terminal in {}, or confirm it on the Sources page of Capabilities",
+            source.id,
+            source.file.display(),
+            super::status::describe_target(&source.transport),
+            source.id,
+            dir.display()
+        )))
+    }
+
+    /// A person confirms source `id` as it is configured now (in the app): it starts. A project
+    /// source keeps the connections it was granted only when it is unchanged since.
     pub async fn confirm_source(&self, id: &str) -> Result<(), super::SourceChangeError> {
         let def = self
             .source_defs()
@@ -129,23 +290,19 @@ impl Hub {
         let Origin::Config(config) = &def.origin else {
             return Ok(()); // the demo is built in
         };
-        if let Err(e) =
-            self.store()
-                .confirm_source(id, &source_digest(config), crate::runner::now_ms())
-        {
-            tracing::warn!(error = %e, source = id, "could not record the confirmed source");
-        }
+        self.record_confirmed(config);
         self.restart_source(id).await
     }
 
-    /// Records a person's confirmation of `config` (before it is added or replaced).
+    /// Records a person's confirmation of `config` (before it is added or replaced, or in the
+    /// app); a project source keeps a grant of the global connections only when unchanged.
     pub(super) fn record_confirmed(&self, config: &SourceConfig) {
-        let stored = self.store().confirm_source(
-            &config.id,
-            &source_digest(config),
-            crate::runner::now_ms(),
-        );
-        if let Err(e) = stored {
+        let connections = if uses_global_connections(self.store(), config) {
+            ProjectConnections::Global
+        } else {
+            ProjectConnections::Own
+        };
+        if let Err(e) = Self::record_confirmation(self.store(), config, connections) {
             tracing::warn!(error = %e, source = %config.id, "could not record the confirmed source");
         }
     }

@@ -23,6 +23,10 @@ pub(super) struct SourceDef {
 }
 
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a hub has a handful of sources; boxing them buys nothing"
+)]
 pub(super) enum Origin {
     Config(SourceConfig),
     Demo,
@@ -149,7 +153,7 @@ impl Hub {
         }
         let resolved = self
             .connections
-            .resolve(&def.id, connection)
+            .resolve(&self.connection_key(&def.id), connection)
             .map_err(|e| needs(format!("cannot read the connections of `{}`: {e}", def.id)))?;
         let Some(resolved) = resolved else {
             return Err(needs(match connection {
@@ -184,12 +188,22 @@ impl Hub {
     }
 
     pub(crate) fn default_connection_name(&self, source_id: &str) -> Option<String> {
+        let key = self.connection_key(source_id);
         self.store
             .connections()
             .ok()?
             .into_iter()
-            .find(|c| c.source == source_id && c.is_default)
+            .find(|c| c.source == key && c.is_default)
             .map(|c| c.name)
+    }
+
+    /// The key the connections of source `source_id` are stored under: its id, or for a project
+    /// source a key of its own (`crate::connections::connection_key`).
+    pub(crate) fn connection_key(&self, source_id: &str) -> String {
+        match self.source_config(source_id) {
+            Some(config) => crate::connections::connection_key(&self.store, &config),
+            None => source_id.to_owned(),
+        }
     }
 }
 

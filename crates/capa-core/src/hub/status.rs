@@ -43,6 +43,7 @@ impl Hub {
         self.source_defs()
             .iter()
             .map(|def| {
+                let connection_key = self.connection_key(&def.id);
                 let upstream = upstreams.get(&(def.id.clone(), None));
                 let status = upstream.map(|u| u.status());
                 let problem = problems.get(&def.id).cloned();
@@ -78,7 +79,7 @@ impl Hub {
                     protocol_version: status.and_then(|s| s.protocol_version),
                     connections: connections
                         .iter()
-                        .filter(|c| c.source == def.id)
+                        .filter(|c| c.source == connection_key)
                         .map(|c| {
                             if c.is_default {
                                 format!("{}*", c.name)

@@ -58,6 +58,7 @@ pub async fn serve_hub_with(files: HubFiles<'_>, keychain: capa_secrets::Keychai
             ConfigFiles {
                 global: Some(paths.global_config()),
                 project: None,
+                ..ConfigFiles::default()
             }
         }
     };

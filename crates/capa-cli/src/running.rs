@@ -14,6 +14,8 @@ use serde_json::Value;
 pub struct RunningHub {
     pub base_url: String,
     pub token: String,
+    /// What proved itself, for `capa mcp` to check again before forwarding.
+    pub found: capa_server::discovery::FoundHub,
     client: reqwest::Client,
 }
 
@@ -22,18 +24,18 @@ impl RunningHub {
     /// (`capa_server::discovery`); only then is the token read and sent. The token changes on
     /// every start of the hub, so it is read here each time.
     pub async fn find(paths: &HubPaths) -> Option<Self> {
-        let found = capa_server::discovery::find(paths).await?;
+        // One client for the proof and what follows: the token goes out on the connection the
+        // proof used (kept alive), not on a new one someone could have raced for.
+        let client = capa_server::discovery::client(Some(Duration::from_secs(120)))?;
+        let found = capa_server::discovery::find_with(paths, &client).await?;
         let token = std::fs::read_to_string(paths.token())
             .ok()?
             .trim()
             .to_owned();
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(120))
-            .build()
-            .ok()?;
         let hub = Self {
-            base_url: found.url,
+            base_url: found.url.clone(),
             token,
+            found,
             client,
         };
         let health = hub

@@ -199,3 +199,68 @@ fn a_ui_dir_others_may_write_to_is_refused() {
     let (status, body) = support::http("GET", &format!("{}/app/", hub.url()), &[]);
     assert_eq!((status, body.as_str()), (200, "OPEN TO ALL"));
 }
+
+/// The package layout (`<exe dir>/ui`) is served when it is the user's own, and not when
+/// another user owns it (a `ui/` someone made in a shared folder the binary was copied to).
+#[cfg(unix)]
+#[test]
+fn a_ui_beside_the_binary_is_served_only_when_nobody_else_owns_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(bin.join("ui")).expect("dirs");
+    std::fs::write(bin.join("ui/index.html"), "BESIDE THE BINARY").expect("write");
+    let copy = bin.join("capa");
+    std::fs::copy(env!("CARGO_BIN_EXE_capa"), &copy).expect("copy the binary");
+    let served = |hub: &ServedHub| support::http("GET", &format!("{}/app/", hub.url()), &[]).1;
+    let hub = ServedHub::start(&copy, dir.path(), &[("CAPA_UI_DIR", None)]);
+    assert_eq!(served(&hub), "BESIDE THE BINARY");
+    drop(hub);
+    // Owned by someone else (nobody, 65534): only root can hand a file over, as CI runs.
+    let handed = std::os::unix::fs::chown(bin.join("ui"), Some(65534), None)
+        .and_then(|()| std::os::unix::fs::chown(bin.join("ui/index.html"), Some(65534), None));
+    if handed.is_err() {
+        eprintln!("skipping the other-owner half: cannot chown here (not root)");
+        return;
+    }
+    let hub = ServedHub::start(&copy, dir.path(), &[("CAPA_UI_DIR", None)]);
+    assert!(!served(&hub).contains("BESIDE THE BINARY"));
+}
+
+/// `capa mcp` forwarding to a running hub checks it is still there before every request: after
+/// the hub dies, a listener on its port gets nothing from the bridge.
+#[test]
+fn a_bridge_sends_nothing_to_whoever_takes_a_dead_hubs_port() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("config")).expect("config dir");
+    std::fs::write(
+        dir.path().join("config/capabilities.yaml"),
+        "options: { demo: true, toolExposure: expose-all }\n",
+    )
+    .expect("config");
+    let mut hub = ServedHub::start(Path::new(env!("CARGO_BIN_EXE_capa")), dir.path(), &[]);
+    let token = hub.token();
+    let url = hub.url();
+    let mut bridge = support::StdioMcp::start(dir.path());
+    let listed = bridge.request(2, "tools/list", serde_json::json!({}));
+    assert!(listed.to_string().contains("demo."), "{listed}");
+
+    hub.child.kill().expect("kill -9");
+    hub.child.wait().expect("reaped");
+    let port = url.rsplit(':').next().expect("port");
+    let received = impostor(TcpListener::bind(format!("127.0.0.1:{port}")).expect("take the port"));
+    let called = bridge.request(
+        3,
+        "tools/call",
+        serde_json::json!({"name": "demo.add", "arguments": {"a": 1, "b": 2}}),
+    );
+    let listed = bridge.request(4, "tools/list", serde_json::json!({}));
+    bridge.close();
+    assert!(called.to_string().contains("has stopped"), "{called}");
+    assert!(listed.to_string().contains("has stopped"), "{listed}");
+    let received = received.lock().expect("lock").clone();
+    assert!(
+        received.is_empty(),
+        "the bridge sent the impostor: {received}"
+    );
+    assert!(!received.contains(&token));
+}

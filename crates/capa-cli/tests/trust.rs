@@ -98,49 +98,9 @@ fn source_state(dir: &Path, prefix: &[&str], id: &str) -> (String, String) {
 
 /// Tool names of `tools/list`, from `capa mcp` driven by an MCP client over pipes (no terminal).
 fn mcp_tool_names(dir: &Path) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_capa"))
-        .arg("mcp")
-        .current_dir(dir)
-        .env("CAPA_DATA_DIR", dir.join("data"))
-        .env("CAPA_CONFIG_DIR", dir.join("config"))
-        .env("CAPA_NO_BROWSER", "1")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("capa mcp runs");
-    let mut input = child.stdin.take().expect("stdin");
-    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut send = |message: Value| {
-        writeln!(input, "{message}").expect("send");
-        input.flush().expect("flush");
-    };
-    let mut answer = |id: i64| -> Value {
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert!(
-                output.read_line(&mut line).expect("read") > 0,
-                "capa mcp ended"
-            );
-            let message: Value = serde_json::from_str(&line).expect("a JSON-RPC line");
-            if message["id"] == id {
-                return message;
-            }
-        }
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "trust-test", "version": "1"}}}),
-    );
-    answer(1);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
-    let listed = answer(2);
-    drop(input);
-    child.wait().expect("capa mcp ends");
+    let mut mcp = support::StdioMcp::start(dir);
+    let listed = mcp.request(2, "tools/list", json!({}));
+    mcp.close();
     listed["result"]["tools"]
         .as_array()
         .unwrap_or_else(|| panic!("no tools: {listed}"))

@@ -20,6 +20,8 @@ use tokio::sync::watch;
 
 use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
 
+mod gated;
+
 #[derive(Clone)]
 struct BridgeClient {
     changed: Arc<watch::Sender<u64>>,
@@ -52,6 +54,23 @@ pub struct RemoteSurface {
     client: RunningService<RoleClient, BridgeClient>,
     changes: watch::Receiver<u64>,
     progress: ProgressRouter,
+    /// The hub that proved itself, checked again before every request: once it stops, anyone
+    /// may take its port, and the bridge must not send them the token and the client's calls.
+    hub: Arc<HubCheck>,
+}
+
+/// Which hub a bridge forwards to, and where its discovery file is.
+#[derive(Debug, Clone)]
+pub struct HubCheck {
+    pub paths: capa_core::HubPaths,
+    pub found: crate::discovery::FoundHub,
+}
+
+impl HubCheck {
+    /// Whether that hub still runs ([`crate::discovery::still_running`]).
+    pub(crate) async fn still_there(&self) -> bool {
+        crate::discovery::still_running(&self.paths, &self.found).await
+    }
 }
 
 impl std::fmt::Debug for RemoteSurface {
@@ -62,14 +81,18 @@ impl std::fmt::Debug for RemoteSurface {
 
 impl RemoteSurface {
     /// Connects to the hub's MCP endpoint with its token.
-    pub async fn connect(url: &str, token: &str) -> Result<Self, String> {
+    pub async fn connect(url: &str, token: &str, hub: HubCheck) -> Result<Self, String> {
         let (tx, changes) = watch::channel(0);
         let progress = ProgressRouter::default();
         let handler = BridgeClient {
             changed: Arc::new(tx),
             progress: progress.clone(),
         };
-        let transport = StreamableHttpClientTransport::from_config(
+        let hub = Arc::new(hub);
+        let http = crate::discovery::client(None)
+            .ok_or_else(|| "cannot make an HTTP client".to_owned())?;
+        let transport = StreamableHttpClientTransport::with_client(
+            gated::GatedClient::new(http, hub.clone()),
             StreamableHttpClientTransportConfig::with_uri(url.to_owned())
                 .auth_header(token.to_owned()),
         );
@@ -83,7 +106,20 @@ impl RemoteSurface {
             client,
             changes,
             progress,
+            hub,
         })
+    }
+
+    /// An error when the hub this bridge proved is gone (nothing is sent then).
+    async fn hub_still_there(&self) -> Result<(), ErrorData> {
+        if self.hub.still_there().await {
+            return Ok(());
+        }
+        tracing::warn!(url = %self.hub.found.url, "the hub this bridge forwards to has stopped; not forwarding");
+        Err(ErrorData::internal_error(
+            "the Capabilities hub this server forwarded to has stopped; restart it (the app or `capa hub serve`), then restart this MCP server in your client",
+            None,
+        ))
     }
 }
 
@@ -99,6 +135,7 @@ fn bridge_error(e: ServiceError) -> ErrorData {
 impl Surface for RemoteSurface {
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
         Box::pin(async move {
+            self.hub_still_there().await?;
             self.client
                 .peer()
                 .list_all_tools()
@@ -115,6 +152,7 @@ impl Surface for RemoteSurface {
         progress: Option<ProgressSink>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
         Box::pin(async move {
+            self.hub_still_there().await?;
             let mut params = CallToolRequestParams::new(address);
             params.arguments = arguments;
             let peer = self.client.peer();

@@ -7,8 +7,8 @@
 //! the URL (the file is 0600 in the 0700 data dir, like the token); a client sends a random
 //! challenge to [`PROVE_PATH`], without the token, and goes on only when the answer is the
 //! HMAC of the challenge under that key. A listener that is not this start of the hub cannot
-//! answer. A file whose process is gone (or whose port refuses connections) is stale: removed,
-//! and no hub is running.
+//! answer. A file whose port refuses connections, or whose listener fails the proof while the
+//! recorded process is gone, is stale: removed, and no hub is running.
 
 use std::path::Path;
 use std::time::Duration;
@@ -119,41 +119,92 @@ fn read(path: &Path) -> Option<DiscoveryFile> {
     serde_json::from_str(&text).ok()
 }
 
+/// The HTTP client for talking to a hub: no proxy (a proxy configured for the web must not see
+/// the hub's token), no redirects (a listener must not send us elsewhere), and `timeout` for a
+/// whole request when given (none for a long-lived event stream).
+pub fn client(timeout: Option<Duration>) -> Option<reqwest::Client> {
+    let builder = reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none());
+    match timeout {
+        Some(timeout) => builder.timeout(timeout),
+        None => builder,
+    }
+    .build()
+    .ok()
+}
+
 /// The hub that runs for this data dir, once it proved it holds this start's key. None when no
 /// file is there, the file is stale (then it is removed), or the listener did not prove itself
 /// (then nothing secret was sent to it, and a warning says so).
 pub async fn find(paths: &HubPaths) -> Option<FoundHub> {
+    find_with(paths, &client(Some(PROVE_TIMEOUT))?).await
+}
+
+/// [`find`] with the caller's client, so that the token can follow on the connection the proof
+/// used.
+pub async fn find_with(paths: &HubPaths, client: &reqwest::Client) -> Option<FoundHub> {
     let path = paths.discovery();
     let file = read(&path)?;
     if !loopback_url(&file.url) {
         tracing::warn!(file = %path.display(), url = %file.url, "the discovery file names an address that is not loopback; ignoring it");
         return None;
     }
-    if !process_alive(file.pid) {
-        remove_stale(&path, &file);
-        return None;
+    match prove(client, &file).await {
+        Proof::Proven => Some(FoundHub {
+            url: file.url,
+            pid: file.pid,
+            version: file.version,
+        }),
+        Proof::NobodyListens => {
+            // The hub that wrote the file is gone.
+            remove_stale(&path, &file);
+            None
+        }
+        Proof::Failed => {
+            tracing::warn!(url = %file.url, file = %path.display(), "what listens at the hub's address did not prove it is the hub; not sending it the token");
+            if !process_alive(file.pid) {
+                remove_stale(&path, &file);
+            }
+            None
+        }
+        Proof::Unanswered(e) => {
+            tracing::warn!(url = %file.url, error = %e, "the hub named in the discovery file did not answer its proof");
+            None
+        }
     }
-    let challenge = capa_core::digest::random_hex(KEY_BYTES)?;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(PROVE_TIMEOUT)
-        .build()
-        .ok()?;
+}
+
+/// Whether the hub found earlier still runs there: its process is alive (Linux), else it
+/// proves itself again. `capa mcp` forwarding asks before every request, since after the hub
+/// stops anyone may take its port.
+pub async fn still_running(paths: &HubPaths, hub: &FoundHub) -> bool {
+    if cfg!(target_os = "linux") {
+        return process_alive(hub.pid);
+    }
+    find(paths).await.is_some_and(|now| now == *hub)
+}
+
+enum Proof {
+    Proven,
+    NobodyListens,
+    Failed,
+    Unanswered(reqwest::Error),
+}
+
+async fn prove(client: &reqwest::Client, file: &DiscoveryFile) -> Proof {
+    let Some(challenge) = capa_core::digest::random_hex(KEY_BYTES) else {
+        return Proof::Failed;
+    };
     let response = client
         .get(format!("{}{PROVE_PATH}?challenge={challenge}", file.url))
+        .timeout(PROVE_TIMEOUT)
         .send()
         .await;
     let response = match response {
         Ok(response) => response,
-        Err(e) if e.is_connect() => {
-            // Nothing listens there: the hub that wrote the file is gone.
-            remove_stale(&path, &file);
-            return None;
-        }
-        Err(e) => {
-            tracing::warn!(url = %file.url, error = %e, "the hub named in the discovery file did not answer its proof");
-            return None;
-        }
+        Err(e) if e.is_connect() => return Proof::NobodyListens,
+        Err(e) => return Proof::Unanswered(e),
     };
     let given = response
         .json::<serde_json::Value>()
@@ -162,16 +213,12 @@ pub async fn find(paths: &HubPaths) -> Option<FoundHub> {
         .and_then(|v| v["proof"].as_str().map(str::to_owned))
         .unwrap_or_default();
     let key = decode_hex(&file.proof_key).unwrap_or_default();
-    let expected = answer(&key, &file.url, &challenge);
-    if key.len() < KEY_BYTES || !crate::token::matches(&expected, &given) {
-        tracing::warn!(url = %file.url, file = %path.display(), "what listens at the hub's address did not prove it is the hub; not sending it the token");
-        return None;
+    if key.len() >= KEY_BYTES && crate::token::matches(&answer(&key, &file.url, &challenge), &given)
+    {
+        Proof::Proven
+    } else {
+        Proof::Failed
     }
-    Some(FoundHub {
-        url: file.url,
-        pid: file.pid,
-        version: file.version,
-    })
 }
 
 fn remove_stale(path: &Path, file: &DiscoveryFile) {
@@ -189,14 +236,24 @@ fn loopback_url(url: &str) -> bool {
         .is_some_and(|addr| addr.ip().is_loopback())
 }
 
-/// Whether process `pid` exists. Linux answers from `/proc`; elsewhere this says yes and the
-/// connection and the proof decide.
-fn process_alive(pid: u32) -> bool {
-    if cfg!(target_os = "linux") {
-        pid != 0 && Path::new(&format!("/proc/{pid}")).exists()
-    } else {
-        true
+/// Whether process `pid` exists. Linux answers from `/proc` (in this pid namespace: a hub in
+/// another container looks gone, which only matters once its port also refuses or fails the
+/// proof); elsewhere this says yes and the connection and the proof decide.
+pub fn process_alive(pid: u32) -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
     }
+    if pid == 0 {
+        return false;
+    }
+    // `<pid> (<name>) <state> …`: a zombie (`Z`) or dead (`X`) process has closed its sockets
+    // already, so its port is free for anyone.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next());
+        !matches!(state, Some("Z" | "X") | None)
+    })
 }
 
 fn decode_hex(text: &str) -> Option<Vec<u8>> {

@@ -19,7 +19,11 @@ pub async fn run(
 ) -> anyhow::Result<ExitCode> {
     let files = setup::config_files(global, paths)?;
     if let Some(running) = matching_hub(paths, &files).await {
-        match RemoteSurface::connect(&running.mcp_url(), &running.token).await {
+        let check = capa_server::bridge::HubCheck {
+            paths: paths.clone(),
+            found: running.found.clone(),
+        };
+        match RemoteSurface::connect(&running.mcp_url(), &running.token, check).await {
             Ok(remote) => {
                 tracing::info!(url = %running.mcp_url(), "forwarding MCP over stdio to the running hub");
                 let surface: Arc<dyn Surface> = Arc::new(remote);

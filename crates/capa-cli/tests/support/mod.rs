@@ -130,3 +130,93 @@ pub fn http(method: &str, url: &str, headers: &[(&str, &str)]) -> (u16, String) 
         .unwrap_or_default();
     (status, body)
 }
+
+/// `capa mcp` driven over pipes by a minimal JSON-RPC client (no terminal: as a client app
+/// starts it).
+pub struct StdioMcp {
+    child: std::process::Child,
+    input: Option<std::process::ChildStdin>,
+    output: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl StdioMcp {
+    /// Starts `capa mcp` in `dir` and initializes the session.
+    pub fn start(dir: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_capa"))
+            .arg("mcp")
+            .current_dir(dir)
+            .env("CAPA_DATA_DIR", dir.join("data"))
+            .env("CAPA_CONFIG_DIR", dir.join("config"))
+            .env("CAPA_NO_BROWSER", "1")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("capa mcp runs");
+        let input = child.stdin.take();
+        let output = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut mcp = Self {
+            child,
+            input,
+            output,
+        };
+        mcp.request(
+            1,
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "capa-cli-test", "version": "1"}}),
+        );
+        mcp.notify("notifications/initialized");
+        mcp
+    }
+
+    fn send(&mut self, message: &serde_json::Value) {
+        use std::io::Write;
+        let input = self.input.as_mut().expect("stdin open");
+        writeln!(input, "{message}").expect("send");
+        input.flush().expect("flush");
+    }
+
+    pub fn notify(&mut self, method: &str) {
+        self.send(&serde_json::json!({"jsonrpc": "2.0", "method": method}));
+    }
+
+    /// Sends a request and returns its answer (other messages are skipped).
+    pub fn request(
+        &mut self,
+        id: i64,
+        method: &str,
+        params: serde_json::Value,
+    ) -> serde_json::Value {
+        use std::io::BufRead;
+        self.send(
+            &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(
+                self.output.read_line(&mut line).expect("read") > 0,
+                "capa mcp ended"
+            );
+            let message: serde_json::Value = serde_json::from_str(&line).expect("a JSON-RPC line");
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    /// Closes stdin and waits for the process to end.
+    pub fn close(mut self) {
+        drop(self.input.take());
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for StdioMcp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

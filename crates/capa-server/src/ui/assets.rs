@@ -1,10 +1,11 @@
 //! The web UI's static files under `/app/`, from one directory chosen when the server starts:
 //! `CAPA_UI_DIR` (a person's explicit choice, for development), else the directory the embedder
 //! gave (`ServeOptions::ui_dir`: the desktop app's bundled resources), else the package layout
-//! beside the binary (`<exe dir>/ui`, `<exe dir>/../lib/Capabilities/ui`), else — in debug
-//! builds only — the `ui/dist` of the checkout the binary was built from. Nothing is searched
-//! relative to wherever a copy of the binary happens to be (a planted `index.html` would run with
-//! the UI's full access), and a directory that others may write to is refused.
+//! beside the binary (Unix: `<exe dir>/ui`, `<exe dir>/../lib/Capabilities/ui`), else — in debug
+//! builds only — the `ui/dist` of the checkout the binary was built from. A planted
+//! `index.html` would run with the UI's full access, so a directory is served only when it and
+//! every directory above it belong to this user or root and nobody else may write to them, and
+//! each file served is checked the same way.
 //! Unknown paths fall back to `index.html` (a single-page app).
 
 use std::path::{Component, Path, PathBuf};
@@ -24,56 +25,105 @@ pub(crate) fn ui_dir(given: Option<&Path>) -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("CAPA_UI_DIR") {
         return Some(PathBuf::from(dir)).filter(|d| servable(d));
     }
-    let exe_dir = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(Path::to_path_buf));
-    let packaged = exe_dir
-        .iter()
-        .flat_map(|dir| [dir.join("ui"), dir.join("../lib/Capabilities/ui")]);
     let checkout =
         cfg!(debug_assertions).then(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/dist"));
     given
         .map(Path::to_path_buf)
         .into_iter()
-        .chain(packaged)
+        .chain(packaged_dirs())
         .chain(checkout)
         .find(|d| servable(d))
 }
 
-/// A directory with an `index.html` that only its owner may change (the directory, the file
-/// and the directory above it; a sticky parent such as `/tmp` is fine): anyone else who can
-/// write there could serve their own page from the hub's origin.
+/// The package layout beside the binary (`<exe dir>/ui`, and `<exe dir>/../lib/Capabilities/ui`
+/// for the .deb's `/usr/bin/capa`). Unix only: there [`servable`] checks who owns every
+/// directory on the way; Windows has no such check here, so only `CAPA_UI_DIR` and the app's
+/// bundled resources are served there.
+fn packaged_dirs() -> Vec<PathBuf> {
+    if !cfg!(unix) {
+        return Vec::new();
+    }
+    let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+    else {
+        return Vec::new();
+    };
+    vec![exe_dir.join("ui"), exe_dir.join("../lib/Capabilities/ui")]
+}
+
+/// A directory with an `index.html` that nobody but this user (or root) can change: the file,
+/// the directory and every directory above it are owned by this user or root and writable by
+/// their owner only (a root-owned sticky directory such as `/tmp` may be on the way; what is in
+/// it must still be ours). Anyone else who could write there could serve their own page from
+/// the hub's origin.
 fn servable(dir: &Path) -> bool {
     let index = dir.join("index.html");
     if !index.is_file() {
         return false;
     }
-    let parent = dir
-        .canonicalize()
-        .ok()
-        .and_then(|d| d.parent().map(Path::to_path_buf));
-    let private = not_writable_by_others(dir, false)
-        && not_writable_by_others(&index, false)
-        && parent.is_none_or(|p| not_writable_by_others(&p, true));
-    if !private {
-        tracing::warn!(dir = %dir.display(), "not serving the web UI from a directory others may write to; make it writable by its owner only (chmod go-w) or set CAPA_UI_DIR");
+    let trusted = dir.canonicalize().is_ok_and(|dir| {
+        ownership::trusted_file(&index)
+            && dir
+                .ancestors()
+                .enumerate()
+                .all(|(depth, d)| ownership::trusted_dir(d, depth > 0))
+    });
+    if !trusted {
+        tracing::warn!(dir = %dir.display(), "not serving the web UI from a directory that someone else owns or may write to; make it yours and writable by you only (chmod go-w), or set CAPA_UI_DIR");
     }
-    private
+    trusted
 }
 
 #[cfg(unix)]
-fn not_writable_by_others(path: &Path, sticky_ok: bool) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|meta| {
-        let mode = meta.permissions().mode();
-        mode & 0o022 == 0 || (sticky_ok && mode & 0o1000 != 0)
-    })
+mod ownership {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::path::Path;
+
+    fn euid() -> u32 {
+        #[expect(
+            unsafe_code,
+            reason = "geteuid(2) cannot fail and has no safe wrapper in std"
+        )]
+        unsafe {
+            libc::geteuid()
+        }
+    }
+
+    fn ours(meta: &std::fs::Metadata) -> bool {
+        meta.uid() == 0 || meta.uid() == euid()
+    }
+
+    /// Owned by this user or root, writable by its owner only.
+    pub(super) fn trusted_file(path: &Path) -> bool {
+        std::fs::metadata(path)
+            .is_ok_and(|meta| ours(&meta) && meta.permissions().mode() & 0o022 == 0)
+    }
+
+    /// As [`trusted_file`]; above the UI's own directory (`above`) also a root-owned sticky
+    /// directory, in which nobody can replace what another user made.
+    pub(super) fn trusted_dir(path: &Path, above: bool) -> bool {
+        std::fs::metadata(path).is_ok_and(|meta| {
+            let mode = meta.permissions().mode();
+            let sticky_root = above && meta.uid() == 0 && mode & 0o1000 != 0;
+            ours(&meta) && (mode & 0o022 == 0 || sticky_root)
+        })
+    }
 }
 
 #[cfg(not(unix))]
-fn not_writable_by_others(_path: &Path, _sticky_ok: bool) -> bool {
-    // Windows has no mode bits; its ACLs are not checked here (docs/security.md).
-    true
+mod ownership {
+    use std::path::Path;
+
+    // Windows has no mode bits and its ACLs are not read here: only directories the person or
+    // the installer chose are candidates there (see `packaged_dirs`).
+    pub(super) fn trusted_file(_path: &Path) -> bool {
+        true
+    }
+
+    pub(super) fn trusted_dir(_path: &Path, _above: bool) -> bool {
+        true
+    }
 }
 
 fn secure(mut response: Response) -> Response {
@@ -178,6 +228,11 @@ pub(crate) async fn serve(State(state): State<UiState>, request: Request) -> Res
         Some(file) => (file, false),
         None => (dir.join("index.html"), true),
     };
+    // Each file as well as the directory: one that someone else owns or may write is not ours.
+    if !ownership::trusted_file(&file) {
+        tracing::warn!(file = %file.display(), "not serving a UI file that someone else owns or may write to");
+        return missing();
+    }
     match tokio::fs::read(&file).await {
         Ok(bytes) => {
             let mut response = (StatusCode::OK, bytes).into_response();

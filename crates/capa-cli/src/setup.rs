@@ -9,6 +9,7 @@ use capa_secrets::Keychain;
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::GlobalArgs;
+use crate::terminal::{printable, printable_arg};
 
 /// The configuration files in force: `--config FILE`, or the global file plus the project file
 /// found from the working directory (or `--project DIR`) up.
@@ -84,7 +85,7 @@ async fn ask_project_trust(hub: &Hub) -> anyhow::Result<()> {
         return Ok(());
     };
     eprintln!("This project file wants to run:");
-    eprintln!("  {}", first.file().display());
+    eprintln!("  {}", printable(&first.file().display().to_string()));
     for untrusted in &waiting {
         let changed = if untrusted.before.is_some() {
             " (changed since you trusted it)"
@@ -99,7 +100,7 @@ async fn ask_project_trust(hub: &Hub) -> anyhow::Result<()> {
     if !crate::terminal::confirm("Trust it? Its commands run as you, with your files and network")?
     {
         eprintln!(
-            "Not trusted: its sources stay off. Trust them later with `capa sources confirm <id>` here, or on the Sources page of Capabilities."
+            "Not trusted: its sources stay off. Trust them later with `capa sources confirm <id>` in this project."
         );
         return Ok(());
     }
@@ -145,21 +146,29 @@ pub fn describe_start(source: &SourceConfig) -> Vec<String> {
             let mut lines = vec![
                 std::iter::once(command.as_str())
                     .chain(args.iter().map(String::as_str))
+                    .map(printable_arg)
                     .collect::<Vec<_>>()
                     .join(" "),
             ];
-            lines.extend(env.iter().map(|(k, v)| format!("env {k}={v}")));
+            lines.extend(
+                env.iter()
+                    .map(|(k, v)| format!("env {}={}", printable(k), printable_arg(v))),
+            );
             if let Some(cwd) = cwd {
-                lines.push(format!("in {}", cwd.display()));
+                lines.push(format!("in {}", printable(&cwd.display().to_string())));
             }
             lines
         }
         SourceTransport::Http { url, headers } => {
-            let mut lines = vec![url.clone()];
+            let mut lines = vec![printable(url)];
             if !headers.is_empty() {
                 lines.push(format!(
                     "headers {}",
-                    headers.keys().cloned().collect::<Vec<_>>().join(", ")
+                    headers
+                        .keys()
+                        .map(|k| printable(k))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             lines

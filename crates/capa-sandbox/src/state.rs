@@ -162,6 +162,10 @@ fn failure_json(f: &ToolFailure, address: &str) -> String {
     .to_string()
 }
 
+/// How much longer than what is sent a guest's argument text may be before it is refused
+/// without parsing (docs/limits.md).
+const TEXT_PER_SENT_BYTE: usize = 4;
+
 /// Bytes of `value` as compact JSON, counted without building the text.
 fn sent_bytes(value: &serde_json::Value) -> usize {
     struct Count(usize);
@@ -254,6 +258,24 @@ impl State {
                     self.limits.memory_bytes
                 ),
                 None,
+                &address,
+            );
+        }
+        // Text far over the limit is refused before it is parsed: a parsed `Value` can take 16
+        // times the bytes of its text (`[0,0,…]`: 2 bytes each in, 32 out). Sent JSON can be
+        // shorter than the guest's text (`JSON.stringify` writes 1e20 in 21 digits, serde in 5;
+        // at most about 3.7 times shorter), so the exact count below decides, and only text over
+        // [`TEXT_PER_SENT_BYTE`] times the limit — which could never fit — is refused unread.
+        if args.len() / TEXT_PER_SENT_BYTE > self.limits.argument_bytes {
+            return refusal(
+                "arguments_too_large",
+                format!(
+                    "{address}: the arguments are {} bytes as JSON; one call may send at most {} \
+                     bytes",
+                    args.len(),
+                    self.limits.argument_bytes
+                ),
+                Some("Send less per call: split the input over several calls."),
                 &address,
             );
         }

@@ -198,12 +198,16 @@ fn forbidden() -> Response {
 }
 
 impl ApprovalPages {
-    /// The session cookie's value; none when missing or sent twice (another port planted one).
-    fn session_cookie<'a>(&self, headers: &'a HeaderMap) -> Option<&'a str> {
-        match crate::cookies::find(headers, &self.cookie) {
-            crate::cookies::Found::One(id) => Some(id),
-            crate::cookies::Found::Missing | crate::cookies::Found::Duplicate => None,
-        }
+    /// The session cookie's value that is a live page session bound to `run_id` (any live page
+    /// session when `None`); none when no value is, or two different ones are.
+    fn session_cookie<'a>(&self, headers: &'a HeaderMap, run_id: Option<&str>) -> Option<&'a str> {
+        let values = crate::cookies::values(headers, &self.cookie);
+        crate::cookies::the_live_one(&values, |v| match run_id {
+            Some(run_id) => self.secrets.session(v, run_id, false).is_some(),
+            None => self.secrets.is_page_session(v),
+        })
+        .ok()
+        .flatten()
     }
 }
 
@@ -230,7 +234,7 @@ async fn follow_link(
         );
     };
     let pages = &state.pages;
-    let Some(session) = pages.secrets.bind(pages.session_cookie(&headers), &run_id) else {
+    let Some(session) = pages.secrets.bind(pages.session_cookie(&headers, None), &run_id) else {
         return internal_error();
     };
     let Some(view) = pages.secrets.session(&session, &run_id, false) else {
@@ -264,7 +268,7 @@ async fn show_run(
     if !crate::cookies::from_own_site(&headers, true) {
         return forbidden();
     }
-    let Some(session) = pages.session_cookie(&headers) else {
+    let Some(session) = pages.session_cookie(&headers, Some(&run_id)) else {
         return forbidden();
     };
     // The key first, without touching the session: a replayed cookie alone learns nothing.
@@ -279,6 +283,7 @@ async fn show_run(
     let Some(view) = pages.secrets.session(session, &run_id, true) else {
         return forbidden();
     };
+    pages.secrets.touch(session);
     let pending = match state.hub.pending_of_run(&run_id) {
         Ok(pending) => pending,
         Err(e) => {
@@ -316,7 +321,7 @@ async fn decide(
     if !pages.same_origin(&headers) || !crate::cookies::from_own_site(&headers, false) {
         return forbidden();
     }
-    let Some(session) = pages.session_cookie(&headers) else {
+    let Some(session) = pages.session_cookie(&headers, Some(&run_id)) else {
         return forbidden();
     };
     let Some(view) = pages.secrets.session(session, &run_id, false) else {
@@ -332,6 +337,7 @@ async fn decide(
     if !field("csrf").is_some_and(|given| crate::token::matches(&view.csrf, given)) {
         return forbidden();
     }
+    pages.secrets.touch(session);
     let (Some(approval_id), Some(choice)) =
         (field("approval"), field("choice").and_then(Choice::parse))
     else {
@@ -384,19 +390,25 @@ mod tests {
     }
 
     #[test]
-    fn the_session_cookie_is_named_for_the_port_and_found_once() {
+    fn the_session_cookie_is_named_for_the_port_and_a_planted_value_is_ignored() {
         let pages = ApprovalPages::new(SocketAddr::from(([127, 0, 0, 1], 4477)));
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::COOKIE,
-            HeaderValue::from_static("a=1; capa_approval_4477=abc; capa_approval_4478=x"),
-        );
-        assert_eq!(pages.session_cookie(&headers), Some("abc"));
-        headers.append(
-            header::COOKIE,
-            HeaderValue::from_static("capa_approval_4477=planted"),
-        );
-        assert_eq!(pages.session_cookie(&headers), None);
+        let mine = pages.secrets.bind(None, "run_1").expect("session");
+        let other = pages.secrets.bind(None, "run_1").expect("session");
+        let cookies = |value: String| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::COOKIE, HeaderValue::from_str(&value).expect("header"));
+            headers
+        };
+        let headers = cookies(format!("a=1; capa_approval_4477={mine}; capa_approval_4478=x"));
+        assert_eq!(pages.session_cookie(&headers, Some("run_1")), Some(mine.as_str()));
+        assert_eq!(pages.session_cookie(&headers, Some("run_2")), None, "bound to run_1 only");
+        // Another port planted a stale value under our name: ignored.
+        let planted = cookies(format!("capa_approval_4477=planted; capa_approval_4477={mine}"));
+        assert_eq!(pages.session_cookie(&planted, Some("run_1")), Some(mine.as_str()));
+        // Two live sessions: which one is ours cannot be told.
+        let both = cookies(format!("capa_approval_4477={other}; capa_approval_4477={mine}"));
+        assert_eq!(pages.session_cookie(&both, Some("run_1")), None);
+        assert!(!pages.cookie.is_empty() && pages.cookie.ends_with("_4477"));
         assert!(is_page_path("/approve/run/x"));
         assert!(!is_page_path("/api/approvals"));
     }

@@ -5,7 +5,9 @@
 //! (`HttpOnly`, `SameSite=Strict`, its name carrying the hub's port) and a key that stays on the
 //! hub's own origin — in the UI's storage (sent as a header) or in the approval page's URL
 //! (sent only to this origin under `Referrer-Policy: same-origin`). Every session request,
-//! reads included, needs both; a cookie sent twice (another port planted one) is refused.
+//! reads included, needs both. A value another port planted under the same name is ignored
+//! unless it too is a live session (then which one is ours cannot be told, and both are
+//! refused).
 
 use axum::http::{HeaderMap, Uri, header};
 
@@ -14,30 +16,35 @@ pub(crate) fn name(base: &str, port: u16) -> String {
     format!("{base}_{port}")
 }
 
-/// What the `Cookie` headers hold under one name.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Found<'a> {
-    Missing,
-    One(&'a str),
-    /// More than once: which one the hub set cannot be told, so none is used.
-    Duplicate,
-}
-
-/// The value of cookie `name` across every `Cookie` header.
-pub(crate) fn find<'a>(headers: &'a HeaderMap, name: &str) -> Found<'a> {
-    let mut values = headers
+/// Every value of cookie `name` across the `Cookie` headers. Another port may have planted
+/// one under the same name; callers keep the values that are live sessions and refuse only
+/// when more than one is (a planted stale value must not lock the person out).
+pub(crate) fn values<'a>(headers: &'a HeaderMap, name: &str) -> Vec<&'a str> {
+    headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|h| h.to_str().ok())
         .flat_map(|h| h.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
         .filter(|(n, _)| *n == name)
-        .map(|(_, value)| value);
-    match (values.next(), values.next()) {
-        (None, _) => Found::Missing,
-        (Some(value), None) => Found::One(value),
-        (Some(_), Some(_)) => Found::Duplicate,
+        .map(|(_, value)| value)
+        .collect()
+}
+
+/// Of `values`, the one that `live` accepts: `Ok(None)` when none does, `Err(())` when two
+/// different values do (which the hub set cannot be told).
+pub(crate) fn the_live_one<'a>(
+    values: &[&'a str],
+    live: impl Fn(&str) -> bool,
+) -> Result<Option<&'a str>, ()> {
+    let mut found: Option<&'a str> = None;
+    for value in values.iter().copied().filter(|v| live(v)) {
+        match found {
+            Some(earlier) if earlier != value => return Err(()),
+            _ => found = Some(value),
+        }
     }
+    Ok(found)
 }
 
 /// Whether the browser says the request comes from the hub's own pages (`Sec-Fetch-Site`;
@@ -77,29 +84,17 @@ mod tests {
     }
 
     #[test]
-    fn a_cookie_is_found_once_or_refused_as_duplicate() {
-        assert_eq!(
-            find(&headers(&["a=1; capa_ui_4477=abc; b=2"]), "capa_ui_4477"),
-            Found::One("abc")
-        );
-        assert_eq!(
-            find(&headers(&["capa_ui_4478=abc"]), "capa_ui_4477"),
-            Found::Missing
-        );
-        assert_eq!(
-            find(
-                &headers(&["capa_ui_4477=mine; capa_ui_4477=planted"]),
-                "capa_ui_4477"
-            ),
-            Found::Duplicate
-        );
-        assert_eq!(
-            find(
-                &headers(&["capa_ui_4477=mine", "capa_ui_4477=planted"]),
-                "capa_ui_4477"
-            ),
-            Found::Duplicate
-        );
+    fn a_planted_value_is_ignored_and_two_live_ones_refused() {
+        let name = "capa_ui_4477";
+        assert_eq!(values(&headers(&["a=1; capa_ui_4477=abc; b=2"]), name), ["abc"]);
+        assert!(values(&headers(&["capa_ui_4478=abc"]), name).is_empty());
+        let sent = headers(&["capa_ui_4477=mine", "capa_ui_4477=planted"]);
+        let both = values(&sent, name);
+        assert_eq!(both, ["mine", "planted"]);
+        assert_eq!(the_live_one(&both, |v| v == "mine"), Ok(Some("mine")));
+        assert_eq!(the_live_one(&both, |_| true), Err(()));
+        assert_eq!(the_live_one(&["same", "same"], |_| true), Ok(Some("same")));
+        assert_eq!(the_live_one(&both, |_| false), Ok(None));
     }
 
     #[test]

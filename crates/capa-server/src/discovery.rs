@@ -60,9 +60,7 @@ impl std::fmt::Debug for ProofKey {
 impl ProofKey {
     /// None without system randomness (a guessable key would prove nothing).
     pub(crate) fn generate() -> Option<Self> {
-        let mut key = vec![0u8; KEY_BYTES];
-        getrandom::fill(&mut key).ok()?;
-        Some(Self(key))
+        capa_core::digest::random_bytes(KEY_BYTES).map(Self)
     }
 
     fn hex(&self) -> String {

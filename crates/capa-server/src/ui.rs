@@ -143,13 +143,16 @@ impl UiAccess {
             return UiAuth::None;
         }
         let headers = request.headers();
-        let id = match crate::cookies::find(headers, &self.cookie) {
-            crate::cookies::Found::One(id) => id,
-            crate::cookies::Found::Missing => return UiAuth::None,
-            crate::cookies::Found::Duplicate => {
+        let values = crate::cookies::values(headers, &self.cookie);
+        let id = match crate::cookies::the_live_one(&values, |v| {
+            self.secrets.app_session(v).is_some()
+        }) {
+            Ok(Some(id)) => id,
+            Ok(None) => return UiAuth::None,
+            Err(()) => {
                 return UiAuth::Refused(
                     "duplicate_cookie",
-                    "the session cookie arrived twice (another local site set one): sign in again from the app or with `capa ui`",
+                    "two live session cookies arrived: sign in again from the app or with `capa ui`",
                 );
             }
         };
@@ -183,6 +186,7 @@ impl UiAccess {
                 "missing or wrong X-Capa-Csrf header: the UI sends its session key on every request; sign in again if this page lost it",
             );
         }
+        self.secrets.touch(id);
         UiAuth::Session(UiSession { csrf })
     }
 

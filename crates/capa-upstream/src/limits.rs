@@ -3,7 +3,8 @@
 //! An upstream is a program the user installed, not a trusted one: a bug or a hostile server
 //! must not grow the hub without bound. One message is capped while it streams in; a tool list
 //! is capped in tools, pages and bytes, and each tool in its name, title, description and
-//! schemas. Whatever is cut is logged once per listing and reported in the source's status.
+//! schemas. Each cut is described once per listing (the first [`MAX_CUT_NOTES`], the rest
+//! counted), logged and reported in the source's status.
 
 use rmcp::model::Tool;
 
@@ -33,15 +34,34 @@ pub const MAX_TITLE_BYTES: usize = 256;
 /// checked); a larger output schema is dropped and the tool kept, its result untyped.
 pub const MAX_SCHEMA_BYTES: usize = 256 * 1024;
 
+/// Cuts described one line each; past this many they are only counted (a server that sends a
+/// million tools with overlong names must not fill the log and the status with a million
+/// lines).
+pub const MAX_CUT_NOTES: usize = 20;
+
 /// What bounding a tool list cut, one line each, for the log and the source's status.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Cuts {
     pub(crate) notes: Vec<String>,
+    /// Cuts past [`MAX_CUT_NOTES`].
+    unlisted: usize,
 }
 
 impl Cuts {
     fn note(&mut self, note: String) {
-        self.notes.push(note);
+        if self.notes.len() < MAX_CUT_NOTES {
+            self.notes.push(note);
+        } else {
+            self.unlisted += 1;
+        }
+    }
+
+    /// The last line, for the cuts that were only counted.
+    fn close(&mut self) {
+        if self.unlisted > 0 {
+            self.notes
+                .push(format!("and {} more cuts of the same kinds", self.unlisted));
+        }
     }
 }
 
@@ -101,6 +121,7 @@ impl ToolListBounds {
                 "stopped listing after {MAX_TOOL_PAGES} pages; tools on later pages are left out"
             ));
         }
+        self.cuts.close();
         (self.tools, self.cuts)
     }
 }
@@ -202,6 +223,23 @@ pub(crate) fn json_bytes<T: serde::Serialize + ?Sized>(value: &T) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_notes_are_bounded_and_the_rest_counted() {
+        let mut bounds = ToolListBounds::default();
+        let long_name = "n".repeat(MAX_TOOL_NAME_BYTES + 1);
+        let tools: Vec<Tool> = (0..1_000)
+            .map(|_| Tool::new(long_name.clone(), "x", serde_json::Map::new()))
+            .collect();
+        bounds.add_page(tools);
+        let (kept, cuts) = bounds.finish(false);
+        assert!(kept.is_empty());
+        assert_eq!(cuts.notes.len(), MAX_CUT_NOTES + 1);
+        assert_eq!(
+            cuts.notes.last().map(String::as_str),
+            Some("and 980 more cuts of the same kinds")
+        );
+    }
 
     #[test]
     fn ellipsized_text_fits_its_byte_budget_on_a_character_boundary() {

@@ -77,7 +77,6 @@ async fn handed_over_link(paths: &HubPaths, hub: &RunningHub) -> anyhow::Result<
 }
 
 fn random_hex(bytes: usize) -> anyhow::Result<String> {
-    let mut buffer = vec![0u8; bytes];
-    getrandom::fill(&mut buffer).map_err(|e| anyhow::anyhow!("no system randomness: {e}"))?;
-    Ok(buffer.iter().map(|b| format!("{b:02x}")).collect())
+    capa_core::digest::random_hex(bytes)
+        .ok_or_else(|| anyhow::anyhow!("the system gave no randomness for a login link"))
 }

@@ -270,7 +270,7 @@ impl Hub {
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         Some(SourceProblem::NeedsConfirmation(format!(
-            "source `{}` comes from the project file {} and is {what} ({}): a project's file runs nothing before you trust it. Run `capa sources confirm {}` in a terminal in {}, or confirm it on the Sources page of Capabilities",
+            "source `{}` comes from the project file {} and is {what} ({}): a project's file runs nothing before you trust it. Run `capa sources confirm {}` in a terminal in {}, or, when the Capabilities app serves this file, with Confirm on its Sources page",
             source.id,
             source.file.display(),
             super::status::describe_target(&source.transport),

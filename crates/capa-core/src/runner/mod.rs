@@ -159,7 +159,7 @@ impl Hub {
         };
         let lock = self.runs().lock_of(&run_id);
         let _held = lock.lock().await;
-        let _slot = match self.runs().slot().await {
+        let _slot = match self.runs().slot(&options.cancel).await {
             Ok(slot) => slot,
             Err(refusal) => {
                 // Recorded like any run that ended: the model sends its code again.
@@ -304,7 +304,7 @@ impl Hub {
             )));
         }
         // Not recorded: the run stays where it was, and the same resume may go on later.
-        let _slot = match self.runs().slot().await {
+        let _slot = match self.runs().slot(&options.cancel).await {
             Ok(slot) => slot,
             Err(refusal) => return Ok(Envelope::refused(run_id, refused(&refusal), Vec::new())),
         };

@@ -72,9 +72,7 @@ impl Runs {
 /// A fresh key from the system's randomness; none without it (fail closed: a key guessable from
 /// the clock would let anyone forge states, so 2026-07-28 clients then get `awaiting_approval`).
 fn random_key() -> Option<Vec<u8>> {
-    let mut key = vec![0u8; STATE_KEY_BYTES];
-    getrandom::fill(&mut key).ok()?;
-    Some(key)
+    crate::digest::random_bytes(STATE_KEY_BYTES)
 }
 
 fn load_or_create_key(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
@@ -108,16 +106,23 @@ impl std::fmt::Debug for Runs {
 
 impl Runs {
     /// A slot to execute an attempt in, held until the permit drops; waits up to
-    /// [`RUN_SLOT_WAIT`] for one to free.
-    pub(crate) async fn slot(&self) -> Result<OwnedSemaphorePermit, RunRefusal> {
+    /// [`RUN_SLOT_WAIT`] for one to free, or until `cancel` (the client went away).
+    pub(crate) async fn slot(
+        &self,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<OwnedSemaphorePermit, RunRefusal> {
         let busy = RunRefusal::Busy {
             limit: MAX_RUNS,
             waited: RUN_SLOT_WAIT,
         };
-        match tokio::time::timeout(RUN_SLOT_WAIT, self.slots.clone().acquire_owned()).await {
-            Ok(Ok(permit)) => Ok(permit),
-            // The semaphore is never closed; a closed one would refuse every run the same way.
-            Ok(Err(_)) | Err(_) => Err(busy),
+        let wait = tokio::time::timeout(RUN_SLOT_WAIT, self.slots.clone().acquire_owned());
+        tokio::select! {
+            waited = wait => match waited {
+                Ok(Ok(permit)) => Ok(permit),
+                // The semaphore is never closed; a closed one would refuse every run the same way.
+                Ok(Err(_)) | Err(_) => Err(busy),
+            },
+            () = cancel.cancelled() => Err(RunRefusal::Cancelled),
         }
     }
 

@@ -134,6 +134,31 @@ async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
     let runs: Vec<_> = (0..MAX_RUNS).map(|_| spawn_run(&hub, &slow(16))).collect();
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     let started = Instant::now();
+    // A client that gives up while its run waits for a slot ends the wait (not after 10 s).
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let waiting = {
+        let hub = hub.hub.clone();
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            let request = capa_core::ExecuteRequest {
+                code: Some("return 'never'".to_owned()),
+                resume: None,
+                client: None,
+            };
+            let options = capa_core::ExecuteOptions {
+                cancel,
+                asked_in: None,
+            };
+            hub.execute_with(request, options).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    cancel.cancel();
+    let gave_up = serde_json::to_value(
+        waiting.await.expect("joined").expect("an envelope"),
+    )
+    .expect("json");
+    assert_eq!(gave_up["error"]["code"], "cancelled", "{gave_up:#}");
     let busy = execute(&hub, "return 'never'").await;
     assert_eq!(busy["status"], "failed", "{busy:#}");
     assert_eq!(busy["error"]["code"], "busy");

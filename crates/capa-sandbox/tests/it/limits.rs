@@ -389,3 +389,20 @@ async fn arguments_are_counted_as_sent_not_as_the_guest_wrote_them() {
     .await;
     assert_eq!(value(&out), json!("arguments_too_large"));
 }
+
+#[tokio::test]
+async fn argument_text_far_over_the_limit_is_refused_before_it_is_read() {
+    // 2 bytes of text per element: parsed, each would be a 32-byte value. Refused on the text.
+    let host = FakeHost::echo();
+    let out = run_with(
+        with_limits(
+            "try { await github.get_repo({ n: Array(5000).fill(0) }) } catch (e) { return [e.code, e.message] }",
+            |l| l.argument_bytes = 1000,
+        ),
+        &host,
+    )
+    .await;
+    let answer = value(&out);
+    assert_eq!(answer[0], json!("arguments_too_large"), "{answer}");
+    assert!(answer[1].as_str().is_some_and(|m| m.contains("10007 bytes")), "{answer}");
+}

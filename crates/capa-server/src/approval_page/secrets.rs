@@ -15,9 +15,7 @@ pub(crate) const SESSION_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// 32 random bytes as hex, or `None` when the system has no randomness to give.
 pub(super) fn random_token() -> Option<String> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    capa_core::digest::random_hex(32)
 }
 
 /// What a link opens.
@@ -165,14 +163,34 @@ impl Secrets {
         links.remove(token).map(|link| link.grant)
     }
 
-    /// The CSRF token of the live web UI session `id`, its expiry renewed.
+    /// The key (CSRF token) of the live web UI session `id`. Its expiry is not renewed here: a
+    /// cookie replayed without the key must not keep a session alive ([`Secrets::touch`]
+    /// renews, once the request proved it holds the key).
     pub(crate) fn app_session(&self, id: &str) -> Option<String> {
         let now = Instant::now();
         let mut sessions = lock(&self.sessions);
         sessions.retain(|_, s| s.expires > now);
-        let session = sessions.get_mut(id).filter(|s| s.app)?;
-        session.expires = now + self.session_ttl;
+        let session = sessions.get(id).filter(|s| s.app)?;
         Some(session.csrf.clone())
+    }
+
+    /// Renews the live session `id` (a request of it proved it holds the key).
+    pub(crate) fn touch(&self, id: &str) {
+        let now = Instant::now();
+        if let Some(session) = lock(&self.sessions)
+            .get_mut(id)
+            .filter(|s| s.expires > now)
+        {
+            session.expires = now + self.session_ttl;
+        }
+    }
+
+    /// Whether `id` is a live approval-page session (of any run).
+    pub(super) fn is_page_session(&self, id: &str) -> bool {
+        let now = Instant::now();
+        lock(&self.sessions)
+            .get(id)
+            .is_some_and(|s| !s.app && s.expires > now)
     }
 
     /// Binds `run_id` to the live session `existing` (a second link followed in the same
@@ -203,8 +221,8 @@ impl Secrets {
         Some(id)
     }
 
-    /// The live session `id` when it is bound to `run_id`, its expiry renewed. With
-    /// `take_flash`, the flash is handed out once.
+    /// The live session `id` when it is bound to `run_id` (not renewed: [`Secrets::touch`]).
+    /// With `take_flash`, the flash is handed out once.
     pub(super) fn session(&self, id: &str, run_id: &str, take_flash: bool) -> Option<SessionView> {
         let now = Instant::now();
         let mut sessions = lock(&self.sessions);
@@ -213,7 +231,6 @@ impl Secrets {
         if !session.runs.contains(run_id) {
             return None;
         }
-        session.expires = now + self.session_ttl;
         let flash = if take_flash {
             session.flash.take()
         } else {

@@ -293,6 +293,26 @@ fn a_project_source_named_like_a_global_one_gets_its_secret_only_when_granted() 
         !listed.contains("gh@"),
         "no project connection yet: {listed}"
     );
+    // In the project, `connections set` and `remove` act on the project's own `gh`; the
+    // person's global connection stays.
+    let set = capa(
+        &dir,
+        &["--project", "clone", "connections", "set", "gh", "work"],
+        "project-secret-value",
+    );
+    assert!(set.status.success(), "{}", text(&set.stderr));
+    let listed = text(&capa(&dir, &["connections", "list"], "").stdout);
+    assert!(listed.contains("gh@"), "a project connection: {listed}");
+    let removed = capa(
+        &dir,
+        &["--project", "clone", "connections", "remove", "gh", "work"],
+        "",
+    );
+    assert!(removed.status.success(), "{}", text(&removed.stderr));
+    assert!(text(&removed.stdout).contains("`gh@"), "{}", text(&removed.stdout));
+    let listed = text(&capa(&dir, &["connections", "list"], "").stdout);
+    assert!(!listed.contains("gh@"), "the project's connection is gone: {listed}");
+    assert!(listed.contains("personal"), "the global one stays: {listed}");
 
     // Granted: it uses the global source's connection.
     let screen = text(&in_project(&["sources", "confirm", "gh"], "y\n").stdout);

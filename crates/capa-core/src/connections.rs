@@ -122,7 +122,17 @@ impl Connections {
         Ok(self.store.connections()?)
     }
 
-    /// Removes a connection and its secrets.
+    /// Removes connection `name` of `source` as configured now: for a project file's source its
+    /// own connection (stored under a key of its file), not the global source's of the same id.
+    pub fn remove_of(
+        &self,
+        source: &SourceConfig,
+        name: &str,
+    ) -> Result<ConnectionRecord, ConnectionError> {
+        self.remove(&connection_key(&self.store, source), name)
+    }
+
+    /// Removes a connection and its secrets, by the key it is listed under.
     pub fn remove(&self, source_id: &str, name: &str) -> Result<ConnectionRecord, ConnectionError> {
         let record = self.store.connection(source_id, name)?.ok_or_else(|| {
             ConnectionError::Invalid(format!(

@@ -80,8 +80,22 @@ pub async fn run(
             }
         }
         ConnectionsCommand::Remove { source, name } => {
-            connections.remove(&source, &name)?;
-            println!("Removed connection `{name}` of `{source}` and its secrets.");
+            // A source of the configuration in force (in a project: the project's own
+            // connection); else the key as `capa connections list` shows it.
+            let config = setup::config_files(global, paths)
+                .ok()
+                .and_then(|files| capa_config::load(&files).ok());
+            let configured = config
+                .as_ref()
+                .and_then(|c| c.sources.iter().find(|s| s.id == source));
+            let removed = match configured {
+                Some(source_config) => connections.remove_of(source_config, &name)?,
+                None => connections.remove(&source, &name)?,
+            };
+            println!(
+                "Removed connection `{name}` of `{}` and its secrets.",
+                removed.source
+            );
             notify_running_hub(paths).await;
         }
     }

@@ -180,8 +180,8 @@ pub enum SourcesCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Confirm a source that is new or changed outside the app (it then starts); only at an
-    /// interactive terminal.
+    /// Confirm a source that is new or changed outside the app, or trust a project file's
+    /// source (it then starts); only at an interactive terminal.
     Confirm {
         /// The source's id.
         id: String,

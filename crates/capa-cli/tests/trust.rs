@@ -309,10 +309,20 @@ fn a_project_source_named_like_a_global_one_gets_its_secret_only_when_granted() 
         "",
     );
     assert!(removed.status.success(), "{}", text(&removed.stderr));
-    assert!(text(&removed.stdout).contains("`gh@"), "{}", text(&removed.stdout));
+    assert!(
+        text(&removed.stdout).contains("`gh@"),
+        "{}",
+        text(&removed.stdout)
+    );
     let listed = text(&capa(&dir, &["connections", "list"], "").stdout);
-    assert!(!listed.contains("gh@"), "the project's connection is gone: {listed}");
-    assert!(listed.contains("personal"), "the global one stays: {listed}");
+    assert!(
+        !listed.contains("gh@"),
+        "the project's connection is gone: {listed}"
+    );
+    assert!(
+        listed.contains("personal"),
+        "the global one stays: {listed}"
+    );
 
     // Granted: it uses the global source's connection.
     let screen = text(&in_project(&["sources", "confirm", "gh"], "y\n").stdout);

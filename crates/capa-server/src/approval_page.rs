@@ -234,7 +234,10 @@ async fn follow_link(
         );
     };
     let pages = &state.pages;
-    let Some(session) = pages.secrets.bind(pages.session_cookie(&headers, None), &run_id) else {
+    let Some(session) = pages
+        .secrets
+        .bind(pages.session_cookie(&headers, None), &run_id)
+    else {
         return internal_error();
     };
     let Some(view) = pages.secrets.session(&session, &run_id, false) else {
@@ -396,17 +399,36 @@ mod tests {
         let other = pages.secrets.bind(None, "run_1").expect("session");
         let cookies = |value: String| {
             let mut headers = HeaderMap::new();
-            headers.insert(header::COOKIE, HeaderValue::from_str(&value).expect("header"));
+            headers.insert(
+                header::COOKIE,
+                HeaderValue::from_str(&value).expect("header"),
+            );
             headers
         };
-        let headers = cookies(format!("a=1; capa_approval_4477={mine}; capa_approval_4478=x"));
-        assert_eq!(pages.session_cookie(&headers, Some("run_1")), Some(mine.as_str()));
-        assert_eq!(pages.session_cookie(&headers, Some("run_2")), None, "bound to run_1 only");
+        let headers = cookies(format!(
+            "a=1; capa_approval_4477={mine}; capa_approval_4478=x"
+        ));
+        assert_eq!(
+            pages.session_cookie(&headers, Some("run_1")),
+            Some(mine.as_str())
+        );
+        assert_eq!(
+            pages.session_cookie(&headers, Some("run_2")),
+            None,
+            "bound to run_1 only"
+        );
         // Another port planted a stale value under our name: ignored.
-        let planted = cookies(format!("capa_approval_4477=planted; capa_approval_4477={mine}"));
-        assert_eq!(pages.session_cookie(&planted, Some("run_1")), Some(mine.as_str()));
+        let planted = cookies(format!(
+            "capa_approval_4477=planted; capa_approval_4477={mine}"
+        ));
+        assert_eq!(
+            pages.session_cookie(&planted, Some("run_1")),
+            Some(mine.as_str())
+        );
         // Two live sessions: which one is ours cannot be told.
-        let both = cookies(format!("capa_approval_4477={other}; capa_approval_4477={mine}"));
+        let both = cookies(format!(
+            "capa_approval_4477={other}; capa_approval_4477={mine}"
+        ));
         assert_eq!(pages.session_cookie(&both, Some("run_1")), None);
         assert!(!pages.cookie.is_empty() && pages.cookie.ends_with("_4477"));
         assert!(is_page_path("/approve/run/x"));

@@ -86,7 +86,10 @@ mod tests {
     #[test]
     fn a_planted_value_is_ignored_and_two_live_ones_refused() {
         let name = "capa_ui_4477";
-        assert_eq!(values(&headers(&["a=1; capa_ui_4477=abc; b=2"]), name), ["abc"]);
+        assert_eq!(
+            values(&headers(&["a=1; capa_ui_4477=abc; b=2"]), name),
+            ["abc"]
+        );
         assert!(values(&headers(&["capa_ui_4478=abc"]), name).is_empty());
         let sent = headers(&["capa_ui_4477=mine", "capa_ui_4477=planted"]);
         let both = values(&sent, name);

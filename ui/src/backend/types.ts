@@ -30,6 +30,8 @@ export interface SourceStatus {
   origin?: string;
   /** The capabilities file that declares the source. */
   file?: string | null;
+  /** What the hub's bounds cut from its last tool listing (docs/limits.md). */
+  limited?: string[];
   /** The definition (secret values redacted), for editing. */
   def?: SourceDefinition | null;
   /** Whether the API may change it (declared in the global file). */

@@ -133,7 +133,12 @@ export function sourcesPage({ backend }: PageContext): Page {
       h('td', {}, h('span', { class: `badge state-${s.state}` }, s.state)),
       h('td', { class: 'num' }, String(s.tools)),
       h('td', {}, h('code', { class: 'wrap' }, s.target)),
-      h('td', { class: 'error-text' }, s.last_error ?? ''),
+      h(
+        'td',
+        { class: 'error-text' },
+        s.last_error ?? '',
+        ...(s.limited ?? []).map((cut) => h('div', { class: 'hint' }, `Cut by the hub's limits: ${cut}`)),
+      ),
       h(
         'td',
         { class: 'actions' },

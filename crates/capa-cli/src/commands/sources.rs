@@ -107,6 +107,21 @@ pub fn print_sources(sources: &Value) {
         &["SOURCE", "TOOLS", "CONNECTIONS", "TARGET", "STATE"],
         &rows,
     );
+    for source in sources.as_array().into_iter().flatten() {
+        let cuts: Vec<&str> = source["limited"]
+            .as_array()
+            .map(|c| c.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if !cuts.is_empty() {
+            println!(
+                "{}: cut by the hub's limits (docs/limits.md):",
+                text(&source["id"])
+            );
+            for cut in cuts {
+                println!("  {}", crate::terminal::printable(cut));
+            }
+        }
+    }
 }
 
 pub async fn tools(

@@ -31,6 +31,9 @@ pub struct SourceStatus {
     pub origin: String,
     /// The capabilities file that declares the source (none for the demo).
     pub file: Option<std::path::PathBuf>,
+    /// What the hub's bounds cut from the source's last tool listing, one line each
+    /// (docs/limits.md); empty when nothing was.
+    pub limited: Vec<String>,
 }
 
 impl Hub {
@@ -75,6 +78,10 @@ impl Hub {
                         .filter(|t| t.address.namespace == def.id)
                         .count(),
                     restarts: status.as_ref().map_or(0, |s| s.restarts),
+                    limited: status
+                        .as_ref()
+                        .map(|s| s.limited.clone())
+                        .unwrap_or_default(),
                     pid: status.as_ref().and_then(|s| s.pid),
                     protocol_version: status.and_then(|s| s.protocol_version),
                     connections: connections

@@ -34,6 +34,12 @@ async fn an_upstream_answer_of_20_mb_is_a_tool_error_in_the_guest_and_the_next_c
     );
     let hub = TestHub::start(&yaml).await;
     let pid = hub.source("flood").pid;
+    // What the bounds cut from its listing is in the source's status (API, CLI, UI).
+    let limited = hub.source("flood").limited;
+    assert!(
+        limited.iter().any(|cut| cut.contains("huge_schema")),
+        "{limited:?}"
+    );
     let envelope = execute(
         &hub,
         r#"let caught;
@@ -154,10 +160,8 @@ async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
     cancel.cancel();
-    let gave_up = serde_json::to_value(
-        waiting.await.expect("joined").expect("an envelope"),
-    )
-    .expect("json");
+    let gave_up =
+        serde_json::to_value(waiting.await.expect("joined").expect("an envelope")).expect("json");
     assert_eq!(gave_up["error"]["code"], "cancelled", "{gave_up:#}");
     let busy = execute(&hub, "return 'never'").await;
     assert_eq!(busy["status"], "failed", "{busy:#}");

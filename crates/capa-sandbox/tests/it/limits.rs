@@ -404,5 +404,10 @@ async fn argument_text_far_over_the_limit_is_refused_before_it_is_read() {
     .await;
     let answer = value(&out);
     assert_eq!(answer[0], json!("arguments_too_large"), "{answer}");
-    assert!(answer[1].as_str().is_some_and(|m| m.contains("10007 bytes")), "{answer}");
+    assert!(
+        answer[1]
+            .as_str()
+            .is_some_and(|m| m.contains("10007 bytes")),
+        "{answer}"
+    );
 }

@@ -177,10 +177,7 @@ impl Secrets {
     /// Renews the live session `id` (a request of it proved it holds the key).
     pub(crate) fn touch(&self, id: &str) {
         let now = Instant::now();
-        if let Some(session) = lock(&self.sessions)
-            .get_mut(id)
-            .filter(|s| s.expires > now)
-        {
+        if let Some(session) = lock(&self.sessions).get_mut(id).filter(|s| s.expires > now) {
             session.expires = now + self.session_ttl;
         }
     }

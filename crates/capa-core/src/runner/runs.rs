@@ -206,3 +206,26 @@ impl Runs {
         opener.is_some_and(|open| open(run_id))
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn mode(path: &std::path::Path) -> u32 {
+        std::fs::metadata(path).expect("stat").permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn the_state_key_is_made_private_and_a_loosened_one_is_tightened_on_every_start() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("state.key");
+        let key = load_or_create_key(&file).expect("made");
+        assert_eq!(key.len(), STATE_KEY_BYTES);
+        assert_eq!(mode(&file), 0o600);
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        assert_eq!(load_or_create_key(&file).expect("read"), key, "the same key");
+        assert_eq!(mode(&file), 0o600, "tightened");
+    }
+}

@@ -225,7 +225,11 @@ mod tests {
         assert_eq!(key.len(), STATE_KEY_BYTES);
         assert_eq!(mode(&file), 0o600);
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
-        assert_eq!(load_or_create_key(&file).expect("read"), key, "the same key");
+        assert_eq!(
+            load_or_create_key(&file).expect("read"),
+            key,
+            "the same key"
+        );
         assert_eq!(mode(&file), 0o600, "tightened");
     }
 }

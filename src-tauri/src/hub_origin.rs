@@ -130,6 +130,10 @@ fn refuse(label: &str, url: &Url, what: &'static str) {
         tracing::info!(window = %label, %origin, "{what} outside the hub refused; not opened in the browser (CAPA_NO_BROWSER=1)");
         return;
     }
+    if !browser_open_allowed(std::time::Instant::now()) {
+        tracing::info!(window = %label, %origin, "{what} outside the hub refused; not opened in the browser (one a second at most)");
+        return;
+    }
     let target = url.to_string();
     let label = label.to_owned();
     // Off the main thread, which runs the webviews: starting a program may take a moment.
@@ -143,12 +147,51 @@ fn refuse(label: &str, url: &Url, what: &'static str) {
     });
 }
 
+/// At most one page handed to the system browser a second: script on the hub's origin that
+/// navigates in a loop must not flood the person's browser with tabs.
+const BROWSER_OPEN_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// When a page was last handed to the browser.
+struct OpenLimiter(std::sync::Mutex<Option<std::time::Instant>>);
+
+impl OpenLimiter {
+    const fn new() -> Self {
+        Self(std::sync::Mutex::new(None))
+    }
+
+    fn allow(&self, now: std::time::Instant) -> bool {
+        let Ok(mut last) = self.0.lock() else {
+            return false;
+        };
+        if last.is_some_and(|at| now.saturating_duration_since(at) < BROWSER_OPEN_INTERVAL) {
+            return false;
+        }
+        *last = Some(now);
+        true
+    }
+}
+
+static BROWSER_OPENS: OpenLimiter = OpenLimiter::new();
+
+fn browser_open_allowed(now: std::time::Instant) -> bool {
+    BROWSER_OPENS.allow(now)
+}
+
 #[cfg(test)]
 mod tests {
     use tauri::WebviewUrl;
     use tauri::ipc::{CallbackFn, InvokeBody};
     use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
     use tauri::webview::InvokeRequest;
+
+    #[test]
+    fn the_browser_gets_at_most_one_page_a_second() {
+        let limiter = super::OpenLimiter::new();
+        let start = std::time::Instant::now();
+        assert!(limiter.allow(start));
+        assert!(!limiter.allow(start + std::time::Duration::from_millis(500)));
+        assert!(limiter.allow(start + std::time::Duration::from_millis(1_001)));
+    }
 
     use super::*;
 

@@ -612,6 +612,8 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
       assert.equal(await wd.url(), hubUrl);
       assert.ok(await wd.invoke('state'), 'the hub\'s page still has its commands');
 
+      // The app hands at most one page a second to the browser (hub_origin.rs).
+      await sleep(1100);
       // A link that opens a new window, clicked: no window in the app, the browser gets it.
       await wd.script(`const a = document.createElement('a');
         a.href = arguments[0]; a.target = '_blank'; a.id = 'elsewhere'; a.textContent = 'elsewhere';

@@ -10,15 +10,21 @@
 //!    in runtime errors are the model's own.
 //! 4. Syntax errors are reported with line and column in the model's own code and a hint.
 //!
+//! Before any of it, brackets nesting deeper than [`MAX_NESTING`] are refused (`depth`); the
+//! runner calls [`prepare`] on a thread with a stack large enough for any other nesting that
+//! fits in the size limit.
+//!
 //! oxc rather than swc: one parser that accepts TypeScript and reports precise spans, a
 //! TypeScript-stripping transform without a JavaScript runtime, a smaller dependency tree, and
 //! the same crates the model's code would meet in common tooling (docs/code-mode.md).
 
+mod depth;
 mod fence;
 mod locate;
 mod rewrite;
 mod strip;
 
+pub use depth::MAX_NESTING;
 pub use locate::Position;
 
 /// What the sandbox runs: the body of an async function.
@@ -44,6 +50,12 @@ pub enum PipelineError {
     /// The code uses something the sandbox does not have (`import`).
     #[error("{message}")]
     Unsupported { message: String, hint: String },
+    /// Brackets nest deeper than [`MAX_NESTING`].
+    #[error("the code nests brackets more than {limit} levels deep at line {line}")]
+    TooDeep { line: u32, limit: usize },
+    /// The pipeline itself failed (a bug): the hub answers this request and serves on.
+    #[error("the code could not be prepared: {message}")]
+    Internal { message: String },
 }
 
 impl PipelineError {
@@ -53,6 +65,8 @@ impl PipelineError {
             Self::TooLarge { .. } => "code_too_large",
             Self::Syntax { .. } => "syntax_error",
             Self::Unsupported { .. } => "unsupported",
+            Self::TooDeep { .. } => "code_too_deep",
+            Self::Internal { .. } => "internal",
         }
     }
 
@@ -64,6 +78,14 @@ impl PipelineError {
                     .to_owned()
             }
             Self::Syntax { hint, .. } | Self::Unsupported { hint, .. } => hint.clone(),
+            Self::TooDeep { .. } => {
+                "Nest less: build deep data in a loop, or parse it from a string with JSON.parse."
+                    .to_owned()
+            }
+            Self::Internal { .. } => {
+                "Not caused by the code as far as the hub knows; send it again, and report it if it repeats."
+                    .to_owned()
+            }
         }
     }
 }
@@ -87,6 +109,7 @@ pub fn prepare(code: &str, max_bytes: usize) -> Result<Prepared, PipelineError> 
         }
         None => (code, 1),
     };
+    depth::check(source, first_line, depth::MAX_NESTING)?;
     let rewritten = rewrite::forgive(source, first_line)?;
     notices.extend(rewritten.notices);
     let js = strip::to_javascript(&rewritten.code, first_line)?;

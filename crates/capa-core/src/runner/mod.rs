@@ -10,6 +10,7 @@
 
 mod envelope;
 mod host;
+mod prepare;
 mod preview;
 mod runs;
 
@@ -175,7 +176,7 @@ impl Hub {
     async fn attempt(self: &Arc<Self>, attempt: Attempt, options: ExecuteOptions) -> Envelope {
         let run_id = attempt.run_id.clone();
         let limits = self.run_limits();
-        let envelope = match capa_pipeline::prepare(&attempt.code, limits.code_bytes) {
+        let envelope = match prepare::prepare(&attempt.code, limits.code_bytes).await {
             Err(error) => Envelope::refused(
                 &run_id,
                 RunError {

@@ -6,6 +6,7 @@
 
 mod approvals;
 mod authorizer;
+mod deep_code;
 mod demo;
 mod execute;
 mod faults;

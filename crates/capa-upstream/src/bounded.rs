@@ -20,6 +20,11 @@ use tokio::io::{AsyncRead, ReadBuf};
 /// Key in the `data` of a substituted error answer; its value is [`marker_token`].
 pub(crate) const TOO_LARGE_MARKER: &str = "capaMessageTooLarge";
 
+/// The deepest nesting of arrays and objects that rmcp's JSON decoder (serde_json, whose
+/// recursion limit is 128) reads; a deeper line is dropped by it like an oversized one, and the
+/// call that waited for it would wait out its timeout (a test pins the value).
+pub(crate) const MAX_JSON_DEPTH: u32 = 127;
+
 /// The longest request id the scanner keeps (rmcp sends small numbers).
 const MAX_ID_BYTES: usize = 64;
 /// The longest top-level key the scanner needs to recognise (`method`, `result`).
@@ -151,6 +156,8 @@ struct LineScan {
     started: bool,
     object: bool,
     depth: u32,
+    /// The deepest `depth` of the line.
+    deepest: u32,
     in_string: bool,
     escape: bool,
     member: Member,
@@ -205,6 +212,7 @@ impl LineScan {
                     self.object = byte == b'{';
                 }
                 self.depth = self.depth.saturating_add(1);
+                self.deepest = self.deepest.max(self.depth);
                 if self.depth == 1 && self.object {
                     self.member = Member::Key;
                 } else if self.capturing_id {
@@ -258,13 +266,15 @@ impl LineScan {
         self.capturing_id = false;
     }
 
-    /// The line ended: the substitute answer when rmcp drops this line and it answered a
-    /// request whose id we kept; the scanner starts over either way.
+    /// The line ended: the substitute answer when rmcp drops this line (over the size limit,
+    /// or nested deeper than it decodes) and it answered a request whose id we kept; the
+    /// scanner starts over either way.
     fn end_line(&mut self, limit: usize) -> Option<Vec<u8>> {
         let scan = std::mem::take(self);
         // rmcp counts the newline too.
         let bytes = scan.len.saturating_add(1);
-        if bytes <= limit {
+        let too_deep = scan.deepest > MAX_JSON_DEPTH;
+        if bytes <= limit && !too_deep {
             return None;
         }
         let id_ok = scan.id_usable
@@ -274,25 +284,38 @@ impl LineScan {
             tracing::warn!(
                 bytes,
                 limit,
-                "an upstream sent a message over the size limit that answers no request; dropped"
+                depth = scan.deepest,
+                "an upstream sent a message over the size or nesting limit that answers no request; dropped"
             );
             return None;
         }
-        tracing::warn!(
-            bytes,
-            limit,
-            "an upstream answer is over the size limit; the call fails"
-        );
         let id = String::from_utf8_lossy(&scan.id);
-        let data = serde_json::json!({
-            TOO_LARGE_MARKER: marker_token(),
-            "bytes": bytes,
-            "limit": limit,
-        });
-        let mut line = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":"answer of {bytes} bytes is over the hub's limit of {limit} bytes","data":{data}}}}}"#
-        )
-        .into_bytes();
+        let (message, data) = if bytes > limit {
+            tracing::warn!(
+                bytes,
+                limit,
+                "an upstream answer is over the size limit; the call fails"
+            );
+            (
+                format!("answer of {bytes} bytes is over the hub's limit of {limit} bytes"),
+                serde_json::json!({TOO_LARGE_MARKER: marker_token(), "bytes": bytes, "limit": limit}),
+            )
+        } else {
+            tracing::warn!(
+                depth = scan.deepest,
+                limit = MAX_JSON_DEPTH,
+                "an upstream answer nests deeper than the hub reads; the call fails"
+            );
+            (
+                format!(
+                    "answer nests {} levels deep; the hub reads at most {MAX_JSON_DEPTH}",
+                    scan.deepest
+                ),
+                serde_json::json!({TOO_LARGE_MARKER: marker_token(), "depth": scan.deepest, "limit": MAX_JSON_DEPTH}),
+            )
+        };
+        let error = serde_json::json!({"code": -32603, "message": message, "data": data});
+        let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#).into_bytes();
         line.push(b'\n');
         Some(line)
     }
@@ -302,6 +325,40 @@ impl LineScan {
 mod tests {
     use super::*;
     use tokio::io::AsyncReadExt;
+
+    #[test]
+    fn the_depth_limit_is_what_serde_json_decodes() {
+        let nested = |depth: u32| {
+            format!(
+                "{}{}",
+                "[".repeat(depth as usize),
+                "]".repeat(depth as usize)
+            )
+        };
+        let decodes = |depth| serde_json::from_str::<serde_json::Value>(&nested(depth)).is_ok();
+        assert!(decodes(MAX_JSON_DEPTH));
+        assert!(!decodes(MAX_JSON_DEPTH + 2));
+    }
+
+    #[tokio::test]
+    async fn a_deep_answer_is_followed_by_a_deep_error_with_its_id() {
+        let deep = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}1{}}}\n",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let out = through(deep.as_bytes(), 1 << 20, 64).await;
+        let lines = lines(&out);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        let error: serde_json::Value = serde_json::from_str(&lines[1]).expect("json");
+        assert_eq!(error["id"], 7);
+        assert_eq!(error["error"]["data"]["depth"], 201);
+        assert!(
+            error["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("nests 201 levels"))
+        );
+    }
 
     async fn through(input: &[u8], limit: usize, read_size: usize) -> Vec<u8> {
         let mut reader = BoundedLines::new(input, limit);

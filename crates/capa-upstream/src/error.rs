@@ -42,6 +42,17 @@ pub enum UpstreamError {
         bytes: Option<u64>,
         limit: usize,
     },
+    /// One message of the upstream's answer nested arrays and objects deeper than the hub reads
+    /// ([`crate::bounded::MAX_JSON_DEPTH`], stdio). Not retryable: the same call gets the same
+    /// answer.
+    #[error(
+        "`{source_id}` answered with a message nested {depth} levels deep; the hub reads at most {limit}"
+    )]
+    TooDeep {
+        source_id: String,
+        depth: u64,
+        limit: u32,
+    },
 }
 
 impl UpstreamError {
@@ -68,6 +79,7 @@ impl UpstreamError {
             Self::Unavailable { .. } => "upstream_unavailable",
             Self::Protocol { .. } => "upstream_protocol",
             Self::TooLarge { .. } => "result_too_large",
+            Self::TooDeep { .. } => "result_too_deep",
         }
     }
 
@@ -107,11 +119,23 @@ fn too_large(source_id: &str, error: &rmcp::ServiceError) -> Option<UpstreamErro
         E::McpError(data) => {
             let data = data.data.as_ref()?;
             let marker = data.get(crate::bounded::TOO_LARGE_MARKER)?.as_u64()?;
-            (marker == crate::bounded::marker_token()).then(|| UpstreamError::TooLarge {
-                source_id: source_id.to_owned(),
-                bytes: data.get("bytes").and_then(serde_json::Value::as_u64),
-                limit: crate::MAX_MESSAGE_BYTES,
-            })
+            if marker != crate::bounded::marker_token() {
+                return None;
+            }
+            Some(
+                match data.get("depth").and_then(serde_json::Value::as_u64) {
+                    Some(depth) => UpstreamError::TooDeep {
+                        source_id: source_id.to_owned(),
+                        depth,
+                        limit: crate::bounded::MAX_JSON_DEPTH,
+                    },
+                    None => UpstreamError::TooLarge {
+                        source_id: source_id.to_owned(),
+                        bytes: data.get("bytes").and_then(serde_json::Value::as_u64),
+                        limit: crate::MAX_MESSAGE_BYTES,
+                    },
+                },
+            )
         }
         E::TransportSend(sent) => {
             use rmcp::transport::streamable_http_client::StreamableHttpError;

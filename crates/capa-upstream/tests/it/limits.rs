@@ -180,3 +180,38 @@ async fn a_source_that_pages_forever_is_listed_up_to_the_page_limit() {
     );
     upstream.shutdown().await;
 }
+
+/// Issue 16: a tool list nested deeper than the hub's JSON decoder reads (a tool whose input
+/// schema nests 100 objects, 200 levels of JSON) used to be dropped in silence, the listing
+/// waiting out its timeout while the source sat in `starting`. Now the listing fails at once
+/// with `result_too_deep`, and the source says why.
+#[tokio::test]
+async fn a_tool_list_nested_too_deep_fails_at_once_and_says_why() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/flood_server.py");
+    let spec = UpstreamSpec {
+        source_id: "flood".into(),
+        connection: None,
+        transport: UpstreamTransport::Stdio {
+            command: python().display().to_string(),
+            args: vec![
+                script.display().to_string(),
+                "--deep-schema".into(),
+                "100".into(),
+            ],
+            env: Default::default(),
+            cwd: None,
+        },
+        // Longer than the test waits: a silent drop would still be `starting` at the end.
+        call_timeout: Duration::from_secs(120),
+    };
+    let (events, _) = tokio::sync::mpsc::unbounded_channel();
+    let upstream = Upstream::start(spec, events);
+    upstream.settled(Duration::from_secs(60)).await;
+    let status = upstream.status();
+    assert_eq!(status.state, UpstreamState::Down, "{status:?}");
+    let error = status.last_error.unwrap_or_default();
+    assert!(
+        error.contains("nested") && error.contains("levels deep"),
+        "{error}"
+    );
+}

@@ -32,7 +32,7 @@ pub const DEFAULT_PORT: u16 = 4477;
 #[non_exhaustive]
 pub enum ServeError {
     #[error(
-        "refusing to listen on {0}: the hub only binds loopback addresses (127.0.0.1 or [::1])"
+        "refusing to listen on {0}: the hub only binds loopback addresses (127.0.0.1 or [::1]); use --http 127.0.0.1:<port>"
     )]
     NotLoopback(SocketAddr),
     #[error("cannot listen on {addr}: {source}")]
@@ -120,7 +120,13 @@ pub async fn serve_with(
     token: String,
     options: ServeOptions,
 ) -> Result<HttpServer, ServeError> {
-    if !addr.ip().is_loopback() {
+    // Exactly 127.0.0.1 or ::1: the Host and Origin checks (and rmcp's) know those names, so
+    // another loopback address such as 127.0.0.2 would start and then refuse every request.
+    let canonical = match addr.ip() {
+        std::net::IpAddr::V4(ip) => ip == std::net::Ipv4Addr::LOCALHOST,
+        std::net::IpAddr::V6(ip) => ip == std::net::Ipv6Addr::LOCALHOST,
+    };
+    if !canonical {
         return Err(ServeError::NotLoopback(addr));
     }
     hub.redactor().add(&token);

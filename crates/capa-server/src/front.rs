@@ -49,6 +49,31 @@ impl McpFront {
     }
 }
 
+/// `request` with a panic in it turned into an error answer for that request alone: the hub
+/// serves every client from one process, and a bug met by one request must not cost the others
+/// (nor leave this client waiting for an answer that never comes).
+async fn contained<T>(
+    method: &'static str,
+    request: impl std::future::Future<Output = Result<T, ErrorData>>,
+) -> Result<T, ErrorData> {
+    use futures::FutureExt;
+    match std::panic::AssertUnwindSafe(request).catch_unwind().await {
+        Ok(answer) => answer,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(method, panic = %what, "a request failed inside the hub (a bug); answered with an error, the hub serves on");
+            Err(ErrorData::internal_error(
+                "the hub failed on this request (a bug, logged); nothing else was affected: send it again, and report it if it repeats",
+                None,
+            ))
+        }
+    }
+}
+
 fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
     context.client_info().map(|info| info.name)
 }
@@ -177,9 +202,8 @@ impl ServerHandler for McpFront {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.surface.list_tools().await?,
-        ))
+        let tools = contained("tools/list", self.surface.list_tools()).await?;
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -209,16 +233,17 @@ impl ServerHandler for McpFront {
             None => (None, None),
         };
         let asking = asking(&context, &request, &self.connection);
-        let response = self
-            .surface
-            .call_tool_asking(
+        let response = contained(
+            "tools/call",
+            self.surface.call_tool_asking(
                 request.name.into_owned(),
                 request.arguments,
                 client_name(&context),
                 progress,
                 asking,
-            )
-            .await;
+            ),
+        )
+        .await;
         if let Some(relay) = relay {
             let _ = relay.await;
         }

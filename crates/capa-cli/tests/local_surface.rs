@@ -12,13 +12,8 @@ use std::sync::{Arc, Mutex};
 use support::ServedHub;
 
 fn capa(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capa"))
+    support::in_dir(env!("CARGO_BIN_EXE_capa"), dir)
         .args(args)
-        .current_dir(dir)
-        .env("CAPA_DATA_DIR", dir.join("data"))
-        .env("CAPA_CONFIG_DIR", dir.join("config"))
-        .env("CAPA_NO_BROWSER", "1")
-        .env_remove("RUST_LOG")
         .output()
         .expect("capa runs")
 }

@@ -6,28 +6,11 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn node() -> PathBuf {
-    let bundled = repo_root().join("node_modules/.bin/node");
-    if bundled.exists() {
-        bundled
-    } else {
-        PathBuf::from("node")
-    }
-}
-
-fn everything_js() -> PathBuf {
-    let js = repo_root().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(js.exists(), "{} missing: run npm ci", js.display());
-    js.canonicalize().expect("canonical path")
-}
+use support::{everything_js, node};
 
 /// A temp project: capabilities.yaml with `toolExposure: none`, the demo source and
 /// server-everything, which the person trusted at a terminal (`capa sources confirm`; a
@@ -58,14 +41,8 @@ fn none_project() -> tempfile::TempDir {
 }
 
 fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_capa"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env("CAPA_DATA_DIR", dir.join("data"))
-        .env("CAPA_CONFIG_DIR", dir.join("config"))
-        .env("CAPA_NO_BROWSER", "1")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null());
+    let mut cmd = support::in_dir(env!("CARGO_BIN_EXE_capa"), dir);
+    cmd.args(args).stdin(Stdio::null());
     cmd
 }
 

@@ -9,29 +9,11 @@
 mod support;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn node() -> PathBuf {
-    let bundled = repo_root().join("node_modules/.bin/node");
-    if bundled.exists() {
-        bundled
-    } else {
-        PathBuf::from("node")
-    }
-}
-
-fn everything_js() -> PathBuf {
-    let js = repo_root().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(js.exists(), "{} missing: run npm ci", js.display());
-    js.canonicalize().expect("canonical path")
-}
+use support::{everything_js, node};
 
 /// A `servers:` entry whose start first runs `before` (shell), then serves server-everything.
 fn server(id: &str, before: &str, env: Value) -> Value {
@@ -56,13 +38,8 @@ fn write_file(path: &Path, servers: &[Value]) {
 
 /// `capa` in `dir` (its `data/` and `config/`), stdin closed: no terminal, as an agent's shell.
 fn capa(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_capa"))
+    let mut child = support::in_dir(env!("CARGO_BIN_EXE_capa"), dir)
         .args(args)
-        .current_dir(dir)
-        .env("CAPA_DATA_DIR", dir.join("data"))
-        .env("CAPA_CONFIG_DIR", dir.join("config"))
-        .env("CAPA_NO_BROWSER", "1")
-        .env_remove("RUST_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -2,8 +2,43 @@
 // Each test binary uses some of these helpers.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+/// The repository's root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The Node that runs upstream servers: the repository's own when there is one.
+pub fn node() -> PathBuf {
+    let bundled = repo_root().join("node_modules/.bin/node");
+    if bundled.exists() {
+        bundled
+    } else {
+        PathBuf::from("node")
+    }
+}
+
+/// server-everything's entry point (installed by `npm ci`).
+pub fn everything_js() -> PathBuf {
+    let js = repo_root().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(js.exists(), "{} missing: run npm ci", js.display());
+    js.canonicalize().expect("canonical path")
+}
+
+/// `program` run in `dir` as these tests run capa: `dir/data` and `dir/config` as its data and
+/// config dirs, no browser, no `RUST_LOG` from outside.
+pub fn in_dir(program: impl AsRef<std::ffi::OsStr>, dir: &Path) -> Command {
+    let mut command = Command::new(program);
+    command
+        .current_dir(dir)
+        .env("CAPA_DATA_DIR", dir.join("data"))
+        .env("CAPA_CONFIG_DIR", dir.join("config"))
+        .env("CAPA_NO_BROWSER", "1")
+        .env_remove("RUST_LOG");
+    command
+}
 
 /// Runs capa on a pseudo-terminal (util-linux `script`), as a person at a terminal does, with
 /// `input` typed in. Output is the terminal's (stdout and stderr together).
@@ -14,13 +49,8 @@ pub fn at_terminal(dir: &Path, args: &[&str], input: &str) -> Output {
         .map(quote)
         .collect::<Vec<_>>()
         .join(" ");
-    let mut child = Command::new("script")
+    let mut child = in_dir("script", dir)
         .args(["-qec", &line, "/dev/null"])
-        .current_dir(dir)
-        .env("CAPA_DATA_DIR", dir.join("data"))
-        .env("CAPA_CONFIG_DIR", dir.join("config"))
-        .env("CAPA_NO_BROWSER", "1")
-        .env_remove("RUST_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -50,13 +80,9 @@ impl ServedHub {
     /// Starts `program hub serve` on a free loopback port with `dir`'s data and config dirs,
     /// and waits for its discovery file; `env` is added (a `None` value removes a variable).
     pub fn start(program: &Path, dir: &Path, env: &[(&str, Option<&str>)]) -> Self {
-        let mut command = Command::new(program);
+        let mut command = in_dir(program, dir);
         command
             .args(["hub", "serve", "--http", "127.0.0.1:0"])
-            .current_dir(dir)
-            .env("CAPA_DATA_DIR", dir.join("data"))
-            .env("CAPA_CONFIG_DIR", dir.join("config"))
-            .env("CAPA_NO_BROWSER", "1")
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         for (key, value) in env {
@@ -142,13 +168,8 @@ pub struct StdioMcp {
 impl StdioMcp {
     /// Starts `capa mcp` in `dir` and initializes the session.
     pub fn start(dir: &Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_capa"))
+        let mut child = in_dir(env!("CARGO_BIN_EXE_capa"), dir)
             .arg("mcp")
-            .current_dir(dir)
-            .env("CAPA_DATA_DIR", dir.join("data"))
-            .env("CAPA_CONFIG_DIR", dir.join("config"))
-            .env("CAPA_NO_BROWSER", "1")
-            .env_remove("RUST_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -173,6 +173,7 @@ impl Hub {
         if let Ok(token) = std::fs::read_to_string(paths.token()) {
             hub.redactor.add(token.trim());
         }
+        crate::runner::interrupt_orphans(&hub.store, hub.runs.owner(), now_ms());
         hub.begin_source_confirmations(&hub.config.sources);
         for source in &hub.source_defs() {
             hub.start_default(source);

@@ -13,6 +13,7 @@ mod hub;
 pub mod lookup;
 mod paths;
 pub mod policy;
+pub mod process;
 pub mod redact;
 mod runner;
 

@@ -234,24 +234,9 @@ fn loopback_url(url: &str) -> bool {
         .is_some_and(|addr| addr.ip().is_loopback())
 }
 
-/// Whether process `pid` exists. Linux answers from `/proc` (in this pid namespace: a hub in
-/// another container looks gone, which only matters once its port also refuses or fails the
-/// proof); elsewhere this says yes and the connection and the proof decide.
+/// Whether process `pid` exists (see [`capa_core::process::alive`]).
 pub fn process_alive(pid: u32) -> bool {
-    if !cfg!(target_os = "linux") {
-        return true;
-    }
-    if pid == 0 {
-        return false;
-    }
-    // `<pid> (<name>) <state> …`: a zombie (`Z`) or dead (`X`) process has closed its sockets
-    // already, so its port is free for anyone.
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let state = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next());
-        !matches!(state, Some("Z" | "X") | None)
-    })
+    capa_core::process::alive(pid)
 }
 
 fn decode_hex(text: &str) -> Option<Vec<u8>> {

@@ -275,6 +275,7 @@ mod tests {
                 created_at_ms: 0,
                 updated_at_ms: 0,
                 resumable: true,
+                owner: None,
             })
             .expect("run");
         store

@@ -18,7 +18,7 @@ pub use approvals::{ApprovalRecord, ApprovalStatus};
 pub use calls::{CallRecord, CallStatus, RecordedCall};
 pub use connections::ConnectionRecord;
 pub use policy::TrustedProjectSource;
-pub use runs::{JournalEntry, RunFilter, RunRecord, RunSummary};
+pub use runs::{JournalEntry, RunFilter, RunOwner, RunRecord, RunSummary};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

@@ -164,6 +164,16 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (file, source_id)
     );
     "#,
+    // 8: which hub process runs a run's attempt (several hubs may share one data dir: the
+    // desktop app's and a project's), so a hub that starts can tell a run whose process died
+    // mid-attempt (it becomes `interrupted`) from one another hub is running; and journal
+    // entries written before a call is made (`in_flight`), so a replay after a crash knows
+    // which calls may have taken effect without an answer.
+    r#"
+    ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+    ALTER TABLE runs ADD COLUMN owner_started_ms INTEGER;
+    ALTER TABLE run_calls ADD COLUMN in_flight INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The newest schema version this build knows.

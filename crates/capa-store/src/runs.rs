@@ -14,8 +14,9 @@ pub struct RunRecord {
     pub seed: u64,
     pub clock_start_ms: i64,
     pub client: Option<String>,
-    /// `completed`, `failed`, `awaiting_approval`, `awaiting_connection`, `cancelled`, or
-    /// `running` while an attempt is under way.
+    /// `completed`, `failed`, `awaiting_approval`, `awaiting_connection`, `cancelled`,
+    /// `running` while an attempt is under way, or `interrupted` when the process running an
+    /// attempt ended before it (a resume goes on with it).
     pub status: String,
     /// The last envelope returned for the run, as JSON.
     pub envelope: Option<String>,
@@ -24,6 +25,17 @@ pub struct RunRecord {
     pub updated_at_ms: i64,
     /// False when the code held a secret value: it was stored redacted, so it cannot be replayed.
     pub resumable: bool,
+    /// The hub process that runs (or last ran) an attempt; none in runs recorded before hubs
+    /// said so.
+    pub owner: Option<RunOwner>,
+}
+
+/// A hub process, as runs name it: its pid and when that hub started, since a pid alone may
+/// be reused by the next hub on the same machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOwner {
+    pub pid: u32,
+    pub started_ms: i64,
 }
 
 /// One journaled tool call: what the guest asked and what it was answered.
@@ -41,6 +53,9 @@ pub struct JournalEntry {
     pub ms: i64,
     /// SHA-256 of the real (unredacted) arguments, so a replay can check it asks the same.
     pub args_digest: Option<String>,
+    /// Written before the call was made and never answered: the hub stopped while the call
+    /// was in flight, so whether it took effect upstream is unknown.
+    pub in_flight: bool,
 }
 
 /// Which runs [`Store::find_runs`] returns.
@@ -68,7 +83,7 @@ pub struct RunSummary {
     pub result_bytes: i64,
 }
 
-const RUN_COLUMNS: &str = "id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable";
+const RUN_COLUMNS: &str = "id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms";
 
 fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
     Ok(RunRecord {
@@ -83,6 +98,14 @@ fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         created_at_ms: row.get(8)?,
         updated_at_ms: row.get(9)?,
         resumable: row.get(10)?,
+        owner: owner_from(row.get(11)?, row.get(12)?),
+    })
+}
+
+fn owner_from(pid: Option<i64>, started_ms: Option<i64>) -> Option<RunOwner> {
+    Some(RunOwner {
+        pid: u32::try_from(pid?).ok()?,
+        started_ms: started_ms?,
     })
 }
 
@@ -90,8 +113,8 @@ impl Store {
     /// Records a new run.
     pub fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         self.conn()?.execute(
-            "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 run.id,
                 run.code,
@@ -103,7 +126,9 @@ impl Store {
                 run.attempts,
                 run.created_at_ms,
                 run.updated_at_ms,
-                run.resumable
+                run.resumable,
+                run.owner.map(|o| o.pid),
+                run.owner.map(|o| o.started_ms)
             ],
         )?;
         Ok(())
@@ -124,14 +149,40 @@ impl Store {
         Ok(())
     }
 
-    /// Marks a run as running another attempt (a resume that replays it).
-    pub fn start_attempt(&self, id: &str, now_ms: i64) -> Result<(), StoreError> {
+    /// Marks a run as running another attempt (a resume that replays it) in `owner`.
+    pub fn start_attempt(&self, id: &str, now_ms: i64, owner: RunOwner) -> Result<(), StoreError> {
         self.conn()?.execute(
-            "UPDATE runs SET status = 'running', attempts = attempts + 1, updated_at_ms = ?2
+            "UPDATE runs SET status = 'running', attempts = attempts + 1, updated_at_ms = ?2,
+                 owner_pid = ?3, owner_started_ms = ?4
              WHERE id = ?1",
-            params![id, now_ms],
+            params![id, now_ms, owner.pid, owner.started_ms],
         )?;
         Ok(())
+    }
+
+    /// Runs whose status says an attempt is under way, with the process running it.
+    pub fn runs_in_progress(&self) -> Result<Vec<(String, Option<RunOwner>)>, StoreError> {
+        let conn = self.conn()?;
+        let mut statement = conn.prepare(
+            "SELECT id, owner_pid, owner_started_ms FROM runs WHERE status = 'running' ORDER BY id",
+        )?;
+        let runs = statement
+            .query_map([], |row| {
+                Ok((row.get(0)?, owner_from(row.get(1)?, row.get(2)?)))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(runs)
+    }
+
+    /// Marks a run whose attempt's process ended as `interrupted`, if it still says `running`
+    /// (another hub may have resumed it meanwhile). Returns whether it did.
+    pub fn interrupt_run(&self, id: &str, now_ms: i64) -> Result<bool, StoreError> {
+        let changed = self.conn()?.execute(
+            "UPDATE runs SET status = 'interrupted', updated_at_ms = ?2
+             WHERE id = ?1 AND status = 'running'",
+            params![id, now_ms],
+        )?;
+        Ok(changed > 0)
     }
 
     pub fn run(&self, id: &str) -> Result<Option<RunRecord>, StoreError> {
@@ -204,8 +255,8 @@ impl Store {
     /// Appends one journal entry of a run.
     pub fn journal_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError> {
         self.conn()?.execute(
-            "INSERT OR REPLACE INTO run_calls (run_id, idx, address, connection, arguments, ok, outcome, ms, args_digest)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT OR REPLACE INTO run_calls (run_id, idx, address, connection, arguments, ok, outcome, ms, args_digest, in_flight)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 run_id,
                 entry.index,
@@ -215,8 +266,18 @@ impl Store {
                 entry.ok,
                 entry.outcome,
                 entry.ms,
-                entry.args_digest
+                entry.args_digest,
+                entry.in_flight
             ],
+        )?;
+        Ok(())
+    }
+
+    /// Drops one journal entry (a call that stopped its run before it went out).
+    pub fn unjournal_call(&self, run_id: &str, index: u32) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "DELETE FROM run_calls WHERE run_id = ?1 AND idx = ?2",
+            params![run_id, index],
         )?;
         Ok(())
     }
@@ -225,7 +286,7 @@ impl Store {
     pub fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(
-            "SELECT idx, address, connection, arguments, ok, outcome, ms, args_digest FROM run_calls
+            "SELECT idx, address, connection, arguments, ok, outcome, ms, args_digest, in_flight FROM run_calls
              WHERE run_id = ?1 ORDER BY idx",
         )?;
         let entries = statement
@@ -239,6 +300,7 @@ impl Store {
                     outcome: row.get(5)?,
                     ms: row.get(6)?,
                     args_digest: row.get(7)?,
+                    in_flight: row.get(8)?,
                 })
             })?
             .collect::<Result<_, _>>()?;
@@ -265,8 +327,16 @@ mod tests {
             created_at_ms: 1,
             updated_at_ms: 1,
             resumable: true,
+            owner: Some(RunOwner {
+                pid: 7,
+                started_ms: 5,
+            }),
         };
         store.insert_run(&run).expect("insert");
+        assert_eq!(
+            store.runs_in_progress().expect("in progress"),
+            vec![("run_1".to_owned(), run.owner)]
+        );
         for index in [1, 0] {
             let entry = JournalEntry {
                 index,
@@ -277,6 +347,7 @@ mod tests {
                 outcome: "42".into(),
                 ms: 3,
                 args_digest: Some("d".into()),
+                in_flight: index == 1,
             };
             store.journal_call("run_1", &entry).expect("journal");
         }
@@ -288,8 +359,15 @@ mod tests {
         assert_eq!(stored.status, "completed");
         let journal = store.journal("run_1").expect("journal");
         assert_eq!(
-            journal.iter().map(|e| e.index).collect::<Vec<_>>(),
-            vec![0, 1]
+            journal
+                .iter()
+                .map(|e| (e.index, e.in_flight))
+                .collect::<Vec<_>>(),
+            vec![(0, false), (1, true)]
+        );
+        assert!(
+            !store.interrupt_run("run_1", 3).expect("interrupt"),
+            "completed runs stay"
         );
         assert_eq!(store.recent_runs(10).expect("recent").len(), 1);
         let found = |status: Option<&str>, source: Option<&str>| {

@@ -148,6 +148,8 @@ export interface RunCall {
   connection?: string | null;
   arguments?: BoundedText | unknown;
   ok?: boolean;
+  /** Sent, never answered: the hub stopped while the call was in flight. */
+  inFlight?: boolean;
   outcome?: BoundedText | unknown;
   ms?: number;
 }

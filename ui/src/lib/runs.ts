@@ -14,6 +14,7 @@ export const RUN_STATUSES = [
   'awaiting_approval',
   'awaiting_connection',
   'running',
+  'interrupted',
   'cancelled',
 ] as const;
 

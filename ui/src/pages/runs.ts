@@ -107,6 +107,15 @@ function runDetailPage({ backend }: PageContext, id: string): Page {
         h('dt', {}, 'Attempts'),
         h('dd', {}, String(run.attempts ?? '')),
       ),
+      ...(run.status === 'interrupted'
+        ? [
+            h(
+              'p',
+              { class: 'notice info' },
+              'Capabilities stopped while this run was executing. The model goes on with it by resuming the run; calls that were in flight when it stopped are not made again unless the tool only reads.',
+            ),
+          ]
+        : []),
       h('h3', {}, 'Code'),
       h('pre', { class: 'code' }, run.code ?? '(not kept)'),
       h('h3', {}, 'Calls'),
@@ -126,7 +135,7 @@ function runDetailPage({ backend }: PageContext, id: string): Page {
                   h('th', { scope: 'row' }, h('code', {}, c.address)),
                   h('td', {}, c.connection ?? ''),
                   h('td', { class: 'num' }, c.ms === undefined ? '' : `${c.ms} ms`),
-                  h('td', {}, c.ok === false ? h('span', { class: 'badge deny' }, 'error') : h('span', { class: 'badge allow' }, 'ok'), previewElement(jsonValue(c.outcome))),
+                  h('td', {}, c.inFlight ? h('span', { class: 'badge ask' }, 'no answer') : c.ok === false ? h('span', { class: 'badge deny' }, 'error') : h('span', { class: 'badge allow' }, 'ok'), previewElement(jsonValue(c.outcome))),
                   h('td', {}, previewElement(jsonValue(c.arguments))),
                 ),
               ),

@@ -42,9 +42,6 @@ impl Host for HubHost {
         let asked_in = self.asked_in.clone();
         Box::pin(async move {
             let digest = call_digest(&call.address, call.connection.as_deref(), &call.arguments);
-            if let Some(entry) = journaled {
-                return from_journal(&entry, &call, &digest);
-            }
             let step = Step {
                 hub: &hub,
                 run_id: &run_id,
@@ -52,10 +49,20 @@ impl Host for HubHost {
                 digest: &digest,
                 asked_in: asked_in.as_ref(),
             };
+            if let Some(entry) = journaled {
+                if !entry.in_flight {
+                    return from_journal(&entry, &call, &digest);
+                }
+                step.after_interruption(&entry)?;
+            }
             let (permit, waited_for_connection) = step.gate().await?;
             let started = Instant::now();
+            // Written before the call goes out: if this process ends before the answer, the
+            // replay knows the call may have taken effect.
+            step.journal_in_flight();
             let outcome = step.perform(permit, client).await;
             if let Err(CallStop::Suspend) = &outcome {
+                step.unjournal();
                 return outcome;
             }
             if let Some(id) = waited_for_connection {
@@ -196,6 +203,42 @@ impl Step<'_> {
         Err(CallStop::Suspend)
     }
 
+    /// A call that was in flight when the hub running the run stopped: nobody knows whether it
+    /// took effect. A tool that says it only reads is called again; any other call fails in
+    /// the guest with `outcome_unknown` (journaled), so a replay never repeats a write.
+    fn after_interruption(&self, entry: &JournalEntry) -> Result<(), CallStop> {
+        if entry.address != self.call.address
+            || entry
+                .args_digest
+                .as_deref()
+                .is_some_and(|d| d != self.digest)
+        {
+            return Err(diverged(self.call, &entry.address));
+        }
+        let read_only = self
+            .hub
+            .catalog()
+            .get(&self.call.address)
+            .and_then(|t| t.definition.annotations.as_ref()?.read_only_hint)
+            .unwrap_or(false);
+        if read_only {
+            tracing::info!(run = %self.run_id, call = self.call.index, address = %self.call.address, "calling a read-only tool again after the hub stopped while it was in flight");
+            return Ok(());
+        }
+        Err(self.refused(ToolFailure {
+            hint: Some(
+                "Check whether it took effect (look it up with a read-only tool) before doing it again.".into(),
+            ),
+            ..ToolFailure::new(
+                "outcome_unknown",
+                format!(
+                    "the hub stopped while the call to {} was in flight, so whether it took effect is unknown",
+                    self.call.address
+                ),
+            )
+        }))
+    }
+
     /// The connection this call waited for is there now: its input is settled.
     fn connection_arrived(&self, id: &str) {
         let settled = self.hub.store().decide_approval(
@@ -310,6 +353,36 @@ impl Step<'_> {
         }
     }
 
+    /// The journal entry of a call that is about to go out.
+    fn journal_in_flight(&self) {
+        let entry = JournalEntry {
+            index: self.call.index,
+            address: self.call.address.clone(),
+            connection: self.call.connection.clone(),
+            arguments: self.preview().to_string(),
+            ok: false,
+            outcome: "null".to_owned(),
+            ms: 0,
+            args_digest: Some(self.digest.to_owned()),
+            in_flight: true,
+        };
+        if let Err(e) = self.hub.store().journal_call(self.run_id, &entry) {
+            tracing::error!(error = %e, run = %self.run_id, "could not journal a call before making it");
+        }
+    }
+
+    /// The call stopped the run before it went out (it waits for its connection): the replay
+    /// makes it afresh.
+    fn unjournal(&self) {
+        if let Err(e) = self
+            .hub
+            .store()
+            .unjournal_call(self.run_id, self.call.index)
+        {
+            tracing::error!(error = %e, run = %self.run_id, "could not drop a call's journal entry");
+        }
+    }
+
     fn journal(&self, outcome: &Result<Value, CallStop>, ms: i64) {
         let hub = self.hub;
         // History keeps what a person would be shown: secret-named and schema-marked fields
@@ -332,6 +405,7 @@ impl Step<'_> {
             outcome: hub.redactor().redact(&text),
             ms,
             args_digest: Some(self.digest.to_owned()),
+            in_flight: false,
         };
         if let Err(e) = hub.store().journal_call(self.run_id, &entry) {
             tracing::error!(error = %e, run = %self.run_id, "could not journal a call");

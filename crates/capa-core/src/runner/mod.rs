@@ -10,6 +10,7 @@
 
 mod envelope;
 mod host;
+mod lifecycle;
 mod prepare;
 mod preview;
 mod runs;
@@ -24,6 +25,8 @@ use capa_store::RunRecord;
 
 pub use envelope::Envelope;
 use host::HubHost;
+use lifecycle::Progress;
+pub(crate) use lifecycle::interrupt_orphans;
 pub use preview::{is_secret_name, preview};
 pub use runs::{PageOpener, Runs};
 
@@ -75,6 +78,15 @@ fn refused(refusal: &crate::error::RunRefusal) -> RunError {
         code: refusal.code().to_owned(),
         message: refusal.to_string(),
         hint: Some(refusal.hint()),
+    }
+}
+
+/// Code that holds the value of a stored secret, refused before it runs.
+fn secret_in_code() -> RunError {
+    RunError {
+        code: "secret_in_code".to_owned(),
+        message: "the code holds the value of a secret stored in Capabilities, so the hub does not run it: it never keeps secrets in history, and a run it cannot keep could not go on after an approval".to_owned(),
+        hint: Some("Remove the secret from the code: a tool gets its credentials from its connection, never from code. Then run the code again.".to_owned()),
     }
 }
 
@@ -132,12 +144,14 @@ impl Hub {
         let run_id = new_run_id();
         let seed = getrandom::u64().unwrap_or_else(|_| now_ms() as u64);
         let started = now_ms();
-        // History never holds a secret, even one a model pasted into its code; such a run
-        // cannot be replayed, since its code is not kept.
+        // History never holds a secret, even one a model pasted into its code. Such code is
+        // refused before it runs: it could not be kept, so a run that paused for a person could
+        // never go on, and the person would decide for nothing.
         let stored_code = self.redactor().redact(&code);
+        let holds_secret = stored_code != code;
         let record = RunRecord {
             id: run_id.clone(),
-            resumable: stored_code == code,
+            resumable: !holds_secret,
             code: stored_code,
             seed,
             clock_start_ms: started,
@@ -147,9 +161,15 @@ impl Hub {
             attempts: 1,
             created_at_ms: started,
             updated_at_ms: started,
+            owner: Some(self.runs().owner()),
         };
         if let Err(e) = self.store().insert_run(&record) {
             tracing::error!(error = %e, "could not record a run");
+        }
+        if holds_secret {
+            let envelope = Envelope::refused(&run_id, secret_in_code(), Vec::new());
+            self.record_envelope(&envelope);
+            return envelope;
         }
         let attempt = Attempt {
             run_id: run_id.clone(),
@@ -259,7 +279,8 @@ impl Hub {
     }
 
     /// Goes on with a run: an ended run answers with its envelope again; a paused one answers
-    /// with the same pending envelope until a person decided, then replays and goes on.
+    /// with the same pending envelope until a person decided, then replays and goes on; an
+    /// interrupted one (its hub stopped mid-attempt) replays at once.
     async fn resume(
         self: &Arc<Self>,
         run_id: &str,
@@ -282,14 +303,22 @@ impl Hub {
             .envelope
             .as_deref()
             .and_then(|json| serde_json::from_str::<Envelope>(json).ok());
-        let waiting = matches!(
-            run.status.as_str(),
-            "awaiting_approval" | "awaiting_connection" | "running"
-        );
-        if !waiting {
-            return stored.ok_or_else(|| {
-                LookupError::Store(format!("run `{run_id}` has no stored envelope"))
-            });
+        match run.status.as_str() {
+            "awaiting_approval" | "awaiting_connection" | "interrupted" => {}
+            "running" => match lifecycle::progress(run.owner, self.runs().owner()) {
+                Progress::Here | Progress::Orphaned => {}
+                Progress::Elsewhere(owner) => {
+                    return Err(LookupError::InvalidArguments(format!(
+                        "run `{run_id}` is running in another Capabilities hub (process {}); resume it from the client that started it once that attempt ends",
+                        owner.pid
+                    )));
+                }
+            },
+            _ => {
+                return stored.ok_or_else(|| {
+                    LookupError::Store(format!("run `{run_id}` has no stored envelope"))
+                });
+            }
         }
         let undecided = self
             .pending_of_run(run_id)
@@ -304,15 +333,26 @@ impl Hub {
                 "run `{run_id}` cannot be resumed: its code held a secret value, which the hub does not keep; start it again with code (and keep secrets out of code)"
             )));
         }
-        // Not recorded: the run stays where it was, and the same resume may go on later.
+        // A hub that just started (a client's own `capa mcp`, a restart) is still connecting
+        // its sources: a replay before they are ready would find their globals missing.
+        self.startup_done().await;
+        let unready = self.wait_for_sources(&self.sources_of_run(run_id)).await;
+        if !unready.is_empty() {
+            // Not recorded: the run stays where it was, and the same resume may go on later.
+            return Ok(Envelope::waiting_for_sources(run_id, &unready));
+        }
+        // Not recorded either: a busy hub refuses the attempt, not the run.
         let _slot = match self.runs().slot(&options.cancel).await {
             Ok(slot) => slot,
             Err(refusal) => return Ok(Envelope::refused(run_id, refused(&refusal), Vec::new())),
         };
-        if let Err(e) = self.store().start_attempt(run_id, now_ms()) {
+        if let Err(e) = self
+            .store()
+            .start_attempt(run_id, now_ms(), self.runs().owner())
+        {
             return Err(LookupError::Store(e.to_string()));
         }
-        tracing::info!(run = %run_id, attempt = run.attempts + 1, "resuming a run by replay");
+        tracing::info!(run = %run_id, attempt = run.attempts + 1, was = %run.status, "resuming a run by replay");
         Ok(self
             .attempt(
                 Attempt {

@@ -38,6 +38,8 @@ pub struct Runs {
     page: RwLock<Option<PageOpener>>,
     /// Signs the `requestState` of approvals sent to clients.
     state_key: Vec<u8>,
+    /// This hub process, as the runs it attempts record it.
+    owner: capa_store::RunOwner,
 }
 
 /// Bytes of the `requestState` signing key.
@@ -60,7 +62,16 @@ impl Runs {
             paused_file,
             page: RwLock::new(None),
             state_key,
+            owner: capa_store::RunOwner {
+                pid: std::process::id(),
+                started_ms: super::now_ms(),
+            },
         }
+    }
+
+    /// This hub process, as the runs it attempts record it.
+    pub(crate) fn owner(&self) -> capa_store::RunOwner {
+        self.owner
     }
 
     /// The `requestState` signing key.

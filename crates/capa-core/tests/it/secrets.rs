@@ -82,15 +82,31 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
     assert!(!shown.contains(&escaped));
 
     // Guest code never holds the value: the result is redacted before it enters the sandbox,
-    // so nothing the code does with it (here: compare, or encode and return) gets it out.
-    let code = format!(
-        "const text = JSON.stringify(await ev.get_env({{}})); return [text.includes({}), btoa(text)];",
+    // so nothing the code does with it (here: hand back every character code) gets it out.
+    let code = "const text = JSON.stringify(await ev.get_env({})); return [text.includes(\"[redacted]\"), Array.from(text).map((c) => c.charCodeAt(0))];";
+    let envelope = crate::support::execute_json(&t, Some(code), None).await;
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(envelope["result"][0], true, "{envelope}");
+    let seen: String = envelope["result"][1]
+        .as_array()
+        .expect("codes")
+        .iter()
+        .filter_map(|c| char::from_u32(u32::try_from(c.as_u64()?).ok()?))
+        .collect();
+    assert!(seen.contains("[redacted]"), "{seen}");
+    assert!(!seen.contains(&canary) && !seen.contains(&escaped), "{seen}");
+
+    // Code that holds the value itself is refused before it runs: the hub could not keep it,
+    // so such a run could never go on after an approval.
+    let holding = format!(
+        "return await ev.get_env({{ note: {} }});",
         serde_json::to_string(&canary).expect("literal")
     );
-    let envelope = crate::support::execute_json(&t, Some(&code), None).await;
-    assert_eq!(envelope["status"], "completed", "{envelope}");
-    assert_eq!(envelope["result"][0], false, "{envelope}");
-    assert!(!envelope.to_string().contains(&escaped), "{envelope}");
+    let refused = crate::support::execute_json(&t, Some(&holding), None).await;
+    assert_eq!(refused["status"], "failed", "{refused}");
+    assert_eq!(refused["error"]["code"], "secret_in_code", "{refused}");
+    assert_eq!(refused["calls"], json!([]), "{refused}");
+    assert!(!refused.to_string().contains(&escaped), "{refused}");
 
     tokio::time::sleep(Duration::from_millis(300)).await;
     let logs = String::from_utf8_lossy(&captured.0.lock().expect("lock")).to_string();

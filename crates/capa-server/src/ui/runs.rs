@@ -151,6 +151,8 @@ pub(crate) async fn detail(State(state): State<UiState>, Path(id): Path<String>)
                 "address": entry.address,
                 "connection": entry.connection,
                 "ok": entry.ok,
+                // Sent, never answered: the hub stopped while the call was in flight.
+                "inFlight": entry.in_flight,
                 "ms": entry.ms,
                 "arguments": bounded(&redactor.redact(&entry.arguments)),
                 "outcome": bounded(&redactor.redact(&entry.outcome)),

@@ -115,8 +115,15 @@ impl Hub {
             if now_missing.is_empty() {
                 return Vec::new();
             }
-            // A source this hub does not serve will not appear by waiting.
-            if now_missing.iter().all(|s| !self.has_source(s)) {
+            // A source that is not served, or waits for a person (a connection, a
+            // confirmation), will not become ready by waiting.
+            let statuses = self.sources();
+            let may_come = now_missing.iter().any(|source| {
+                statuses
+                    .iter()
+                    .any(|s| &s.id == source && matches!(s.state.as_str(), "starting" | "down"))
+            });
+            if !may_come {
                 return self.unready(&now_missing);
             }
             match tokio::time::timeout_at(deadline, catalog.changed()).await {
@@ -133,10 +140,20 @@ impl Hub {
             .map(|source| {
                 let why = match statuses.iter().find(|s| &s.id == source) {
                     None => "is not served by this hub".to_owned(),
-                    Some(status) => match &status.last_error {
-                        Some(error) => format!("is {}: {error}", status.state),
-                        None => format!("is {}", status.state),
-                    },
+                    Some(status) => {
+                        let state = match status.state.as_str() {
+                            "starting" => "is still starting".to_owned(),
+                            "needs_connection" => "needs its connection".to_owned(),
+                            "needs_confirmation" => format!(
+                                "waits for the person to confirm how it starts (`capa sources confirm {source}`)"
+                            ),
+                            other => format!("is {other}"),
+                        };
+                        match &status.last_error {
+                            Some(error) => format!("{state}: {error}"),
+                            None => state,
+                        }
+                    }
                 };
                 Unready {
                     source: source.clone(),

@@ -17,13 +17,23 @@ pub const DEMO_SOURCE_ID: &str = "demo";
 pub const DEMO_DESCRIPTION: &str =
     "Built-in demo tools (no account needed). Turn off with `options: { demo: false }`.";
 
+/// The longest message the demo server reads (its newline counted): what the hub reads of an
+/// upstream, `capa_upstream::MAX_MESSAGE_BYTES` (a test pins them equal). The hub refuses a
+/// larger request to the demo before sending it (`arguments_too_large`), because the demo would
+/// drop it unread and leave the call waiting for its timeout.
+pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+
 /// Starts the demo server on one end of an in-memory pipe and returns the other end, ready to be
 /// used as a client transport.
 pub fn spawn_in_process(notes: Notes) -> tokio::io::DuplexStream {
     use rmcp::ServiceExt;
+    use rmcp::transport::async_rw::AsyncRwTransport;
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
-        match DemoServer::new(notes).serve(server_end).await {
+        let (read, write) = tokio::io::split(server_end);
+        let transport =
+            AsyncRwTransport::new_server(read, write).with_max_line_length(MAX_MESSAGE_BYTES);
+        match DemoServer::new(notes).serve(transport).await {
             Ok(running) => {
                 let _ = running.waiting().await;
             }

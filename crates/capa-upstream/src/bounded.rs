@@ -1,13 +1,16 @@
-//! A cap on one message from a stdio upstream, enforced while the message streams in.
+//! A cap on one message from a line upstream (stdio, the built-in demo's pipe), enforced while
+//! the message streams in, and the too-deep parts of a tool list cut out.
 //!
 //! rmcp's line transport already refuses a line longer than its `max_line_length` without
-//! buffering it, but it only logs and drops it: the call that waited for that answer would wait
-//! until its timeout and then look retryable. [`BoundedLines`] sits between the child's stdout
-//! and rmcp, passes every byte through unchanged, and watches each line with a small JSON
-//! scanner that keeps no more than a few bytes of it. When a line ends that rmcp will have
-//! dropped (the same count, the same limit), and that line was the answer to a request, it hands
-//! rmcp one more line: an error answer with the same request id, marked so that
-//! [`crate::UpstreamError::from_service`] turns it into [`crate::UpstreamError::TooLarge`].
+//! buffering it, and a line nested deeper than serde_json reads, but it only logs and drops it:
+//! the call that waited for that answer would wait until its timeout and then look retryable.
+//! [`BoundedLines`] sits between the server's output and rmcp and hands each line on through a
+//! small JSON scanner ([`crate::scan`]) that keeps no more than a few bytes of it. Inside a
+//! `tools/list` answer it replaces what nests too deep, so that one deep tool does not cost the
+//! source its other tools. When a line ends that rmcp will drop (the same count, the same limit)
+//! and it answered a request, it hands rmcp one more line: an error answer with the same request
+//! id, marked so that [`crate::UpstreamError::from_service`] turns it into
+//! [`crate::UpstreamError::TooLarge`] or [`crate::UpstreamError::TooDeep`].
 
 use std::hash::{BuildHasher, Hasher};
 use std::io;
@@ -17,18 +20,16 @@ use std::task::{Context, Poll, ready};
 
 use tokio::io::{AsyncRead, ReadBuf};
 
+use crate::in_flight::InFlight;
+use crate::limits::MAX_JSON_DEPTH;
+use crate::scan::{Answer, LineScan};
+
 /// Key in the `data` of a substituted error answer; its value is [`marker_token`].
 pub(crate) const TOO_LARGE_MARKER: &str = "capaMessageTooLarge";
 
-/// The deepest nesting of arrays and objects that rmcp's JSON decoder (serde_json, whose
-/// recursion limit is 128) reads; a deeper line is dropped by it like an oversized one, and the
-/// call that waited for it would wait out its timeout (a test pins the value).
-pub(crate) const MAX_JSON_DEPTH: u32 = 127;
-
-/// The longest request id the scanner keeps (rmcp sends small numbers).
-const MAX_ID_BYTES: usize = 64;
-/// The longest top-level key the scanner needs to recognise (`method`, `result`).
-const MAX_KEY_BYTES: usize = 8;
+/// Bytes read from the server at a time. What is handed on for them is bounded too: a cut
+/// part becomes at most a short marker, so a chunk grows at most some fifty times.
+const CHUNK_BYTES: usize = 8 * 1024;
 
 /// A number that only this process knows, so that an upstream cannot pass its own error off as
 /// the hub's "too large" (which would only mislabel its own answer, but still).
@@ -42,48 +43,109 @@ pub(crate) fn marker_token() -> u64 {
     })
 }
 
-/// Passes a child's stdout through and follows each line longer than `limit` (its newline
-/// included, as rmcp counts) with an error answer to the request it answered.
+/// Hands a server's output on line by line, the too-deep parts of tool lists cut, and follows
+/// each line that rmcp will drop with an error answer to the request it answered.
 pub(crate) struct BoundedLines<R> {
     inner: R,
     limit: usize,
     scan: LineScan,
-    /// A substitute answer, handed out before anything else.
-    pending: Vec<u8>,
-    pending_at: usize,
-    /// Bytes read past the end of an oversized line, handed out after `pending`.
-    held: Vec<u8>,
-    held_at: usize,
+    in_flight: InFlight,
+    /// Bytes to hand out before reading more: lines as rmcp should see them, and substitutes.
+    out: Vec<u8>,
+    out_at: usize,
+    chunk: Box<[u8]>,
 }
 
 impl<R> BoundedLines<R> {
-    pub(crate) fn new(inner: R, limit: usize) -> Self {
+    /// `in_flight` is the connection's record of the requests the hub sent, shared with its
+    /// writer, for answers whose id cannot be read.
+    pub(crate) fn new(inner: R, limit: usize, in_flight: InFlight) -> Self {
         Self {
             inner,
             limit,
             scan: LineScan::default(),
-            pending: Vec::new(),
-            pending_at: 0,
-            held: Vec::new(),
-            held_at: 0,
+            in_flight,
+            out: Vec::new(),
+            out_at: 0,
+            chunk: vec![0u8; CHUNK_BYTES].into_boxed_slice(),
         }
     }
 
-    /// Scans `chunk`; returns how many of its bytes to hand out now (up to the newline of an
-    /// oversized line that gets a substitute, so that the substitute follows it directly).
-    fn scan(&mut self, chunk: &[u8]) -> usize {
-        for (i, &byte) in chunk.iter().enumerate() {
+    /// Scans `read` bytes of the chunk into `out`.
+    fn scan(&mut self, read: usize) {
+        for at in 0..read {
+            let byte = self.chunk[at];
             if byte == b'\n' {
-                if let Some(substitute) = self.scan.end_line(self.limit) {
-                    self.pending = substitute;
-                    self.pending_at = 0;
-                    return i + 1;
+                self.out.push(byte);
+                if let Some(substitute) = self.end_line() {
+                    self.out.extend_from_slice(&substitute);
                 }
             } else {
-                self.scan.push(byte);
+                self.scan.push(byte, &mut self.out);
             }
         }
-        chunk.len()
+    }
+
+    /// The line ended: the substitute answer when rmcp drops this line (over the size limit,
+    /// or nested deeper than it decodes) and it answered a request.
+    fn end_line(&mut self) -> Option<Vec<u8>> {
+        let line = self.scan.end();
+        if let Answer::Id(id) = &line.answer {
+            self.in_flight.answered(id);
+        }
+        if line.cuts > 0 {
+            // The tool list says which tools were cut (`limits.rs`), with the source's name.
+            tracing::debug!(cuts = line.cuts, "cut the too-deep parts of a tool list");
+        }
+        let bytes = line.bytes;
+        let limit = self.limit;
+        if bytes <= limit && line.deepest <= MAX_JSON_DEPTH {
+            return None;
+        }
+        let id = match line.answer {
+            Answer::Id(id) => Some(String::from_utf8_lossy(&id).into_owned()),
+            // Its id could not be read, but it answers a request the hub sent: when only one
+            // waits, that one.
+            Answer::Unreadable => self.in_flight.take_sole(),
+            Answer::No => None,
+        };
+        let Some(id) = id else {
+            tracing::warn!(
+                bytes,
+                limit,
+                depth = line.deepest,
+                "an upstream sent a message over the size or nesting limit that answers no request we can tell; dropped"
+            );
+            return None;
+        };
+        let (message, data) = if bytes > limit {
+            tracing::warn!(
+                bytes,
+                limit,
+                "an upstream answer is over the size limit; the call fails"
+            );
+            (
+                format!("answer of {bytes} bytes is over the hub's limit of {limit} bytes"),
+                serde_json::json!({TOO_LARGE_MARKER: marker_token(), "bytes": bytes, "limit": limit}),
+            )
+        } else {
+            tracing::warn!(
+                depth = line.deepest,
+                limit = MAX_JSON_DEPTH,
+                "an upstream answer nests deeper than the hub reads; the call fails"
+            );
+            (
+                format!(
+                    "answer nests {} levels deep; the hub reads at most {MAX_JSON_DEPTH}",
+                    line.deepest
+                ),
+                serde_json::json!({TOO_LARGE_MARKER: marker_token(), "depth": line.deepest, "limit": MAX_JSON_DEPTH}),
+            )
+        };
+        let error = serde_json::json!({"code": -32603, "message": message, "data": data});
+        let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#).into_bytes();
+        line.push(b'\n');
+        Some(line)
     }
 }
 
@@ -97,227 +159,28 @@ impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
         if buf.remaining() == 0 {
             return Poll::Ready(Ok(()));
         }
-        if this.pending_at < this.pending.len() {
-            let n = buf.remaining().min(this.pending.len() - this.pending_at);
-            buf.put_slice(&this.pending[this.pending_at..this.pending_at + n]);
-            this.pending_at += n;
-            if this.pending_at == this.pending.len() {
-                this.pending.clear();
-                this.pending_at = 0;
-            }
-            return Poll::Ready(Ok(()));
-        }
-        if this.held_at < this.held.len() {
-            let end = this.held.len().min(this.held_at + buf.remaining());
-            let chunk = std::mem::take(&mut this.held);
-            let n = this.scan(&chunk[this.held_at..end]);
-            buf.put_slice(&chunk[this.held_at..this.held_at + n]);
-            this.held = chunk;
-            this.held_at += n;
-            if this.held_at == this.held.len() {
-                this.held.clear();
-                this.held_at = 0;
-            }
-            return Poll::Ready(Ok(()));
-        }
-        let before = buf.filled().len();
-        ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
-        let read = buf.filled()[before..].to_vec();
-        let n = this.scan(&read);
-        if n < read.len() {
-            this.held.extend_from_slice(&read[n..]);
-            buf.set_filled(before + n);
-        }
-        Poll::Ready(Ok(()))
-    }
-}
-
-/// Where the scanner is in the top-level object of a line.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-enum Member {
-    /// Before the first `{`, or inside something that is not a top-level object.
-    #[default]
-    Outside,
-    /// Expecting a key (after `{` or `,`).
-    Key,
-    /// Inside a key's string.
-    InKey,
-    /// After a key, expecting `:`.
-    Colon,
-    /// Inside the value of a member.
-    Value,
-}
-
-/// What one line holds, learned one byte at a time: its length, whether it is an object with a
-/// `result` or `error` and no `method` (an answer), and its top-level `id` as raw JSON.
-#[derive(Debug, Default)]
-struct LineScan {
-    len: usize,
-    started: bool,
-    object: bool,
-    depth: u32,
-    /// The deepest `depth` of the line.
-    deepest: u32,
-    in_string: bool,
-    escape: bool,
-    member: Member,
-    key: Vec<u8>,
-    capturing_id: bool,
-    id: Vec<u8>,
-    id_usable: bool,
-    has_method: bool,
-    has_answer: bool,
-}
-
-impl LineScan {
-    fn push(&mut self, byte: u8) {
-        self.len = self.len.saturating_add(1);
-        let top = self.depth == 1;
-        if self.in_string {
-            if self.escape {
-                self.escape = false;
-            } else if byte == b'\\' {
-                self.escape = true;
-            } else if byte == b'"' {
-                self.in_string = false;
-                if self.member == Member::InKey {
-                    self.member = Member::Colon;
-                    self.keep_id(byte);
-                    return;
+        loop {
+            if this.out_at < this.out.len() {
+                let n = buf.remaining().min(this.out.len() - this.out_at);
+                buf.put_slice(&this.out[this.out_at..this.out_at + n]);
+                this.out_at += n;
+                if this.out_at == this.out.len() {
+                    this.out.clear();
+                    this.out_at = 0;
                 }
+                return Poll::Ready(Ok(()));
             }
-            if self.member == Member::InKey {
-                if self.key.len() < MAX_KEY_BYTES + 1 {
-                    self.key.push(byte);
-                }
-            } else {
-                self.keep_id(byte);
+            let mut chunk = ReadBuf::new(&mut this.chunk);
+            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut chunk))?;
+            let read = chunk.filled().len();
+            if read == 0 {
+                // The end of the stream; a partial line is dropped by rmcp as well.
+                return Poll::Ready(Ok(()));
             }
-            return;
+            // A chunk inside a cut part hands nothing on; read on rather than return no
+            // bytes, which would mean the end of the stream.
+            this.scan(read);
         }
-        match byte {
-            b' ' | b'\t' | b'\r' => {}
-            b'"' => {
-                self.in_string = true;
-                if top && self.member == Member::Key {
-                    self.member = Member::InKey;
-                    self.key.clear();
-                } else {
-                    self.keep_id(byte);
-                }
-            }
-            b'{' | b'[' => {
-                if !self.started {
-                    self.started = true;
-                    self.object = byte == b'{';
-                }
-                self.depth = self.depth.saturating_add(1);
-                self.deepest = self.deepest.max(self.depth);
-                if self.depth == 1 && self.object {
-                    self.member = Member::Key;
-                } else if self.capturing_id {
-                    // An id is a number or a string, never a structure.
-                    self.id_usable = false;
-                }
-            }
-            b'}' | b']' => {
-                if top {
-                    self.end_value();
-                }
-                self.depth = self.depth.saturating_sub(1);
-            }
-            b',' if top => {
-                self.end_value();
-                self.member = Member::Key;
-            }
-            b':' if top && self.member == Member::Colon => {
-                self.member = Member::Value;
-                match self.key.as_slice() {
-                    b"id" => {
-                        self.capturing_id = true;
-                        self.id_usable = true;
-                        self.id.clear();
-                    }
-                    b"method" => self.has_method = true,
-                    b"result" | b"error" => self.has_answer = true,
-                    _ => {}
-                }
-            }
-            other => {
-                if !self.started {
-                    self.started = true;
-                }
-                self.keep_id(other);
-            }
-        }
-    }
-
-    fn keep_id(&mut self, byte: u8) {
-        if self.capturing_id && self.depth == 1 {
-            if self.id.len() < MAX_ID_BYTES {
-                self.id.push(byte);
-            } else {
-                self.id_usable = false;
-            }
-        }
-    }
-
-    fn end_value(&mut self) {
-        self.capturing_id = false;
-    }
-
-    /// The line ended: the substitute answer when rmcp drops this line (over the size limit,
-    /// or nested deeper than it decodes) and it answered a request whose id we kept; the
-    /// scanner starts over either way.
-    fn end_line(&mut self, limit: usize) -> Option<Vec<u8>> {
-        let scan = std::mem::take(self);
-        // rmcp counts the newline too.
-        let bytes = scan.len.saturating_add(1);
-        let too_deep = scan.deepest > MAX_JSON_DEPTH;
-        if bytes <= limit && !too_deep {
-            return None;
-        }
-        let id_ok = scan.id_usable
-            && !scan.capturing_id
-            && matches!(scan.id.first(), Some(b'"' | b'-' | b'0'..=b'9'));
-        if !(scan.object && scan.has_answer && !scan.has_method && id_ok) {
-            tracing::warn!(
-                bytes,
-                limit,
-                depth = scan.deepest,
-                "an upstream sent a message over the size or nesting limit that answers no request; dropped"
-            );
-            return None;
-        }
-        let id = String::from_utf8_lossy(&scan.id);
-        let (message, data) = if bytes > limit {
-            tracing::warn!(
-                bytes,
-                limit,
-                "an upstream answer is over the size limit; the call fails"
-            );
-            (
-                format!("answer of {bytes} bytes is over the hub's limit of {limit} bytes"),
-                serde_json::json!({TOO_LARGE_MARKER: marker_token(), "bytes": bytes, "limit": limit}),
-            )
-        } else {
-            tracing::warn!(
-                depth = scan.deepest,
-                limit = MAX_JSON_DEPTH,
-                "an upstream answer nests deeper than the hub reads; the call fails"
-            );
-            (
-                format!(
-                    "answer nests {} levels deep; the hub reads at most {MAX_JSON_DEPTH}",
-                    scan.deepest
-                ),
-                serde_json::json!({TOO_LARGE_MARKER: marker_token(), "depth": scan.deepest, "limit": MAX_JSON_DEPTH}),
-            )
-        };
-        let error = serde_json::json!({"code": -32603, "message": message, "data": data});
-        let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#).into_bytes();
-        line.push(b'\n');
-        Some(line)
     }
 }
 
@@ -361,7 +224,16 @@ mod tests {
     }
 
     async fn through(input: &[u8], limit: usize, read_size: usize) -> Vec<u8> {
-        let mut reader = BoundedLines::new(input, limit);
+        through_with(input, limit, read_size, InFlight::default()).await
+    }
+
+    async fn through_with(
+        input: &[u8],
+        limit: usize,
+        read_size: usize,
+        in_flight: InFlight,
+    ) -> Vec<u8> {
+        let mut reader = BoundedLines::new(input, limit, in_flight);
         let mut out = Vec::new();
         let mut chunk = vec![0u8; read_size];
         loop {
@@ -435,5 +307,58 @@ mod tests {
         );
         let out = through(input.as_bytes(), 100, 64).await;
         assert_eq!(out, input.into_bytes());
+    }
+
+    #[tokio::test]
+    async fn a_deep_tool_list_is_cut_whatever_the_reads() {
+        let mut schema = r#"{"type":"string"}"#.to_owned();
+        for _ in 0..500 {
+            schema = format!(r#"{{"type":"object","properties":{{"x":{schema}}}}}"#);
+        }
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"tools\":[{{\"name\":\"deep\",\"inputSchema\":{schema}}},{{\"name\":\"b\",\"inputSchema\":{{}}}}]}}}}\n"
+        );
+        let mut outs = Vec::new();
+        for read_size in [1, 5, 4096, 1 << 20] {
+            let out = through(line.as_bytes(), 1 << 20, read_size).await;
+            let lines = lines(&out);
+            assert_eq!(lines.len(), 1, "no substitute: it parses now");
+            let value: serde_json::Value = serde_json::from_str(&lines[0]).expect("parses");
+            assert_eq!(value["result"]["tools"][1]["name"], "b");
+            outs.push(out);
+        }
+        assert!(outs.windows(2).all(|w| w[0] == w[1]));
+    }
+
+    #[tokio::test]
+    async fn an_oversized_answer_whose_id_is_unreadable_answers_the_one_request_waiting() {
+        use rmcp::model::{ClientRequest, JsonRpcMessage, NumberOrString, PingRequest};
+        let ping = |id| {
+            JsonRpcMessage::request(
+                ClientRequest::PingRequest(PingRequest::default()),
+                NumberOrString::Number(id),
+            )
+        };
+        // The id is longer than the scanner keeps; the line is over the limit.
+        let big = format!(
+            "{{\"jsonrpc\":\"2.0\",\"result\":\"{}\",\"id\":\"{}\"}}\n",
+            "x".repeat(200),
+            "7".repeat(80)
+        );
+        let in_flight = InFlight::default();
+        in_flight.sent(&ping(7));
+        let out = lines(&through_with(big.as_bytes(), 100, 64, in_flight.clone()).await);
+        assert_eq!(out.len(), 2, "{out:?}");
+        let substitute: serde_json::Value = serde_json::from_str(&out[1]).expect("json");
+        assert_eq!(substitute["id"], 7);
+        assert_eq!(substitute["error"]["data"]["bytes"], big.len());
+        assert_eq!(in_flight.take_sole(), None, "answered");
+
+        // Two waiting: which one it answered is unknown, so none is failed (each then ends at
+        // its own timeout).
+        in_flight.sent(&ping(8));
+        in_flight.sent(&ping(9));
+        let out = lines(&through_with(big.as_bytes(), 100, 64, in_flight).await);
+        assert_eq!(out.len(), 1, "{out:?}");
     }
 }

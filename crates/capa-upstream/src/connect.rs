@@ -6,14 +6,13 @@ use std::time::Duration;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use crate::bounded::BoundedLines;
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
 use crate::limits::MAX_MESSAGE_BYTES;
+use crate::line_transport::LineTransport;
 use crate::spec::{UpstreamSpec, UpstreamTransport};
 use crate::stdio::ChildTransport;
 
@@ -105,11 +104,11 @@ pub(crate) async fn connect(
         }
         UpstreamTransport::InProcess { connect, .. } => {
             // The same bound as a child's stdout: an in-process server is ours, but one rule
-            // for every line transport keeps the limits in one place.
+            // for every line transport keeps the limits in one place. Our servers read what
+            // the hub reads, so a larger request is refused here rather than dropped unread
+            // there, which would leave its call waiting out its timeout.
             let (read, write) = tokio::io::split(connect());
-            let transport =
-                AsyncRwTransport::new_client(BoundedLines::new(read, MAX_MESSAGE_BYTES), write)
-                    .with_max_line_length(MAX_MESSAGE_BYTES);
+            let transport = LineTransport::new(read, write, Some(MAX_MESSAGE_BYTES));
             tokio::time::timeout(
                 CONNECT_TIMEOUT,
                 handler.serve_with_lifecycle(transport, lifecycle()),

@@ -43,7 +43,7 @@ pub enum UpstreamError {
         limit: usize,
     },
     /// One message of the upstream's answer nested arrays and objects deeper than the hub reads
-    /// ([`crate::bounded::MAX_JSON_DEPTH`], stdio). Not retryable: the same call gets the same
+    /// ([`crate::MAX_JSON_DEPTH`], stdio and the built-in demo). Not retryable: the same call gets the same
     /// answer.
     #[error(
         "`{source_id}` answered with a message nested {depth} levels deep; the hub reads at most {limit}"
@@ -52,6 +52,17 @@ pub enum UpstreamError {
         source_id: String,
         depth: u64,
         limit: u32,
+    },
+    /// The call's request was larger than the server reads in one message, so the hub did not
+    /// send it (the built-in demo reads what the hub does, [`crate::MAX_MESSAGE_BYTES`]). Not
+    /// retryable: the same arguments are refused again.
+    #[error(
+        "`{source_id}` was not called: its request is {bytes} bytes, over the {limit} bytes it reads per message; send less per call"
+    )]
+    ArgumentsTooLarge {
+        source_id: String,
+        bytes: u64,
+        limit: usize,
     },
 }
 
@@ -80,6 +91,7 @@ impl UpstreamError {
             Self::Protocol { .. } => "upstream_protocol",
             Self::TooLarge { .. } => "result_too_large",
             Self::TooDeep { .. } => "result_too_deep",
+            Self::ArgumentsTooLarge { .. } => "arguments_too_large",
         }
     }
 
@@ -112,7 +124,8 @@ impl UpstreamError {
 }
 
 /// The hub's own "too large" in an error: the answer [`crate::bounded::BoundedLines`] put in
-/// place of an oversized stdio line, or the HTTP client's refusal of an oversized JSON body.
+/// place of an oversized or too-deep line, the refusal of a request too large to send
+/// ([`crate::line_transport::LineTransport`]), or the HTTP client's refusal of an oversized JSON body.
 fn too_large(source_id: &str, error: &rmcp::ServiceError) -> Option<UpstreamError> {
     use rmcp::ServiceError as E;
     match error {
@@ -122,20 +135,26 @@ fn too_large(source_id: &str, error: &rmcp::ServiceError) -> Option<UpstreamErro
             if marker != crate::bounded::marker_token() {
                 return None;
             }
-            Some(
-                match data.get("depth").and_then(serde_json::Value::as_u64) {
-                    Some(depth) => UpstreamError::TooDeep {
-                        source_id: source_id.to_owned(),
-                        depth,
-                        limit: crate::bounded::MAX_JSON_DEPTH,
-                    },
-                    None => UpstreamError::TooLarge {
-                        source_id: source_id.to_owned(),
-                        bytes: data.get("bytes").and_then(serde_json::Value::as_u64),
-                        limit: crate::MAX_MESSAGE_BYTES,
-                    },
-                },
-            )
+            let number = |key| data.get(key).and_then(serde_json::Value::as_u64);
+            Some(if let Some(sent) = number("sent") {
+                UpstreamError::ArgumentsTooLarge {
+                    source_id: source_id.to_owned(),
+                    bytes: sent,
+                    limit: crate::MAX_MESSAGE_BYTES,
+                }
+            } else if let Some(depth) = number("depth") {
+                UpstreamError::TooDeep {
+                    source_id: source_id.to_owned(),
+                    depth,
+                    limit: crate::MAX_JSON_DEPTH,
+                }
+            } else {
+                UpstreamError::TooLarge {
+                    source_id: source_id.to_owned(),
+                    bytes: number("bytes"),
+                    limit: crate::MAX_MESSAGE_BYTES,
+                }
+            })
         }
         E::TransportSend(sent) => {
             use rmcp::transport::streamable_http_client::StreamableHttpError;

@@ -12,16 +12,19 @@ mod bounded;
 mod connect;
 mod error;
 mod handler;
+mod in_flight;
 mod limits;
+mod line_transport;
 mod progress;
+mod scan;
 mod spec;
 mod stdio;
 mod supervisor;
 
 pub use error::UpstreamError;
 pub use limits::{
-    MAX_DESCRIPTION_BYTES, MAX_MESSAGE_BYTES, MAX_SCHEMA_BYTES, MAX_TITLE_BYTES,
-    MAX_TOOL_LIST_BYTES, MAX_TOOL_NAME_BYTES, MAX_TOOL_PAGES, MAX_TOOLS,
+    MAX_DESCRIPTION_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_BYTES, MAX_SCHEMA_BYTES, MAX_TITLE_BYTES,
+    MAX_TOOL_LIST_BYTES, MAX_TOOL_NAME_BYTES, MAX_TOOL_NESTING, MAX_TOOL_PAGES, MAX_TOOLS,
 };
 pub use progress::{Progress, ProgressRouter, ProgressSink, call_tool_with_progress};
 pub use spec::{UpstreamSpec, UpstreamTransport};

@@ -8,6 +8,8 @@
 
 use rmcp::model::Tool;
 
+use crate::scan::{CUT_MARKER_KEY, CUT_MARKER_VALUE};
+
 /// One message from an upstream (a stdio line, an HTTP JSON body, an SSE event): 8 MiB. The
 /// model sees at most 24 KB of a run's result inline, so a larger answer helps only code that
 /// filters it, and the guest's 64 MB heap holds a parsed answer of 8 MiB a few times over; it
@@ -33,6 +35,15 @@ pub const MAX_TITLE_BYTES: usize = 256;
 /// (49 KB). A tool whose input schema is larger is skipped (its arguments could not be typed or
 /// checked); a larger output schema is dropped and the tool kept, its result untyped.
 pub const MAX_SCHEMA_BYTES: usize = 256 * 1024;
+/// The deepest nesting of arrays and objects in one message that rmcp's JSON decoder
+/// (serde_json, whose recursion limit is 128) reads; a deeper line is dropped by it like an
+/// oversized one (a test pins the value).
+pub const MAX_JSON_DEPTH: u32 = 127;
+/// Levels of nesting kept below a tool in a tool list (its input schema's root is level 1):
+/// deeper parts are cut as they stream in, each replaced by an empty schema that says so
+/// (`scan.rs`), so that the tool list parses and only the deep tool loses detail. The deepest
+/// schema in our catalogs has 18 levels; TypeScript declarations stop at 32 levels of schemas.
+pub const MAX_TOOL_NESTING: u32 = 64;
 
 /// Cuts described one line each; past this many they are only counted (a server that sends a
 /// million tools with overlong names must not fill the log and the status with a million
@@ -144,6 +155,7 @@ fn bound_tool(mut tool: Tool, cuts: &mut Cuts) -> Option<Tool> {
         ));
         return None;
     }
+    note_deep_cuts(&tool, cuts);
     if let Some(output) = &tool.output_schema {
         let size = json_bytes(output);
         if size > MAX_SCHEMA_BYTES {
@@ -176,6 +188,54 @@ fn bound_tool(mut tool: Tool, cuts: &mut Cuts) -> Option<Tool> {
         annotations.title = Some(ellipsize(title, MAX_TITLE_BYTES));
     }
     Some(tool)
+}
+
+/// Notes the parts of a tool's schemas that were cut while streaming in for nesting too deep
+/// (`scan.rs` put [`crate::scan::CUT_MARKER`] in their place).
+fn note_deep_cuts(tool: &Tool, cuts: &mut Cuts) {
+    let schemas = [
+        ("input", Some(tool.input_schema.as_ref())),
+        ("output", tool.output_schema.as_deref()),
+    ];
+    for (which, schema) in schemas {
+        let Some(schema) = schema else { continue };
+        let count = schema.values().map(count_cut_markers).sum::<usize>();
+        if count > 0 {
+            cuts.note(format!(
+                "cut {count} part{} of the {which} schema of `{}` nested deeper than \
+                 {MAX_TOOL_NESTING} levels; {} `unknown`",
+                if count == 1 { "" } else { "s" },
+                tool.name,
+                if count == 1 {
+                    "it is now"
+                } else {
+                    "they are now"
+                },
+            ));
+        }
+    }
+}
+
+/// Markers of a cut in `value`, found without recursion (a schema may nest up to
+/// [`MAX_JSON_DEPTH`] levels).
+fn count_cut_markers(value: &serde_json::Value) -> usize {
+    let mut count = 0;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            serde_json::Value::Object(map) => {
+                if map.get(CUT_MARKER_KEY).and_then(serde_json::Value::as_str)
+                    == Some(CUT_MARKER_VALUE)
+                {
+                    count += 1;
+                }
+                stack.extend(map.values());
+            }
+            serde_json::Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    count
 }
 
 /// `text` within `max` bytes: itself, or its longest prefix on a character boundary followed

@@ -1,5 +1,5 @@
-//! A stdio upstream: the child process and rmcp's line transport over its pipes, with the
-//! child's stdout read through [`BoundedLines`].
+//! A stdio upstream: the child process and the hub's line transport over its pipes
+//! ([`LineTransport`], which reads the child's stdout through `BoundedLines`).
 //!
 //! rmcp's `TokioChildProcess` does the same but builds its line transport itself, so neither
 //! its line cap nor its reader can be changed; this keeps its shutdown sequence (close stdin,
@@ -10,11 +10,9 @@ use std::time::Duration;
 
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
-use crate::bounded::BoundedLines;
-use crate::limits::MAX_MESSAGE_BYTES;
+use crate::line_transport::LineTransport;
 
 /// How long the child may take to exit after its stdin closed, and again after SIGTERM.
 const EXIT_WAIT: Duration = Duration::from_secs(3);
@@ -22,7 +20,7 @@ const EXIT_WAIT: Duration = Duration::from_secs(3);
 pub(crate) struct ChildTransport {
     /// `kill_on_drop`: a dropped transport takes its child with it.
     child: Child,
-    transport: AsyncRwTransport<RoleClient, BoundedLines<ChildStdout>, ChildStdin>,
+    transport: LineTransport<ChildStdout, ChildStdin>,
 }
 
 impl ChildTransport {
@@ -37,11 +35,9 @@ impl ChildTransport {
             return Err(std::io::Error::other("the child's stdio pipes are missing"));
         };
         let stderr = child.stderr.take();
-        // rmcp drops lines over its cap without buffering them; `BoundedLines` uses the same
-        // cap to know which lines those are and answers the call they belonged to.
-        let transport =
-            AsyncRwTransport::new_client(BoundedLines::new(stdout, MAX_MESSAGE_BYTES), stdin)
-                .with_max_line_length(MAX_MESSAGE_BYTES);
+        // What the child reads is its own business (its limits are not known): every request
+        // is sent.
+        let transport = LineTransport::new(stdout, stdin, None);
         Ok((Self { child, transport }, stderr))
     }
 

@@ -104,8 +104,17 @@ impl RunningHub {
             .chain(files.project.iter())
             .map(PathBuf::as_path)
             .collect();
-        theirs.len() == ours.len() && theirs.iter().zip(ours).all(|(a, b)| same_file(a, b))
+        same_files(&theirs, &ours)
     }
+}
+
+/// The same files, in any order: a hub that created the global file after it started (the
+/// app's first source) lists it after the others.
+fn same_files(theirs: &[PathBuf], ours: &[&Path]) -> bool {
+    theirs.len() == ours.len()
+        && ours
+            .iter()
+            .all(|ours| theirs.iter().any(|theirs| same_file(theirs, ours)))
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -126,5 +135,21 @@ pub async fn matching_hub(paths: &HubPaths, files: &ConfigFiles) -> Option<Runni
             "a hub is running with other capabilities files; using a hub inside this command instead"
         );
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_files_in_any_order_match() {
+        let global = PathBuf::from("/c/capabilities.yaml");
+        let project = PathBuf::from("/p/capabilities.yaml");
+        let theirs = [project.clone(), global.clone()];
+        assert!(same_files(&theirs, &[global.as_path(), project.as_path()]));
+        assert!(!same_files(&theirs, &[global.as_path()]));
+        assert!(!same_files(&[global.clone()], &[project.as_path()]));
+        assert!(same_files(&[], &[]));
     }
 }

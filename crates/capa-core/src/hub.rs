@@ -68,6 +68,8 @@ pub struct Hub {
     redactor: Arc<Redactor>,
     /// The sources served now; the API adds, replaces and removes them at run time.
     sources: RwLock<Vec<SourceDef>>,
+    /// Capabilities files sources were added from at run time (see [`Hub::files`]).
+    added_files: Mutex<Vec<std::path::PathBuf>>,
     notes: Notes,
     upstreams: Mutex<BTreeMap<UpstreamKey, Arc<Upstream>>>,
     problems: Mutex<BTreeMap<String, source_confirmation::SourceProblem>>,
@@ -148,6 +150,11 @@ impl Hub {
             .map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
         let (catalog, _) = watch::channel(Arc::new(Catalog::default()));
+        let runs = crate::runner::Runs::new(&paths.state_key(), paths.approvals_paused());
+        let asking = Arc::new(crate::approval::AskingRegistry::new(
+            store.clone(),
+            runs.owner(),
+        ));
         let hub = Arc::new(Self {
             config,
             paths: paths.clone(),
@@ -155,6 +162,7 @@ impl Hub {
             connections,
             redactor,
             sources: RwLock::new(sources),
+            added_files: Mutex::new(Vec::new()),
             notes: Notes::persistent(paths.demo_notes()),
             upstreams: Mutex::new(BTreeMap::new()),
             problems: Mutex::new(BTreeMap::new()),
@@ -164,8 +172,8 @@ impl Hub {
             started: watch::channel(false).0,
             policy,
             tool_index: tokio::sync::Mutex::new(None),
-            runs: crate::runner::Runs::new(&paths.state_key(), paths.approvals_paused()),
-            asking: Arc::default(),
+            runs,
+            asking,
         });
         // The hub's own secrets are secrets too: a filesystem source rooted above the data dir
         // must not hand the token or the state key to a model.

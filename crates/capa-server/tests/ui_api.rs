@@ -35,7 +35,11 @@ struct Ui {
 
 /// A hub whose global capabilities file (with a comment) is in a temp dir, served on loopback.
 async fn serve_ui(keychain: capa_secrets::Keychain) -> Ui {
-    let served = support::serve_hub_with(HubFiles::Global(GLOBAL), keychain).await;
+    serve_ui_with(HubFiles::Global(GLOBAL), keychain).await
+}
+
+async fn serve_ui_with(files: HubFiles<'_>, keychain: capa_secrets::Keychain) -> Ui {
+    let served = support::serve_hub_with(files, keychain).await;
     let base = format!("http://{}", served.server.addr);
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -393,6 +397,57 @@ async fn a_source_added_through_the_api_serves_its_tools_and_the_file_keeps_its_
         !addresses.iter().any(|a| a.starts_with("everything.")),
         "{addresses:?}"
     );
+    ui.server.shutdown().await;
+}
+
+/// On a fresh install the hub starts with no capabilities file; the Sources page's first source
+/// creates the global one. From then on the hub says it reads that file, so `capa mcp` and the
+/// CLI (which now find the file) forward to this hub instead of starting one of their own —
+/// also once the source is removed again and the file stays.
+#[tokio::test]
+async fn the_first_source_added_in_the_ui_makes_the_global_file_one_the_hub_reads() {
+    let ui = serve_ui_with(HubFiles::NoneYet, capa_secrets::Keychain::default()).await;
+    let files = |ui: &Ui| {
+        let request = ui
+            .client
+            .get(format!("{}/api/config", ui.base))
+            .bearer_auth(&ui.token);
+        async move {
+            let config: Value = request
+                .send()
+                .await
+                .expect("config")
+                .json()
+                .await
+                .expect("json");
+            config["files"].clone()
+        }
+    };
+    assert_eq!(files(&ui).await, json!([]), "a fresh install reads no file");
+    let session = ui.login().await;
+    let added = ui
+        .with_session(reqwest::Method::POST, "/api/sources", &session)
+        .json(&json!({"id": "echo", "command": "node", "args": ["-e", ""]}))
+        .send()
+        .await
+        .expect("add");
+    assert_eq!(
+        added.status(),
+        StatusCode::OK,
+        "{}",
+        added.text().await.unwrap_or_default()
+    );
+    let global = ui.hub.paths().global_config();
+    assert!(global.is_file(), "the first source creates the global file");
+    assert_eq!(files(&ui).await, json!([global]));
+    let removed = ui
+        .with_session(reqwest::Method::DELETE, "/api/sources/echo", &session)
+        .send()
+        .await
+        .expect("remove");
+    assert_eq!(removed.status(), StatusCode::OK);
+    assert!(global.is_file());
+    assert_eq!(files(&ui).await, json!([global]), "still read once emptied");
     ui.server.shutdown().await;
 }
 

@@ -6,6 +6,7 @@
 
 mod approvals;
 mod calls;
+mod claims;
 mod connections;
 mod migrations;
 mod policy;
@@ -16,6 +17,7 @@ use std::sync::{Mutex, MutexGuard};
 
 pub use approvals::{ApprovalRecord, ApprovalStatus};
 pub use calls::{CallRecord, CallStatus, RecordedCall};
+pub use claims::InputClaim;
 pub use connections::ConnectionRecord;
 pub use policy::TrustedProjectSource;
 pub use runs::{JournalEntry, RunFilter, RunOwner, RunRecord, RunSummary};

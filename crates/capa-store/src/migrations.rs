@@ -168,11 +168,20 @@ const MIGRATIONS: &[&str] = &[
     // desktop app's and a project's), so a hub that starts can tell a run whose process died
     // mid-attempt (it becomes `interrupted`) from one another hub is running; and journal
     // entries written before a call is made (`in_flight`), so a replay after a crash knows
-    // which calls may have taken effect without an answer.
+    // which calls may have taken effect without an answer; and which hub's client form is
+    // asking about a pending input now (`input_claims`), so the desktop app's popup waits for a
+    // form shown by another hub's client too. `until_ms` NULL: until the claim is released.
     r#"
     ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
     ALTER TABLE runs ADD COLUMN owner_started_ms INTEGER;
     ALTER TABLE run_calls ADD COLUMN in_flight INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE input_claims (
+        approval_id      TEXT PRIMARY KEY,
+        owner_pid        INTEGER NOT NULL,
+        owner_started_ms INTEGER NOT NULL,
+        channel          TEXT NOT NULL,
+        until_ms         INTEGER
+    );
     "#,
 ];
 

@@ -4,18 +4,23 @@
 //! claims the input while the form is up; the desktop popup and the approval page stay closed for
 //! it (the tray says "answer in <client>") and open when the claim ends: the form was declined,
 //! cancelled or timed out. A decision from any channel ends the input, and with it every claim.
+//!
+//! Claims live in memory and are mirrored in the store (`input_claims`), because several hubs may
+//! share one data dir: the desktop app's popup must also wait while a project hub's client shows
+//! its form. Another process's claim counts while that process is alive.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use capa_store::{InputClaim, RunOwner, Store};
+use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
 use crate::hub::Hub;
 
 /// A channel that can put an approval in front of a person.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum AskingChannel {
     /// The client's own form; `client` is its name as it introduced itself.
@@ -52,21 +57,58 @@ pub(crate) struct AskingRegistry {
     claims: Mutex<HashMap<String, Claim>>,
     serial: Mutex<u64>,
     changed: watch::Sender<u64>,
+    /// Where the claims are mirrored for other hubs, as this process.
+    store: Arc<Store>,
+    owner: RunOwner,
 }
 
-impl Default for AskingRegistry {
-    fn default() -> Self {
+impl AskingRegistry {
+    pub(crate) fn new(store: Arc<Store>, owner: RunOwner) -> Self {
         Self {
             claims: Mutex::new(HashMap::new()),
             serial: Mutex::new(0),
             changed: watch::channel(0).0,
+            store,
+            owner,
         }
     }
-}
 
-impl AskingRegistry {
     fn bump(&self) {
         self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    fn mirror(&self, approval_id: &str, channel: &AskingChannel, until: Option<Duration>) {
+        let claim = InputClaim {
+            approval_id: approval_id.to_owned(),
+            owner: self.owner,
+            channel: serde_json::to_string(channel).unwrap_or_default(),
+            until_ms: until.map(|u| crate::runner::now_ms() + u.as_millis() as i64),
+        };
+        if let Err(e) = self.store.put_input_claim(&claim) {
+            tracing::warn!(error = %e, approval = approval_id, "could not record a form's claim for other hubs");
+        }
+    }
+
+    fn unmirror(&self, approval_id: &str) {
+        if let Err(e) = self.store.drop_input_claim(approval_id, self.owner) {
+            tracing::warn!(error = %e, approval = approval_id, "could not end a form's claim for other hubs");
+        }
+    }
+
+    /// The claim another live hub process holds on `approval_id`, if any.
+    fn elsewhere(&self, approval_id: &str) -> Option<AskingChannel> {
+        let claim = self
+            .store
+            .input_claim(approval_id, crate::runner::now_ms())
+            .ok()
+            .flatten()?;
+        if claim.owner == self.owner
+            || crate::runner::progress(Some(claim.owner), self.owner)
+                == crate::runner::Progress::Orphaned
+        {
+            return None;
+        }
+        serde_json::from_str(&claim.channel).ok()
     }
 
     fn current(&self, approval_id: &str) -> Option<AskingChannel> {
@@ -92,6 +134,7 @@ impl AskingRegistry {
             }
         };
         if removed {
+            self.unmirror(approval_id);
             self.bump();
         }
     }
@@ -133,10 +176,10 @@ impl Hub {
         limit: Option<Duration>,
     ) -> Option<AskingClaim> {
         let registry = self.asking_registry();
-        if registry
+        let current = registry
             .current(approval_id)
-            .is_some_and(|current| current != channel)
-        {
+            .or_else(|| registry.elsewhere(approval_id));
+        if current.is_some_and(|current| current != channel) {
             return None;
         }
         let serial = {
@@ -154,11 +197,12 @@ impl Hub {
             .insert(
                 approval_id.to_owned(),
                 Claim {
-                    channel,
+                    channel: channel.clone(),
                     serial,
                     until: limit.map(|l| Instant::now() + l),
                 },
             );
+        registry.mirror(approval_id, &channel, limit);
         registry.bump();
         Some(AskingClaim {
             registry: registry.clone(),
@@ -178,6 +222,7 @@ impl Hub {
             .remove(approval_id)
             .is_some();
         if removed {
+            registry.unmirror(approval_id);
             registry.bump();
         }
     }
@@ -185,7 +230,10 @@ impl Hub {
     /// The channel that asks about `approval_id` now, if any: the popup and the page wait
     /// while a client's form is up.
     pub fn asking_channel(&self, approval_id: &str) -> Option<AskingChannel> {
-        self.asking_registry().current(approval_id)
+        let registry = self.asking_registry();
+        registry
+            .current(approval_id)
+            .or_else(|| registry.elsewhere(approval_id))
     }
 
     /// Changes whenever a claim starts or ends.

@@ -56,6 +56,23 @@ impl Hub {
             .clone()
     }
 
+    /// The capabilities files this hub reads: those it started with, plus any file a source
+    /// was added from since (the app's Sources page creates the global file with the first
+    /// source a person adds). `capa mcp` and the CLI forward to this hub when these are theirs.
+    pub fn files(&self) -> Vec<std::path::PathBuf> {
+        let mut files = self.config.files.clone();
+        let added = self
+            .added_files
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for file in added.iter() {
+            if !files.contains(file) {
+                files.push(file.clone());
+            }
+        }
+        files
+    }
+
     /// Whether a source (the demo included) is served under `id`.
     pub fn has_source(&self, id: &str) -> bool {
         self.source_defs().iter().any(|d| d.id == id)
@@ -77,6 +94,16 @@ impl Hub {
     pub fn add_source(&self, config: SourceConfig, by: ChangedBy) -> Result<(), SourceChangeError> {
         if by == ChangedBy::Person {
             self.record_confirmed(&config);
+        }
+        {
+            // Read from now on, even once its sources are removed again.
+            let mut added = self
+                .added_files
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if !added.contains(&config.file) {
+                added.push(config.file.clone());
+            }
         }
         let def = def_of(config);
         {

@@ -25,8 +25,8 @@ use capa_store::RunRecord;
 
 pub use envelope::Envelope;
 use host::HubHost;
-use lifecycle::Progress;
 pub(crate) use lifecycle::interrupt_orphans;
+pub(crate) use lifecycle::{Progress, progress};
 pub use preview::{is_secret_name, preview};
 pub use runs::{PageOpener, Runs};
 

@@ -40,6 +40,8 @@ pub enum HubFiles<'a> {
     Only(&'a str),
     /// The user's global file in the hub's config dir (the one the UI's source edits write).
     Global(&'a str),
+    /// No file yet, as on a fresh install: the UI's first source creates the global file.
+    NoneYet,
 }
 
 /// [`serve_hub`] with the file in the place `files` says and with `keychain`.
@@ -60,6 +62,10 @@ pub async fn serve_hub_with(files: HubFiles<'_>, keychain: capa_secrets::Keychai
                 project: None,
                 ..ConfigFiles::default()
             }
+        }
+        HubFiles::NoneYet => {
+            std::fs::create_dir_all(&paths.config_dir).expect("config dir");
+            ConfigFiles::default()
         }
     };
     let config = capa_config::load(&files).expect("config");

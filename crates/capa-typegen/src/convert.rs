@@ -1,7 +1,7 @@
 //! JSON Schema (draft-07 and 2020-12, plus OpenAPI's `nullable`) to the [`Ty`] language. Never
 //! fails: what cannot be expressed becomes `unknown` with a short note.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -11,10 +11,17 @@ use crate::keywords::Keywords;
 use crate::model::Builder;
 use crate::ty::{ObjNode, Prop, Ty};
 
-/// Deeper schemas are not followed; real tool schemas nest far less.
+/// Deeper schemas are not followed; real tool schemas nest far less. Every step counts as a
+/// level (a property, an item, a combinator branch, a `$ref`), so this bounds the recursion of
+/// the converter, and so the depth of every [`Ty`] the renderer walks, whatever the input.
 const MAX_LEVEL: usize = 32;
-/// Schema nodes converted per document before the rest becomes `unknown`.
+/// The note on a part cut by [`MAX_LEVEL`] (a test keeps the number in step).
+const TOO_DEEP: &str = "nested deeper than 32 levels";
+/// Schema nodes converted per document before the rest becomes `unknown`: `$ref`s convert
+/// each target once, so this bounds the work a document can cause, cycles and fan-out included.
 const MAX_NODES: usize = 5_000;
+/// The note on a part cut by [`MAX_NODES`] (a test keeps the number in step).
+const TOO_LARGE: &str = "schema has over 5000 parts";
 
 /// Converts one schema document (a tool's input or output schema); `$ref`s resolve against it.
 pub(crate) struct Converter<'b, 'a> {
@@ -105,11 +112,11 @@ impl<'b, 'a> Converter<'b, 'a> {
 
     fn conv(&mut self, schema: &'a Value, at: At<'_>) -> Ty {
         if at.level > MAX_LEVEL {
-            return Ty::Unsupported("nested too deep");
+            return Ty::Unsupported(TOO_DEEP);
         }
         self.nodes += 1;
         if self.nodes > MAX_NODES {
-            return Ty::Unsupported("schema too large");
+            return Ty::Unsupported(TOO_LARGE);
         }
         match schema {
             Value::Bool(true) => Ty::Unknown,
@@ -223,7 +230,8 @@ impl<'b, 'a> Converter<'b, 'a> {
     }
 
     fn conv_object(&mut self, map: &Keywords<'a>, at: At<'_>) -> Ty {
-        let required: Vec<&str> = map
+        // A set: a hostile schema may list thousands of properties and as many required names.
+        let required: HashSet<&str> = map
             .required
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
@@ -234,7 +242,7 @@ impl<'b, 'a> Converter<'b, 'a> {
         for (key, schema) in declared.into_iter().flatten() {
             let path = format!("{}{}", at.path, pascal_case(key));
             let ty = self.conv(schema, at.child(&path, true));
-            let optional = !required.contains(&key.as_str());
+            let optional = !required.contains(key.as_str());
             let prop = Prop {
                 key: key.clone(),
                 ty,
@@ -385,7 +393,9 @@ impl<'b, 'a> Converter<'b, 'a> {
 }
 
 /// TypeScript requires every declared property to fit the index signature; widen the index
-/// type to a short union of them, or to `unknown`.
+/// type to a short union of them, or to `unknown`. A union that would repeat an object (even
+/// inside an array) is `unknown` too: the renderer writes such an object out again for each
+/// mention, and an object whose index repeats its children, nested, doubles per level.
 fn compatible_index(index: Ty, props: &[Prop]) -> Ty {
     let mut members = vec![index];
     for prop in props {
@@ -395,10 +405,8 @@ fn compatible_index(index: Ty, props: &[Prop]) -> Ty {
         }
     }
     match Ty::union(members) {
-        Ty::Union(list) if list.len() > 4 || list.iter().any(|t| matches!(t, Ty::Object(_))) => {
-            Ty::Unknown
-        }
-        Ty::Object(_) => Ty::Unknown,
+        Ty::Union(list) if list.len() > 4 || list.iter().any(Ty::has_object) => Ty::Unknown,
+        ty if ty.has_object() => Ty::Unknown,
         ty => ty,
     }
 }
@@ -472,6 +480,12 @@ fn refers_to_root(value: &Value, level: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notes_name_the_bounds() {
+        assert!(TOO_DEEP.contains(&MAX_LEVEL.to_string()));
+        assert!(TOO_LARGE.contains(&MAX_NODES.to_string()));
+    }
 
     #[test]
     fn decodes_percent_escapes() {

@@ -112,7 +112,94 @@ fn tags(keywords: &Keywords<'_>) -> String {
 
 /// A JSON value on one short line (`"open"`, `30`, `["a","b"]`).
 fn short_json(value: &Value, max: usize) -> String {
-    one_line(&value.to_string(), max)
+    one_line(&json_prefix(value, max + 1), max)
+}
+
+/// An array or object being written by [`json_prefix`].
+enum Open<'v> {
+    Array(std::slice::Iter<'v, Value>),
+    Object(serde_json::map::Iter<'v>),
+}
+
+/// The compact JSON text of `value` as serde_json writes it, or a prefix of it at least
+/// `at_least` characters long. Iterative and stopping early: a `default` may be megabytes long
+/// or nested far deeper than serde_json's serializer (which recurses) can take, and only a few
+/// dozen characters of it are shown.
+fn json_prefix(value: &Value, at_least: usize) -> String {
+    let mut out = String::new();
+    let mut chars = 0;
+    let mut write = |out: &mut String, text: &str| {
+        out.push_str(text);
+        chars += text.chars().count();
+        chars >= at_least
+    };
+    let mut open: Vec<(Open, bool)> = Vec::new();
+    let mut next = Some(value);
+    loop {
+        if let Some(value) = next.take() {
+            let full = match value {
+                Value::Array(items) => {
+                    open.push((Open::Array(items.iter()), true));
+                    write(&mut out, "[")
+                }
+                Value::Object(members) => {
+                    open.push((Open::Object(members.iter()), true));
+                    write(&mut out, "{")
+                }
+                Value::String(text) => write(&mut out, &quoted_prefix(text, at_least)),
+                scalar => write(&mut out, &scalar.to_string()),
+            };
+            if full {
+                break;
+            }
+            continue;
+        }
+        let Some((container, first)) = open.last_mut() else {
+            break;
+        };
+        let comma = if std::mem::take(first) { "" } else { "," };
+        let full = match container {
+            Open::Array(items) => match items.next() {
+                Some(item) => {
+                    next = Some(item);
+                    write(&mut out, comma)
+                }
+                None => {
+                    open.pop();
+                    write(&mut out, "]")
+                }
+            },
+            Open::Object(members) => match members.next() {
+                Some((key, member)) => {
+                    next = Some(member);
+                    let key = quoted_prefix(key, at_least);
+                    write(&mut out, comma) || write(&mut out, &key) || write(&mut out, ":")
+                }
+                None => {
+                    open.pop();
+                    write(&mut out, "}")
+                }
+            },
+        };
+        if full {
+            break;
+        }
+    }
+    out
+}
+
+/// `text` as a JSON string literal, or the start of one when `text` is longer than `max`
+/// characters (then the literal is longer than `max` too).
+fn quoted_prefix(text: &str, max: usize) -> String {
+    let quote = |text: &str| serde_json::to_string(text).unwrap_or_default();
+    match text.char_indices().nth(max) {
+        Some((end, _)) => {
+            let mut start = quote(&text[..end]);
+            start.pop();
+            start
+        }
+        None => quote(text),
+    }
 }
 
 fn one_line(text: &str, max: usize) -> String {
@@ -259,6 +346,45 @@ mod tests {
             out,
             "/**\n * Matches a/*\\/b *\\/ paths.\n *\n *   Second paragraph.\n * MCP name: x-y\n */\n"
         );
+    }
+
+    #[test]
+    fn json_prefixes_match_serde_json() {
+        let value = json!({"a": [1, 2.5, null, true], "b\"\n": {"c": "x\u{1}y", "d": []}, "e": {}});
+        let text = value.to_string();
+        assert_eq!(json_prefix(&value, 1_000), text);
+        for n in 1..text.len() {
+            let prefix = json_prefix(&value, n);
+            assert!(text.starts_with(&prefix), "{n}: {prefix}");
+            assert!(prefix.chars().count() >= n, "{n}: {prefix}");
+        }
+        assert_eq!(short_json(&json!("x".repeat(100_000)), 10), "\"xxxxxxxx…");
+    }
+
+    #[test]
+    fn a_default_nested_a_hundred_thousand_levels_is_shown_short() {
+        // Built and dropped on a thread with a large stack: serde_json's own `Drop` of such a
+        // value recurses. `json_prefix` itself does not, which the small stack below proves.
+        let doc = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(|| {
+                let mut deep = json!(1);
+                for _ in 0..100_000 {
+                    deep = Value::Array(vec![deep]);
+                }
+                let schema = json!({"default": deep});
+                let doc = std::thread::Builder::new()
+                    .stack_size(64 << 10)
+                    .spawn(move || (Doc::from_schema(&schema), schema))
+                    .expect("spawn")
+                    .join()
+                    .expect("no overflow");
+                doc.0
+            })
+            .expect("spawn")
+            .join()
+            .expect("join");
+        assert_eq!(doc.tags, format!("@default {}…", "[".repeat(59)));
     }
 
     #[test]

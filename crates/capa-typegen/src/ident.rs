@@ -2,7 +2,7 @@
 //! TypeScript names. The sandbox exposes tools under the same member names, so every rule here
 //! is deterministic and depends only on the names themselves (and, for clashes, catalog order).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Words that cannot name a binding (or a `declare namespace`) in strict-mode TypeScript. The
 /// primitive type names are included because `declare namespace string` is rejected too.
@@ -114,17 +114,24 @@ pub fn js_identifier(name: &str) -> String {
 /// keeps the plain form. The same function maps the namespaces of a catalog to global names.
 pub fn member_names(tool_names: &[&str]) -> Vec<String> {
     let mut taken = HashSet::with_capacity(tool_names.len());
+    // Base → the suffix to try next: names are never freed, so every smaller suffix is still
+    // taken, and 5,000 tools of one identifier form cost 5,000 tries, not 12 million.
+    let mut next_suffix: HashMap<String, usize> = HashMap::new();
     tool_names
         .iter()
         .map(|name| {
             let base = js_identifier(name);
-            let mut candidate = base.clone();
-            let mut n = 2;
-            while !taken.insert(candidate.clone()) {
-                candidate = format!("{base}_{n}");
-                n += 1;
+            if taken.insert(base.clone()) {
+                return base;
             }
-            candidate
+            let n = next_suffix.entry(base.clone()).or_insert(2);
+            loop {
+                let candidate = format!("{base}_{n}");
+                *n += 1;
+                if taken.insert(candidate.clone()) {
+                    return candidate;
+                }
+            }
         })
         .collect()
 }

@@ -45,6 +45,9 @@ pub(crate) struct Builder<'a> {
     pub objects: Vec<ObjNode>,
     pub types: Vec<NamedType>,
     names: HashSet<String>,
+    /// Base name → the suffix to try next, so that a thousand `Item`s cost a thousand tries,
+    /// not half a million (names are never freed, so every smaller suffix stays taken).
+    next_suffix: HashMap<String, usize>,
     /// `$defs` key → (definition, the `$defs`/`definitions` of its document, type), so that
     /// tools publishing the same definitions share one named type.
     defs: HashMap<String, Vec<SharedDef<'a>>>,
@@ -58,13 +61,17 @@ type DefScope<'a> = [Option<&'a Value>; 2];
 impl<'a> Builder<'a> {
     /// `base`, or `base2`, `base3`, … when taken.
     pub(crate) fn alloc(&mut self, base: &str) -> String {
-        let mut name = base.to_owned();
-        let mut n = 2;
-        while !self.names.insert(name.clone()) {
-            name = format!("{base}{n}");
-            n += 1;
+        if self.names.insert(base.to_owned()) {
+            return base.to_owned();
         }
-        name
+        let n = self.next_suffix.entry(base.to_owned()).or_insert(2);
+        loop {
+            let name = format!("{base}{n}");
+            *n += 1;
+            if self.names.insert(name.clone()) {
+                return name;
+            }
+        }
     }
 
     pub(crate) fn new_named(&mut self, base: &str) -> usize {
@@ -87,7 +94,7 @@ impl<'a> Builder<'a> {
         self.defs
             .get(key)?
             .iter()
-            .find_map(|(d, s, id)| (*d == def && *s == scope).then_some(*id))
+            .find_map(|(d, s, id)| (same_json(d, def) && same_scope(s, &scope)).then_some(*id))
     }
 
     pub(crate) fn remember_def(&mut self, key: &str, def: &'a Value, root: &'a Value, id: usize) {
@@ -102,6 +109,45 @@ fn def_scope(root: &Value) -> DefScope<'_> {
     [root.get("$defs"), root.get("definitions")]
 }
 
+fn same_scope(a: &DefScope<'_>, b: &DefScope<'_>) -> bool {
+    a.iter().zip(b).all(|pair| match pair {
+        (Some(a), Some(b)) => same_json(a, b),
+        (None, None) => true,
+        _ => false,
+    })
+}
+
+/// `a == b` for JSON values (object members in any order, as serde_json compares), without
+/// recursion: the derived comparison recurses once per level of nesting, and a schema may nest
+/// arbitrarily deep.
+fn same_json(a: &Value, b: &Value) -> bool {
+    let mut pending = vec![(a, b)];
+    while let Some((a, b)) = pending.pop() {
+        if std::ptr::eq(a, b) {
+            continue;
+        }
+        match (a, b) {
+            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+                pending.extend(a.iter().zip(b));
+            }
+            (Value::Object(a), Value::Object(b)) if a.len() == b.len() => {
+                for (key, a) in a {
+                    let Some(b) = b.get(key) else {
+                        return false;
+                    };
+                    pending.push((a, b));
+                }
+            }
+            (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => {
+                return false;
+            }
+            (a, b) if a != b => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
 impl<'a> Model<'a> {
     /// Converts the tools of one namespace, given in catalog order.
     pub(crate) fn build(namespace: &'a str, ident: String, tools: &[&ToolSpec<'a>]) -> Self {
@@ -109,6 +155,7 @@ impl<'a> Model<'a> {
             objects: Vec::new(),
             types: Vec::new(),
             names: HashSet::new(),
+            next_suffix: HashMap::new(),
             defs: HashMap::new(),
         };
         let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
@@ -176,35 +223,69 @@ fn all_optional(builder: &Builder<'_>, input: &Ty) -> bool {
     }
 }
 
+/// Named types one alias walk may visit before the alias counts as circular: real aliases
+/// reach a handful; a hostile chain of thousands would make the walks quadratic.
+const MAX_ALIAS_WALK: usize = 256;
+
 /// `type A = B | string; type B = A[] | A` is fine for arrays but not for bare unions and
 /// intersections: TypeScript rejects an alias that refers to itself without an object, array
-/// or tuple in between. Such aliases become `unknown`.
+/// or tuple in between. Such aliases become `unknown`, and so does one whose walk reaches more
+/// than [`MAX_ALIAS_WALK`] named types (`unknown` is always valid).
 fn break_alias_cycles(types: &mut [NamedType]) {
+    // One `seen` for all walks, reset through `visited`: a fresh vector per type would make a
+    // namespace of many types quadratic even when no alias refers to another.
+    let mut seen = vec![false; types.len()];
+    let mut visited = Vec::new();
     for id in 0..types.len() {
-        let mut seen = vec![false; types.len()];
-        if reaches(types, &types[id].body, id, &mut seen) {
-            types[id].body = Ty::Unsupported("circular alias");
+        let walk = reaches(types, id, &mut seen, &mut visited);
+        for v in visited.drain(..) {
+            seen[v] = false;
+        }
+        match walk {
+            Walk::Clear => {}
+            Walk::Cycle => types[id].body = Ty::Unsupported("circular alias"),
+            Walk::TooLong => types[id].body = Ty::Unsupported("alias too complex"),
         }
     }
 }
 
-fn reaches(types: &[NamedType], ty: &Ty, target: usize, seen: &mut [bool]) -> bool {
-    match ty {
-        Ty::Union(list) | Ty::Intersection(list) => {
-            list.iter().any(|t| reaches(types, t, target, seen))
-        }
-        Ty::Named(id) => {
-            if *id == target {
-                return true;
+enum Walk {
+    Clear,
+    Cycle,
+    TooLong,
+}
+
+/// Whether the alias `target` reaches itself through unions, intersections and other aliases;
+/// iterative, with `seen` marking the types visited (listed in `visited`).
+fn reaches(
+    types: &[NamedType],
+    target: usize,
+    seen: &mut [bool],
+    visited: &mut Vec<usize>,
+) -> Walk {
+    let Some(start) = types.get(target) else {
+        return Walk::Clear;
+    };
+    let mut pending: Vec<&Ty> = vec![&start.body];
+    while let Some(ty) = pending.pop() {
+        match ty {
+            Ty::Union(list) | Ty::Intersection(list) => pending.extend(list),
+            Ty::Named(id) if *id == target => return Walk::Cycle,
+            Ty::Named(id) => {
+                if seen.get(*id).copied().unwrap_or(true) {
+                    continue;
+                }
+                if visited.len() >= MAX_ALIAS_WALK {
+                    return Walk::TooLong;
+                }
+                seen[*id] = true;
+                visited.push(*id);
+                if let Some(named) = types.get(*id) {
+                    pending.push(&named.body);
+                }
             }
-            if seen.get(*id).copied().unwrap_or(true) {
-                return false;
-            }
-            seen[*id] = true;
-            types
-                .get(*id)
-                .is_some_and(|t| reaches(types, &t.body, target, seen))
+            _ => {}
         }
-        _ => false,
     }
+    Walk::Clear
 }

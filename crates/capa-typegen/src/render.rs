@@ -12,6 +12,16 @@ use crate::ty::{ObjNode, Ty};
 /// Objects that fit on one line this short, without docs, are written on one line.
 const ONE_LINE_MAX: usize = 100;
 
+/// The most one method, declaration or signature may write, in bytes of property lines (docs,
+/// key, indentation) and literals, plus one per type: 30 times the largest real tool's
+/// declarations (8.8 KB, over `tests/fixtures/catalogs`). The converter bounds how deep and how
+/// many parts a schema has; this bounds what they print (long docs, a type written out at each
+/// mention). Past it the rest of the item is `unknown`, so no schema makes one item hang or
+/// grow without bound, and other items are not affected.
+const MAX_ITEM_BYTES: usize = 256 * 1024;
+/// The note on the first part cut by [`MAX_ITEM_BYTES`].
+const TOO_LARGE: &str = "too large to show: over 256 KiB of declarations";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Settings {
     /// Objects with a path name this deep or deeper are referenced by name, not shown.
@@ -54,6 +64,8 @@ pub(crate) struct Renderer<'m, 'a> {
     pub declared_elsewhere: HashSet<TypeRef>,
     /// Object depth of the root being rendered (declarations of deep objects start there).
     base_depth: usize,
+    /// What the current item has written, against [`MAX_ITEM_BYTES`].
+    spent: usize,
 }
 
 impl<'m, 'a> Renderer<'m, 'a> {
@@ -67,7 +79,23 @@ impl<'m, 'a> Renderer<'m, 'a> {
             not_shown_set: HashSet::new(),
             declared_elsewhere: HashSet::new(),
             base_depth: 0,
+            spent: 0,
         }
+    }
+
+    fn over_budget(&self) -> bool {
+        self.spent > MAX_ITEM_BYTES
+    }
+
+    /// `unknown` for a part past [`MAX_ITEM_BYTES`]; the first such part says why.
+    fn cut_here(&mut self, out: &mut String) {
+        out.push_str("unknown");
+        if self.settings.comments && self.spent != usize::MAX {
+            out.push_str(" /* ");
+            out.push_str(TOO_LARGE);
+            out.push_str(" */");
+        }
+        self.spent = usize::MAX;
     }
 
     /// Marks a type as declared by this output, so it is not queued again.
@@ -85,6 +113,7 @@ impl<'m, 'a> Renderer<'m, 'a> {
             write_jsdoc(out, "\t", &tool.doc, extra, self.settings.docs);
         }
         self.base_depth = 0;
+        self.spent = 0;
         out.push('\t');
         out.push_str(&tool.member);
         out.push_str(if tool.input_optional {
@@ -107,6 +136,7 @@ impl<'m, 'a> Renderer<'m, 'a> {
             return;
         };
         self.base_depth = 0;
+        self.spent = 0;
         out.push_str(&self.model.ident);
         out.push('.');
         out.push_str(&tool.member);
@@ -148,6 +178,7 @@ impl<'m, 'a> Renderer<'m, 'a> {
         {
             write_jsdoc(out, "\t", doc, &[], self.settings.docs);
         }
+        self.spent = 0;
         match body {
             Ty::Object(id) => {
                 let Some(object) = model.objects.get(id) else {
@@ -187,6 +218,13 @@ impl<'m, 'a> Renderer<'m, 'a> {
     }
 
     fn ty(&mut self, out: &mut String, ty: &Ty, indent: usize) {
+        self.spent = self.spent.saturating_add(1);
+        // A reference is only a name (what it names is an item of its own), so a tool cut for
+        // size still names its result type.
+        if self.over_budget() && !matches!(ty, Ty::Named(_)) {
+            self.cut_here(out);
+            return;
+        }
         match ty {
             Ty::Unknown => out.push_str("unknown"),
             Ty::Never => out.push_str("never"),
@@ -199,7 +237,10 @@ impl<'m, 'a> Renderer<'m, 'a> {
                 }
             }
             Ty::Prim(name) => out.push_str(name),
-            Ty::Literal(text) => out.push_str(text),
+            Ty::Literal(text) => {
+                self.spent = self.spent.saturating_add(text.len());
+                out.push_str(text);
+            }
             Ty::Array(item) => {
                 let wrap = matches!(**item, Ty::Union(_) | Ty::Intersection(_));
                 self.wrapped(out, item, indent, wrap);
@@ -315,17 +356,35 @@ impl<'m, 'a> Renderer<'m, 'a> {
             Some(max) if object.depth == self.base_depth => max.min(object.props.len()),
             _ => object.props.len(),
         };
+        let mut written = 0;
         for prop in &object.props[..shown] {
+            if self.over_budget() {
+                break;
+            }
+            let start = body.len();
             if self.settings.comments {
                 write_jsdoc(&mut body, &inner, &prop.doc, &[], self.settings.docs);
             }
             body.push_str(&inner);
             body.push_str(&property_key(&prop.key));
             body.push_str(if prop.optional { "?: " } else { ": " });
+            self.spent = self.spent.saturating_add(body.len() - start);
+            if self.over_budget() {
+                body.truncate(start);
+                break;
+            }
             self.ty(&mut body, &prop.ty, indent + 1);
             body.push_str(";\n");
+            written += 1;
         }
-        if shown < object.props.len() {
+        if written < shown {
+            // Cut for size: the properties not written are admitted by an open index, so the
+            // type stays valid (and only wider).
+            body.push_str(&inner);
+            body.push_str("[key: string]: ");
+            self.cut_here(&mut body);
+            body.push_str(";\n");
+        } else if shown < object.props.len() {
             body.push_str(&inner);
             body.push_str("…\n");
         } else if let Some(index) = &object.index {

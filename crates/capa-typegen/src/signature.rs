@@ -33,7 +33,9 @@ pub fn signature_line(tool: &ToolSpec, max_chars: usize) -> String {
             return line;
         }
     }
-    let props = root_props(&model);
+    // Each shown property takes more than one character, so more than `max_chars` of them
+    // never fit: a tool with thousands of properties costs a few hundred tries, not thousands.
+    let props = root_props(&model).min(max_chars.saturating_add(1));
     for max_props in (0..props).rev() {
         let line = render(&model, settings(Some(1), Some(max_props)));
         if fits(&line) {

@@ -85,6 +85,25 @@ impl Ty {
     pub(crate) fn with_null(self) -> Ty {
         Ty::union(vec![self, Ty::Prim("null")])
     }
+
+    /// Whether an object of the arena is written out somewhere inside (named types are only
+    /// referenced). Recursion is bounded by the converter's nesting bound.
+    pub(crate) fn has_object(&self) -> bool {
+        match self {
+            Ty::Object(_) => true,
+            Ty::Array(item) => item.has_object(),
+            Ty::Tuple(items, rest) => {
+                items.iter().any(Ty::has_object) || rest.as_deref().is_some_and(Ty::has_object)
+            }
+            Ty::Union(list) | Ty::Intersection(list) => list.iter().any(Ty::has_object),
+            Ty::Unknown
+            | Ty::Never
+            | Ty::Unsupported(_)
+            | Ty::Prim(_)
+            | Ty::Literal(_)
+            | Ty::Named(_) => false,
+        }
+    }
 }
 
 fn push_unique(list: &mut Vec<Ty>, ty: Ty) {

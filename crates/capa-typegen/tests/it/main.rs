@@ -4,7 +4,10 @@
 mod catalogs;
 #[path = "../common/constructs.rs"]
 mod constructs;
+#[path = "../common/hostile.rs"]
+mod hostile;
 
+mod bounds;
 mod budget;
 mod github;
 mod schemas;

@@ -252,6 +252,6 @@ fn deep_nesting_is_cut_off() {
     assert!(
         description
             .text
-            .contains("unsupported schema: nested too deep")
+            .contains("unsupported schema: nested deeper than 32 levels")
     );
 }

@@ -118,35 +118,60 @@ impl<R> BoundedLines<R> {
             );
             return None;
         };
-        let (message, data) = if bytes > limit {
+        let over = if bytes > limit {
             tracing::warn!(
                 bytes,
                 limit,
                 "an upstream answer is over the size limit; the call fails"
             );
-            (
-                format!("answer of {bytes} bytes is over the hub's limit of {limit} bytes"),
-                serde_json::json!({TOO_LARGE_MARKER: marker_token(), "bytes": bytes, "limit": limit}),
-            )
+            Over::Size {
+                bytes: Some(bytes),
+                limit,
+            }
         } else {
             tracing::warn!(
                 depth = line.deepest,
                 limit = MAX_JSON_DEPTH,
                 "an upstream answer nests deeper than the hub reads; the call fails"
             );
-            (
-                format!(
-                    "answer nests {} levels deep; the hub reads at most {MAX_JSON_DEPTH}",
-                    line.deepest
-                ),
-                serde_json::json!({TOO_LARGE_MARKER: marker_token(), "depth": line.deepest, "limit": MAX_JSON_DEPTH}),
-            )
+            Over::Depth(line.deepest)
         };
-        let error = serde_json::json!({"code": -32603, "message": message, "data": data});
-        let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#).into_bytes();
+        let mut line = error_answer(&id, over).into_bytes();
         line.push(b'\n');
         Some(line)
     }
+}
+
+/// Which bound an answer is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Over {
+    /// Its size, when it was read to its end, and the limit.
+    Size { bytes: Option<usize>, limit: usize },
+    /// How deep it nests (over [`MAX_JSON_DEPTH`]).
+    Depth(u32),
+}
+
+/// The error answer, as one line of JSON without its newline, that takes the place of an answer
+/// rmcp would drop, for the request with `id` (raw JSON): marked with [`marker_token`], so that
+/// [`crate::UpstreamError::from_service`] knows it for the hub's own.
+pub(crate) fn error_answer(id: &str, over: Over) -> String {
+    let (message, data) = match over {
+        Over::Size { bytes, limit } => (
+            match bytes {
+                Some(bytes) => {
+                    format!("answer of {bytes} bytes is over the hub's limit of {limit} bytes")
+                }
+                None => format!("answer is over the hub's limit of {limit} bytes"),
+            },
+            serde_json::json!({TOO_LARGE_MARKER: marker_token(), "bytes": bytes, "limit": limit}),
+        ),
+        Over::Depth(depth) => (
+            format!("answer nests {depth} levels deep; the hub reads at most {MAX_JSON_DEPTH}"),
+            serde_json::json!({TOO_LARGE_MARKER: marker_token(), "depth": depth, "limit": MAX_JSON_DEPTH}),
+        ),
+    };
+    let error = serde_json::json!({"code": -32603, "message": message, "data": data});
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#)
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {

@@ -11,6 +11,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
+use crate::http_client::BoundedHttpClient;
 use crate::limits::MAX_MESSAGE_BYTES;
 use crate::line_transport::LineTransport;
 use crate::spec::{UpstreamSpec, UpstreamTransport};
@@ -89,13 +90,15 @@ pub(crate) async fn connect(
                 custom.insert(name, value);
             }
             // rmcp refuses a JSON body over its limit before reading it all (typed as
-            // `TooLarge`), and ends an SSE stream whose event is over it (the call then fails
-            // as "stream closed": rmcp does not say why).
+            // `TooLarge`) and an SSE event over it; `BoundedHttpClient` turns the refused event
+            // into an error answer to its request, and cuts or refuses what nests too deep.
             let config = config
                 .custom_headers(custom)
                 .max_json_response_size(MAX_MESSAGE_BYTES)
                 .max_sse_event_size(MAX_MESSAGE_BYTES);
-            let transport = StreamableHttpClientTransport::from_config(config);
+            let client = BoundedHttpClient::new()
+                .map_err(|e| unavailable(format!("cannot set up the HTTP client: {e}")))?;
+            let transport = StreamableHttpClientTransport::with_client(client, config);
             tokio::time::timeout(
                 CONNECT_TIMEOUT,
                 handler.serve_with_lifecycle(transport, lifecycle()),

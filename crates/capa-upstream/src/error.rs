@@ -43,14 +43,16 @@ pub enum UpstreamError {
         limit: usize,
     },
     /// One message of the upstream's answer nested arrays and objects deeper than the hub reads
-    /// ([`crate::MAX_JSON_DEPTH`], stdio and the built-in demo). Not retryable: the same call gets the same
-    /// answer.
+    /// ([`crate::MAX_JSON_DEPTH`]). Not retryable: the same call gets the same answer.
     #[error(
-        "`{source_id}` answered with a message nested {depth} levels deep; the hub reads at most {limit}"
+        "`{source_id}` answered with a message nested deeper than the {limit} levels the hub reads{}",
+        depth.map_or_else(String::new, |d| format!(" ({d} levels)"))
     )]
     TooDeep {
         source_id: String,
-        depth: u64,
+        /// How deep it nests, when the hub read it to its end (not in an HTTP JSON body, which
+        /// rmcp decodes itself).
+        depth: Option<u64>,
         limit: u32,
     },
     /// The call's request was larger than the server reads in one message, so the hub did not
@@ -145,7 +147,7 @@ fn too_large(source_id: &str, error: &rmcp::ServiceError) -> Option<UpstreamErro
             } else if let Some(depth) = number("depth") {
                 UpstreamError::TooDeep {
                     source_id: source_id.to_owned(),
-                    depth,
+                    depth: Some(depth),
                     limit: crate::MAX_JSON_DEPTH,
                 }
             } else {
@@ -167,6 +169,18 @@ fn too_large(source_id: &str, error: &rmcp::ServiceError) -> Option<UpstreamErro
                         source_id: source_id.to_owned(),
                         bytes: None,
                         limit: *max_size,
+                    })
+                }
+                // A JSON body is decoded inside rmcp, which reports serde_json's refusal only as
+                // text; its words ("recursion limit exceeded") are serde_json's, and a test
+                // against a real server pins them.
+                StreamableHttpError::UnexpectedServerResponse(text)
+                    if text.contains("recursion limit exceeded") =>
+                {
+                    Some(UpstreamError::TooDeep {
+                        source_id: source_id.to_owned(),
+                        depth: None,
+                        limit: crate::MAX_JSON_DEPTH,
                     })
                 }
                 _ => None,

@@ -12,6 +12,7 @@ mod bounded;
 mod connect;
 mod error;
 mod handler;
+mod http_client;
 mod in_flight;
 mod limits;
 mod line_transport;

@@ -12,7 +12,7 @@ use capa_upstream::{
 };
 use serde_json::json;
 
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/.venv/bin/python");
     assert!(
         path.exists(),
@@ -51,7 +51,7 @@ async fn flood(args: &[&str]) -> Arc<Upstream> {
     upstream
 }
 
-fn text(result: &capa_upstream::CallToolResult) -> String {
+pub(crate) fn text(result: &capa_upstream::CallToolResult) -> String {
     result
         .content
         .first()
@@ -60,7 +60,7 @@ fn text(result: &capa_upstream::CallToolResult) -> String {
         .unwrap_or_default()
 }
 
-fn args(value: serde_json::Value) -> Option<capa_upstream::JsonObject> {
+pub(crate) fn args(value: serde_json::Value) -> Option<capa_upstream::JsonObject> {
     value.as_object().cloned()
 }
 

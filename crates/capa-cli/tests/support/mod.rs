@@ -168,7 +168,13 @@ pub struct StdioMcp {
 impl StdioMcp {
     /// Starts `capa mcp` in `dir` and initializes the session.
     pub fn start(dir: &Path) -> Self {
+        Self::start_at(dir, dir)
+    }
+
+    /// [`StdioMcp::start`] with `dir`'s data and config dirs, run in `cwd` (a project).
+    pub fn start_at(dir: &Path, cwd: &Path) -> Self {
         let mut child = in_dir(env!("CARGO_BIN_EXE_capa"), dir)
+            .current_dir(cwd)
             .arg("mcp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -241,3 +241,42 @@ impl Hub {
         self.asking_registry().changed.subscribe()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn owner(pid: u32) -> RunOwner {
+        RunOwner { pid, started_ms: 1 }
+    }
+
+    /// Two hubs on one store: one's client form claims an input; the other sees the claim while
+    /// that hub's process runs, and not once it is gone or the claim is released.
+    #[test]
+    fn another_live_hubs_claim_is_seen_and_a_dead_ones_is_not() {
+        let store = Arc::new(Store::in_memory().expect("store"));
+        let mut other_process = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn");
+        let theirs = AskingRegistry::new(store.clone(), owner(other_process.id()));
+        let ours = AskingRegistry::new(store, owner(std::process::id()));
+        let form = AskingChannel::client_form(Some("Claude Code"));
+
+        theirs.mirror("apr_1", &form, Some(Duration::from_secs(60)));
+        assert_eq!(ours.elsewhere("apr_1"), Some(form.clone()));
+        assert_eq!(
+            theirs.elsewhere("apr_1"),
+            None,
+            "its own claim is in memory"
+        );
+        theirs.unmirror("apr_1");
+        assert_eq!(ours.elsewhere("apr_1"), None, "released");
+
+        theirs.mirror("apr_2", &form, None);
+        assert_eq!(ours.elsewhere("apr_2"), Some(form));
+        other_process.kill().expect("kill");
+        other_process.wait().expect("reap");
+        assert_eq!(ours.elsewhere("apr_2"), None, "its hub is gone");
+    }
+}

@@ -67,5 +67,34 @@ fn a_projects_approval_reaches_the_apps_hub_and_its_decision_the_project() {
     let done = execute(&mut mcp, 3, json!({"resume": run_id}));
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(done["result"], "deleted note \"p\"", "{done}");
+
+    // "Always allow" taken in the app's hub writes the global policy, which the project's hub
+    // reads as the person's rule: its next run does not ask.
+    let paused = execute(&mut mcp, 4, json!({"code": ASKING}));
+    assert_eq!(paused["status"], "awaiting_approval", "{paused}");
+    let run_id = paused["runId"].as_str().expect("run id").to_owned();
+    let always = support::at_terminal(dir.path(), &["hub", "approve", "--always", &run_id], "");
+    assert!(
+        always.status.success(),
+        "{}",
+        String::from_utf8_lossy(&always.stdout)
+    );
+    let done = execute(&mut mcp, 5, json!({"resume": run_id}));
+    assert_eq!(done["status"], "completed", "{done}");
+    let mut asked_again = Value::Null;
+    for attempt in 0..50 {
+        let next = execute(&mut mcp, 6 + attempt, json!({"code": ASKING}));
+        if next["status"] == "completed" {
+            asked_again = Value::Bool(false);
+            break;
+        }
+        asked_again = next;
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(
+        asked_again,
+        Value::Bool(false),
+        "the rule did not reach the project's hub: {asked_again}"
+    );
     mcp.close();
 }

@@ -36,6 +36,8 @@ use std::time::{Duration, Instant};
 pub use tokio_util::sync::CancellationToken;
 
 pub use limits::Limits;
+/// How a run fits its result into `inline_result_bytes`, also used by the hub for direct calls.
+pub use output::{human_bytes, shrink};
 pub use types::{
     CallStop, CallSummary, Host, HostCall, Namespace, RunError, RunInput, RunOutput, RunStatus,
     ToolBinding, ToolFailure, Truncated,

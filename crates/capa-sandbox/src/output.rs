@@ -185,7 +185,7 @@ fn take(v: &Value, budget: &mut usize) -> Option<Value> {
 
 /// A valid value whose compact JSON is at most `budget` bytes (when `budget` ≥ 4), as close to
 /// `v` as the strategy above gets.
-pub(crate) fn shrink(v: &Value, budget: usize) -> Value {
+pub fn shrink(v: &Value, budget: usize) -> Value {
     let longest = longest_string(v);
     if size_capped(v, longest) <= budget {
         return v.clone();
@@ -208,7 +208,7 @@ pub(crate) fn shrink(v: &Value, budget: usize) -> Value {
 }
 
 /// "1.2 MB", "24 KB", "512 bytes".
-pub(crate) fn human_bytes(n: usize) -> String {
+pub fn human_bytes(n: usize) -> String {
     const KB: f64 = 1024.0;
     let f = n as f64;
     if f >= KB * KB {

@@ -189,10 +189,15 @@ fn router(
         // checks stay on as a second line.
         StreamableHttpServerConfig::default()
             .with_cancellation_token(cancel.clone())
-            .with_allowed_hosts(["127.0.0.1", "localhost", "::1", "[::1]"]),
+            .with_allowed_hosts(["127.0.0.1", "localhost", "::1", "[::1]"])
+            .with_max_request_body_bytes(crate::mcp_body::MAX_BODY_BYTES),
     );
-    Router::new()
+    // A malformed POST gets a JSON-RPC error before rmcp sees it (crate::mcp_body).
+    let mcp = Router::new()
         .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn(crate::mcp_body::check));
+    Router::new()
+        .merge(mcp)
         .route("/api/health", get(health))
         .route("/api/config", get(config))
         .route("/api/tools", get(tools))
@@ -249,7 +254,7 @@ async fn health() -> Json<Value> {
 async fn config(State(hub): State<Arc<Hub>>) -> Json<Value> {
     let config = hub.config();
     Json(json!({
-        "files": config.files,
+        "files": hub.files(),
         "toolExposure": config.exposure.mode.as_str(),
         "decidedBy": config.exposure.decided_by,
         "upstreamTimeoutMs": config.upstream_timeout.as_millis() as u64,

@@ -14,6 +14,8 @@ pub mod discovery;
 mod front;
 mod guard;
 pub mod http;
+mod inline;
+mod mcp_body;
 pub mod modes;
 pub mod surface;
 pub mod token;

@@ -184,7 +184,11 @@ impl Surface for LocalSurface {
                 Ok(result) => result,
                 Err(e) => error_result(&e),
             };
-            Ok(CallToolResponse::Complete(result))
+            // At most `inlineResultBytes` reach the client, as in every mode (crate::inline).
+            let budget = self.hub.run_limits().inline_result_bytes;
+            Ok(CallToolResponse::Complete(crate::inline::fit(
+                result, budget,
+            )))
         })
     }
 

@@ -21,6 +21,9 @@ pub enum Meta {
     OnDemand,
 }
 
+/// Most bytes of an upstream's message about invalid arguments shown beside the schema.
+const PROBLEM_BYTES: usize = 4 * 1024;
+
 const SEARCH_INSTRUCTIONS: &str = "Capabilities hub: find the user's tools with `search('<what you need to do>')`, then run one with `call_tool(name, data)`. Found tools stay callable for this session.";
 const ON_DEMAND_INSTRUCTIONS: &str = "Capabilities hub: activate tools with `setup_tools(['<skill>'])` or `setup_tools(['@<server>'])`, then run one with `call_tool(name, data)`.";
 const SEARCH_DESCRIPTION: &str = "Find the user's tools by what you want to do, e.g. search('open a pull request'). Matches tool ids, names, servers, groups and descriptions; returns compact signatures. Matches become callable with call_tool. An empty query lists tools alphabetically.";
@@ -270,23 +273,31 @@ impl MetaSurface {
             Err(refused) => return refused,
         };
         let context = capa_core::CallContext { client, progress };
+        // The tool's answer is bounded like expose-all's (crate::inline); an upstream's own
+        // words about wrong arguments are cut so that the schema after them still fits.
+        let budget = self.hub.run_limits().inline_result_bytes;
         match self.hub.call(permit, data, &context).await {
             Ok(result) if rejected_arguments(&result) => {
                 let text = result
                     .content
                     .iter()
-                    .filter_map(|b| b.as_text().map(|t| t.text.clone()))
+                    .filter_map(|b| b.as_text().map(|t| t.text.as_str()))
                     .collect::<Vec<_>>()
                     .join(" ");
-                with_schema(name, &[text], tool)
+                with_schema(name, &[crate::inline::cut_str(&text, PROBLEM_BYTES)], tool)
             }
-            Ok(result) => result,
+            Ok(result) => crate::inline::fit(result, budget),
             Err(capa_core::CallError::Upstream(capa_upstream_error))
                 if capa_upstream_error.is_invalid_params() =>
             {
-                with_schema(name, &[capa_upstream_error.to_string()], tool)
+                let problem = capa_upstream_error.to_string();
+                with_schema(
+                    name,
+                    &[crate::inline::cut_str(&problem, PROBLEM_BYTES)],
+                    tool,
+                )
             }
-            Err(e) => crate::surface::error_result(&e),
+            Err(e) => crate::inline::fit(crate::surface::error_result(&e), budget),
         }
     }
 }

@@ -6,6 +6,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod fatal;
 mod hosted;
 mod hub_origin;
 mod popups;
@@ -88,7 +89,9 @@ fn main() -> ExitCode {
         .with_ansi(false)
         .try_init();
 
-    // Why the setup hook failed, printed as the CLI prints errors.
+    // Why start-up failed. Tauri panics when the setup hook returns an error (exit 101, a
+    // backtrace), so the hook keeps the reason here, asks the event loop to end, and `main`
+    // reports it once the loop is over (fatal.rs).
     let failure: Arc<Mutex<Option<anyhow::Error>>> = Arc::default();
     let setup_failure = failure.clone();
     let background = args.background;
@@ -124,57 +127,11 @@ fn main() -> ExitCode {
                 // Packaged (`npm run desktop:build`), the UI ships in the resource dir's `ui/`.
                 ui_dir: app.path().resource_dir().ok().map(|dir| dir.join("ui")),
             };
-            let hosted = match tauri::async_runtime::block_on(HostedHub::start(&options, redactor))
-            {
-                Ok(hosted) => hosted,
-                Err(e) => {
-                    let message = format!("{e:#}");
-                    if let Ok(mut failure) = setup_failure.lock() {
-                        *failure = Some(e);
-                    }
-                    return Err(message.into());
+            if let Err(e) = start(app, &options, redactor, background) {
+                if let Ok(mut failure) = setup_failure.lock() {
+                    *failure = Some(e);
                 }
-            };
-            // The commands for the hub's origin, now that its port is known (hub_origin.rs).
-            let origin = match HubOrigin::parse(&hosted.base_url)
-                .and_then(|origin| origin.grant_ipc(app).map(|()| origin))
-            {
-                Ok(origin) => origin,
-                Err(e) => {
-                    let message = format!("{e:#}");
-                    tauri::async_runtime::block_on(hosted.shutdown());
-                    if let Ok(mut failure) = setup_failure.lock() {
-                        *failure = Some(e);
-                    }
-                    return Err(message.into());
-                }
-            };
-            app.manage(Desktop {
-                hosted,
-                origin,
-                popups: Popups::default(),
-                tray: Mutex::new(None),
-            });
-            let handle = app.handle().clone();
-            match tray::build(&handle) {
-                Ok(built) => {
-                    if let Some(desktop) = handle.try_state::<Desktop>()
-                        && let Ok(mut tray) = desktop.tray.lock()
-                    {
-                        *tray = Some(built);
-                    }
-                }
-                Err(e) => tracing::warn!(error = %e, "no tray icon on this desktop"),
-            }
-            popups::watch(handle.clone());
-            // Ctrl-C or SIGTERM quits like the tray's "Quit": the hub stops cleanly.
-            let quitting = handle.clone();
-            tauri::async_runtime::spawn(async move {
-                shutdown_signal().await;
-                quitting.exit(0);
-            });
-            if !background {
-                windows::open_settings(&handle)?;
+                app.handle().exit(1);
             }
             Ok(())
         })
@@ -183,14 +140,11 @@ fn main() -> ExitCode {
     let app = match built {
         Ok(app) => app,
         Err(e) => {
-            match failure.lock().ok().and_then(|mut f| f.take()) {
-                Some(e) => eprintln!("error: {e:#}"),
-                None => eprintln!("error: {e}"),
-            }
+            fatal::report(&anyhow::Error::new(e));
             return ExitCode::FAILURE;
         }
     };
-    app.run(|app, event| match event {
+    let code = app.run_return(|app, event| match event {
         // Closing the last window keeps the app in the tray; "Quit" exits with a code.
         RunEvent::ExitRequested { api, code, .. } if code.is_none() => api.prevent_exit(),
         RunEvent::Exit => {
@@ -201,7 +155,63 @@ fn main() -> ExitCode {
         }
         _ => {}
     });
-    ExitCode::SUCCESS
+    if let Some(e) = failure.lock().ok().and_then(|mut f| f.take()) {
+        fatal::report(&e);
+        return ExitCode::FAILURE;
+    }
+    match u8::try_from(code) {
+        Ok(0) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+/// The setup hook's work: the hub, the commands for its origin, the tray, the settings window.
+fn start(
+    app: &mut tauri::App,
+    options: &HostOptions,
+    redactor: Arc<Redactor>,
+    background: bool,
+) -> anyhow::Result<()> {
+    let hosted = tauri::async_runtime::block_on(HostedHub::start(options, redactor))?;
+    // The commands for the hub's origin, now that its port is known (hub_origin.rs).
+    let origin = match HubOrigin::parse(&hosted.base_url)
+        .and_then(|origin| origin.grant_ipc(app).map(|()| origin))
+    {
+        Ok(origin) => origin,
+        Err(e) => {
+            tauri::async_runtime::block_on(hosted.shutdown());
+            return Err(e);
+        }
+    };
+    app.manage(Desktop {
+        hosted,
+        origin,
+        popups: Popups::default(),
+        tray: Mutex::new(None),
+    });
+    let handle = app.handle().clone();
+    match tray::build(&handle) {
+        Ok(built) => {
+            if let Some(desktop) = handle.try_state::<Desktop>()
+                && let Ok(mut tray) = desktop.tray.lock()
+            {
+                *tray = Some(built);
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "no tray icon on this desktop"),
+    }
+    popups::watch(handle.clone());
+    // Ctrl-C or SIGTERM quits like the tray's "Quit": the hub stops cleanly.
+    let quitting = handle.clone();
+    tauri::async_runtime::spawn(async move {
+        shutdown_signal().await;
+        quitting.exit(0);
+    });
+    if !background {
+        windows::open_settings(&handle)?;
+    }
+    Ok(())
 }
 
 async fn shutdown_signal() {

@@ -1,7 +1,8 @@
 // The desktop app end to end, under Xvfb inside a D-Bus session (scripts/test runs it with
 // `xvfb-run -a`): the real app binary (debug build), driven through WebKitWebDriver with
 // TAURI_WEBVIEW_AUTOMATION=true (what `tauri-driver` does on Linux), over plain HTTP WebDriver.
-//   - it refuses to start, saying why, when `capa hub serve` already runs (same data dir or port);
+//   - it refuses to start, saying why, when `capa hub serve` already runs (same data dir or port)
+//     or another program holds its port: exit status 1 and one `error:` line, no panic;
 //   - the settings window lists the demo source; the tray's commands answer (`state`, pause);
 //   - a real MCP client (TS SDK 1.x) runs code that calls the destructive `demo.delete_note`: the
 //     run pauses, an approval popup window opens at the UI's approval route, key 1 ("Approve
@@ -25,6 +26,7 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -68,20 +70,24 @@ const missing = [
 // In CI the test must run; elsewhere it may skip when the tools are missing.
 const skip = missing.length && !process.env.CI ? missing.join('; ') : false;
 
-/** Runs a program to its end; resolves {code, out}. */
+/** Runs a program to its end; resolves {code, out, err}: `out` both streams, `err` stderr. */
 function run(bin, args, env, timeoutMs = 60000) {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let err = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      out += d;
+      err += d;
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${path.basename(bin)} ${args.join(' ')} did not end in ${timeoutMs} ms:\n${out}`));
     }, timeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code, out });
+      resolve({ code, out, err });
     });
   });
 }
@@ -249,6 +255,9 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     openedFile = path.join(sandbox.root, 'browser-opened.txt');
     configFile = await writeCapabilities(sandbox.configDir, { options: { demo: true, toolExposure: 'code' } });
     sandbox.env.CAPA_NO_BROWSER = '1';
+    // The app's stderr is a pipe here, so a failed start would also wait in its error dialog
+    // for a click (fatal.rs); the tests read stderr instead.
+    sandbox.env.CAPA_NO_DIALOG = '1';
     port = await freePort();
     if (existsSync(DUNST)) {
       dunst = start(DUNST, [], sandbox.env);
@@ -277,7 +286,7 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
       await waitFor('capa hub serve', async () => existsSync(path.join(sandbox.dataDir, 'hub.json')));
       // Same data dir: the hub that runs is named.
       const same = await run(APP, ['--config', configFile, '--http', '127.0.0.1:0'], sandbox.env);
-      assert.notEqual(same.code, 0, same.out);
+      assert.equal(same.code, 1, same.out);
       assert.match(same.out, /a hub is already running at http:\/\/127\.0\.0\.1:\d+ for this data dir/, same.out);
       // Another data dir, same port: the port is named.
       const other = await makeSandbox('capa-desktop-other-');
@@ -286,12 +295,36 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
         CAPA_DATA_DIR: other.dataDir,
         CAPA_CONFIG_DIR: other.configDir,
       });
-      assert.notEqual(taken.code, 0, taken.out);
+      assert.equal(taken.code, 1, taken.out);
       assert.match(taken.out, new RegExp(`127\\.0\\.0\\.1:${port} is already in use, probably by a running \`capa hub serve\``), taken.out);
     } finally {
       await serve.stop();
     }
     await waitFor('hub.json removed', async () => !existsSync(path.join(sandbox.dataDir, 'hub.json')));
+  });
+
+  it('exits 1 with one `error:` line, not a panic, when another program holds its port', async () => {
+    // Not a hub: any program on the port (issue 16: the app panicked, exit 101, with a backtrace).
+    const squatter = net.createServer();
+    await new Promise((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    const taken = squatter.address().port;
+    const other = await makeSandbox('capa-desktop-port-');
+    try {
+      const started = await run(APP, ['--config', configFile, '--http', `127.0.0.1:${taken}`], {
+        ...sandbox.env,
+        CAPA_DATA_DIR: other.dataDir,
+        CAPA_CONFIG_DIR: other.configDir,
+      });
+      assert.equal(started.code, 1, started.out);
+      assert.doesNotMatch(started.out, /panicked|stack backtrace|RUST_BACKTRACE/, started.out);
+      const errors = started.err.split('\n').filter((line) => line.startsWith('error: '));
+      assert.deepEqual(errors, [
+        `error: 127.0.0.1:${taken} is already in use, probably by a running \`capa hub serve\`; stop it first (the app hosts the hub itself), or start the app with --http 127.0.0.1:<other port>`,
+      ], started.err);
+      assert.ok(!existsSync(path.join(other.dataDir, 'hub.json')), 'no discovery file for a hub that never ran');
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
   });
 
   /** Quits the app the way the tray's "Quit" and a session logout do (SIGTERM: the hub stops

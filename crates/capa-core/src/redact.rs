@@ -86,29 +86,34 @@ impl Redactor {
             .unwrap_or(true)
     }
 
-    /// Redacts every string (keys included) of a JSON value in place.
+    /// Redacts every string (keys included) of a JSON value in place, at any depth: the walk
+    /// keeps its own list of what is left to visit instead of recursing, so a value nested
+    /// deeper than the thread's stack allows is still redacted whole, never skipped.
     pub fn redact_json(&self, value: &mut Value) {
-        match value {
-            Value::String(s) => {
-                if self.contains_secret(s) {
-                    *s = self.redact(s);
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_json(v)),
-            Value::Object(map) => {
-                let keys: Vec<String> = map
-                    .keys()
-                    .filter(|k| self.contains_secret(k))
-                    .cloned()
-                    .collect();
-                for key in keys {
-                    if let Some(v) = map.remove(&key) {
-                        map.insert(self.redact(&key), v);
+        let mut pending = vec![value];
+        while let Some(value) = pending.pop() {
+            match value {
+                Value::String(s) => {
+                    if self.contains_secret(s) {
+                        *s = self.redact(s);
                     }
                 }
-                map.values_mut().for_each(|v| self.redact_json(v));
+                Value::Array(items) => pending.extend(items.iter_mut()),
+                Value::Object(map) => {
+                    let keys: Vec<String> = map
+                        .keys()
+                        .filter(|k| self.contains_secret(k))
+                        .cloned()
+                        .collect();
+                    for key in keys {
+                        if let Some(v) = map.remove(&key) {
+                            map.insert(self.redact(&key), v);
+                        }
+                    }
+                    pending.extend(map.values_mut());
+                }
+                Value::Null | Value::Bool(_) | Value::Number(_) => {}
             }
-            Value::Null | Value::Bool(_) | Value::Number(_) => {}
         }
     }
 
@@ -272,6 +277,68 @@ mod tests {
             v,
             serde_json::json!({"a": ["x [redacted] y"], "[redacted]": 1, "n": 5})
         );
+    }
+
+    #[test]
+    fn values_nested_a_hundred_thousand_levels_are_redacted_whole() {
+        let r = Redactor::new();
+        r.add("canary-deep-7f3e");
+        // Built and dropped on a thread with a large stack (serde_json's own Drop recurses);
+        // redacted on one with 64 KiB, which a recursive walk would overflow at once.
+        let big_stack = std::thread::Builder::new().stack_size(512 << 20);
+        let outcome = big_stack.spawn(move || {
+            let mut value = serde_json::json!({"leaf": "x canary-deep-7f3e y"});
+            for i in 0..100_000 {
+                value = if i % 2 == 0 {
+                    Value::Array(vec![value, Value::from("canary-deep-7f3e")])
+                } else {
+                    let mut map = serde_json::Map::new();
+                    map.insert("k canary-deep-7f3e".to_owned(), value);
+                    Value::Object(map)
+                };
+            }
+            let small_stack = std::thread::Builder::new().stack_size(64 << 10);
+            let walked = small_stack.spawn(move || {
+                r.redact_json(&mut value);
+                value
+            });
+            let value = walked.map(|t| t.join());
+            value.map(|v| v.map(|v| count_and_check(&v)))
+        });
+        let (levels, leaked) = outcome
+            .expect("spawn")
+            .join()
+            .expect("join")
+            .expect("spawn")
+            .expect("no stack overflow");
+        assert_eq!((levels, leaked), (100_001, 0));
+    }
+
+    /// Arrays and objects down to the innermost one, and keys or strings still holding the
+    /// canary; iterative, like the walk it checks.
+    fn count_and_check(value: &Value) -> (usize, usize) {
+        let (mut levels, mut leaked) = (0, 0);
+        let mut next = Some(value);
+        while let Some(value) = next.take() {
+            let (texts, children): (Vec<&str>, Vec<&Value>) = match value {
+                Value::Array(items) => (
+                    items.iter().filter_map(Value::as_str).collect(),
+                    items.iter().collect(),
+                ),
+                Value::Object(map) => (
+                    map.keys()
+                        .map(String::as_str)
+                        .chain(map.values().filter_map(Value::as_str))
+                        .collect(),
+                    map.values().collect(),
+                ),
+                _ => continue,
+            };
+            levels += 1;
+            leaked += texts.iter().filter(|t| t.contains("canary")).count();
+            next = children.into_iter().find(|c| c.is_array() || c.is_object());
+        }
+        (levels, leaked)
     }
 
     #[test]

@@ -54,16 +54,17 @@ struct Bounds {
     depth: usize,
 }
 
-/// The preview of `arguments` for a tool with input schema `schema`.
+/// The preview of `arguments` for a tool with input schema `schema`. Arguments of any depth:
+/// the walk stops at the depth bound (below the stack's), and the schema is only read, never
+/// copied (a copy would recurse through all of it).
 pub fn preview(arguments: &Value, schema: &Map<String, Value>, redactor: &Redactor) -> Value {
-    let schema = Value::Object(schema.clone());
     let mut bounds = Bounds {
         string_chars: MAX_STRING_CHARS,
         items: MAX_ITEMS,
         depth: MAX_DEPTH,
     };
     loop {
-        let shown = shape(arguments, Some(&schema), redactor, &bounds, 0);
+        let shown = shape(arguments, Some(schema), redactor, &bounds, 0);
         let size = shown.to_string().len();
         if size <= MAX_PREVIEW_BYTES || bounds.depth <= 1 {
             return if size <= MAX_PREVIEW_BYTES {
@@ -80,24 +81,30 @@ pub fn preview(arguments: &Value, schema: &Map<String, Value>, redactor: &Redact
     }
 }
 
-fn is_secret_schema(schema: Option<&Value>) -> bool {
+/// A schema as the preview reads it: an object, or none (`true`, `false` and non-schemas say
+/// nothing about a field).
+type Schema<'a> = Option<&'a Map<String, Value>>;
+
+fn is_secret_schema(schema: Schema<'_>) -> bool {
     schema.is_some_and(|s| {
         s.get("format").and_then(Value::as_str) == Some("password")
             || s.get("writeOnly").and_then(Value::as_bool) == Some(true)
     })
 }
 
-fn property_schema<'a>(schema: Option<&'a Value>, key: &str) -> Option<&'a Value> {
+fn property_schema<'a>(schema: Schema<'a>, key: &str) -> Schema<'a> {
     let schema = schema?;
     schema
         .get("properties")
         .and_then(|p| p.get(key))
         .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()))
+        .and_then(Value::as_object)
 }
 
+/// Recursive, but never deeper than `bounds.depth` (at most [`MAX_DEPTH`]) levels.
 fn shape(
     value: &Value,
-    schema: Option<&Value>,
+    schema: Schema<'_>,
     redactor: &Redactor,
     bounds: &Bounds,
     depth: usize,
@@ -111,7 +118,9 @@ fn shape(
             if depth >= bounds.depth {
                 return Value::String(format!("[{} items]", items.len()));
             }
-            let item_schema = schema.and_then(|s| s.get("items"));
+            let item_schema = schema
+                .and_then(|s| s.get("items"))
+                .and_then(Value::as_object);
             let mut shown: Vec<Value> = items
                 .iter()
                 .take(bounds.items)
@@ -234,6 +243,44 @@ mod tests {
         assert_eq!(shown["items"].as_array().map(Vec::len), Some(MAX_ITEMS + 1));
         let huge = json!({"rows": (0..400).map(|i| json!({"id": i, "text": "y".repeat(150)})).collect::<Vec<_>>()});
         assert!(preview(&huge, &Map::new(), &redactor).to_string().len() <= MAX_PREVIEW_BYTES);
+    }
+
+    #[test]
+    fn arguments_nested_a_hundred_thousand_levels_are_previewed_without_their_secrets() {
+        let redactor = Redactor::new();
+        redactor.add("canary-5f2d9c1e");
+        // Built and dropped on a thread with a large stack (serde_json's own Drop recurses);
+        // previewed on one with 64 KiB.
+        let big_stack = std::thread::Builder::new().stack_size(512 << 20);
+        let outcome = big_stack.spawn(move || {
+            let mut arguments = json!({"token": "visible-only-by-name", "t": "canary-5f2d9c1e"});
+            for _ in 0..100_000 {
+                let mut map = Map::new();
+                map.insert("canary-5f2d9c1e".to_owned(), arguments);
+                map.insert("apiKey".to_owned(), Value::from("by-name"));
+                arguments = Value::Array(vec![Value::Object(map)]);
+            }
+            let schema = schema(json!({"type": "array", "items": {"type": "object"}}));
+            let small_stack = std::thread::Builder::new().stack_size(64 << 10);
+            let shown = small_stack.spawn(move || {
+                let shown = preview(&arguments, &schema, &redactor).to_string();
+                (shown, arguments)
+            });
+            shown.map(|t| t.join().map(|(shown, _arguments)| shown))
+        });
+        let shown = outcome
+            .expect("spawn")
+            .join()
+            .expect("join")
+            .expect("spawn")
+            .expect("no stack overflow");
+        assert!(
+            shown.contains(r#"{"[redacted]":"[1 items]","apiKey":"[redacted]"}"#),
+            "{shown}"
+        );
+        for secret in ["canary-5f2d9c1e", "visible-only-by-name", "by-name"] {
+            assert!(!shown.contains(secret), "{secret} leaked: {shown}");
+        }
     }
 
     #[test]

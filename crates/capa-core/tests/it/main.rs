@@ -8,6 +8,7 @@ mod approvals;
 mod authorizer;
 mod deep_code;
 mod demo;
+mod demo_limits;
 mod execute;
 mod faults;
 mod limits;

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use capa_upstream::{
     MAX_DESCRIPTION_BYTES, MAX_MESSAGE_BYTES, MAX_TOOL_NESTING, MAX_TOOL_PAGES, MAX_TOOLS,
@@ -158,7 +158,6 @@ async fn a_source_with_too_many_tools_keeps_the_first_ones_and_says_so() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_source_that_pages_forever_is_listed_up_to_the_page_limit() {
-    let started = Instant::now();
     let upstream = flood(&["--tools", "20", "--page", "1", "--endless-pages"]).await;
     // 27 tools on the first 27 pages (2 of them skipped), then empty pages with cursors.
     assert_eq!(upstream.tools().len(), 25);
@@ -168,11 +167,6 @@ async fn a_source_that_pages_forever_is_listed_up_to_the_page_limit() {
             .iter()
             .any(|l| l.contains(&format!("after {MAX_TOOL_PAGES} pages"))),
         "{limited:?}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(25),
-        "{:?}",
-        started.elapsed()
     );
     upstream.shutdown().await;
 }

@@ -149,7 +149,10 @@ mod tests {
         let theirs = [project.clone(), global.clone()];
         assert!(same_files(&theirs, &[global.as_path(), project.as_path()]));
         assert!(!same_files(&theirs, &[global.as_path()]));
-        assert!(!same_files(&[global.clone()], &[project.as_path()]));
+        assert!(!same_files(
+            std::slice::from_ref(&global),
+            &[project.as_path()]
+        ));
         assert!(same_files(&[], &[]));
     }
 }

@@ -60,16 +60,9 @@ async fn contained<T>(
     match std::panic::AssertUnwindSafe(request).catch_unwind().await {
         Ok(answer) => answer,
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let what = crate::panics::panic_text(panic.as_ref());
             tracing::error!(method, panic = %what, "a request failed inside the hub (a bug); answered with an error, the hub serves on");
-            Err(ErrorData::internal_error(
-                "the hub failed on this request (a bug, logged); nothing else was affected: send it again, and report it if it repeats",
-                None,
-            ))
+            Err(ErrorData::internal_error(crate::panics::PANIC_ANSWER, None))
         }
     }
 }

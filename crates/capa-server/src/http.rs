@@ -226,6 +226,7 @@ fn router(
                 .route(discovery::PROVE_PATH, get(prove))
                 .with_state(prover),
         )
+        .layer(axum::middleware::from_fn(crate::panics::contain))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
 }
 

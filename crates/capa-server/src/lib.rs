@@ -17,6 +17,7 @@ pub mod http;
 mod inline;
 mod mcp_body;
 pub mod modes;
+mod panics;
 pub mod surface;
 pub mod token;
 pub mod ui;

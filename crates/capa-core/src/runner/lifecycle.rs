@@ -164,6 +164,33 @@ impl Hub {
     }
 }
 
+impl super::Envelope {
+    /// The answer to a resume whose run needs sources that are not ready: the run waits, as
+    /// for a connection, and the same resume goes on once they are.
+    pub(crate) fn waiting_for_sources(run_id: &str, unready: &[Unready]) -> Self {
+        let what = unready
+            .iter()
+            .map(|u| format!("{} {}", u.source, u.why))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut envelope = Self::refused(
+            run_id,
+            capa_sandbox::RunError {
+                code: "source_not_ready".to_owned(),
+                message: format!(
+                    "the run waits for the sources it used before it can go on: {what}"
+                ),
+                hint: Some(
+                    "Resume again with execute({ resume }) in a moment. If a source is not served by this hub, resume from the client or project that started the run; the person can check the source in Capabilities.".to_owned(),
+                ),
+            },
+            Vec::new(),
+        );
+        envelope.status = "awaiting_connection".to_owned();
+        envelope
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,32 +226,5 @@ mod tests {
             started_ms: 1,
         };
         assert_eq!(progress(Some(gone), OWN), Progress::Orphaned);
-    }
-}
-
-impl super::Envelope {
-    /// The answer to a resume whose run needs sources that are not ready: the run waits, as
-    /// for a connection, and the same resume goes on once they are.
-    pub(crate) fn waiting_for_sources(run_id: &str, unready: &[Unready]) -> Self {
-        let what = unready
-            .iter()
-            .map(|u| format!("{} {}", u.source, u.why))
-            .collect::<Vec<_>>()
-            .join("; ");
-        let mut envelope = Self::refused(
-            run_id,
-            capa_sandbox::RunError {
-                code: "source_not_ready".to_owned(),
-                message: format!(
-                    "the run waits for the sources it used before it can go on: {what}"
-                ),
-                hint: Some(
-                    "Resume again with execute({ resume }) in a moment. If a source is not served by this hub, resume from the client or project that started the run; the person can check the source in Capabilities.".to_owned(),
-                ),
-            },
-            Vec::new(),
-        );
-        envelope.status = "awaiting_connection".to_owned();
-        envelope
     }
 }

@@ -94,7 +94,10 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
         .filter_map(|c| char::from_u32(u32::try_from(c.as_u64()?).ok()?))
         .collect();
     assert!(seen.contains("[redacted]"), "{seen}");
-    assert!(!seen.contains(&canary) && !seen.contains(&escaped), "{seen}");
+    assert!(
+        !seen.contains(&canary) && !seen.contains(&escaped),
+        "{seen}"
+    );
 
     // Code that holds the value itself is refused before it runs: the hub could not keep it,
     // so such a run could never go on after an approval.

@@ -12,6 +12,9 @@
 //   - one channel asks at a time: while a client shows its own form no popup opens (the tray says
 //     "answer in <client>"); a cancelled form hands over to the popup; a decision at a terminal
 //     closes the popup, and ends the wait of a form still up;
+//   - a project's own hub (docs/hubs-and-projects.md): `capa mcp` in a directory with its own
+//     capabilities file runs a hub of its own; its approval pops up in the app all the same, and
+//     the popup's decision completes the project's run;
 //   - the local attack surface (issue 14): the popup comes up without the focus and its choices
 //     ignore keys for a moment (a key then decides nothing; the same key later does); "Always
 //     allow" has no key; a popup may not call the settings window's commands; no window leaves
@@ -30,6 +33,7 @@ import net from 'node:net';
 import path from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -630,6 +634,49 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
       assert.deepEqual(await wd.handles(), [settings]);
     } finally {
       await formClient.close().catch(() => {});
+    }
+  });
+
+  it('pops up the approval of a project\'s own hub, and the popup\'s decision completes its run', async () => {
+    const info = JSON.parse(await readFile(path.join(sandbox.dataDir, 'hub.json'), 'utf8'));
+    const uiServed = (await fetch(`${info.url}/app/`)).status === 200;
+    const [settings] = await wd.handles();
+    // A project with its own capabilities file: its `capa mcp` reads other files than the app's
+    // hub, so it serves from a hub of its own on the same data dir.
+    const project = path.join(sandbox.root, 'project');
+    await mkdir(project, { recursive: true });
+    await writeCapabilities(project, { options: { demo: true, toolExposure: 'code' } });
+    const transport = new StdioClientTransport({ command: CAPA_BIN, args: ['mcp'], cwd: project, env: sandbox.env, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const projectClient = new Client({ name: 'e2e-project', version: '1.0.0' });
+    await projectClient.connect(transport);
+    try {
+      const code = 'await demo.write_note({ title: "p", text: "x" }); return await demo.delete_note({ title: "p" });';
+      const paused = await execute(projectClient, { code });
+      assert.equal(paused.status, 'awaiting_approval', JSON.stringify(paused));
+      assert.match(stderr, /using a hub inside this command/, 'the project should run its own hub');
+      const popup = await waitFor('the popup for the project\'s run', async () =>
+        (await wd.handles()).find((h) => h !== settings), { timeoutMs: 10000 });
+      assert.equal((await wd.invoke('state')).popup?.runId, paused.runId);
+      if (uiServed) {
+        await wd.switchTo(popup);
+        await waitFor('the popup\'s choices to take input', async () =>
+          (await wd.script('return document.querySelector(".queue")?.dataset.armed')) === 'true', { timeoutMs: 10000, intervalMs: 50 });
+        const text = await wd.script('return document.body.innerText');
+        assert.ok(text.includes('demo.delete_note'), text);
+        await wd.press('1', { closes: true });
+        await wd.switchTo(settings);
+      } else {
+        const decided = await run('script', ['-qec', `'${CAPA_BIN}' hub approve ${paused.runId}`, '/dev/null'], sandbox.env);
+        assert.equal(decided.code, 0, decided.out);
+      }
+      await waitFor('the popup to close', async () => !(await wd.handles()).includes(popup), { timeoutMs: 10000 });
+      const done = await execute(projectClient, { resume: paused.runId });
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.equal(done.result, 'deleted note "p"');
+    } finally {
+      await projectClient.close().catch(() => {});
     }
   });
 

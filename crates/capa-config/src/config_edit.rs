@@ -160,13 +160,10 @@ fn item_of(
     block: &ServersBlock,
     id: &str,
 ) -> Result<(usize, usize), ConfigError> {
-    let parsed: CapabilitiesFile = serde_saphyr::from_str(text).map_err(|e| {
-        ConfigError::Invalid(vec![crate::load::syntax_issue_in(
-            file,
-            &e,
-            "docs/configuration.md",
-        )])
-    })?;
+    let read = crate::yaml::read::<CapabilitiesFile>(file, text, crate::load::CONFIG_DOCS);
+    let Some(parsed) = read.value else {
+        return Err(ConfigError::Invalid(read.issues));
+    };
     let entry = parsed
         .servers
         .iter()

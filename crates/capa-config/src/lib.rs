@@ -17,6 +17,7 @@ mod resolved;
 mod schema;
 pub mod secret_ref;
 mod validate;
+mod yaml;
 
 pub use error::{ConfigError, ConfigIssue};
 pub use file::{

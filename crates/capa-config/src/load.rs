@@ -3,13 +3,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::error::{ConfigError, ConfigIssue};
+use crate::error::ConfigError;
 use crate::file::{CapabilitiesFile, ExposureMode};
-use crate::located::Position;
 use crate::resolved::{
     ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SourceScope,
 };
 use crate::validate::{self, CheckedFile, Inherited};
+use crate::yaml;
+
+/// Where the format is explained; fixes that need it point there.
+pub(crate) const CONFIG_DOCS: &str = "docs/configuration.md";
 
 /// File names a project file may have, in order of preference.
 pub const PROJECT_FILE_NAMES: &[&str] = &["capabilities.yaml", "capabilities.yml"];
@@ -131,7 +134,7 @@ pub fn load_file(file: &Path) -> Result<CheckedFile, ConfigError> {
 }
 
 fn load_file_in(file: &Path, inherited: Option<Inherited<'_>>) -> Result<CheckedFile, ConfigError> {
-    let text = std::fs::read_to_string(file).map_err(|source| ConfigError::Read {
+    let text = yaml::read_text(file).map_err(|source| ConfigError::Read {
         file: file.to_path_buf(),
         source,
     })?;
@@ -148,13 +151,16 @@ fn parse_str_in(
     text: &str,
     inherited: Option<Inherited<'_>>,
 ) -> Result<CheckedFile, ConfigError> {
-    let parsed: CapabilitiesFile = if text.trim().is_empty() {
-        CapabilitiesFile::default()
-    } else {
-        serde_saphyr::from_str(text)
-            .map_err(|e| ConfigError::Invalid(vec![syntax_issue(file, &e)]))?
+    let read = yaml::read::<CapabilitiesFile>(file, text, CONFIG_DOCS);
+    let checked = match read.value {
+        Some(parsed) => validate::check(file, parsed, inherited),
+        None => Err(Vec::new()),
     };
-    validate::check(file, parsed, inherited).map_err(ConfigError::Invalid)
+    match checked {
+        Ok(checked) if read.issues.is_empty() => Ok(checked),
+        Ok(_) => Err(ConfigError::Invalid(yaml::settle(read.issues, Vec::new()))),
+        Err(issues) => Err(ConfigError::Invalid(yaml::settle(read.issues, issues))),
+    }
 }
 
 /// Loads, checks and merges the files. Project sources and skills replace global ones with the
@@ -252,57 +258,5 @@ fn exposure_choice(global: Option<&CheckedFile>, project: Option<&CheckedFile>) 
             },
         },
         (None, None) => HubConfig::default().exposure,
-    }
-}
-
-fn syntax_issue(file: &Path, error: &serde_saphyr::Error) -> ConfigIssue {
-    syntax_issue_in(file, error, "docs/configuration.md")
-}
-
-/// A YAML or shape error as an issue; fixes that need the file format point at `docs`.
-pub(crate) fn syntax_issue_in(file: &Path, error: &serde_saphyr::Error, docs: &str) -> ConfigIssue {
-    let position = error
-        .location()
-        .map(|l| Position {
-            line: l.line(),
-            column: l.column(),
-        })
-        .unwrap_or_default();
-    let message = first_line(&error.to_string());
-    ConfigIssue {
-        file: file.to_path_buf(),
-        position,
-        fix: Some(fix_for(&message).replace("docs/configuration.md", docs)),
-        message,
-    }
-}
-
-/// serde-saphyr's message, without its own location suffix and source snippet (we print ours).
-fn first_line(message: &str) -> String {
-    let mut line = message.lines().next().unwrap_or(message).trim();
-    line = line.strip_prefix("error: ").unwrap_or(line);
-    if let Some(rest) = line.strip_prefix("line ") {
-        // "line 2 column 5: message"
-        if let Some((_, after)) = rest.split_once(": ") {
-            line = after;
-        }
-    }
-    line.to_owned()
-}
-
-fn fix_for(message: &str) -> String {
-    if message.contains("unknown field") {
-        "remove the field or correct its spelling; docs/configuration.md lists every field".into()
-    } else if message.contains("unknown variant") {
-        "use one of the values the message lists".into()
-    } else if message.contains("missing field") {
-        "add the missing field; docs/configuration.md shows a complete example".into()
-    } else if message.contains("invalid type")
-        || message.contains("expected sequence")
-        || message.contains("expected mapping")
-    {
-        "give the field a value of the type the message names (a list is written `[a, b]` or with `- ` items)".into()
-    } else {
-        "check the YAML syntax near this position (indentation, `:` after keys, closed quotes and brackets)".into()
     }
 }

@@ -2,11 +2,17 @@
 //! still point at a file, line and column.
 
 use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-/// Line and column (both 1-based) of a value in a capabilities file. `0:0` means unknown.
+use crate::yaml::de::{LOCATED, LOCATED_FIELDS};
+
+/// Line and column (both 1-based) of a value in a capabilities file. `0:0` means unknown: not
+/// read from a file, or standing in for a value the file got wrong.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Position {
     pub line: u64,
@@ -38,15 +44,36 @@ impl<T> std::ops::Deref for Located<T> {
     }
 }
 
+/// Read through the crate's YAML reader (`yaml/de.rs`), which answers the [`LOCATED`] struct with
+/// the value, then its line and column (`0:0` for a stand-in of a broken value).
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Located<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let spanned = serde_saphyr::Spanned::<T>::deserialize(deserializer)?;
-        Ok(Self {
-            value: spanned.value,
-            position: Position {
-                line: spanned.referenced.line(),
-                column: spanned.referenced.column(),
-            },
+        deserializer.deserialize_struct(LOCATED, LOCATED_FIELDS, LocatedVisitor(PhantomData))
+    }
+}
+
+struct LocatedVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for LocatedVisitor<T> {
+    type Value = Located<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value with its position")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Located<T>, A::Error> {
+        let value = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let line = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        let column = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(2, &self))?;
+        Ok(Located {
+            value,
+            position: Position { line, column },
         })
     }
 }

@@ -10,7 +10,6 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ConfigError, ConfigIssue};
-use crate::load::syntax_issue_in;
 use crate::located::{Located, Position};
 
 mod write;
@@ -196,7 +195,7 @@ struct RawRule {
 
 /// Reads the policy file; a missing file means no rules.
 pub fn load_policy_file(file: &Path) -> Result<Vec<PolicyRule>, ConfigError> {
-    match std::fs::read_to_string(file) {
+    match crate::yaml::read_text(file) {
         Ok(text) => parse_policy_str(file, &text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(source) => Err(ConfigError::Read {
@@ -208,24 +207,19 @@ pub fn load_policy_file(file: &Path) -> Result<Vec<PolicyRule>, ConfigError> {
 
 /// Parses and checks the text of a policy file named `file`, reporting every problem found.
 pub fn parse_policy_str(file: &Path, text: &str) -> Result<Vec<PolicyRule>, ConfigError> {
-    let only_comments = text
-        .lines()
-        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
-    let raw: RawFile = if only_comments {
-        RawFile::default()
-    } else {
-        serde_saphyr::from_str::<Option<RawFile>>(text)
-            .map_err(|e| {
-                let mut issue = syntax_issue_in(file, &e, POLICY_DOCS);
-                if text.contains(": *") || text.contains(":*") {
-                    issue.fix = Some(format!(
-                        "{}; a pattern starting with `*` must be quoted: `match: '*'`",
-                        issue.fix.unwrap_or_default()
-                    ));
-                }
-                ConfigError::Invalid(vec![issue])
-            })?
-            .unwrap_or_default()
+    let read = crate::yaml::read::<RawFile>(file, text, POLICY_DOCS);
+    let Some(raw) = read.value else {
+        let mut issues = read.issues;
+        // An unquoted `*` starts an alias in YAML, the most common way to break this file.
+        if text.contains(": *") || text.contains(":*") {
+            for issue in &mut issues {
+                issue.fix = Some(format!(
+                    "{}; a pattern starting with `*` must be quoted: `match: '*'`",
+                    issue.fix.take().unwrap_or_default()
+                ));
+            }
+        }
+        return Err(ConfigError::Invalid(issues));
     };
     let mut issues = Vec::new();
     let mut issue = |position: Position, message: String, fix: String| {
@@ -288,9 +282,12 @@ pub fn parse_policy_str(file: &Path, text: &str) -> Result<Vec<PolicyRule>, Conf
             decision,
         });
     }
-    if issues.is_empty() {
+    if issues.is_empty() && read.issues.is_empty() {
         Ok(rules)
     } else {
-        Err(ConfigError::Invalid(issues))
+        Err(ConfigError::Invalid(crate::yaml::settle(
+            read.issues,
+            issues,
+        )))
     }
 }

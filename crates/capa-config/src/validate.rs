@@ -271,6 +271,11 @@ fn check_def(
 }
 
 fn check_expose(checker: &mut Checker<'_>, server: &ServerEntry) -> ToolSelection {
+    // An `expose` the reader could not read (reported already) stands in as `all`; checking
+    // `tools` against it would report a second, made-up problem.
+    if server.expose.as_ref().is_some_and(|e| e.position.line == 0) {
+        return ToolSelection::Nothing;
+    }
     let policy = server
         .expose
         .as_ref()

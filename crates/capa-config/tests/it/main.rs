@@ -1,6 +1,8 @@
 //! Capabilities file parsing and validation through the public API.
 
+mod all_at_once;
 mod expose_policy;
+mod limits;
 mod malformed;
 mod policy;
 mod select;

@@ -23,25 +23,25 @@ const CASES: &[Case] = &[
         name: "unknown exposure mode",
         text: "options:\n  toolExposure: everything\n",
         line: 2,
-        message: "unknown variant",
+        message: "`options.toolExposure`: `everything` is not a known value",
     },
     Case {
         name: "bad indentation",
         text: "servers:\n  - id: a\n   type: mcp\n",
-        line: 2,
-        message: "missing field `type`",
+        line: 3,
+        message: "expected a `- item` line here",
     },
     Case {
         name: "missing def",
         text: "servers:\n  - id: a\n    type: mcp\n",
-        line: 3,
-        message: "missing field `def`",
+        line: 2,
+        message: "missing field `def` in `servers[0]`",
     },
     Case {
         name: "unsupported server type",
         text: "servers:\n  - id: a\n    type: openapi\n    def: { url: 'http://x' }\n",
         line: 3,
-        message: "unknown variant",
+        message: "`servers[0].type`: `openapi` is not a known value",
     },
     Case {
         name: "except without tools",
@@ -137,7 +137,7 @@ const CASES: &[Case] = &[
         name: "wrong type for args",
         text: "servers:\n  - id: a\n    type: mcp\n    def: { command: x, args: 3 }\n",
         line: 4,
-        message: "expected sequence",
+        message: "`servers[0].def.args`: expected a list, found the number `3`",
     },
 ];
 
@@ -182,5 +182,5 @@ fn every_problem_in_a_file_is_reported_at_once() {
     let text = "servers:\n  - id: a\n    type: mcp\n    expose: except\n    def: { command: x }\n  - id: Bad\n    type: mcp\n    def: { url: 'ftp://x' }\n";
     let err = parse_str(Path::new("c.yaml"), text).expect_err("invalid");
     let lines: Vec<u64> = err.issues().iter().map(|i| i.position.line).collect();
-    assert_eq!(lines, vec![6, 4, 8], "{err}");
+    assert_eq!(lines, vec![4, 6, 8], "in file order: {err}");
 }

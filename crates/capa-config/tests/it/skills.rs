@@ -97,8 +97,11 @@ fn every_skill_mistake_is_named_with_its_line_and_fix() {
 #[test]
 fn a_skill_without_description_or_requires_is_a_shape_error() {
     let err = error_of("skills:\n  - id: triage\n    requires: ['@demo']\n");
-    assert!(err.contains("missing field `description`"), "{err}");
-    assert!(err.contains("fix: add the missing field"), "{err}");
+    assert!(
+        err.contains("missing field `description` in `skills[0]`"),
+        "{err}"
+    );
+    assert!(err.contains("fix: add `description: …` to it"), "{err}");
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {

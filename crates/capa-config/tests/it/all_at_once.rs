@@ -301,3 +301,13 @@ fn the_policy_file_reports_all_its_problems_at_once_too() {
     assert!(shown.contains("docs/policies.md"), "{shown}");
     assert_project_words(&shown);
 }
+
+#[test]
+fn a_file_with_very_many_problems_lists_a_hundred_and_counts_the_rest() {
+    let text: String = (0..150).map(|i| format!("field{i}: x\n")).collect();
+    let err = error_of(&text);
+    let issues = err.issues();
+    assert_eq!(issues.len(), 101, "{err}");
+    assert_eq!(issues[99].position.line, 100);
+    assert_eq!(issues[100].message, "and 50 more problems");
+}

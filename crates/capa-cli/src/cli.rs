@@ -92,6 +92,10 @@ pub struct ShArgs {
     /// Print the whole result as JSON.
     #[arg(long = "output-json")]
     pub output_json: bool,
+    /// Print all of a large result; without it a result is cut at 24 KB (`inlineResultBytes`)
+    /// with a note, as for every model-facing channel.
+    #[arg(long)]
+    pub full: bool,
     /// Approve a tool the policy asks for without a prompt (only at an interactive terminal).
     #[arg(long)]
     pub yes: bool,
@@ -211,6 +215,10 @@ pub struct CallArgs {
     /// Print the whole result as JSON instead of its text.
     #[arg(long)]
     pub raw: bool,
+    /// Print all of a large result; without it a result is cut at 24 KB (`inlineResultBytes`)
+    /// with a note, as for every model-facing channel.
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -161,6 +161,55 @@ fn output_json_prints_the_whole_result() {
     assert_ne!(result["isError"], true, "{value:#}");
 }
 
+/// `capa sh` is the channel a `none` project's agent reads, so a large result is cut to
+/// `inlineResultBytes` (24 KB) with a note, like every model-facing channel; `--full` prints it
+/// whole.
+#[test]
+fn a_large_result_is_cut_to_the_inline_budget_unless_full_is_asked() {
+    let dir = none_project();
+    let message = format!("message={}", "é".repeat(50_000));
+    let cut = capa(dir.path(), &["sh", "everything", "echo", "--arg", &message]);
+    assert_eq!(cut.status.code(), Some(0), "{}", show(&cut));
+    let printed = stdout(&cut);
+    assert!(
+        printed.len() <= 24 * 1024,
+        "{} bytes printed",
+        printed.len()
+    );
+    assert!(printed.starts_with("Echo: éé"), "{}", &printed[..64]);
+    assert!(
+        printed.contains("--full") || printed.to_lowercase().contains("cut"),
+        "no note of the cut:
+{}",
+        &printed[printed.len().saturating_sub(600)..]
+    );
+    let json = capa(
+        dir.path(),
+        &[
+            "sh",
+            "everything",
+            "echo",
+            "--arg",
+            &message,
+            "--output-json",
+        ],
+    );
+    assert!(
+        json.stdout.len() <= 26 * 1024,
+        "{} bytes of JSON",
+        json.stdout.len()
+    );
+    let full = capa(
+        dir.path(),
+        &["sh", "everything", "echo", "--arg", &message, "--full"],
+    );
+    assert_eq!(full.status.code(), Some(0), "{}", show(&full));
+    assert_eq!(
+        stdout(&full).trim_end(),
+        format!("Echo: {}", "é".repeat(50_000))
+    );
+}
+
 #[test]
 fn a_tool_error_exits_1() {
     let dir = none_project();

@@ -327,6 +327,11 @@ pub struct CallRequest {
     /// the popup and the page stop asking. Only ever a "no".
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub abandon: bool,
+    /// The whole result. Without it the result is cut to the run limits' `inlineResultBytes`
+    /// (24 KB) with a notice, as on every channel a model reads: `capa sh` is how tools run in
+    /// `toolExposure: none` projects, and an agent reads its output.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub full: bool,
 }
 
 /// The longest one request waits for a decision; a caller that waits longer asks again.
@@ -346,6 +351,7 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
         approval,
         wait_ms,
         abandon,
+        full,
     } = request;
     let authorization = match hub.authorize(&address, connection.as_deref()).await {
         Ok(authorization) => authorization,
@@ -403,7 +409,16 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
         progress: None,
     };
     match hub.call(permit, arguments, &context).await {
-        Ok(result) => json!({"ok": result.is_error != Some(true), "result": result}),
+        Ok(result) => {
+            let budget = hub.run_limits().inline_result_bytes;
+            let cut = !full && crate::inline::measured(&result) > budget;
+            let result = if cut {
+                crate::inline::fit(result, budget)
+            } else {
+                result
+            };
+            json!({"ok": result.is_error != Some(true), "result": result, "cut": cut})
+        }
         Err(e) => call_error_json(&e),
     }
 }

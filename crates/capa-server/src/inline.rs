@@ -279,7 +279,7 @@ fn escaped_width(c: char) -> usize {
 }
 
 /// The result's size as it goes out: with `resultType`, which the front adds.
-fn measured(result: &CallToolResult) -> usize {
+pub(crate) fn measured(result: &CallToolResult) -> usize {
     if result.result_type.is_some() {
         return json_len(result);
     }

@@ -58,6 +58,7 @@ pub async fn run_asking(
         address: args.address.clone(),
         arguments: arguments.clone(),
         connection: args.connection.clone(),
+        full: args.full,
         ..CallRequest::default()
     };
     let answer = match access.call(request()).await {
@@ -83,6 +84,9 @@ pub async fn run_asking(
         );
     } else {
         print_result(&answer["result"]);
+        if answer["cut"].as_bool() == Some(true) {
+            eprintln!("capa: the result was cut to the inline limit; --full prints all of it");
+        }
     }
     Ok(if ok {
         ExitCode::SUCCESS

@@ -51,6 +51,7 @@ pub async fn run(
         arguments: Some(Value::Object(arguments).to_string()),
         connection: args.connection,
         raw: args.output_json,
+        full: args.full,
     };
     let approve = if args.yes { Approve::Yes } else { Approve::Ask };
     super::call::run_asking(global, paths, redactor, call, approve).await

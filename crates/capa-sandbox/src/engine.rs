@@ -17,6 +17,7 @@ use rquickjs::context::{EvalOptions, intrinsic};
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
 use serde::Deserialize;
 
+use crate::oom::Watch;
 use crate::state::{Event, Finish, Next, State, Stop};
 use crate::{RunError, RunInput};
 
@@ -157,8 +158,8 @@ struct ThrownRecord {
     tool: bool,
     hint: Option<String>,
     stack: Option<String>,
-    /// The thrown value was `null`: what QuickJS throws when it runs out of memory while
-    /// building the out-of-memory error itself.
+    /// The thrown value was `null`: the guest's own `throw null`, or what QuickJS throws when it
+    /// runs out of memory while building the out-of-memory error itself (`oom.rs` tells which).
     is_null: bool,
 }
 
@@ -191,8 +192,17 @@ fn is_code(s: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
-/// The run error for a thrown value.
-fn classify(t: ThrownRecord, syntax: bool) -> RunError {
+/// The error of a run that ran out of memory.
+fn memory_error() -> RunError {
+    RunError {
+        code: "memory_limit".into(),
+        message: "the code used more memory than the sandbox allows".into(),
+        hint: Some("Keep less data in memory: filter results as they arrive.".into()),
+    }
+}
+
+/// The run error for a thrown value; `null_oom`: a thrown `null` was QuickJS's out-of-memory.
+fn classify(t: ThrownRecord, syntax: bool, null_oom: bool) -> RunError {
     let name = t.name.as_deref().unwrap_or("");
     let location = t.stack.as_deref().and_then(location);
     if syntax && name == "SyntaxError" {
@@ -206,13 +216,9 @@ fn classify(t: ThrownRecord, syntax: bool) -> RunError {
     // strings are built as ropes: the same bomb, so the same code.
     if (name == "InternalError"
         && (t.message.starts_with("out of memory") || t.message == "string too long"))
-        || t.is_null
+        || (t.is_null && null_oom)
     {
-        return RunError {
-            code: "memory_limit".into(),
-            message: "the code used more memory than the sandbox allows".into(),
-            hint: Some("Keep less data in memory: filter results as they arrive.".into()),
-        };
+        return memory_error();
     }
     if (name == "RangeError" && t.message == "Maximum call stack size exceeded")
         || (name == "InternalError" && t.message.starts_with("stack overflow"))
@@ -260,8 +266,15 @@ fn caught(ctx: &Ctx<'_>) -> ThrownRecord {
         t.stack = obj.get::<_, Option<String>>("stack").ok().flatten();
     } else if v.is_null() {
         t.is_null = true;
+        t.message = "null".into();
+    } else if v.is_undefined() {
+        t.message = "undefined".into();
     } else if let Some(s) = v.as_string() {
         t.message = s.to_string().unwrap_or_default();
+    } else if let Some(b) = v.as_bool() {
+        t.message = b.to_string();
+    } else if let Some(n) = v.as_number() {
+        t.message = n.to_string();
     } else {
         t.message = format!("{v:?}");
     }
@@ -271,11 +284,27 @@ fn caught(ctx: &Ctx<'_>) -> ThrownRecord {
 struct Driver<'a> {
     meter: Rc<Meter>,
     state: Rc<RefCell<State>>,
+    watch: Rc<Watch>,
     events: &'a Receiver<Event>,
     limits: &'a crate::Limits,
 }
 
+/// The prelude's functions Rust calls during the event loop.
+struct Api {
+    settle: Persistent<Function<'static>>,
+    deliver: Persistent<Function<'static>>,
+    fire_timer: Persistent<Function<'static>>,
+}
+
 impl Driver<'_> {
+    /// The run error for the exception pending on `ctx`.
+    fn thrown(&self, ctx: &Ctx<'_>, syntax: bool) -> RunError {
+        let t = caught(ctx);
+        // Judged before anything else allocates.
+        let null_oom = t.is_null && (self.watch.seen() || self.watch.heap_full(ctx));
+        classify(t, syntax, null_oom)
+    }
+
     /// The error for a failed engine call: a tripped limit first, else the exception.
     fn engine_error(&self, ctx: &Ctx<'_>, err: rquickjs::Error) -> Outcome {
         if let Some(e) = self.meter.error(self.limits) {
@@ -283,21 +312,14 @@ impl Driver<'_> {
             return Outcome::Error(e);
         }
         match err {
-            rquickjs::Error::Exception => Outcome::Error(classify(caught(ctx), false)),
-            rquickjs::Error::Allocation => Outcome::Error(classify(
-                ThrownRecord {
-                    name: Some("InternalError".into()),
-                    message: "out of memory".into(),
-                    ..ThrownRecord::default()
-                },
-                false,
-            )),
+            rquickjs::Error::Exception => Outcome::Error(self.thrown(ctx, false)),
+            rquickjs::Error::Allocation => Outcome::Error(memory_error()),
             other => internal(other),
         }
     }
 
     /// Run microtasks until none is left or the guest finished.
-    fn run_jobs(&self, rt: &Runtime) -> Result<(), Outcome> {
+    fn run_jobs(&self, rt: &Runtime, ctx: &Context, api: &Api) -> Result<(), Outcome> {
         let mut n: u32 = 0;
         loop {
             if self.state.borrow().finish.is_some() {
@@ -306,19 +328,83 @@ impl Driver<'_> {
             match self.meter.segment(|| rt.execute_pending_job()) {
                 Ok(true) => {
                     n = n.wrapping_add(1);
-                    if n.is_multiple_of(64) && self.meter.over() {
-                        return Err(self.limit_error());
+                    // Every 64 jobs, not every one: each check costs about as much as a small
+                    // job. A storm still meets them many times a second.
+                    if n.is_multiple_of(64) {
+                        if self.meter.over() {
+                            return Err(self.limit_error());
+                        }
+                        self.after_turn(ctx, api)?;
                     }
                 }
-                Ok(false) => return Ok(()),
-                Err(job) => {
+                Ok(false) => {
+                    // The main promise may have settled since the last check: its finish job
+                    // comes next.
+                    self.after_turn(ctx, api)?;
+                    if rt.is_job_pending() {
+                        continue;
+                    }
+                    return self.checkpoint(ctx);
+                }
+                Err(_) => {
                     if let Some(e) = self.meter.error(self.limits) {
                         return Err(Outcome::Error(e));
                     }
-                    let record = job.0.with(|ctx| caught(&ctx));
-                    return Err(Outcome::Error(classify(record, false)));
+                    // Jobs fail only inside the engine (a handler's error rejects its promise)
+                    // or in a `queueMicrotask` callback.
+                    let e = ctx.with(|ctx| self.thrown(&ctx, false));
+                    return Err(Outcome::Error(e));
                 }
             }
+        }
+    }
+
+    /// After a job or a call into the guest: an out-of-memory QuickJS left pending (a job it
+    /// could not queue), and the main promise once it settled.
+    fn after_turn(&self, ctx: &Context, api: &Api) -> Result<(), Outcome> {
+        self.meter.segment(|| {
+            ctx.with(|ctx| {
+                if self.watch.dropped_oom(&ctx) {
+                    return Err(Outcome::Error(memory_error()));
+                }
+                if let Some(main) = self.watch.settled_main(&ctx) {
+                    let settle = api.settle.clone().restore(&ctx).map_err(internal)?;
+                    settle
+                        .call::<_, ()>((main,))
+                        .map_err(|e| self.engine_error(&ctx, e))?;
+                }
+                Ok(())
+            })
+        })
+    }
+
+    /// No job left: an out-of-memory that rejected a promise nobody handled ends the run.
+    fn checkpoint(&self, ctx: &Context) -> Result<(), Outcome> {
+        let oom = self
+            .meter
+            .segment(|| ctx.with(|ctx| self.watch.unhandled_oom(&ctx)));
+        if oom {
+            Err(Outcome::Error(memory_error()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The run ends: an out-of-memory left in an unhandled rejection is why, whatever else
+    /// stopped it (a storm that spun on at a full heap until the compute limit, a run that
+    /// never settled or completed without the lost work). A person's stop stays as it is.
+    fn final_outcome(&self, ctx: &Context, outcome: Outcome) -> Outcome {
+        let keep = match &outcome {
+            Outcome::Suspended => true,
+            Outcome::Error(e) => e.code == CANCELLED || e.code == "memory_limit",
+            Outcome::Value(_) => false,
+        };
+        if keep || self.meter.tripped.get() == Some(Trip::Stopped) {
+            return outcome;
+        }
+        match self.checkpoint(ctx) {
+            Err(oom) => oom,
+            Ok(()) => outcome,
         }
     }
 
@@ -425,13 +511,14 @@ impl Driver<'_> {
                     "Return plain data: objects, arrays, strings, numbers, booleans, null.".into(),
                 ),
             }),
-            Finish::Error(record) => {
+            Finish::Error { record, heap_full } => {
                 let t: ThrownRecord =
                     serde_json::from_str(&record).unwrap_or_else(|_| ThrownRecord {
                         message: "the code threw a value that could not be described".into(),
                         ..ThrownRecord::default()
                     });
-                Outcome::Error(classify(t, false))
+                let null_oom = t.is_null && (heap_full || self.watch.seen());
+                Outcome::Error(classify(t, false, null_oom))
             }
         }
     }
@@ -446,6 +533,7 @@ impl Driver<'_> {
         rt.set_gc_threshold((self.limits.memory_bytes / 8).clamp(256 * 1024, 4 * 1024 * 1024));
         let meter = Rc::clone(&self.meter);
         rt.set_interrupt_handler(Some(Box::new(move || meter.interrupt())));
+        self.watch.install(&rt);
         // No Performance (a real clock), no WeakRef/FinalizationRegistry (GC timing would leak
         // into the run): both would break determinism.
         let ctx = match Context::builder()
@@ -465,8 +553,10 @@ impl Driver<'_> {
             Err(e) => return internal(e),
         };
         let outcome = self.run_in(&rt, &ctx, input);
-        // Persistent handles are gone (run_in's locals); let the GC collect cycles before the
-        // runtime is freed.
+        let outcome = self.final_outcome(&ctx, outcome);
+        // Persistent handles are gone (run_in's locals, the watch's); let the GC collect cycles
+        // before the runtime is freed.
+        self.watch.clear();
         rt.run_gc();
         outcome
     }
@@ -494,34 +584,43 @@ impl Driver<'_> {
                 let main: Value = match ctx.eval_with_options(source, options) {
                     Ok(v) => v,
                     Err(rquickjs::Error::Exception) if self.meter.tripped.get().is_none() => {
-                        return Err(Outcome::Error(classify(caught(&ctx), true)));
+                        return Err(Outcome::Error(self.thrown(&ctx, true)));
                     }
                     Err(e) => return Err(self.engine_error(&ctx, e)),
                 };
                 let start: Function = api.get("start").map_err(internal)?;
-                start
-                    .call::<_, ()>((main,))
-                    .map_err(|e| self.engine_error(&ctx, e))
+                let main = start
+                    .call::<_, Value>((main,))
+                    .map_err(|e| self.engine_error(&ctx, e))?;
+                if main.is_promise() {
+                    self.watch.set_main(&ctx, main);
+                }
+                Ok(())
             })
         });
         if let Err(o) = compiled {
             return o;
         }
-        let (deliver, fire_timer) = match ctx.with(|ctx| -> rquickjs::Result<_> {
+        let api = match ctx.with(|ctx| -> rquickjs::Result<_> {
             let api = api.clone().restore(&ctx)?;
-            let deliver: Function = api.get("deliver")?;
-            let fire: Function = api.get("fireTimer")?;
-            Ok((
-                Persistent::save(&ctx, deliver),
-                Persistent::save(&ctx, fire),
-            ))
+            let function = |name: &str| -> rquickjs::Result<Persistent<Function<'static>>> {
+                Ok(Persistent::save(&ctx, api.get::<_, Function>(name)?))
+            };
+            Ok(Api {
+                settle: function("settle")?,
+                deliver: function("deliver")?,
+                fire_timer: function("fireTimer")?,
+            })
         }) {
             Ok(x) => x,
             Err(e) => return internal(e),
         };
+        if let Err(o) = self.after_turn(ctx, &api) {
+            return o;
+        }
 
         loop {
-            if let Err(o) = self.run_jobs(rt) {
+            if let Err(o) = self.run_jobs(rt, ctx, &api) {
                 return o;
             }
             // A tripped limit wins over whatever the guest reported after it: some engine paths
@@ -540,12 +639,12 @@ impl Driver<'_> {
                 Next::Deliver { seq, ok, payload } => {
                     let r = self.meter.segment(|| {
                         ctx.with(|ctx| -> Result<(), Outcome> {
-                            let f = deliver.clone().restore(&ctx).map_err(internal)?;
+                            let f = api.deliver.clone().restore(&ctx).map_err(internal)?;
                             f.call::<_, ()>((seq as f64, ok, payload))
                                 .map_err(|e| self.engine_error(&ctx, e))
                         })
                     });
-                    if let Err(o) = r {
+                    if let Err(o) = r.and_then(|()| self.after_turn(ctx, &api)) {
                         return o;
                     }
                 }
@@ -557,11 +656,12 @@ impl Driver<'_> {
                 Next::Idle => {
                     let fired = self.meter.segment(|| {
                         ctx.with(|ctx| -> Result<bool, Outcome> {
-                            let f = fire_timer.clone().restore(&ctx).map_err(internal)?;
+                            let f = api.fire_timer.clone().restore(&ctx).map_err(internal)?;
                             f.call::<_, bool>(())
                                 .map_err(|e| self.engine_error(&ctx, e))
                         })
                     });
+                    let fired = fired.and_then(|f| self.after_turn(ctx, &api).map(|()| f));
                     match fired {
                         Ok(true) => {}
                         Ok(false) => {
@@ -630,23 +730,32 @@ impl Driver<'_> {
             })?,
         )?;
         let s = Rc::clone(&self.state);
+        let watch = Rc::clone(&self.watch);
         host.set(
             "finish",
-            Function::new(ctx.clone(), move |kind: String, payload: String| {
-                let finish = match kind.as_str() {
-                    "value" => Finish::Value(payload),
-                    "undefined" => Finish::Undefined,
-                    "not_json" => Finish::NotJson(payload),
-                    _ => Finish::Error(payload),
-                };
-                s.borrow_mut().set_finish(finish);
-            })?,
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>, kind: String, payload: String| {
+                    let finish = match kind.as_str() {
+                        "value" => Finish::Value(payload),
+                        "undefined" => Finish::Undefined,
+                        "not_json" => Finish::NotJson(payload),
+                        _ => Finish::Error {
+                            record: payload,
+                            // Judged now: a thrown `null` is an out-of-memory if the heap is
+                            // still full.
+                            heap_full: watch.heap_full(&ctx),
+                        },
+                    };
+                    s.borrow_mut().set_finish(finish);
+                },
+            )?,
         )?;
 
         let config = serde_json::json!({
             "namespaces": input.namespaces.iter().map(|ns| serde_json::json!({
                 "global": ns.global,
-                "tools": ns.tools.iter().map(|t| [&t.member, &t.address]).collect::<Vec<_>>(),
+                "tools": ns.tools.iter().map(|t| [t.member.as_str(), t.address.as_str(), t.remote_name()]).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
             "clockStart": input.clock_start_ms,
             "seed": seed_words(input.seed),
@@ -654,6 +763,7 @@ impl Driver<'_> {
             "absent": ABSENT,
         });
         let config = ctx.json_parse(config.to_string())?;
+        self.watch.remember_internal_error(ctx)?;
         let mut options = EvalOptions::default();
         options.global = true;
         options.strict = true;
@@ -726,6 +836,7 @@ pub(crate) fn execute(job: Job) -> crate::RunOutput {
     let driver = Driver {
         meter,
         state: Rc::clone(&state),
+        watch: Watch::new(),
         events: &rx,
         limits: &limits,
     };

@@ -24,6 +24,7 @@
 
 mod engine;
 mod limits;
+mod oom;
 mod output;
 mod state;
 mod types;

@@ -14,7 +14,8 @@ pub struct Limits {
     pub compute_ms: u64,
     /// Ceiling for one attempt in milliseconds, tool calls included.
     pub wall_ms: u64,
-    /// Guest heap in bytes (QuickJS malloc limit).
+    /// Guest heap in bytes (QuickJS malloc limit). Running out inside promise jobs, where
+    /// QuickJS drops the error, counts too (`oom.rs`).
     pub memory_bytes: usize,
     /// Guest stack in bytes (QuickJS max stack size).
     pub stack_bytes: usize,
@@ -22,7 +23,9 @@ pub struct Limits {
     pub max_calls: u32,
     /// Tool calls in flight at once; further calls wait in a queue.
     pub max_concurrent: usize,
-    /// Bytes of result and logs returned inline, together.
+    /// Bytes of result and logs returned inline, together, counted as the envelope serialises
+    /// them: the result's compact JSON plus the `logs` array's (each line's quotes, escapes and
+    /// separator; an empty line costs 3).
     pub inline_result_bytes: usize,
     /// Milliseconds one upstream call may take, counted from when it leaves the queue.
     pub upstream_timeout_ms: u64,

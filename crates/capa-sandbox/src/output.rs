@@ -1,11 +1,16 @@
 //! Fitting result and logs into `inline_result_bytes`: always a valid, shortened value, never
 //! JSON cut mid-token.
 //!
+//! Everything is counted as the envelope serialises it (compact JSON, `serde_json`'s escaping):
+//! the result's JSON, and the `logs` array with each line's quotes, escapes (`\u00XX` for control
+//! characters) and separator. Their sum never exceeds the budget (the spec's "result and logs
+//! returned inline, across every channel").
+//!
 //! Strategy: the result gets the budget first, logs at least a quarter of it when both are over.
 //! A result is shortened in two steps: first every string is cut to the longest common length
 //! that makes the whole value fit (binary search), keeping every array item and key; if even
 //! short strings do not fit, the value is taken as a prefix — arrays and objects keep their first
-//! members that fit, in order. Cut strings end in `…`. Sizes are of compact JSON.
+//! members that fit, in order. Cut strings end in `…`.
 
 use serde_json::{Map, Value};
 
@@ -15,30 +20,56 @@ use crate::{Limits, Truncated};
 const ELLIPSIS: &str = "…";
 /// Strings are never cut shorter than this many characters by the first step.
 const MIN_STRING_CAP: usize = 16;
+/// A log line that crosses the budget is kept cut only when this many bytes of room are left;
+/// a shorter stub would say nothing.
+pub(crate) const MIN_CUT_LINE_BYTES: usize = 64;
 
-/// The first at most `max_bytes` bytes of `s`, at a character boundary, with `…` appended when
-/// cut (the `…` counts against `max_bytes`).
-pub(crate) fn cut_str(s: &str, max_bytes: usize) -> String {
-    if s.len() <= max_bytes {
-        return s.to_string();
+/// Bytes `c` takes inside a JSON string as serde_json writes it.
+fn json_char_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf8(),
     }
-    let mut end = max_bytes.saturating_sub(ELLIPSIS.len());
-    while end > 0 && !s.is_char_boundary(end) {
-        end -= 1;
+}
+
+/// `s` as a JSON string of at most `max_json` bytes (quotes and escapes counted): `s` itself
+/// when it fits, else its longest prefix that fits with `…` appended. Reads only as much of `s`
+/// as it keeps. `max_json` must be at least 5 (`"…"`).
+pub(crate) fn cut_json_str(s: &str, max_json: usize) -> String {
+    let room = max_json.saturating_sub(2);
+    let mut used = 0;
+    let mut fits_at = None;
+    for (i, c) in s.char_indices() {
+        let w = json_char_len(c);
+        if fits_at.is_none() && used + w > room.saturating_sub(ELLIPSIS.len()) {
+            fits_at = Some(i);
+        }
+        used += w;
+        if used > room {
+            let end = fits_at.unwrap_or(0);
+            return format!("{}{ELLIPSIS}", &s[..end]);
+        }
     }
-    format!("{}{ELLIPSIS}", &s[..end])
+    s.to_string()
+}
+
+/// Bytes one console line adds to the envelope's `logs` array: its JSON string and the
+/// separator before it (the opening bracket for the first). An empty line costs 3 (`"",`):
+/// no line is free, so a flood of empty lines fills the budget too.
+pub(crate) fn log_line_cost(line: &str) -> usize {
+    json_str_len(line) + 1
+}
+
+/// Bytes of a `logs` array whose lines cost `costs` together ([`log_line_cost`]): that plus the
+/// closing bracket, or nothing for no lines (the envelope then leaves `logs` out).
+pub(crate) fn logs_array_len(lines: usize, costs: usize) -> usize {
+    if lines == 0 { 0 } else { costs + 1 }
 }
 
 /// Length of `s` as a compact JSON string literal, quotes included (serde_json's escaping).
-fn json_str_len(s: &str) -> usize {
-    2 + s
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf8(),
-        })
-        .sum::<usize>()
+pub(crate) fn json_str_len(s: &str) -> usize {
+    2 + s.chars().map(json_char_len).sum::<usize>()
 }
 
 fn scalar_len(v: &Value) -> usize {
@@ -222,7 +253,9 @@ pub fn human_bytes(n: usize) -> String {
     }
 }
 
-/// Fit result and logs into the inline budget; returns what was shortened and the notices.
+/// Fit result and logs into the inline budget; returns the lines kept, what was shortened and
+/// the notices. Afterwards the result's compact JSON and the `logs` array together take at most
+/// `inline_result_bytes`.
 pub(crate) fn fit(
     result: &mut Option<Value>,
     logs: Logs,
@@ -232,16 +265,18 @@ pub(crate) fn fit(
     let mut truncated = Truncated::default();
     let mut notices = Vec::new();
     let result_len = result.as_ref().map_or(0, |v| size_capped(v, usize::MAX));
-    let logs_total = logs.bytes + logs.dropped_bytes;
+    let logs_len = logs_array_len(logs.lines.len(), logs.cost);
 
-    let logs_budget = if result_len + logs.bytes <= budget {
-        logs.bytes
+    // Never more than `logs_len`: when both do not fit, logs get what the result leaves, but at
+    // least a quarter of the budget.
+    let logs_budget = if result_len + logs_len <= budget {
+        logs_len
     } else if result_len <= budget - budget / 4 {
         budget - result_len
     } else {
-        logs.bytes.min(budget / 4)
+        logs_len.min(budget / 4)
     };
-    let result_budget = budget - logs_budget.min(logs.bytes);
+    let result_budget = budget - logs_budget;
 
     if let Some(v) = result.as_mut()
         && result_len > result_budget
@@ -260,29 +295,33 @@ pub(crate) fn fit(
         truncated.result = true;
     }
 
+    let mut shortened = logs.shortened;
     let mut lines = Vec::new();
-    let mut used = 0;
-    let total_lines = logs.lines.len() + logs.dropped_lines;
+    // The closing bracket; each line then adds its cost.
+    let mut used = 1;
     for line in logs.lines {
-        if used + line.len() <= logs_budget {
-            used += line.len();
+        let cost = log_line_cost(&line);
+        if used + cost <= logs_budget {
+            used += cost;
             lines.push(line);
-        } else {
-            if used < logs_budget && logs_budget - used > 64 {
-                let cut = cut_str(&line, logs_budget - used);
-                used += cut.len();
-                lines.push(cut);
-            }
-            break;
+            continue;
         }
+        shortened = true;
+        let room = logs_budget.saturating_sub(used);
+        if room > MIN_CUT_LINE_BYTES {
+            let cut = cut_json_str(&line, room - 1);
+            used += log_line_cost(&cut);
+            lines.push(cut);
+        }
+        break;
     }
-    if lines.len() < total_lines || used < logs_total {
+    if shortened {
         truncated.logs = true;
         notices.push(format!(
-            "logs were {} in {} lines; showing the first {} ({} lines).",
-            human_bytes(logs_total),
-            total_lines,
-            human_bytes(used),
+            "logs were cut to fit the inline limit of {} (shared with the result); showing the \
+             first {} ({} lines). Log less, or return what matters.",
+            human_bytes(budget),
+            human_bytes(logs_array_len(lines.len(), used - 1)),
             lines.len(),
         ));
     }
@@ -322,10 +361,100 @@ mod tests {
     }
 
     #[test]
-    fn cut_str_respects_char_boundaries() {
-        assert_eq!(cut_str("ééé", 5), "é…");
-        assert_eq!(cut_str("ééé", 4), "…");
-        assert_eq!(cut_str("aaaa", 4), "aaaa");
-        assert_eq!(cut_str("aaaaaa", 5), "aa…");
+    fn cut_json_str_counts_escapes_and_keeps_char_boundaries() {
+        for (s, max) in [
+            ("ééé", 8),
+            ("aaaa", 6),
+            ("aaaaaa", 7),
+            ("\u{1}\u{1}\u{1}", 16),
+            ("a\"b\\c\nd", 9),
+        ] {
+            let cut = cut_json_str(s, max);
+            let json = serde_json::to_string(&cut).unwrap_or_default();
+            assert!(json.len() <= max, "{s:?} {max}: {json}");
+            assert!(cut == s || cut.ends_with('…'), "{cut}");
+        }
+        assert_eq!(cut_json_str("ééé", 8), "ééé");
+        assert_eq!(cut_json_str("ééé", 7), "é…");
+        // Each control character is six bytes: two fit in 16 with the quotes, not three.
+        assert_eq!(cut_json_str("\u{1}\u{1}\u{1}", 16), "\u{1}…");
+    }
+
+    fn logs_of(lines: &[String], cap: usize) -> Logs {
+        let mut logs = Logs::with_cap(cap);
+        for l in lines {
+            logs.push(l.clone());
+        }
+        logs
+    }
+
+    /// What the envelope would serialise for result and logs.
+    fn inline_len(result: &Option<Value>, lines: &[String]) -> usize {
+        let logs = if lines.is_empty() {
+            0
+        } else {
+            serde_json::to_string(lines).map(|s| s.len()).unwrap_or(0)
+        };
+        result.as_ref().map_or(0, len) + logs
+    }
+
+    #[test]
+    fn fit_keeps_result_and_logs_within_the_budget_as_serialised() {
+        let limits = Limits::default();
+        let budget = limits.inline_result_bytes;
+        let controls = "\u{1}".repeat(24_000);
+        let cases: Vec<(Option<Value>, Vec<String>)> = vec![
+            (None, vec![String::new(); 20_000]),
+            (None, vec![controls.clone()]),
+            (
+                Some(json!("r".repeat(30_000))),
+                vec![controls.clone(), "x".into()],
+            ),
+            (
+                Some(json!(["q\"".repeat(5_000)])),
+                vec!["\n".repeat(9_000); 3],
+            ),
+            (Some(json!({"a": 1})), vec!["é\t".repeat(700); 40]),
+        ];
+        for (result, lines) in cases {
+            let mut result = result;
+            let logs = logs_of(&lines, budget);
+            assert!(
+                logs_array_len(logs.lines.len(), logs.cost) <= budget,
+                "held logs over the cap"
+            );
+            let (kept, truncated, notices) = fit(&mut result, logs, &limits);
+            let n = inline_len(&result, &kept);
+            assert!(n <= budget, "{n} > {budget}");
+            assert!(truncated.logs, "{notices:?}");
+            assert!(
+                notices.iter().any(|n| n.starts_with("logs were")),
+                "{notices:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn fit_leaves_a_small_output_alone() {
+        let limits = Limits::default();
+        let lines = vec!["hello".to_string(), String::new(), "tab\there".to_string()];
+        let mut result = Some(json!({"ok": true}));
+        let (kept, truncated, notices) = fit(
+            &mut result,
+            logs_of(&lines, limits.inline_result_bytes),
+            &limits,
+        );
+        assert_eq!(kept, lines);
+        assert!(truncated.is_empty());
+        assert!(notices.is_empty());
+        assert_eq!(result, Some(json!({"ok": true})));
+    }
+
+    #[test]
+    fn log_cost_is_the_serialised_array() {
+        let lines = ["", "a\u{1f}", "\"é\""];
+        let cost: usize = lines.iter().map(|l| log_line_cost(l)).sum();
+        let json = serde_json::to_string(&lines).unwrap_or_default();
+        assert_eq!(logs_array_len(lines.len(), cost), json.len());
     }
 }

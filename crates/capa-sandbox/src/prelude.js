@@ -1,8 +1,9 @@
 // The guest prelude: evaluated in every fresh context before the model's code.
 //
 // It is one function expression. Rust calls it with `host` (its bridge functions) and `config`,
-// and keeps the object it returns (`start`, `deliver`, `fireTimer`, `describeError`). Nothing of
-// `host` or of that object is reachable from the guest: they live only in this closure.
+// and keeps the object it returns (`start`, `settle`, `deliver`, `fireTimer`, `describeError`).
+// Nothing of `host` or of that object is reachable from the guest: they live only in this
+// closure.
 //
 // Everything used after the guest starts is captured here first, so a guest that rewrites
 // `Array.prototype`, `JSON` or `Promise` confuses only itself. Rust trusts nothing the guest can
@@ -24,6 +25,7 @@
   const isArray = Array.isArray;
   const apply = Reflect.apply;
   const ReflectGet = Reflect.get;
+  const ReflectHas = Reflect.has;
   const ReflectConstruct = Reflect.construct;
   const ProxyCtor = Proxy;
   const JSONparse = JSON.parse;
@@ -307,15 +309,25 @@
   passthrough.length = true;
   passthrough.name = true;
 
+  // `entries`: [member, fn, remote name]. A tool also answers to its remote name when that is
+  // not its member (`everything["get-sum"]` for `everything.get_sum`), but only as a lookup: it
+  // is no own property, so Object.keys and the declarations show the identifier forms alone,
+  // and it never shadows a member or a name generic code reads (`then`, `toString`, …).
   function frozenNamespace(global, entries) {
     const target = {};
     const members = [];
+    const aliases = ObjectCreate(null);
     for (let i = 0; i < entries.length; i++) {
       const member = entries[i][0];
       const fn = entries[i][1];
       defineProperty(fn, "name", { value: member });
       defineProperty(target, member, { value: fn, enumerable: true });
       pushTo(members, member);
+    }
+    for (let i = 0; i < entries.length; i++) {
+      const remote = entries[i][2];
+      if (typeof remote !== "string" || hasOwn(target, remote) || passthrough[remote] === true) continue;
+      if (aliases[remote] === undefined) aliases[remote] = entries[i][0];
     }
     ObjectFreeze(target);
     const readOnly = () => {
@@ -326,7 +338,12 @@
         if (typeof key === "symbol" || hasOwn(t, key) || passthrough[key] === true) {
           return ReflectGet(t, key, receiver);
         }
+        const member = aliases[key];
+        if (member !== undefined) return ReflectGet(t, member, receiver);
         throw unknownMember(global, members, key);
+      },
+      has(t, key) {
+        return (typeof key === "string" && aliases[key] !== undefined) || ReflectHas(t, key);
       },
       set: readOnly,
       defineProperty: readOnly,
@@ -366,7 +383,7 @@
           return rejected(e);
         }
       };
-      pushTo(entries, [ns.tools[j][0], fn]);
+      pushTo(entries, [ns.tools[j][0], fn, ns.tools[j][2]]);
     }
     defineGlobal(ns.global, frozenNamespace(ns.global, entries));
   }
@@ -652,12 +669,17 @@
     }
   }
 
+  // Set once Rust has no room for another line (host.log returned false): later calls format
+  // nothing and cross into Rust no more, so a flood of console calls costs only the calls.
+  let logsFull = false;
+
   function logger(level) {
     const prefix = level === "log" ? "" : `[${level}] `;
     return function (...args) {
+      if (logsFull) return;
       let line = prefix;
       for (let i = 0; i < args.length; i++) line += (i ? " " : "") + formatValue(args[i], 0);
-      host.log(wf(line));
+      if (host.log(wf(line)) !== true) logsFull = true;
     };
   }
 
@@ -1077,19 +1099,26 @@
     host.finish("value", json);
   }
 
+  // Runs the model's code and returns its promise without handlers: Rust watches it and calls
+  // settle() once it settled, so that a rejection reaches Rust's rejection tracker while the
+  // code's frame is still alive (how a thrown null is told from an out-of-memory; oom.rs).
   function start(main) {
     if (typeof main !== "function") {
       host.finish("error", describeError(new TypeErrorCtor("the code did not compile to a function body")));
-      return;
+      return undefined;
     }
-    let p;
     try {
-      p = main();
-      apply(promiseThen, p, [finishValue, (e) => host.finish("error", describeError(e))]);
+      return main();
     } catch (e) {
       host.finish("error", describeError(e));
+      return undefined;
     }
   }
 
-  return ObjectFreeze({ start, deliver, fireTimer, describeError });
+  // The main promise settled: report it from a job of its own, behind the jobs queued before.
+  function settle(p) {
+    apply(promiseThen, p, [finishValue, (e) => host.finish("error", describeError(e))]);
+  }
+
+  return ObjectFreeze({ start, settle, deliver, fireTimer, describeError });
 });

@@ -50,8 +50,9 @@ pub(crate) enum Finish {
     Undefined,
     /// The result could not be made JSON; the reason.
     NotJson(String),
-    /// A thrown value, described by the prelude (`describeError`'s JSON record).
-    Error(String),
+    /// A thrown value, described by the prelude (`describeError`'s JSON record); `heap_full`:
+    /// the heap had under 64 KiB left when it was reported (`oom.rs`).
+    Error { record: String, heap_full: bool },
 }
 
 enum OpKind {
@@ -122,31 +123,49 @@ pub(crate) struct State {
     pub(crate) stop: Option<Stop>,
 }
 
-/// Console lines, held up to the inline budget (nothing past it could be shown anyway).
+/// Console lines, held up to the inline budget as the envelope serialises them
+/// ([`crate::output::log_line_cost`]); nothing past it could be shown anyway.
 #[derive(Debug, Default)]
 pub(crate) struct Logs {
     pub(crate) lines: Vec<String>,
-    pub(crate) bytes: usize,
-    pub(crate) dropped_lines: usize,
-    pub(crate) dropped_bytes: usize,
+    /// What `lines` cost together.
+    pub(crate) cost: usize,
+    /// A line was dropped or cut: the budget is full, later lines are dropped unread.
+    pub(crate) shortened: bool,
     cap: usize,
 }
 
 impl Logs {
-    fn push(&mut self, line: String) {
-        if self.bytes + line.len() > self.cap {
-            self.dropped_lines += 1;
-            self.dropped_bytes += line.len();
-            if self.bytes < self.cap {
-                // Keep a cut first part of the line that crosses the budget.
-                let cut = crate::output::cut_str(&line, self.cap - self.bytes);
-                self.bytes += cut.len();
-                self.lines.push(cut);
-            }
-            return;
+    /// No lines yet; at most `cap` bytes of them held.
+    pub(crate) fn with_cap(cap: usize) -> Self {
+        Logs {
+            cap,
+            ..Logs::default()
         }
-        self.bytes += line.len();
-        self.lines.push(line);
+    }
+
+    /// Keeps `line` (or its cut first part) if there is room; false once a line had to be
+    /// dropped or cut, which tells the prelude to send no more.
+    pub(crate) fn push(&mut self, line: String) -> bool {
+        if self.shortened {
+            return false;
+        }
+        let cost = crate::output::log_line_cost(&line);
+        // The array's closing bracket, on top of each line's cost.
+        let room = self.cap.saturating_sub(self.cost + 1);
+        if cost <= room {
+            self.cost += cost;
+            self.lines.push(line);
+            return true;
+        }
+        self.shortened = true;
+        if room > crate::output::MIN_CUT_LINE_BYTES {
+            // Keep a cut first part of the line that crosses the budget.
+            let cut = crate::output::cut_json_str(&line, room - 1);
+            self.cost += crate::output::log_line_cost(&cut);
+            self.lines.push(cut);
+        }
+        false
     }
 }
 
@@ -217,10 +236,7 @@ impl State {
             held_bytes: 0,
             tasks: Vec::new(),
             calls: Vec::new(),
-            logs: Logs {
-                cap,
-                ..Logs::default()
-            },
+            logs: Logs::with_cap(cap),
             notices: Vec::new(),
             finish: None,
             stop: None,
@@ -367,8 +383,9 @@ impl State {
         seq.to_string()
     }
 
-    pub(crate) fn log(&mut self, line: String) {
-        self.logs.push(line);
+    /// `host.log(line)`: whether another line would still be kept.
+    pub(crate) fn log(&mut self, line: String) -> bool {
+        self.logs.push(line)
     }
 
     pub(crate) fn set_finish(&mut self, finish: Finish) {

@@ -11,8 +11,19 @@ use crate::Limits;
 pub struct ToolBinding {
     /// The member name on the namespace object, a JavaScript identifier (`create_issue`).
     pub member: String,
-    /// The tool address the host is called with (`github.create_issue`).
+    /// The tool address the host is called with (`github.create-issue`).
     pub address: String,
+}
+
+impl ToolBinding {
+    /// The tool's name at its source (`create-issue`): `address` after the source's name and
+    /// the first `.`. The namespace answers it too (`github["create-issue"]`) when it differs
+    /// from `member`, without listing it.
+    pub fn remote_name(&self) -> &str {
+        self.address
+            .split_once('.')
+            .map_or(self.address.as_str(), |(_, name)| name)
+    }
 }
 
 /// A source as the guest sees it: a frozen global object of async functions.

@@ -436,3 +436,95 @@ async fn output_serialises_as_the_envelope_fields() {
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(back, out);
 }
+
+/// Issue 16: a namespace answers its tools' remote names (the address after the source's name)
+/// as well as their identifier forms, without listing them or letting them shadow anything.
+#[tokio::test]
+async fn remote_names_answer_like_their_members() {
+    let binding = |source: &str, member: &str, remote: &str| capa_sandbox::ToolBinding {
+        member: member.into(),
+        address: format!("{source}.{remote}"),
+    };
+    let mut i = input(
+        r#"
+        const sum = await everything["get-sum"]({ a: 1 });
+        const issue = await github["create-issue"]({ t: 2 });
+        const probes = [
+          everything["get-sum"] === everything.get_sum,
+          "get-sum" in everything,
+          Object.hasOwn(everything, "get-sum"),
+          JSON.stringify(Object.keys(everything)),
+          JSON.stringify(Object.getOwnPropertyNames(github)),
+          // `get_repo_2`'s remote name is the member `get_repo`: the member keeps it.
+          (await github.get_repo({})).address,
+          (await github["get-repo"]({})).address,
+          // Names generic code reads are never taken over.
+          typeof everything.toString,
+          await everything === everything,
+        ];
+        const tries = [
+          () => { everything["get-sum"] = 1; },
+          () => { delete everything["get-sum"]; },
+          () => { Object.defineProperty(everything, "get-sum", { value: 1 }); },
+        ];
+        const failures = [];
+        for (const t of tries) { try { t(); failures.push("no error"); } catch (e) { failures.push(e.message); } }
+        let hint;
+        try { everything["get-summ"] } catch (e) { hint = e.message }
+        return { sum: sum.address, issue: issue.address, probes, failures, hint };
+        "#,
+    );
+    i.namespaces = vec![
+        capa_sandbox::Namespace {
+            global: "everything".into(),
+            tools: vec![
+                binding("everything", "get_sum", "get-sum"),
+                binding("everything", "echo", "echo"),
+                binding("everything", "to_string", "toString"),
+            ],
+        },
+        capa_sandbox::Namespace {
+            global: "github".into(),
+            tools: vec![
+                binding("github", "create_issue", "create-issue"),
+                binding("github", "get_repo", "get_repo"),
+                binding("github", "get_repo_2", "get_repo"),
+                binding("github", "get_repo_3", "get-repo"),
+            ],
+        },
+    ];
+    let out = run_with(i, &FakeHost::echo()).await;
+    let v = value(&out);
+    assert_eq!(v["sum"], json!("everything.get-sum"), "{v:#}");
+    assert_eq!(v["issue"], json!("github.create-issue"));
+    assert_eq!(
+        v["probes"],
+        json!([
+            true,
+            true,
+            false,
+            "[\"get_sum\",\"echo\",\"to_string\"]",
+            "[\"create_issue\",\"get_repo\",\"get_repo_2\",\"get_repo_3\"]",
+            "github.get_repo",
+            "github.get-repo",
+            "function",
+            true
+        ]),
+        "{v:#}"
+    );
+    assert_eq!(
+        v["failures"],
+        json!([
+            "everything is read-only",
+            "everything is read-only",
+            "everything is read-only"
+        ])
+    );
+    assert!(
+        v["hint"]
+            .as_str()
+            .is_some_and(|h| h.starts_with("everything.get-summ is not a tool.")
+                && h.contains("Did you mean everything.get_sum")),
+        "{v:#}"
+    );
+}

@@ -80,6 +80,10 @@ async fn memory_bomb_hits_the_memory_limit() {
         "const parts = []; for (let i = 0; ; i++) parts.push('p' + i); ",
         "const a = []; for (;;) a.push(new Array(100000).fill(1));",
         "const a = []; for (;;) a.push({ i: a.length, s: 'y'.repeat(100) + a.length });",
+        // Small objects run the heap so full that not even the error fits: QuickJS throws
+        // `null`, here after an await and from an async helper whose data stays reachable.
+        "await github.get_repo({}); const a = []; for (;;) a.push({ i: a.length });",
+        "const a = []; const fill = async () => { for (;;) a.push({ i: a.length }) }; await fill();",
     ] {
         let out = capa_sandbox::run(
             with_limits(code, |l| l.memory_bytes = 16 * 1024 * 1024),
@@ -241,13 +245,29 @@ async fn large_result_is_truncated_to_valid_json() {
     );
 }
 
+/// What the envelope serialises for `result` and `logs` (compact JSON, as `serde_json` writes
+/// the envelope).
+fn inline_bytes(out: &capa_sandbox::RunOutput) -> usize {
+    let result = out
+        .result
+        .as_ref()
+        .and_then(|r| serde_json::to_string(r).ok())
+        .map_or(0, |s| s.len());
+    let logs = if out.logs.is_empty() {
+        0
+    } else {
+        serde_json::to_string(&out.logs).map_or(0, |s| s.len())
+    };
+    result + logs
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logs_share_the_inline_budget() {
     let out = run("for (let i = 0; i < 5000; i++) console.log('line ' + i + ' ' + 'z'.repeat(50)); return 'ok'").await;
     assert_eq!(value(&out), json!("ok"));
     assert!(out.truncated.logs);
     assert!(!out.truncated.result);
-    let bytes: usize = out.logs.iter().map(String::len).sum();
+    let bytes = inline_bytes(&out);
     assert!(bytes <= 24 * 1024 && bytes > 20 * 1024, "{bytes}");
     assert!(
         out.notices.iter().any(|n| n.starts_with("logs were")),
@@ -260,11 +280,116 @@ async fn logs_share_the_inline_budget() {
     )
     .await;
     assert!(out.truncated.logs && out.truncated.result);
-    let total = serde_json::to_string(&out.result)
-        .map(|s| s.len())
-        .unwrap_or(0)
-        + out.logs.iter().map(String::len).sum::<usize>();
-    assert!(total <= 24 * 1024, "{total}");
+    assert!(inline_bytes(&out) <= 24 * 1024, "{}", inline_bytes(&out));
+}
+
+/// Issue 16: logs are counted as the envelope serialises them, so lines that cost nothing as
+/// raw bytes (empty, or made of control characters, six bytes each as `\u00XX`) fill the
+/// budget too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logs_are_bounded_as_serialised_whatever_the_lines() {
+    // Two million empty lines: 6 MB of `"",` before; now the budget fills after 8,191 and the
+    // rest cost the guest only the calls.
+    let out = run("for (let i = 0; i < 2000000; i++) console.log(''); return 'done'").await;
+    assert_eq!(value(&out), json!("done"));
+    assert!(out.truncated.logs, "{:?}", out.truncated);
+    assert!(inline_bytes(&out) <= 24 * 1024, "{}", inline_bytes(&out));
+    assert!(out.logs.len() > 8_000, "{}", out.logs.len());
+    assert!(out.notices.iter().any(|n| n.starts_with("logs were")));
+
+    // One line of 24,000 control characters: 24,000 raw bytes, 144,002 as JSON; cut to fit.
+    let out = run("console.log('\\u0001'.repeat(24000)); return 1").await;
+    assert_eq!(value(&out), json!(1));
+    assert!(out.truncated.logs);
+    let n = inline_bytes(&out);
+    assert!(n <= 24 * 1024 && n > 20 * 1024, "{n}");
+    assert!(out.logs[0].ends_with('…'), "{:?}", out.logs.len());
+
+    // Both over: the result keeps most of the budget, the lines share the rest.
+    let out = run(
+        "for (let i = 0; i < 100; i++) console.log('\\n\\t\\u0002'.repeat(500)); return '\\u0003'.repeat(10000)",
+    )
+    .await;
+    assert!(
+        out.truncated.logs && out.truncated.result,
+        "{:?}",
+        out.truncated
+    );
+    assert!(inline_bytes(&out) <= 24 * 1024, "{}", inline_bytes(&out));
+
+    // A normal small log is untouched.
+    let out = run(
+        "console.log('a', 1, { b: [2] }); console.warn('tab\\there'); console.log(''); return 2",
+    )
+    .await;
+    assert_eq!(value(&out), json!(2));
+    assert_eq!(out.logs, vec!["a 1 {\"b\":[2]}", "[warn] tab\there", ""]);
+    assert!(out.truncated.is_empty());
+    assert!(out.notices.is_empty(), "{:?}", out.notices);
+}
+
+/// Issue 16: an out-of-memory inside promise jobs, which QuickJS drops (a handler's error
+/// rejects a promise nobody handles; a job it cannot queue vanishes), fails the run with
+/// `memory_limit` — not `never_settled`, not a compute limit after spinning on, not completed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_memory_inside_promise_jobs_is_a_memory_limit() {
+    let host = FakeHost::slow(100);
+    // Each step is resolved with the next, so the chain keeps every promise. Without the watch
+    // (oom.rs) the first two ended as `never_settled` here, and the third, with ballast and a
+    // pending call, completed once the storm died.
+    for code in [
+        "const f = () => Promise.resolve().then(f); f(); await new Promise(() => {})",
+        "let n = 0; const f = () => { n++; if (n % 1000 === 0) console.log(n); return Promise.resolve().then(f) }; f(); await new Promise(() => {})",
+        "const ballast = []; for (let i = 0; i < 50000; i++) ballast.push({ i, s: 'b' + i }); const p = github.get_repo({}); const f = () => Promise.resolve().then(f); f(); await p; return ballast.length",
+    ] {
+        let out = run_with(
+            with_limits(code, |l| l.memory_bytes = 16 * 1024 * 1024),
+            &host,
+        )
+        .await;
+        assert_eq!(error_code(&out), "memory_limit", "{code}: {out:?}");
+    }
+    // The spec's heap, 64 MB.
+    let out = run_with(
+        input("const f = () => Promise.resolve().then(f); f(); await new Promise(() => {})"),
+        &host,
+    )
+    .await;
+    assert_eq!(error_code(&out), "memory_limit", "{out:?}");
+    assert_eq!(value(&run("return 'next'").await), json!("next"));
+}
+
+/// Issue 16: `null` is what QuickJS throws when it cannot even build its out-of-memory error,
+/// but a guest's own `throw null` (or `undefined`) is a thrown value like any other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn throwing_null_or_undefined_is_a_runtime_error() {
+    for (code, message) in [
+        ("throw null", "null"),
+        ("throw undefined", "undefined"),
+        ("await github.get_repo({}); throw null", "null"),
+        ("await Promise.reject(null)", "null"),
+        (
+            "queueMicrotask(() => { throw null }); await new Promise(r => setTimeout(r, 5))",
+            "null",
+        ),
+        (
+            "setTimeout(() => { throw null }, 1); await new Promise(r => setTimeout(r, 5))",
+            "uncaught in a setTimeout callback: null",
+        ),
+    ] {
+        let out = run(code).await;
+        assert_eq!(error_code(&out), "runtime_error", "{code}: {out:?}");
+        assert_eq!(
+            out.error.as_ref().map(|e| e.message.as_str()),
+            Some(message),
+            "{code}"
+        );
+    }
+    // An unhandled `Promise.reject(null)` is no out-of-memory either: the run completes.
+    assert_eq!(
+        value(&run("Promise.reject(null); return 3").await),
+        json!(3)
+    );
 }
 
 #[tokio::test]

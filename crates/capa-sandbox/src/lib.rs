@@ -63,6 +63,29 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// Fits a run's result and logs into `inline_result_bytes` again, counted as the envelope
+/// serialises them, for a host that changed them after the run (redaction can make text
+/// longer). Returns the lines kept, what was shortened (nothing when they fit) and the notices
+/// saying so.
+pub fn fit_inline(
+    result: &mut Option<serde_json::Value>,
+    logs: Vec<String>,
+    inline_result_bytes: usize,
+) -> (Vec<String>, Truncated, Vec<String>) {
+    let limits = Limits {
+        inline_result_bytes,
+        ..Limits::default()
+    }
+    .effective();
+    let mut held = state::Logs::with_cap(limits.inline_result_bytes);
+    for line in logs {
+        if !held.push(line) {
+            break;
+        }
+    }
+    output::fit(result, held, &limits)
+}
+
 /// Run one attempt of model-written code. Never panics; returns within `wall_ms` (plus a short
 /// grace) whatever the guest does. Must be called from within a tokio runtime with its time
 /// driver enabled (any flavour): host calls are spawned onto it. Dropping the future cancels the

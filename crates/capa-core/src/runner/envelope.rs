@@ -70,6 +70,22 @@ impl Envelope {
         }
     }
 
+    /// Fits result and logs into `inline_result_bytes` again (as serialised) when something
+    /// changed them after the run: `[redacted]` is longer than a short secret it replaces.
+    /// Nothing changes when they fit.
+    pub fn fit_inline(&mut self, inline_result_bytes: usize) {
+        let logs = std::mem::take(&mut self.logs);
+        let (logs, truncated, notices) =
+            capa_sandbox::fit_inline(&mut self.result, logs, inline_result_bytes);
+        self.logs = logs;
+        if !truncated.is_empty() {
+            let shown = self.truncated.get_or_insert_with(Truncated::default);
+            shown.result |= truncated.result;
+            shown.logs |= truncated.logs;
+            self.notices.extend(notices);
+        }
+    }
+
     /// One compact line for the text content: status, calls, and the error or result size.
     pub fn summary(&self) -> String {
         let calls = match self.calls.len() {

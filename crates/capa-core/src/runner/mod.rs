@@ -414,6 +414,9 @@ impl Hub {
             return envelope;
         };
         self.redactor().redact_json(&mut value);
-        serde_json::from_value(value).unwrap_or(envelope)
+        let mut redacted: Envelope = serde_json::from_value(value).unwrap_or(envelope);
+        // `[redacted]` can be longer than the secret it replaced: the inline bound holds after.
+        redacted.fit_inline(self.run_limits().inline_result_bytes);
+        redacted
     }
 }

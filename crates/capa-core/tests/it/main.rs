@@ -15,6 +15,7 @@ mod limits;
 mod lookup;
 mod policies;
 mod policy_rules;
+mod sandbox_bounds;
 mod secrets;
 mod skills;
 mod support;

@@ -319,10 +319,11 @@ pub(crate) fn fit(
         truncated.logs = true;
         notices.push(format!(
             "logs were cut to fit the inline limit of {} (shared with the result); showing the \
-             first {} ({} lines). Log less, or return what matters.",
+             first {} ({} line{}). Log less, or return what matters.",
             human_bytes(budget),
             human_bytes(logs_array_len(lines.len(), used - 1)),
             lines.len(),
+            if lines.len() == 1 { "" } else { "s" },
         ));
     }
     (lines, truncated, notices)

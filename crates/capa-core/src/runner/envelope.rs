@@ -5,6 +5,10 @@ use capa_sandbox::{CallSummary, RunError, RunOutput, RunStatus, Truncated};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The longest text summary of an envelope; the envelope's result and logs get the rest of
+/// `inlineResultBytes`.
+pub(crate) const SUMMARY_BYTES: usize = 256;
+
 /// A run's outcome as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -86,7 +90,8 @@ impl Envelope {
         }
     }
 
-    /// One compact line for the text content: status, calls, and the error or result size.
+    /// One compact line for the text content: status, calls, and the error or result size; at
+    /// most [`SUMMARY_BYTES`].
     pub fn summary(&self) -> String {
         let calls = match self.calls.len() {
             0 => "no tool calls".to_owned(),
@@ -111,6 +116,35 @@ impl Envelope {
             }
             (None, None) => String::new(),
         };
-        format!("run {} {}, {calls}{failed}{tail}", self.run_id, self.status)
+        let line = format!("run {} {}, {calls}{failed}{tail}", self.run_id, self.status);
+        if line.len() <= SUMMARY_BYTES {
+            return line;
+        }
+        let mut end = SUMMARY_BYTES - '…'.len_utf8();
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &line[..end])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_is_bounded_whatever_the_error() {
+        let error = RunError {
+            code: "runtime_error".to_owned(),
+            message: "é".repeat(10_000),
+            hint: None,
+        };
+        let summary = Envelope::refused("run_0123456789abcdef", error, Vec::new()).summary();
+        assert!(summary.len() <= SUMMARY_BYTES, "{} bytes", summary.len());
+        assert!(
+            summary
+                .starts_with("run run_0123456789abcdef failed, no tool calls: runtime_error: éé")
+        );
+        assert!(summary.ends_with('…'));
     }
 }

@@ -81,6 +81,14 @@ fn refused(refusal: &crate::error::RunRefusal) -> RunError {
     }
 }
 
+/// What the envelope's result and logs may take of `inlineResultBytes`: the rest is for its
+/// one-line text summary, so that both channels together stay within the limit.
+fn envelope_budget(limits: &Limits) -> usize {
+    limits
+        .inline_result_bytes
+        .saturating_sub(envelope::SUMMARY_BYTES)
+}
+
 /// Code that holds the value of a stored secret, refused before it runs.
 fn secret_in_code() -> RunError {
     RunError {
@@ -195,7 +203,9 @@ impl Hub {
     /// One attempt of a run (the first, or a replay), recorded when it ends.
     async fn attempt(self: &Arc<Self>, attempt: Attempt, options: ExecuteOptions) -> Envelope {
         let run_id = attempt.run_id.clone();
-        let limits = self.run_limits();
+        let mut limits = self.run_limits();
+        // The text line beside the envelope is part of what goes out inline.
+        limits.inline_result_bytes = envelope_budget(&limits);
         let envelope = match prepare::prepare(&attempt.code, limits.code_bytes).await {
             Err(error) => Envelope::refused(
                 &run_id,
@@ -416,7 +426,7 @@ impl Hub {
         self.redactor().redact_json(&mut value);
         let mut redacted: Envelope = serde_json::from_value(value).unwrap_or(envelope);
         // `[redacted]` can be longer than the secret it replaced: the inline bound holds after.
-        redacted.fit_inline(self.run_limits().inline_result_bytes);
+        redacted.fit_inline(envelope_budget(&self.run_limits()));
         redacted
     }
 }

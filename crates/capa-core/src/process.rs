@@ -21,6 +21,52 @@ pub fn alive(pid: u32) -> bool {
     signal_zero(pid)
 }
 
+/// How much later than the recorded start a process may seem to have started and still be the
+/// one recorded: its start is known to the clock tick since boot, the boot time to the second,
+/// and the wall clock may have been corrected since. A reused pid belongs to a process started
+/// long after (the pid space has to wrap around first).
+const START_SLACK_MS: i64 = 60_000;
+
+/// Whether `pid` runs and is the process that was recorded at `since_ms` (epoch ms): a process
+/// that started after that only reuses its pid. Where the start time cannot be read this is
+/// [`alive`].
+pub fn alive_since(pid: u32, since_ms: i64) -> bool {
+    alive(pid) && started_ms(pid).is_none_or(|started| started <= since_ms + START_SLACK_MS)
+}
+
+/// When process `pid` started, in epoch milliseconds (Linux: `/proc/<pid>/stat` field 22, in
+/// clock ticks since boot, plus `btime` of `/proc/stat`).
+fn started_ms(pid: u32) -> Option<i64> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after `(<name>)` start at field 3, so field 22 is the 20th of them.
+    let (_, rest) = stat.rsplit_once(')')?;
+    let ticks: i64 = rest.split_whitespace().nth(19)?.parse().ok()?;
+    let boot_s: i64 = std::fs::read_to_string("/proc/stat")
+        .ok()?
+        .lines()
+        .find_map(|line| line.strip_prefix("btime ")?.trim().parse().ok())?;
+    let per_second = clock_ticks_per_second()?;
+    Some(boot_s * 1000 + ticks * 1000 / per_second)
+}
+
+#[cfg(unix)]
+fn clock_ticks_per_second() -> Option<i64> {
+    #[expect(
+        unsafe_code,
+        reason = "sysconf(3) has no safe wrapper in std; it only reads a constant"
+    )]
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (ticks > 0).then_some(i64::from(ticks as i32))
+}
+
+#[cfg(not(unix))]
+fn clock_ticks_per_second() -> Option<i64> {
+    None
+}
+
 #[cfg(unix)]
 fn signal_zero(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
@@ -43,7 +89,32 @@ fn signal_zero(_pid: u32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::alive;
+    use super::*;
+
+    fn now_ms() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64)
+    }
+
+    #[test]
+    fn a_process_is_the_recorded_one_only_if_it_started_by_then() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn");
+        let now = now_ms();
+        assert!(alive_since(child.id(), now), "started before now");
+        if cfg!(target_os = "linux") {
+            let started = started_ms(child.id()).expect("start time");
+            assert!((started - now).abs() < START_SLACK_MS, "{started} vs {now}");
+            // Recorded an hour before it started: another process under a reused pid.
+            assert!(!alive_since(child.id(), started - 3_600_000));
+        }
+        child.kill().expect("kill");
+        child.wait().expect("reap");
+        assert!(!alive_since(child.id(), now));
+    }
 
     #[test]
     fn this_process_is_alive_and_a_reaped_child_is_not() {

@@ -149,15 +149,23 @@ impl Store {
         Ok(())
     }
 
-    /// Marks a run as running another attempt (a resume that replays it) in `owner`.
-    pub fn start_attempt(&self, id: &str, now_ms: i64, owner: RunOwner) -> Result<(), StoreError> {
-        self.conn()?.execute(
+    /// Marks a run as running another attempt (a resume that replays it) in `owner`, if it is
+    /// still at attempt `attempts`: two hubs on one data dir may resume the same run, and only
+    /// the first may replay it. Returns whether this one did.
+    pub fn start_attempt(
+        &self,
+        id: &str,
+        now_ms: i64,
+        owner: RunOwner,
+        attempts: i64,
+    ) -> Result<bool, StoreError> {
+        let changed = self.conn()?.execute(
             "UPDATE runs SET status = 'running', attempts = attempts + 1, updated_at_ms = ?2,
                  owner_pid = ?3, owner_started_ms = ?4
-             WHERE id = ?1",
-            params![id, now_ms, owner.pid, owner.started_ms],
+             WHERE id = ?1 AND attempts = ?5",
+            params![id, now_ms, owner.pid, owner.started_ms, attempts],
         )?;
-        Ok(())
+        Ok(changed > 0)
     }
 
     /// Runs whose status says an attempt is under way, with the process running it.

@@ -236,8 +236,12 @@ fn type_fix(expected: Expected, path: &FieldPath) -> String {
 /// away.
 pub(crate) fn closest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase();
+    let length = lower.chars().count();
     known
         .iter()
+        // Two edits change the length by at most two: a hostile file's long keys cost a count,
+        // not an edit distance against every field.
+        .filter(|k| k.chars().count().abs_diff(length) <= 2)
         .map(|k| (k, edit_distance(&lower, &k.to_ascii_lowercase())))
         .filter(|(_, d)| *d <= 2)
         .min_by_key(|(_, d)| *d)

@@ -247,7 +247,10 @@ mod tests {
     use super::*;
 
     fn owner(pid: u32) -> RunOwner {
-        RunOwner { pid, started_ms: 1 }
+        RunOwner {
+            pid,
+            started_ms: crate::runner::now_ms(),
+        }
     }
 
     /// Two hubs on one store: one's client form claims an input; the other sees the claim while

@@ -53,7 +53,7 @@ impl Host for HubHost {
                 if !entry.in_flight {
                     return from_journal(&entry, &call, &digest);
                 }
-                step.after_interruption(&entry)?;
+                step.after_interruption(&entry).await?;
             }
             let (permit, waited_for_connection) = step.gate().await?;
             let started = Instant::now();
@@ -203,10 +203,13 @@ impl Step<'_> {
         Err(CallStop::Suspend)
     }
 
-    /// A call that was in flight when the hub running the run stopped: nobody knows whether it
-    /// took effect. A tool that says it only reads is called again; any other call fails in
-    /// the guest with `outcome_unknown` (journaled), so a replay never repeats a write.
-    fn after_interruption(&self, entry: &JournalEntry) -> Result<(), CallStop> {
+    /// A call whose journal entry is still in flight: it went out and its answer never came
+    /// back before the attempt ended (the hub stopped, or the call was cancelled with its
+    /// attempt), so nobody knows whether it took effect. It is made again only when its tool
+    /// says it only reads and the policy allows it without a person: an upstream's annotation
+    /// is a hint, so it never repeats a call a person approved. Any other call fails in the
+    /// guest with `outcome_unknown` (journaled), so a replay never repeats a write.
+    async fn after_interruption(&self, entry: &JournalEntry) -> Result<(), CallStop> {
         if entry.address != self.call.address
             || entry
                 .args_digest
@@ -221,8 +224,14 @@ impl Step<'_> {
             .get(&self.call.address)
             .and_then(|t| t.definition.annotations.as_ref()?.read_only_hint)
             .unwrap_or(false);
-        if read_only {
-            tracing::info!(run = %self.run_id, call = self.call.index, address = %self.call.address, "calling a read-only tool again after the hub stopped while it was in flight");
+        let allowed = matches!(
+            self.hub
+                .authorize(&self.call.address, self.call.connection.as_deref())
+                .await,
+            Ok(Authorization::Allowed(_))
+        );
+        if read_only && allowed {
+            tracing::info!(run = %self.run_id, call = self.call.index, address = %self.call.address, "calling a read-only tool again: its earlier call got no answer");
             return Ok(());
         }
         Err(self.refused(ToolFailure {
@@ -232,7 +241,7 @@ impl Step<'_> {
             ..ToolFailure::new(
                 "outcome_unknown",
                 format!(
-                    "the hub stopped while the call to {} was in flight, so whether it took effect is unknown",
+                    "the call to {} got no answer before its run stopped (the hub stopped, or the call was cancelled), so whether it took effect is unknown",
                     self.call.address
                 ),
             )
@@ -264,11 +273,11 @@ impl Step<'_> {
     /// The call's arguments as a person may see them.
     fn preview(&self) -> Value {
         let catalog = self.hub.catalog();
+        let no_schema = serde_json::Map::new();
         let schema = catalog
             .get(&self.call.address)
-            .map(|t| t.definition.input_schema.as_ref().clone())
-            .unwrap_or_default();
-        preview(&self.call.arguments, &schema, self.hub.redactor())
+            .map_or(&no_schema, |t| t.definition.input_schema.as_ref());
+        preview(&self.call.arguments, schema, self.hub.redactor())
     }
 
     /// Records the input this call waits for; `connection` is the one the call uses (the

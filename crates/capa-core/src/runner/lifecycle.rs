@@ -32,7 +32,10 @@ pub(crate) fn progress(owner: Option<RunOwner>, own: RunOwner) -> Progress {
         Some(owner) if owner == own => Progress::Here,
         // The same pid with another start time is an earlier hub whose pid was reused by us.
         Some(owner) if owner.pid == own.pid => Progress::Orphaned,
-        Some(owner) if crate::process::alive(owner.pid) => Progress::Elsewhere(owner),
+        // Alive and started by the time it recorded itself: a pid reused since is not it.
+        Some(owner) if crate::process::alive_since(owner.pid, owner.started_ms) => {
+            Progress::Elsewhere(owner)
+        }
         _ => Progress::Orphaned,
     }
 }
@@ -210,9 +213,17 @@ mod tests {
         assert_eq!(progress(Some(earlier_self), OWN), Progress::Orphaned);
         let other = RunOwner {
             pid: std::process::id(),
-            started_ms: 1,
+            started_ms: crate::runner::now_ms(),
         };
         assert_eq!(progress(Some(other), OWN), Progress::Elsewhere(other));
+        // The same live pid, recorded long before this process started: a reused pid.
+        let reused = RunOwner {
+            pid: std::process::id(),
+            started_ms: 1,
+        };
+        if cfg!(target_os = "linux") {
+            assert_eq!(progress(Some(reused), OWN), Progress::Orphaned);
+        }
         assert_eq!(
             progress(None, OWN),
             Progress::Orphaned,

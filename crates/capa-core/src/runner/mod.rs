@@ -356,11 +356,14 @@ impl Hub {
             Ok(slot) => slot,
             Err(refusal) => return Ok(Envelope::refused(run_id, refused(&refusal), Vec::new())),
         };
-        if let Err(e) = self
+        let started = self
             .store()
-            .start_attempt(run_id, now_ms(), self.runs().owner())
-        {
-            return Err(LookupError::Store(e.to_string()));
+            .start_attempt(run_id, now_ms(), self.runs().owner(), run.attempts)
+            .map_err(|e| LookupError::Store(e.to_string()))?;
+        if !started {
+            return Err(LookupError::InvalidArguments(format!(
+                "run `{run_id}` is being resumed by another Capabilities hub right now; resume it again in a moment to get its outcome"
+            )));
         }
         tracing::info!(run = %run_id, attempt = run.attempts + 1, was = %run.status, "resuming a run by replay");
         Ok(self

@@ -9,128 +9,24 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use rquickjs::context::{EvalOptions, intrinsic};
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
-use serde::Deserialize;
 
+use crate::meter::{Meter, Trip};
 use crate::oom::Watch;
 use crate::state::{Event, Finish, Next, State, Stop};
+use crate::thrown::{ThrownRecord, caught, classify, memory_error};
 use crate::{RunError, RunInput};
 
-const PRELUDE: &str = include_str!("prelude.js");
 /// The guest's code is wrapped in one line before it: `(async function () {`.
-const WRAPPER_LINES: u32 = 1;
-const CODE_FILE: &str = "code.js";
-/// Globals QuickJS defines that the sandbox removes (besides the Function constructors, which
-/// the prelude turns into stubs). `fetch`, `process`, `Buffer`, `require`, `URL`, `std`, `os`,
-/// `WebAssembly` are never defined: no such intrinsic is added to the context.
-const ABSENT: &[&str] = &["eval", "Function", "Atomics", "SharedArrayBuffer"];
-const MAX_TIMER_MS: u64 = 30_000;
+pub(crate) const WRAPPER_LINES: u32 = 1;
+pub(crate) const CODE_FILE: &str = "code.js";
 /// The error code of a run its client cancelled.
 pub(crate) const CANCELLED: &str = "cancelled";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Trip {
-    Compute,
-    Wall,
-    Cancelled,
-    /// A host call stopped the run (see `State::stop`).
-    Stopped,
-}
-
-/// Guest time and the deadlines; shared with the interrupt handler.
-pub(crate) struct Meter {
-    compute: Duration,
-    wall_deadline: Instant,
-    cancel: Arc<AtomicBool>,
-    used: Cell<Duration>,
-    segment_start: Cell<Option<Instant>>,
-    tripped: Cell<Option<Trip>>,
-}
-
-impl Meter {
-    /// Called by QuickJS every few thousand instructions: true stops the guest with an
-    /// uncatchable error.
-    fn interrupt(&self) -> bool {
-        if self.tripped.get().is_some() {
-            return true;
-        }
-        let now = Instant::now();
-        let in_segment = self
-            .segment_start
-            .get()
-            .map_or(Duration::ZERO, |s| now.duration_since(s));
-        let trip = if self.cancel.load(Ordering::Relaxed) {
-            Some(Trip::Cancelled)
-        } else if now >= self.wall_deadline {
-            Some(Trip::Wall)
-        } else if self.used.get() + in_segment >= self.compute {
-            Some(Trip::Compute)
-        } else {
-            None
-        };
-        self.tripped.set(trip);
-        trip.is_some()
-    }
-
-    fn segment<R>(&self, f: impl FnOnce() -> R) -> R {
-        let start = Instant::now();
-        self.segment_start.set(Some(start));
-        let r = f();
-        self.used.set(self.used.get() + start.elapsed());
-        self.segment_start.set(None);
-        r
-    }
-
-    fn trip(&self, t: Trip) {
-        if self.tripped.get().is_none() {
-            self.tripped.set(Some(t));
-        }
-    }
-
-    /// Checks between segments (a guest can burn time outside the handler's reach, e.g. in a
-    /// long chain of tiny timer callbacks).
-    fn over(&self) -> bool {
-        self.interrupt()
-    }
-
-    fn error(&self, limits: &crate::Limits) -> Option<RunError> {
-        Some(match self.tripped.get()? {
-            Trip::Compute => RunError {
-                code: "compute_limit".into(),
-                message: format!(
-                    "the code ran for more than {} ms of compute time",
-                    limits.compute_ms
-                ),
-                hint: Some(
-                    "Look for an endless loop, or do less work in code (time spent waiting for \
-                     tool calls does not count)."
-                        .into(),
-                ),
-            },
-            Trip::Stopped => RunError {
-                code: "internal".into(),
-                message: "the run was stopped by the hub".into(),
-                hint: None,
-            },
-            Trip::Cancelled => RunError {
-                code: CANCELLED.into(),
-                message: "the client cancelled the run (or went away); nothing after that ran"
-                    .into(),
-                hint: Some("Start a new run with execute({ code }) if it is still wanted.".into()),
-            },
-            Trip::Wall => RunError {
-                code: "wall_limit".into(),
-                message: format!("the run took longer than {} ms", limits.wall_ms),
-                hint: Some("Make fewer or faster tool calls per run.".into()),
-            },
-        })
-    }
-}
 
 /// How the guest's main function ended.
 pub(crate) enum Outcome {
@@ -146,139 +42,6 @@ fn internal(message: impl std::fmt::Display) -> Outcome {
         message: format!("sandbox error: {message}"),
         hint: None,
     })
-}
-
-/// The prelude's record of a thrown value (`describeError`).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct ThrownRecord {
-    name: Option<String>,
-    message: String,
-    code: Option<String>,
-    tool: bool,
-    hint: Option<String>,
-    stack: Option<String>,
-    /// The thrown value was `null`: the guest's own `throw null`, or what QuickJS throws when it
-    /// runs out of memory while building the out-of-memory error itself (`oom.rs` tells which).
-    is_null: bool,
-}
-
-/// `line L, column C of the code` from the first stack frame in the model's code.
-fn location(stack: &str) -> Option<String> {
-    let marker = format!("{CODE_FILE}:");
-    for frame in stack.lines() {
-        let Some(at) = frame.find(&marker) else {
-            continue;
-        };
-        let rest = &frame[at + marker.len()..];
-        let mut parts = rest
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|p| !p.is_empty());
-        let line: u32 = parts.next()?.parse().ok()?;
-        let column: Option<u32> = parts.next().and_then(|c| c.parse().ok());
-        let line = line.checked_sub(WRAPPER_LINES).filter(|l| *l >= 1)?;
-        return Some(match column {
-            Some(c) => format!("at line {line}, column {c} of the code"),
-            None => format!("at line {line} of the code"),
-        });
-    }
-    None
-}
-
-fn is_code(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 64
-        && s.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-}
-
-/// The error of a run that ran out of memory.
-fn memory_error() -> RunError {
-    RunError {
-        code: "memory_limit".into(),
-        message: "the code used more memory than the sandbox allows".into(),
-        hint: Some("Keep less data in memory: filter results as they arrive.".into()),
-    }
-}
-
-/// The run error for a thrown value; `null_oom`: a thrown `null` was QuickJS's out-of-memory.
-fn classify(t: ThrownRecord, syntax: bool, null_oom: bool) -> RunError {
-    let name = t.name.as_deref().unwrap_or("");
-    let location = t.stack.as_deref().and_then(location);
-    if syntax && name == "SyntaxError" {
-        return RunError {
-            code: "syntax_error".into(),
-            message: t.message,
-            hint: location,
-        };
-    }
-    // QuickJS's string length cap (2^30 characters) is reached before the heap limit when
-    // strings are built as ropes: the same bomb, so the same code.
-    if (name == "InternalError"
-        && (t.message.starts_with("out of memory") || t.message == "string too long"))
-        || (t.is_null && null_oom)
-    {
-        return memory_error();
-    }
-    if (name == "RangeError" && t.message == "Maximum call stack size exceeded")
-        || (name == "InternalError" && t.message.starts_with("stack overflow"))
-    {
-        return RunError {
-            code: "stack_overflow".into(),
-            message: "the code recursed too deeply (stack overflow)".into(),
-            hint: location.or(Some("Look for unbounded recursion.".into())),
-        };
-    }
-    if t.tool {
-        let code = t
-            .code
-            .filter(|c| is_code(c))
-            .unwrap_or_else(|| "tool_error".into());
-        return RunError {
-            code,
-            message: t.message,
-            hint: t.hint.or(location),
-        };
-    }
-    let message = match name {
-        "" | "Error" => t.message,
-        _ if t.message.starts_with(name) => t.message,
-        _ => format!("{name}: {}", t.message),
-    };
-    RunError {
-        code: "runtime_error".into(),
-        message,
-        hint: location,
-    }
-}
-
-/// Describe the pending exception of `ctx` from Rust (when the prelude cannot be asked).
-fn caught(ctx: &Ctx<'_>) -> ThrownRecord {
-    let v = ctx.catch();
-    let mut t = ThrownRecord::default();
-    if let Some(obj) = v.as_object() {
-        t.name = obj.get::<_, Option<String>>("name").ok().flatten();
-        t.message = obj
-            .get::<_, Option<String>>("message")
-            .ok()
-            .flatten()
-            .unwrap_or_default();
-        t.stack = obj.get::<_, Option<String>>("stack").ok().flatten();
-    } else if v.is_null() {
-        t.is_null = true;
-        t.message = "null".into();
-    } else if v.is_undefined() {
-        t.message = "undefined".into();
-    } else if let Some(s) = v.as_string() {
-        t.message = s.to_string().unwrap_or_default();
-    } else if let Some(b) = v.as_bool() {
-        t.message = b.to_string();
-    } else if let Some(n) = v.as_number() {
-        t.message = n.to_string();
-    } else {
-        t.message = format!("{v:?}");
-    }
-    t
 }
 
 struct Driver<'a> {
@@ -565,7 +328,7 @@ impl Driver<'_> {
         // Setup: prelude, then the code compiled as an async function, then started.
         let api = self.meter.segment(|| {
             ctx.with(|ctx| -> Result<Persistent<Object<'static>>, Outcome> {
-                self.setup(&ctx, input)
+                crate::prelude::install(&ctx, input, &self.state, &self.watch)
                     .map_err(|e| self.engine_error(&ctx, e))
             })
         });
@@ -685,108 +448,6 @@ impl Driver<'_> {
             }
         }
     }
-
-    /// Evaluate the prelude and hand it the bridge and the config.
-    fn setup<'js>(
-        &self,
-        ctx: &Ctx<'js>,
-        input: &RunInput,
-    ) -> rquickjs::Result<Persistent<Object<'static>>> {
-        let host = Object::new(ctx.clone())?;
-        let s = Rc::clone(&self.state);
-        host.set(
-            "call",
-            Function::new(
-                ctx.clone(),
-                move |address: String, args: String, connection: String| {
-                    s.borrow_mut().call(address, args, connection)
-                },
-            )?,
-        )?;
-        let s = Rc::clone(&self.state);
-        host.set(
-            "search",
-            Function::new(ctx.clone(), move |q: String| {
-                s.borrow_mut().lookup(Some(q), None)
-            })?,
-        )?;
-        let s = Rc::clone(&self.state);
-        host.set(
-            "describe",
-            Function::new(ctx.clone(), move |targets: String| {
-                s.borrow_mut().lookup(None, Some(targets))
-            })?,
-        )?;
-        let s = Rc::clone(&self.state);
-        host.set(
-            "log",
-            Function::new(ctx.clone(), move |line: String| s.borrow_mut().log(line))?,
-        )?;
-        let s = Rc::clone(&self.state);
-        host.set(
-            "notice",
-            Function::new(ctx.clone(), move |line: String| {
-                s.borrow_mut().notices.push(line)
-            })?,
-        )?;
-        let s = Rc::clone(&self.state);
-        let watch = Rc::clone(&self.watch);
-        host.set(
-            "finish",
-            Function::new(
-                ctx.clone(),
-                move |ctx: Ctx<'js>, kind: String, payload: String| {
-                    let finish = match kind.as_str() {
-                        "value" => Finish::Value(payload),
-                        "undefined" => Finish::Undefined,
-                        "not_json" => Finish::NotJson(payload),
-                        _ => Finish::Error {
-                            record: payload,
-                            // Judged now: a thrown `null` is an out-of-memory if the heap is
-                            // still full.
-                            heap_full: watch.heap_full(&ctx),
-                        },
-                    };
-                    s.borrow_mut().set_finish(finish);
-                },
-            )?,
-        )?;
-
-        let config = serde_json::json!({
-            "namespaces": input.namespaces.iter().map(|ns| serde_json::json!({
-                "global": ns.global,
-                "tools": ns.tools.iter().map(|t| [t.member.as_str(), t.address.as_str(), t.remote_name()]).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "clockStart": input.clock_start_ms,
-            "seed": seed_words(input.seed),
-            "maxTimerMs": MAX_TIMER_MS,
-            "absent": ABSENT,
-        });
-        let config = ctx.json_parse(config.to_string())?;
-        self.watch.remember_internal_error(ctx)?;
-        let mut options = EvalOptions::default();
-        options.global = true;
-        options.strict = true;
-        options.filename = Some("prelude.js".into());
-        let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
-        let api: Object = prelude.call((host, config))?;
-        Ok(Persistent::save(ctx, api))
-    }
-}
-
-/// splitmix64 of the seed, as four 32-bit words for the guest's xoshiro128**.
-fn seed_words(seed: u64) -> [u32; 4] {
-    let mut x = seed;
-    let mut next = || {
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    let a = next();
-    let b = next();
-    [a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32]
 }
 
 /// Everything the sandbox thread needs.

@@ -24,9 +24,13 @@
 
 mod engine;
 mod limits;
+mod logs;
+mod meter;
 mod oom;
 mod output;
+mod prelude;
 mod state;
+mod thrown;
 mod types;
 
 use std::sync::Arc;
@@ -77,7 +81,7 @@ pub fn fit_inline(
         ..Limits::default()
     }
     .effective();
-    let mut held = state::Logs::with_cap(limits.inline_result_bytes);
+    let mut held = logs::Logs::with_cap(limits.inline_result_bytes);
     for line in logs {
         if !held.push(line) {
             break;

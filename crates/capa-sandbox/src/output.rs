@@ -14,7 +14,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::state::Logs;
+use crate::logs::Logs;
 use crate::{Limits, Truncated};
 
 const ELLIPSIS: &str = "…";

@@ -1,0 +1,124 @@
+//! The prelude (prelude.js) and what it is given: the host object whose functions the guest's
+//! calls, lookups, console and end reach Rust through, and the run's configuration (namespaces,
+//! logical clock, seed, absent globals).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rquickjs::context::EvalOptions;
+use rquickjs::{Ctx, Function, Object, Persistent};
+
+use crate::RunInput;
+use crate::oom::Watch;
+use crate::state::{Finish, State};
+
+const PRELUDE: &str = include_str!("prelude.js");
+/// Globals QuickJS defines that the sandbox removes (besides the Function constructors, which
+/// the prelude turns into stubs). `fetch`, `process`, `Buffer`, `require`, `URL`, `std`, `os`,
+/// `WebAssembly` are never defined: no such intrinsic is added to the context.
+const ABSENT: &[&str] = &["eval", "Function", "Atomics", "SharedArrayBuffer"];
+const MAX_TIMER_MS: u64 = 30_000;
+
+/// Evaluates the prelude with the host object and the run's configuration; returns the API the
+/// event loop calls (settle, deliver, fire a timer).
+pub(crate) fn install<'js>(
+    ctx: &Ctx<'js>,
+    input: &RunInput,
+    state: &Rc<RefCell<State>>,
+    watch: &Rc<Watch>,
+) -> rquickjs::Result<Persistent<Object<'static>>> {
+    let host = Object::new(ctx.clone())?;
+    let s = Rc::clone(state);
+    host.set(
+        "call",
+        Function::new(
+            ctx.clone(),
+            move |address: String, args: String, connection: String| {
+                s.borrow_mut().call(address, args, connection)
+            },
+        )?,
+    )?;
+    let s = Rc::clone(state);
+    host.set(
+        "search",
+        Function::new(ctx.clone(), move |q: String| {
+            s.borrow_mut().lookup(Some(q), None)
+        })?,
+    )?;
+    let s = Rc::clone(state);
+    host.set(
+        "describe",
+        Function::new(ctx.clone(), move |targets: String| {
+            s.borrow_mut().lookup(None, Some(targets))
+        })?,
+    )?;
+    let s = Rc::clone(state);
+    host.set(
+        "log",
+        Function::new(ctx.clone(), move |line: String| s.borrow_mut().log(line))?,
+    )?;
+    let s = Rc::clone(state);
+    host.set(
+        "notice",
+        Function::new(ctx.clone(), move |line: String| {
+            s.borrow_mut().notices.push(line)
+        })?,
+    )?;
+    let s = Rc::clone(state);
+    let watched = Rc::clone(watch);
+    host.set(
+        "finish",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, kind: String, payload: String| {
+                let finish = match kind.as_str() {
+                    "value" => Finish::Value(payload),
+                    "undefined" => Finish::Undefined,
+                    "not_json" => Finish::NotJson(payload),
+                    _ => Finish::Error {
+                        record: payload,
+                        // Judged now: a thrown `null` is an out-of-memory if the heap is
+                        // still full.
+                        heap_full: watched.heap_full(&ctx),
+                    },
+                };
+                s.borrow_mut().set_finish(finish);
+            },
+        )?,
+    )?;
+
+    let config = serde_json::json!({
+        "namespaces": input.namespaces.iter().map(|ns| serde_json::json!({
+            "global": ns.global,
+            "tools": ns.tools.iter().map(|t| [t.member.as_str(), t.address.as_str(), t.remote_name()]).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "clockStart": input.clock_start_ms,
+        "seed": seed_words(input.seed),
+        "maxTimerMs": MAX_TIMER_MS,
+        "absent": ABSENT,
+    });
+    let config = ctx.json_parse(config.to_string())?;
+    watch.remember_internal_error(ctx)?;
+    let mut options = EvalOptions::default();
+    options.global = true;
+    options.strict = true;
+    options.filename = Some("prelude.js".into());
+    let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
+    let api: Object = prelude.call((host, config))?;
+    Ok(Persistent::save(ctx, api))
+}
+
+/// splitmix64 of the seed, as four 32-bit words for the guest's xoshiro128**.
+fn seed_words(seed: u64) -> [u32; 4] {
+    let mut x = seed;
+    let mut next = || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let a = next();
+    let b = next();
+    [a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32]
+}

@@ -196,11 +196,75 @@ pub(crate) fn migrate(conn: &mut rusqlite::Connection) -> Result<(), StoreError>
             known: LATEST,
         });
     }
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+    migrate_to(conn, current, LATEST)
+}
+
+/// Applies migrations `from + 1 ..= to`, each in its own transaction.
+fn migrate_to(conn: &mut rusqlite::Connection, from: i64, to: i64) -> Result<(), StoreError> {
+    for (index, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .take(to as usize)
+        .skip(from as usize)
+    {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", index as i64 + 1)?;
         tx.commit()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Store;
+
+    /// A database made by every earlier release (each schema version) opens with its rows kept:
+    /// a run paused at version 2, 3 or 7 can still be resumed after an upgrade.
+    #[test]
+    fn every_older_schema_migrates_with_its_runs_kept() {
+        for version in 2..LATEST {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let file = dir.path().join("hub.db");
+            {
+                let mut conn = rusqlite::Connection::open(&file).expect("open");
+                migrate_to(&mut conn, 0, version).expect("old schema");
+                conn.execute(
+                    "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms)
+                     VALUES ('run_old', 'return 1', 7, 100, NULL, 'running', NULL, 1, 100, 100)",
+                    [],
+                )
+                .expect("a run of that version");
+                conn.execute(
+                    "INSERT INTO run_calls (run_id, idx, address, connection, arguments, ok, outcome, ms)
+                     VALUES ('run_old', 0, 'demo.list_notes', NULL, '{}', 1, '[]', 3)",
+                    [],
+                )
+                .expect("a journal entry of that version");
+            }
+            let store = Store::open(&file).expect("opens and migrates");
+            assert_eq!(store.schema_version().expect("version"), LATEST);
+            let run = store.run("run_old").expect("read").expect("kept");
+            assert_eq!(
+                (run.seed, run.status.as_str()),
+                (7, "running"),
+                "v{version}"
+            );
+            assert!(
+                run.resumable,
+                "v{version}: runs before the flag were resumable"
+            );
+            assert_eq!(run.owner, None, "v{version}: no owner recorded before v8");
+            let journal = store.journal("run_old").expect("journal");
+            assert_eq!(journal.len(), 1, "v{version}");
+            assert!(!journal[0].in_flight, "v{version}: old entries are answers");
+            assert_eq!(journal[0].args_digest, None);
+            // A run left `running` by an old hub has no owner: it counts as interrupted.
+            assert_eq!(
+                store.runs_in_progress().expect("in progress"),
+                vec![("run_old".to_owned(), None)]
+            );
+        }
+    }
 }

@@ -27,16 +27,16 @@ import {
   rawRequest,
   waitFor,
 } from './support.mjs';
+import { skipOrFail } from './require.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = path.join(REPO_ROOT, 'docs', 'screenshots', 'approval-page.png');
 const CANARY = 'canary-3f9c1b7e-never-on-the-page';
 
-// In CI the test must run; elsewhere it may skip when Chromium is missing.
-const skip =
-  !existsSync(CHROMIUM) && !process.env.CI
-    ? `no Chromium at ${CHROMIUM}: install it with \`scripts/setup --test\` (in CI this test fails instead)`
-    : false;
+// Skips without Chromium when run by hand; under scripts/test (CAPA_REQUIRE_ALL) that fails.
+const skip = skipOrFail(
+  !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}: install it with \`apt-get install chromium\` (or \`scripts/setup --test\`)`,
+);
 
 // Writes a note (allowed) and deletes it (asks). `password` is an extra field the demo tool ignores;
 // the redacted preview must not show its value.

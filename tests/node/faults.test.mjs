@@ -17,7 +17,6 @@ import {
   childrenOf,
   trackPid,
   waitFor,
-  sleep,
 } from './support.mjs';
 
 const LONG = 'everything.trigger-long-running-operation';
@@ -61,19 +60,22 @@ describe('an upstream child killed mid-call', () => {
     const warm = await client.callTool({ name: 'everything.echo', arguments: { message: 'before' } });
     assert.equal(resultText(warm), 'Echo: before');
 
-    const started = Date.now();
-    let settledAt;
+    // The operation reports progress after each of its 5 steps; the first report shows the call
+    // is at the upstream, so the kill comes in the middle of it (an order, not a clock).
+    const reports = [];
+    let settled = false;
     const call = client
-      .callTool({ name: LONG, arguments: { duration: 10, steps: 5 } }, undefined, { timeout: 30000 })
+      .callTool({ name: LONG, arguments: { duration: 10, steps: 5 } }, undefined, {
+        timeout: 30000,
+        onprogress: (p) => reports.push(p),
+      })
       .then(
-        (r) => ((settledAt = Date.now()), { result: r }),
-        (e) => ((settledAt = Date.now()), { error: e }),
+        (r) => ((settled = true), { result: r }),
+        (e) => ((settled = true), { error: e }),
       );
-    // Let the call reach the upstream (it runs 10 s; kill it well inside that).
-    await sleep(1500);
-    assert.equal(settledAt, undefined, 'the long call is still running before the kill');
+    await waitFor('the long call to report its first step', () => reports.length > 0, { timeoutMs: 15000 });
+    assert.equal(settled, false, 'the long call is still running before the kill');
     process.kill(victim.pid, 'SIGKILL');
-    const killedAt = Date.now();
 
     const outcome = await call;
     assert.ok(!outcome.error, `the call resolves to a tool result, not a protocol error: ${outcome.error}`);
@@ -82,8 +84,8 @@ describe('an upstream child killed mid-call', () => {
     const err = capabilitiesError(result);
     assert.equal(err.code, 'upstream_unavailable', JSON.stringify(err));
     assert.equal(err.retryable, true, JSON.stringify(err));
-    assert.ok(settledAt - killedAt < 5000, `answered ${settledAt - killedAt} ms after the kill`);
-    assert.ok(settledAt - started < 9000, 'answered before the operation could have completed');
+    // Answered before the operation could have completed: its last step was never reported.
+    assert.ok(reports.every((r) => r.progress < 5), JSON.stringify(reports));
     assert.equal(alive(victim.pid), false, 'the killed child is gone (reaped)');
 
     // The hub keeps serving.
@@ -140,17 +142,18 @@ describe('an upstream call that outlives upstreamTimeoutMs', () => {
     assert.notEqual(short.isError, true, JSON.stringify(short));
     assert.match(resultText(short), /completed/);
 
-    const started = Date.now();
+    // Not before the limit: the control above, 0.2 s inside the 1 s limit, completed. Well before
+    // the 5 s operation ends: its fifth and last step is never reported (speed is capa-bench's).
+    const reports = [];
     const result = await client.callTool({ name: LONG, arguments: { duration: 5, steps: 5 } }, undefined, {
       timeout: 30000,
+      onprogress: (p) => reports.push(p),
     });
-    const elapsed = Date.now() - started;
     assert.equal(result.isError, true, JSON.stringify(result));
     const err = capabilitiesError(result);
     assert.equal(err.code, 'upstream_timeout', JSON.stringify(err));
     assert.equal(err.retryable, true, JSON.stringify(err));
-    assert.ok(elapsed >= 900, `not before the limit: ${elapsed} ms`);
-    assert.ok(elapsed < 3500, `well under the 5 s operation: ${elapsed} ms`);
+    assert.ok(reports.every((r) => r.progress < 5), JSON.stringify(reports));
 
     // The source stays usable after the timeout.
     const echo = await client.callTool({ name: 'everything.echo', arguments: { message: 'still here' } });

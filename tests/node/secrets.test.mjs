@@ -3,8 +3,8 @@
 // hub in clear: not in tool results, logs, files of the data dir (SQLite db and WAL as bytes), or CLI
 // output.
 //
-// Skips itself only when there is no D-Bus session and CAPA_REQUIRE_KEYCHAIN is unset; with
-// CAPA_REQUIRE_KEYCHAIN=1 an unavailable keychain is a failure.
+// Skips itself only when there is no D-Bus session and neither CAPA_REQUIRE_ALL (set by
+// scripts/test) nor CAPA_REQUIRE_KEYCHAIN is set; with either, that is a failure (require.mjs).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
@@ -26,12 +26,12 @@ import {
   capaJson,
   childrenOf,
 } from './support.mjs';
+import { KEYCHAIN, skipOrFail } from './require.mjs';
 
-const requireKeychain = Boolean(process.env.CAPA_REQUIRE_KEYCHAIN);
-const skip =
-  !process.env.DBUS_SESSION_BUS_ADDRESS && !requireKeychain
-    ? 'no D-Bus session for the OS keychain (run under tests/support/with-keyring.sh, or set CAPA_REQUIRE_KEYCHAIN=1 to make this a failure)'
-    : false;
+const skip = skipOrFail(
+  !process.env.DBUS_SESSION_BUS_ADDRESS && 'no D-Bus session for the OS keychain: run under tests/support/with-keyring.sh',
+  KEYCHAIN,
+);
 
 /** Every regular file under `dir`, recursively. */
 function walk(dir) {

@@ -32,29 +32,30 @@ import {
   runCapa,
   waitFor,
 } from './support.mjs';
+import { KEYCHAIN, skipOrFail } from './require.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 
-// In CI the test must run; elsewhere it may skip when Chromium or the hub's UI support is missing.
-function skipReason() {
-  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}: install it with \`scripts/setup --test\``;
+// Skips when Chromium or the hub's UI support is missing and the file is run by hand; under
+// scripts/test (CAPA_REQUIRE_ALL) that fails.
+function missing() {
+  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}: install it with \`apt-get install chromium\` (or \`scripts/setup --test\`)`;
   const ui = spawnSync(CAPA_BIN, ['ui', '--help'], { encoding: 'utf8' });
   if (ui.status !== 0) return `this capa binary has no \`capa ui\` command (cargo build?): ${ui.stderr.trim().split('\n')[0]}`;
   if (!existsSync(path.join(REPO_ROOT, 'ui', 'dist', 'index.html'))) return 'the UI is not built: run `npm run build:ui`';
   return null;
 }
-const reason = skipReason();
-const skip = reason && !process.env.CI ? `${reason} (in CI this test fails instead)` : false;
+const skip = skipOrFail(missing());
 
 const SUM_CODE = 'return await everything.get_sum({ a: 2, b: 3 });';
 const CANARY = 'canary-7d41e0c2-write-only';
 
 // The connection subtest needs the OS keychain (gnome-keyring over D-Bus: tests/support/with-keyring.sh).
-const keychainSkip =
-  !process.env.DBUS_SESSION_BUS_ADDRESS && !process.env.CAPA_REQUIRE_KEYCHAIN
-    ? 'no D-Bus session for the OS keychain (run under tests/support/with-keyring.sh, or set CAPA_REQUIRE_KEYCHAIN=1)'
-    : false;
+const keychainSkip = skipOrFail(
+  !process.env.DBUS_SESSION_BUS_ADDRESS && 'no D-Bus session for the OS keychain: run under tests/support/with-keyring.sh',
+  KEYCHAIN,
+);
 
 async function execute(client, args) {
   const result = await client.callTool({ name: 'execute', arguments: args });

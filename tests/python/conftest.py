@@ -55,6 +55,19 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError(f"missing {', '.join(map(str, missing))}: {hint}")
 
 
+# No test here skips on purpose. Under scripts/test (CAPA_REQUIRE_ALL=1) any skip that creeps in,
+# a `pytest.skip`, a `skipif` or a plugin's, is a failure with its reason, so a run that checked
+# nothing cannot be green; run by hand, a skip stays a skip.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("CAPA_REQUIRE_ALL") and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CAPA_REQUIRE_ALL, which makes a skip a failure: {reason}"
+
+
 # --------------------------------------------------------------------------------------------------
 # anyio: the SDK is anyio-based; its pytest plugin (shipped with anyio) runs `@pytest.mark.anyio`
 # tests. Only asyncio is installed, so do not parametrize over trio.

@@ -2,8 +2,6 @@
 //! within its limits, nothing reaches the host but the run's own tools, nothing panics — and the
 //! same tokio runtime keeps serving normal runs afterwards, in a clean world.
 
-use std::time::{Duration, Instant};
-
 use capa_sandbox::{RunOutput, RunStatus};
 use serde_json::{Value, json};
 
@@ -389,8 +387,9 @@ fn memory_of(name: &str) -> usize {
     }
 }
 
-fn check(name: &str, expect: &Expect, out: &RunOutput, elapsed: Duration) {
-    assert!(elapsed < Duration::from_secs(8), "{name}: took {elapsed:?}");
+/// No clock is read: a run that outlives its 5 s of wall time says `wall_limit`, which no case
+/// expects.
+fn check(name: &str, expect: &Expect, out: &RunOutput) {
     match expect {
         Value(v) => assert_eq!(&value(out), v, "{name}: {out:?}"),
         Completes => assert_eq!(out.status, RunStatus::Completed, "{name}: {out:?}"),
@@ -417,7 +416,6 @@ async fn adversarial_corpus_is_contained() {
     assert!(cases.len() >= 40, "{}", cases.len());
     let host = FakeHost::echo();
     for (name, code, expect) in &cases {
-        let started = Instant::now();
         let out = run_with(
             with_limits(code, |l| {
                 l.compute_ms = 1_000;
@@ -427,7 +425,7 @@ async fn adversarial_corpus_is_contained() {
             &host,
         )
         .await;
-        check(name, expect, &out, started.elapsed());
+        check(name, expect, &out);
         // Every run starts from a clean world: nothing the last one did is visible.
         let probe = run(
             "return [typeof Object.prototype.then, typeof Object.prototype.toJSON, typeof Array.prototype.push,

@@ -1,7 +1,7 @@
 //! Each limit stops the guest with its own error code, and the next run works.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use capa_sandbox::{Limits, RunStatus};
 use serde_json::{Value, json};
@@ -10,18 +10,14 @@ use crate::support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn infinite_loop_stops_with_compute_limit_and_the_next_run_works() {
-    let started = Instant::now();
+    // The code says the compute meter stopped it (a run stopped any later would say
+    // `wall_limit`), so no clock is read here.
     let out = capa_sandbox::run(
         with_limits("while (true) {}", |l| l.compute_ms = 300),
         FakeHost::echo(),
     )
     .await;
     assert_eq!(error_code(&out), "compute_limit");
-    assert!(
-        started.elapsed() < Duration::from_millis(300 + 1500),
-        "{:?}",
-        started.elapsed()
-    );
     // A loop that catches everything cannot catch the interrupt.
     let out = capa_sandbox::run(
         with_limits(
@@ -51,8 +47,9 @@ async fn compute_time_excludes_waiting_for_tools() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wall_limit_stops_a_run_stuck_waiting() {
+    // The host would answer after 10 s; `wall_limit` and the unanswered call show the run did
+    // not wait for it.
     let host = FakeHost::slow(10_000);
-    let started = Instant::now();
     let out = run_with(
         with_limits(
             "console.log('before'); await github.get_repo({}); return 1",
@@ -62,11 +59,6 @@ async fn wall_limit_stops_a_run_stuck_waiting() {
     )
     .await;
     assert_eq!(error_code(&out), "wall_limit");
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
     assert_eq!(out.logs, vec!["before"]);
     assert_eq!(out.calls.len(), 1);
     assert!(!out.calls[0].ok);
@@ -114,10 +106,16 @@ async fn deep_recursion_is_a_stack_overflow() {
         ["stack_overflow", "memory_limit", "compute_limit"].contains(&error_code(&out).as_str()),
         "{out:?}"
     );
-    // Deeply nested source is refused, not a crash.
-    let nested = format!("return {}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    // Deeply nested source under the code limit (32,000 levels in 64,008 bytes, so the size
+    // check lets it through) is refused by the parser's own stack bound, not a crash.
+    let nested = format!("return {}1{}", "[".repeat(32_000), "]".repeat(32_000));
+    assert!(
+        nested.len() < Limits::default().code_bytes,
+        "{}",
+        nested.len()
+    );
     let out = run(&nested).await;
-    assert_eq!(out.status, RunStatus::Failed);
+    assert_eq!(error_code(&out), "stack_overflow", "{out:?}");
     assert_eq!(value(&run("return 'next'").await), json!("next"));
 }
 
@@ -150,7 +148,11 @@ async fn call_501_is_refused_with_max_calls() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ninth_concurrent_call_waits_for_a_slot() {
-    let host = FakeHost::slow(300);
+    // The first eight take 300 ms, the ninth is answered at once.
+    let host = FakeHost::new(|c| {
+        let delay = if c.index < 8 { 300 } else { 0 };
+        (Duration::from_millis(delay), Ok(json!({"index": c.index})))
+    });
     let out = run_with(
         input("return (await Promise.all([...Array(9).keys()].map(i => github.get_repo({ i })))).map(r => r.index)"),
         &host,
@@ -158,22 +160,22 @@ async fn ninth_concurrent_call_waits_for_a_slot() {
     .await;
     assert_eq!(value(&out), json!([0, 1, 2, 3, 4, 5, 6, 7, 8]));
     assert_eq!(host.max_in_flight(), 8);
-    let arrivals = host.arrivals.lock().map(|a| a.clone()).unwrap_or_default();
-    let first = arrivals
-        .iter()
-        .filter(|(i, _)| *i < 8)
-        .map(|(_, t)| *t)
-        .max()
-        .unwrap_or_default();
-    let ninth = arrivals
-        .iter()
-        .find(|(i, _)| *i == 8)
-        .map(|(_, t)| *t)
-        .unwrap_or_default();
-    // The host sees the ninth call only after one of the first eight finished.
-    assert!(ninth >= first + Duration::from_millis(250), "{arrivals:?}");
-    // Its own time is counted from leaving the queue, not from when the guest made it.
-    assert!(out.calls[8].ms < 600, "{:?}", out.calls);
+    // The host sees the ninth call only after one of the first eight was answered, and the
+    // first eight all before any answer.
+    let ninth = host.position(Event::Arrived(8));
+    let first_answer = (0..8)
+        .map(|i| host.position(Event::Answered(i)))
+        .min()
+        .unwrap_or(usize::MAX);
+    assert!(first_answer < ninth, "{:?}", host.events());
+    assert!(
+        (0..8).all(|i| host.position(Event::Arrived(i)) < first_answer),
+        "{:?}",
+        host.events()
+    );
+    // Its own time is counted from leaving the queue, not from when the guest made it: it
+    // waited at least 300 ms in the queue, and is shorter than a call it waited for.
+    assert!(out.calls[8].ms < out.calls[0].ms, "{:?}", out.calls);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,10 +1,19 @@
-//! A fake host for the sandbox's tests. The real host (catalog, connections, policy, journal)
-//! lives in the hub core and comes later; this one answers from a closure after a delay and
-//! counts how many calls are in flight at once.
+//! A small host for the sandbox's own tests. The real host is capa-core's runner (catalog,
+//! connections, policy, journal, replay), but this crate cannot depend on the hub: the hub
+//! depends on it. So these tests drive the sandbox through the `Host` trait with a host that
+//! answers from a closure after a delay, and that shows what a real upstream cannot be made to
+//! show on demand: how many calls are in flight at once, and in what order calls reached it and
+//! were answered (so a test checks an order of events, not a time).
+//!
+//! The same behaviours through the real runner, against the built-in demo and server-everything,
+//! are in `crates/capa-core/tests/it/`: calls overlapping (`execute.rs`,
+//! `real_upstreams_overlap_in_parallel`), `maxCalls` (`sandbox_bounds.rs`,
+//! `call_501_is_refused_with_max_calls_through_the_hub`), the ninth call waiting for a slot and
+//! the run slots' wait and `busy` (`limits.rs`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use capa_sandbox::{
     CallStop, Host, HostCall, Limits, Namespace, RunError, RunInput, RunOutput, ToolBinding,
@@ -19,11 +28,17 @@ type Behaviour = dyn Fn(&HostCall) -> (Duration, Result<Value, ToolFailure>) + S
 pub struct FakeHost {
     behaviour: Box<Behaviour>,
     pub calls: Mutex<Vec<HostCall>>,
-    /// When each call reached the host, relative to the host's creation.
-    pub arrivals: Mutex<Vec<(u32, Duration)>>,
     pub in_flight: Arc<AtomicUsize>,
     pub max_in_flight: AtomicUsize,
-    created: Instant,
+    /// What happened at the host, in order: each call's arrival and its answer.
+    events: Arc<Mutex<Vec<Event>>>,
+}
+
+/// One thing that happened at the host, with the call's index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    Arrived(u32),
+    Answered(u32),
 }
 
 impl FakeHost {
@@ -33,10 +48,9 @@ impl FakeHost {
         Arc::new(FakeHost {
             behaviour: Box::new(f),
             calls: Mutex::new(Vec::new()),
-            arrivals: Mutex::new(Vec::new()),
             in_flight: Arc::new(AtomicUsize::new(0)),
             max_in_flight: AtomicUsize::new(0),
-            created: Instant::now(),
+            events: Arc::new(Mutex::new(Vec::new())),
         })
     }
 
@@ -64,6 +78,21 @@ impl FakeHost {
 
     pub fn max_in_flight(&self) -> usize {
         self.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// The host's events so far, in order.
+    pub fn events(&self) -> Vec<Event> {
+        self.events.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+
+    /// Where `event` happened among the host's events; panics when it never did.
+    #[track_caller]
+    pub fn position(&self, event: Event) -> usize {
+        let events = self.events();
+        events
+            .iter()
+            .position(|e| *e == event)
+            .unwrap_or_else(|| panic!("{event:?} never happened: {events:?}"))
     }
 
     pub fn call_count(&self) -> usize {
@@ -153,18 +182,23 @@ impl Host for FakeHost {
             }),
             _ => CallStop::Failed(f),
         });
-        if let Ok(mut a) = self.arrivals.lock() {
-            a.push((call.index, self.created.elapsed()));
+        let index = call.index;
+        if let Ok(mut e) = self.events.lock() {
+            e.push(Event::Arrived(index));
         }
         if let Ok(mut c) = self.calls.lock() {
             c.push(call);
         }
+        let events = Arc::clone(&self.events);
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.max_in_flight.fetch_max(now, Ordering::SeqCst);
         // A guard counts the call out, also when the sandbox cancels it.
         let guard = InFlight(Arc::clone(&self.in_flight));
         async move {
             tokio::time::sleep(delay).await;
+            if let Ok(mut e) = events.lock() {
+                e.push(Event::Answered(index));
+            }
             drop(guard);
             result
         }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use capa_config::ConfigFiles;
-use capa_core::{Choice, ExecuteRequest, Hub, HubOptions, HubPaths, Redactor};
+use capa_core::{Choice, EnvelopeStatus, ExecuteRequest, Hub, HubOptions, HubPaths, Redactor};
 use rmcp::ClientHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
@@ -92,7 +92,7 @@ pub async fn measure() -> anyhow::Result<ApprovalsReport> {
         execute(&hub, Some(&long_allowed), None).await?;
         fresh.push(ms(started));
         let paused = execute(&hub, Some(&long), None).await?;
-        if paused.status != "awaiting_approval" {
+        if paused.status != EnvelopeStatus::AwaitingApproval {
             bail!(
                 "the long run did not pause: {} {:?}",
                 paused.status,
@@ -103,7 +103,7 @@ pub async fn measure() -> anyhow::Result<ApprovalsReport> {
         let started = Instant::now();
         let done = execute(&hub, None, Some(&paused.run_id)).await?;
         replay.push(ms(started));
-        if done.status != "completed" {
+        if done.status != EnvelopeStatus::Completed {
             bail!("the replay did not complete: {:?}", done.error);
         }
     }
@@ -117,7 +117,7 @@ pub async fn measure() -> anyhow::Result<ApprovalsReport> {
         hub.decide_run(&paused.run_id, Choice::Once, "bench")?;
         let done = execute(&hub, None, Some(&paused.run_id)).await?;
         cli.push(ms(started));
-        if done.status != "completed" {
+        if done.status != EnvelopeStatus::Completed {
             bail!("resume after approval did not complete");
         }
     }

@@ -37,5 +37,6 @@ pub use paths::{DataDirError, HubPaths, ensure_private_file, write_private_file}
 pub use policy::{Decision, Loosening, Policy, PolicyVerdict, Rule};
 pub use redact::Redactor;
 pub use runner::{
-    Envelope, ExecuteOptions, ExecuteRequest, PageOpener, Runs, is_secret_name, preview,
+    Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest, PageOpener, Runs, is_secret_name,
+    preview,
 };

@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capa_core::{
-    AskingChannel, Authorization, CallError, Choice, DirectAnswer, Envelope, ExecuteOptions,
-    ExecuteRequest, Hub, JsonObject, LookupError, PendingInput, Permit,
+    AskingChannel, Authorization, CallError, Choice, DirectAnswer, Envelope, EnvelopeStatus,
+    ExecuteOptions, ExecuteRequest, Hub, JsonObject, LookupError, PendingInput, Permit,
 };
 
 use rmcp::model::{
@@ -135,7 +135,7 @@ impl Approvals {
             }
         };
         for _ in 0..MAX_ROUNDS {
-            if envelope.status != "awaiting_approval" || cancel.is_cancelled() {
+            if envelope.status != EnvelopeStatus::AwaitingApproval || cancel.is_cancelled() {
                 break;
             }
             let pending = self.pending_approvals(&envelope.run_id);
@@ -175,7 +175,7 @@ impl Approvals {
                 }
             }
         }
-        if envelope.status == "awaiting_approval" {
+        if envelope.status == EnvelopeStatus::AwaitingApproval {
             // No form of the client's asks now: the popup and the page take over.
             for input in self.pending_approvals(&envelope.run_id) {
                 self.hub.release_asking(&input.id);

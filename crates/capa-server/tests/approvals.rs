@@ -243,7 +243,7 @@ async fn an_expired_state_is_refused_and_the_approval_expires() {
         })
         .await
         .expect("resume");
-    assert_eq!(resumed.status, "failed");
+    assert_eq!(resumed.status.to_string(), "failed");
     assert_eq!(
         resumed.error.as_ref().map(|e| e.code.as_str()),
         Some("approval_expired")

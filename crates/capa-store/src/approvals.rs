@@ -269,7 +269,7 @@ mod tests {
                 seed: 1,
                 clock_start_ms: 0,
                 client: None,
-                status: "awaiting_approval".into(),
+                status: crate::RunState::AwaitingApproval,
                 envelope: None,
                 attempts: 1,
                 created_at_ms: 0,

@@ -10,6 +10,7 @@ mod claims;
 mod connections;
 mod migrations;
 mod policy;
+mod run_state;
 mod runs;
 
 use std::path::Path;
@@ -20,6 +21,7 @@ pub use calls::{CallRecord, CallStatus, RecordedCall};
 pub use claims::InputClaim;
 pub use connections::ConnectionRecord;
 pub use policy::TrustedProjectSource;
+pub use run_state::RunState;
 pub use runs::{JournalEntry, RunFilter, RunOwner, RunRecord, RunSummary};
 
 /// Why the store failed.

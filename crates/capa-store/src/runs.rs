@@ -4,7 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use crate::{Store, StoreError};
+use crate::{RunState, Store, StoreError};
 
 /// A run as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,10 +14,7 @@ pub struct RunRecord {
     pub seed: u64,
     pub clock_start_ms: i64,
     pub client: Option<String>,
-    /// `completed`, `failed`, `awaiting_approval`, `awaiting_connection`, `cancelled`,
-    /// `running` while an attempt is under way, or `interrupted` when the process running an
-    /// attempt ended before it (a resume goes on with it).
-    pub status: String,
+    pub status: RunState,
     /// The last envelope returned for the run, as JSON.
     pub envelope: Option<String>,
     pub attempts: i64,
@@ -61,7 +58,7 @@ pub struct JournalEntry {
 /// Which runs [`Store::find_runs`] returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunFilter {
-    pub status: Option<String>,
+    pub status: Option<RunState>,
     /// A source id: runs that called one of its tools.
     pub source: Option<String>,
     pub since_ms: Option<i64>,
@@ -72,7 +69,7 @@ pub struct RunFilter {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunSummary {
     pub id: String,
-    pub status: String,
+    pub status: RunState,
     pub client: Option<String>,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
@@ -138,7 +135,7 @@ impl Store {
     pub fn finish_run(
         &self,
         id: &str,
-        status: &str,
+        status: RunState,
         envelope: &str,
         now_ms: i64,
     ) -> Result<(), StoreError> {
@@ -329,7 +326,7 @@ mod tests {
             seed: u64::MAX - 7,
             clock_start_ms: 1_700_000_000_000,
             client: Some("test".into()),
-            status: "running".into(),
+            status: RunState::Running,
             envelope: None,
             attempts: 1,
             created_at_ms: 1,
@@ -360,11 +357,16 @@ mod tests {
             store.journal_call("run_1", &entry).expect("journal");
         }
         store
-            .finish_run("run_1", "completed", "{\"status\":\"completed\"}", 2)
+            .finish_run(
+                "run_1",
+                RunState::Completed,
+                "{\"status\":\"completed\"}",
+                2,
+            )
             .expect("finish");
         let stored = store.run("run_1").expect("read").expect("present");
         assert_eq!(stored.seed, u64::MAX - 7);
-        assert_eq!(stored.status, "completed");
+        assert_eq!(stored.status, RunState::Completed);
         let journal = store.journal("run_1").expect("journal");
         assert_eq!(
             journal
@@ -378,10 +380,10 @@ mod tests {
             "completed runs stay"
         );
         assert_eq!(store.recent_runs(10).expect("recent").len(), 1);
-        let found = |status: Option<&str>, source: Option<&str>| {
+        let found = |status: Option<RunState>, source: Option<&str>| {
             store
                 .find_runs(&RunFilter {
-                    status: status.map(str::to_owned),
+                    status,
                     source: source.map(str::to_owned),
                     since_ms: Some(1),
                     limit: 10,
@@ -391,7 +393,7 @@ mod tests {
         let all = found(None, Some("demo"));
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].addresses, vec!["demo.t0", "demo.t1"]);
-        assert!(found(Some("failed"), None).is_empty());
+        assert!(found(Some(RunState::Failed), None).is_empty());
         assert!(found(None, Some("dem")).is_empty());
         assert!(store.run("nope").expect("read").is_none());
     }

@@ -9,13 +9,43 @@ use serde_json::Value;
 /// `inlineResultBytes`.
 pub(crate) const SUMMARY_BYTES: usize = 256;
 
+/// How a run's attempt ended, as the model is told (`ExecuteEnvelope.status` of the spec).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvelopeStatus {
+    Completed,
+    Failed,
+    AwaitingApproval,
+    AwaitingConnection,
+    Cancelled,
+}
+
+impl EnvelopeStatus {
+    /// Where the run stands once an attempt ended like this.
+    pub fn run_state(self) -> capa_store::RunState {
+        use capa_store::RunState;
+        match self {
+            Self::Completed => RunState::Completed,
+            Self::Failed => RunState::Failed,
+            Self::AwaitingApproval => RunState::AwaitingApproval,
+            Self::AwaitingConnection => RunState::AwaitingConnection,
+            Self::Cancelled => RunState::Cancelled,
+        }
+    }
+}
+
+impl std::fmt::Display for EnvelopeStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.run_state().as_str())
+    }
+}
+
 /// A run's outcome as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Envelope {
     pub run_id: String,
-    /// `completed`, `failed`, `awaiting_approval`, `awaiting_connection` or `cancelled`.
-    pub status: String,
+    pub status: EnvelopeStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,7 +70,7 @@ impl Envelope {
     pub fn refused(run_id: &str, error: RunError, notices: Vec<String>) -> Self {
         Self {
             run_id: run_id.to_owned(),
-            status: "failed".to_owned(),
+            status: EnvelopeStatus::Failed,
             result: None,
             error: Some(error),
             logs: Vec::new(),
@@ -57,13 +87,12 @@ impl Envelope {
         Self {
             run_id: run_id.to_owned(),
             status: match output.status {
-                RunStatus::Completed => "completed",
-                RunStatus::Failed => "failed",
+                RunStatus::Completed => EnvelopeStatus::Completed,
+                RunStatus::Failed => EnvelopeStatus::Failed,
                 // The runner names what the run waits for (approval or connection).
-                RunStatus::Suspended => "awaiting_approval",
-                RunStatus::Cancelled => "cancelled",
-            }
-            .to_owned(),
+                RunStatus::Suspended => EnvelopeStatus::AwaitingApproval,
+                RunStatus::Cancelled => EnvelopeStatus::Cancelled,
+            },
             result: output.result,
             error: output.error,
             logs: output.logs,

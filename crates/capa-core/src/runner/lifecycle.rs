@@ -189,7 +189,7 @@ impl super::Envelope {
             },
             Vec::new(),
         );
-        envelope.status = "awaiting_connection".to_owned();
+        envelope.status = super::EnvelopeStatus::AwaitingConnection;
         envelope
     }
 }

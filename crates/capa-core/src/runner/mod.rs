@@ -21,9 +21,9 @@ use std::sync::Arc;
 use capa_sandbox::{
     CancellationToken, Limits, Namespace, RunError, RunInput, RunStatus, ToolBinding,
 };
-use capa_store::RunRecord;
+use capa_store::{RunRecord, RunState};
 
-pub use envelope::Envelope;
+pub use envelope::{Envelope, EnvelopeStatus};
 use host::HubHost;
 pub(crate) use lifecycle::interrupt_orphans;
 pub(crate) use lifecycle::{Progress, progress};
@@ -164,7 +164,7 @@ impl Hub {
             seed,
             clock_start_ms: started,
             client: client.clone(),
-            status: "running".to_owned(),
+            status: RunState::Running,
             envelope: None,
             attempts: 1,
             created_at_ms: started,
@@ -264,12 +264,12 @@ impl Hub {
             Vec::new()
         });
         let status = if pending.iter().any(|p| p.kind == "approval") {
-            "awaiting_approval"
+            EnvelopeStatus::AwaitingApproval
         } else {
-            "awaiting_connection"
+            EnvelopeStatus::AwaitingConnection
         };
         let mut envelope = Envelope::from_run(run_id, output, notices);
-        envelope.status = status.to_owned();
+        envelope.status = status;
         envelope.pending = pending.iter().map(|p| p.envelope_item(run_id)).collect();
         envelope
     }
@@ -277,10 +277,12 @@ impl Hub {
     fn record_envelope(&self, envelope: &Envelope) {
         match serde_json::to_string(envelope) {
             Ok(json) => {
-                if let Err(e) =
-                    self.store()
-                        .finish_run(&envelope.run_id, &envelope.status, &json, now_ms())
-                {
+                if let Err(e) = self.store().finish_run(
+                    &envelope.run_id,
+                    envelope.status.run_state(),
+                    &json,
+                    now_ms(),
+                ) {
                     tracing::error!(error = %e, run = %envelope.run_id, "could not record a run's end");
                 }
             }
@@ -313,9 +315,9 @@ impl Hub {
             .envelope
             .as_deref()
             .and_then(|json| serde_json::from_str::<Envelope>(json).ok());
-        match run.status.as_str() {
-            "awaiting_approval" | "awaiting_connection" | "interrupted" => {}
-            "running" => match lifecycle::progress(run.owner, self.runs().owner()) {
+        match run.status {
+            RunState::AwaitingApproval | RunState::AwaitingConnection | RunState::Interrupted => {}
+            RunState::Running => match lifecycle::progress(run.owner, self.runs().owner()) {
                 Progress::Here | Progress::Orphaned => {}
                 Progress::Elsewhere(owner) => {
                     return Err(LookupError::InvalidArguments(format!(

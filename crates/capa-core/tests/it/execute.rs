@@ -74,7 +74,7 @@ async fn the_spec_example_runs_as_written() {
         .run(run_id)
         .expect("read")
         .expect("recorded");
-    assert_eq!(run.status, "completed");
+    assert_eq!(run.status.as_str(), "completed");
     assert_eq!(run.code, SPEC_EXAMPLE);
     let journal = hub.hub.store().journal(run_id).expect("journal");
     assert_eq!(journal.len(), 2);

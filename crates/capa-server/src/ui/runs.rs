@@ -65,7 +65,13 @@ fn filter_of(uri: &Uri) -> Result<RunFilter, String> {
             continue;
         }
         match key.as_str() {
-            "status" => filter.status = Some(value),
+            "status" => {
+                let known = capa_store::RunState::ALL.map(|s| s.as_str()).join(", ");
+                filter.status =
+                    Some(capa_store::RunState::parse(&value).ok_or_else(|| {
+                        format!("`status` must be one of {known}, not {value:?}")
+                    })?);
+            }
             "source" => filter.source = Some(value),
             "since" => {
                 filter.since_ms = Some(value.parse().map_err(|_| {
@@ -91,7 +97,7 @@ fn filter_of(uri: &Uri) -> Result<RunFilter, String> {
 fn summary(run: &RunSummary) -> Value {
     json!({
         "id": run.id,
-        "status": run.status,
+        "status": run.status.as_str(),
         "client": run.client,
         "createdAtMs": run.created_at_ms,
         "updatedAtMs": run.updated_at_ms,
@@ -181,7 +187,7 @@ pub(crate) async fn detail(State(state): State<UiState>, Path(id): Path<String>)
         "ok": true,
         "run": {
             "id": run.id,
-            "status": run.status,
+            "status": run.status.as_str(),
             "client": run.client,
             "createdAtMs": run.created_at_ms,
             "updatedAtMs": run.updated_at_ms,
@@ -205,11 +211,12 @@ mod tests {
             .parse()
             .expect("uri");
         let filter = filter_of(&uri).expect("filter");
-        assert_eq!(filter.status.as_deref(), Some("completed"));
+        assert_eq!(filter.status, Some(capa_store::RunState::Completed));
         assert_eq!(filter.source.as_deref(), Some("demo"));
         assert_eq!(filter.since_ms, Some(5));
         assert_eq!(filter.limit, MAX_LIMIT);
         assert!(filter_of(&"/api/runs?since=soon".parse().expect("uri")).is_err());
+        assert!(filter_of(&"/api/runs?status=done".parse().expect("uri")).is_err());
         assert_eq!(decode("a%20b+c%2"), "a b c%2");
     }
 }

@@ -218,6 +218,74 @@ impl Runs {
     }
 }
 
+/// The run slots' wait on tokio's paused clock: the wait is the behaviour, so the test moves the
+/// clock itself instead of sleeping and reading elapsed time.
+#[cfg(test)]
+mod slot_tests {
+    use std::time::Duration;
+
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+
+    fn runs(dir: &tempfile::TempDir) -> Runs {
+        Runs::new(&dir.path().join("state.key"), dir.path().join("paused"))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_run_past_the_bound_waits_for_a_slot_and_takes_the_first_that_frees() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let runs = Arc::new(runs(&dir));
+        let never = CancellationToken::new();
+        let mut held = Vec::new();
+        for _ in 0..MAX_RUNS {
+            held.push(runs.slot(&never).await.expect("a free slot"));
+        }
+        let waiting = tokio::spawn({
+            let runs = Arc::clone(&runs);
+            async move { runs.slot(&CancellationToken::new()).await.map(drop) }
+        });
+        // Just short of the wait, it still waits.
+        tokio::time::advance(RUN_SLOT_WAIT - Duration::from_millis(1)).await;
+        assert!(!waiting.is_finished());
+        // One run ends: the waiting attempt takes its slot, before the wait is over.
+        held.pop();
+        assert!(matches!(waiting.await, Ok(Ok(()))));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_slot_within_the_wait_is_busy_and_a_cancel_ends_the_wait_at_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let runs = Arc::new(runs(&dir));
+        let never = CancellationToken::new();
+        let mut held = Vec::new();
+        for _ in 0..MAX_RUNS {
+            held.push(runs.slot(&never).await.expect("a free slot"));
+        }
+        let started = tokio::time::Instant::now();
+        let refused = runs.slot(&never).await.map(drop);
+        assert!(
+            matches!(refused, Err(RunRefusal::Busy { limit: MAX_RUNS, waited }) if waited == RUN_SLOT_WAIT),
+            "{refused:?}"
+        );
+        // On the paused clock the refusal came exactly when the wait ran out.
+        assert_eq!(started.elapsed(), RUN_SLOT_WAIT);
+
+        let cancel = CancellationToken::new();
+        let waiting = tokio::spawn({
+            let runs = Arc::clone(&runs);
+            let cancel = cancel.clone();
+            async move { runs.slot(&cancel).await.map(drop) }
+        });
+        tokio::time::advance(Duration::from_secs(1)).await;
+        cancel.cancel();
+        let started = tokio::time::Instant::now();
+        assert!(matches!(waiting.await, Ok(Err(RunRefusal::Cancelled))));
+        assert_eq!(started.elapsed(), Duration::ZERO, "no clock moved");
+        drop(held);
+    }
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::PermissionsExt;

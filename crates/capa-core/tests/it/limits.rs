@@ -2,7 +2,7 @@
 //! typed `ToolError` and the source serves on; runs executing at once are bounded, paused runs
 //! hold no slot, and a run past the bound waits, then is refused as `busy`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -81,14 +81,10 @@ async fn paused_runs_hold_no_run_slot() {
         let paused = execute(&hub, r#"await demo.delete_note({ title: "x" })"#).await;
         assert_eq!(paused["status"], "awaiting_approval", "{paused:#}");
     }
-    let started = Instant::now();
+    // Had the paused runs held the eight slots, this one would wait out the slot wait and be
+    // refused as `busy`.
     let envelope = execute(&hub, "return 1").await;
     assert_eq!(envelope["status"], "completed", "{envelope:#}");
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
 }
 
 /// Spawns `execute` of `code` on the hub.
@@ -122,15 +118,16 @@ async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
     };
 
     // A slot frees within the wait: the extra run queues, then completes.
+    // The wait itself (its length, the first slot to free, a cancel) is `runner::runs`'s unit
+    // tests on tokio's paused clock; here, the order of events through the real runner.
     let runs: Vec<_> = (0..MAX_RUNS).map(|_| spawn_run(&hub, &slow(3))).collect();
     tokio::time::sleep(Duration::from_millis(1_000)).await;
-    let started = Instant::now();
     let queued = execute(&hub, "return 'queued'").await;
     assert_eq!(queued["result"], "queued", "{queued:#}");
+    // It waited for a slot: by the time it completed, one of the eight had ended.
     assert!(
-        started.elapsed() >= Duration::from_millis(1_000),
-        "it waited for a slot: {:?}",
-        started.elapsed()
+        runs.iter().any(tokio::task::JoinHandle::is_finished),
+        "the extra run completed while all eight still ran"
     );
     for run in runs {
         assert_eq!(run.await.expect("joined")["result"], "slow");
@@ -139,7 +136,6 @@ async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
     // No slot frees within the wait: refused, retryable, and the hub runs the next one.
     let runs: Vec<_> = (0..MAX_RUNS).map(|_| spawn_run(&hub, &slow(16))).collect();
     tokio::time::sleep(Duration::from_millis(1_500)).await;
-    let started = Instant::now();
     // A client that gives up while its run waits for a slot ends the wait (not after 10 s).
     let cancel = tokio_util::sync::CancellationToken::new();
     let waiting = {
@@ -173,10 +169,10 @@ async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
         "{busy:#}"
     );
     assert!(busy.get("result").is_none());
+    // Refused while all eight still ran (they take 16 s), not because one ended badly.
     assert!(
-        started.elapsed() >= Duration::from_secs(9),
-        "{:?}",
-        started.elapsed()
+        runs.iter().all(|r| !r.is_finished()),
+        "a slow run ended before the refusal"
     );
     for run in runs {
         assert_eq!(run.await.expect("joined")["result"], "slow");

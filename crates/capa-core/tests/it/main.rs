@@ -6,6 +6,7 @@
 
 mod approvals;
 mod authorizer;
+mod concurrency;
 mod deep_code;
 mod demo;
 mod demo_limits;

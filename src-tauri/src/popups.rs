@@ -95,7 +95,7 @@ fn approvals(hub: &Hub) -> Vec<PendingInput> {
     match hub.pending_inputs() {
         Ok(pending) => pending
             .into_iter()
-            .filter(|p| p.kind == "approval")
+            .filter(|p| p.kind == capa_core::InputKind::Approval)
             .collect(),
         Err(e) => {
             tracing::warn!(error = %e, "could not read pending approvals");

@@ -21,6 +21,8 @@ pub use approval::{
     AskingChannel, AskingClaim, Choice, DecideError, DirectAnswer, PendingInput, decide_in_store,
 };
 pub use authorize::{Authorization, Permit, Question, Refusal};
+/// What a pending input waits for, and where a run stands (stored by `capa-store`).
+pub use capa_store::{InputKind, RunState};
 pub use capa_upstream::{
     CallToolResult, JsonObject, Progress, ProgressRouter, ProgressSink, Tool,
     call_tool_with_progress,

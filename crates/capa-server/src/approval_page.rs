@@ -355,7 +355,7 @@ async fn decide(
     let message = match state.hub.pending_of_run(&run_id) {
         Ok(pending) => match pending
             .iter()
-            .find(|p| p.id == approval_id && p.kind == "approval")
+            .find(|p| p.id == approval_id && p.kind == capa_store::InputKind::Approval)
         {
             Some(input) => match state.hub.decide(&input.id, choice, "page") {
                 Ok(()) => decided_message(choice, &input.address),

@@ -204,7 +204,7 @@ impl Approvals {
             .pending_of_run(run_id)
             .unwrap_or_default()
             .into_iter()
-            .filter(|p| p.kind == "approval")
+            .filter(|p| p.kind == capa_store::InputKind::Approval)
             .collect()
     }
 

@@ -52,8 +52,7 @@ pub struct ApprovalRecord {
     pub run_id: String,
     /// The call's position in the run's issue order.
     pub call_index: u32,
-    /// `approval` or `connection`.
-    pub kind: String,
+    pub kind: crate::InputKind,
     pub address: String,
     pub source: String,
     pub connection: Option<String>,
@@ -286,7 +285,7 @@ mod tests {
             id: format!("apr_{index}"),
             run_id: "run_1".into(),
             call_index: index,
-            kind: "approval".into(),
+            kind: crate::InputKind::Approval,
             address: "demo.add_note".into(),
             source: "demo".into(),
             connection: None,

@@ -135,7 +135,7 @@ fn decide_in_database(paths: &HubPaths, id: &str, choice: Choice) -> anyhow::Res
         store
             .pending_approvals(now_ms())?
             .into_iter()
-            .filter(|a| a.run_id == id && a.kind == "approval")
+            .filter(|a| a.run_id == id && a.kind == capa_store::InputKind::Approval)
             .map(|a| a.id)
             .collect()
     };

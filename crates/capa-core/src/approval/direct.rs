@@ -59,7 +59,7 @@ impl Hub {
             id: super::new_approval_id(),
             run_id: new_call_id(),
             call_index: 0,
-            kind: "approval".to_owned(),
+            kind: capa_store::InputKind::Approval,
             address,
             source: question.tool.address.namespace.clone(),
             connection: question.connection.clone(),

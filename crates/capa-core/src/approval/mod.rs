@@ -12,7 +12,7 @@
 mod asking;
 mod direct;
 
-use capa_store::{ApprovalRecord, ApprovalStatus};
+use capa_store::{ApprovalRecord, ApprovalStatus, InputKind};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -90,8 +90,7 @@ pub struct PendingInput {
     /// SHA-256 of what the call asks; a decision applies to exactly this.
     #[serde(skip)]
     pub args_digest: String,
-    /// `approval` or `connection`.
-    pub kind: String,
+    pub kind: InputKind,
     pub address: String,
     pub source: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,7 +108,7 @@ impl PendingInput {
             run_id: record.run_id.clone(),
             call_index: record.call_index,
             args_digest: record.args_digest.clone(),
-            kind: record.kind.clone(),
+            kind: record.kind,
             address: record.address.clone(),
             source: record.source.clone(),
             connection: record.connection.clone(),
@@ -136,15 +135,17 @@ impl PendingInput {
 
     /// The envelope's `pending` item: no preview (the model wrote the arguments) and no link.
     pub(crate) fn envelope_item(&self, run_id: &str) -> Value {
-        let summary = match self.kind.as_str() {
-            "connection" => format!("{} needs a connection for `{}`", self.address, self.source),
+        let summary = match self.kind {
+            InputKind::Connection => {
+                format!("{} needs a connection for `{}`", self.address, self.source)
+            }
             _ => format!(
                 "{} needs the user's approval ({})",
                 self.address, self.reason
             ),
         };
-        let message = match self.kind.as_str() {
-            "connection" => {
+        let message = match self.kind {
+            InputKind::Connection => {
                 let name = self.connection.as_deref().unwrap_or("<name>");
                 format!(
                     "Ask the user to add the connection in Capabilities (or `capa connections set {} {name}`); never ask for secrets in chat. Then call execute with {{\"resume\": \"{run_id}\"}}.",
@@ -212,7 +213,7 @@ pub fn decide_in_store(
         .approval(approval_id)
         .map_err(store_error)?
         .ok_or_else(|| DecideError::NotFound(approval_id.to_owned()))?;
-    if record.kind != "approval" {
+    if record.kind != InputKind::Approval {
         return Err(DecideError::NotAnApproval(approval_id.to_owned()));
     }
     let (status, scope) = match choice {
@@ -338,7 +339,7 @@ impl Hub {
         let pending: Vec<PendingInput> = self
             .pending_of_run(run_id)?
             .into_iter()
-            .filter(|p| p.kind == "approval")
+            .filter(|p| p.kind == InputKind::Approval)
             .collect();
         if pending.is_empty() {
             return Err(DecideError::NotFound(format!(

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use capa_sandbox::{CallStop, Host, HostCall, RunError, ToolFailure};
-use capa_store::{ApprovalRecord, ApprovalStatus, JournalEntry};
+use capa_store::{ApprovalRecord, ApprovalStatus, InputKind, JournalEntry};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
@@ -148,7 +148,9 @@ impl Step<'_> {
             .map_err(|e| self.refused(call_failure(&e)))?;
         let question = match authorization {
             Authorization::Allowed(permit) => {
-                let waited = recorded.filter(|r| r.kind == "connection").map(|r| r.id);
+                let waited = recorded
+                    .filter(|r| r.kind == InputKind::Connection)
+                    .map(|r| r.id);
                 return Ok((permit, waited));
             }
             Authorization::Denied { address, .. } => {
@@ -157,25 +159,25 @@ impl Step<'_> {
             Authorization::NeedsPerson(question) => question,
         };
         if let Some(record) = recorded {
-            return match (record.kind.as_str(), record.status) {
-                ("approval", ApprovalStatus::Approved) => {
+            return match (record.kind, record.status) {
+                (InputKind::Approval, ApprovalStatus::Approved) => {
                     Ok((question.approved(), None))
                 }
-                ("approval", ApprovalStatus::Denied) => Err(self.refused(ToolFailure {
+                (InputKind::Approval, ApprovalStatus::Denied) => Err(self.refused(ToolFailure {
                     hint: Some("Do not retry it; tell the user what you wanted to do.".into()),
                     ..ToolFailure::new(
                         "denied",
                         format!("the user denied the call to {}", self.call.address),
                     )
                 })),
-                ("approval", ApprovalStatus::Expired) => Err(self.refused(ToolFailure::new(
+                (InputKind::Approval, ApprovalStatus::Expired) => Err(self.refused(ToolFailure::new(
                     "approval_expired",
                     format!("nobody approved the call to {} in time", self.call.address),
                 ))),
-                ("approval", _) => Err(CallStop::Suspend),
+                (InputKind::Approval, _) => Err(CallStop::Suspend),
                 // The call waited for its connection when the policy did not ask; it asks now,
                 // and one call has one input: the run cannot ask again at this place.
-                _ => Err(self.refused(ToolFailure {
+                (InputKind::Connection, _) => Err(self.refused(ToolFailure {
                     hint: Some("Start a new run with execute({ code }).".into()),
                     ..ToolFailure::new(
                         "approval_required",
@@ -199,7 +201,11 @@ impl Step<'_> {
                 ..ToolFailure::new("denied", "approvals are paused in Capabilities")
             }));
         }
-        self.record_pending("approval", &question.verdict.reason, question.connection)?;
+        self.record_pending(
+            InputKind::Approval,
+            &question.verdict.reason,
+            question.connection,
+        )?;
         Err(CallStop::Suspend)
     }
 
@@ -284,7 +290,7 @@ impl Step<'_> {
     /// requested one, else the source's default), as a person is shown it.
     fn record_pending(
         &self,
-        kind: &str,
+        kind: InputKind,
         reason: &str,
         connection: Option<String>,
     ) -> Result<ApprovalRecord, CallStop> {
@@ -302,7 +308,7 @@ impl Step<'_> {
             id: new_approval_id(),
             run_id: self.run_id.to_owned(),
             call_index: self.call.index,
-            kind: kind.to_owned(),
+            kind,
             address: self.call.address.clone(),
             source,
             connection,
@@ -323,7 +329,7 @@ impl Step<'_> {
         // The client's own form asks first: claimed before anyone can see the input, so the
         // popup does not open beside the form (the delivery renews or ends the claim).
         if let (Ok(stored), Some(channel)) = (&stored, self.asked_in)
-            && stored.kind == "approval"
+            && stored.kind == InputKind::Approval
             && let Some(claim) = hub.claim_asking(
                 &stored.id,
                 channel.clone(),
@@ -355,7 +361,11 @@ impl Step<'_> {
         match self.hub.call(permit, arguments, &context).await {
             Ok(result) => tool_value(&self.call.address, result).map_err(CallStop::Failed),
             Err(CallError::NeedsConnection { message, .. }) => {
-                self.record_pending("connection", &message, self.call.connection.clone())?;
+                self.record_pending(
+                    InputKind::Connection,
+                    &message,
+                    self.call.connection.clone(),
+                )?;
                 Err(CallStop::Suspend)
             }
             Err(error) => Err(CallStop::Failed(call_failure(&error))),

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use capa_sandbox::{
     CancellationToken, Limits, Namespace, RunError, RunInput, RunStatus, ToolBinding,
 };
-use capa_store::{RunRecord, RunState};
+use capa_store::{InputKind, RunRecord, RunState};
 
 pub use envelope::{Envelope, EnvelopeStatus};
 use host::HubHost;
@@ -263,7 +263,7 @@ impl Hub {
             tracing::error!(error = %e, run = %run_id, "could not read a run's pending inputs");
             Vec::new()
         });
-        let status = if pending.iter().any(|p| p.kind == "approval") {
+        let status = if pending.iter().any(|p| p.kind == InputKind::Approval) {
             EnvelopeStatus::AwaitingApproval
         } else {
             EnvelopeStatus::AwaitingConnection
@@ -336,7 +336,7 @@ impl Hub {
             .pending_of_run(run_id)
             .map_err(|e| LookupError::Store(e.to_string()))?
             .iter()
-            .any(|p| p.kind == "approval");
+            .any(|p| p.kind == InputKind::Approval);
         if undecided && let Some(envelope) = stored {
             return Ok(envelope);
         }

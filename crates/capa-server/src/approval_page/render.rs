@@ -133,7 +133,7 @@ impl RunPage<'_> {
              then return to your AI client; it continues when it resumes the run.</p>",
         );
         for input in self.pending {
-            if input.kind == "approval" {
+            if input.kind == capa_store::InputKind::Approval {
                 self.approval(&mut body, input);
             } else {
                 connection(&mut body, input);
@@ -215,13 +215,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn pending(kind: &str, preview: serde_json::Value) -> PendingInput {
+    fn pending(kind: capa_store::InputKind, preview: serde_json::Value) -> PendingInput {
         PendingInput {
             id: "ap_1".into(),
             run_id: "run_1".into(),
             call_index: 0,
             args_digest: String::new(),
-            kind: kind.into(),
+            kind,
             address: "demo.delete_note".into(),
             source: "demo".into(),
             connection: None,
@@ -235,7 +235,7 @@ mod tests {
     #[test]
     fn previews_are_escaped() {
         let inputs = [pending(
-            "approval",
+            capa_store::InputKind::Approval,
             json!({"title": "</pre><script>alert(1)</script>&"}),
         )];
         let html = RunPage {
@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn connections_have_no_buttons_and_an_empty_run_says_so() {
-        let inputs = [pending("connection", json!({}))];
+        let inputs = [pending(capa_store::InputKind::Connection, json!({}))];
         let html = RunPage {
             run_id: "run_1",
             pending: &inputs,

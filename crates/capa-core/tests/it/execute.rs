@@ -95,8 +95,10 @@ async fn the_spec_example_runs_as_written() {
     assert_eq!(serde_json::to_value(again).expect("json"), envelope);
 }
 
+/// Two real servers answer calls made together in one `Promise.all`; that such calls overlap
+/// at the upstream is `concurrency.rs`.
 #[tokio::test]
-async fn real_upstreams_in_parallel() {
+async fn real_upstreams_answer_calls_made_together() {
     let files = tempfile::tempdir().expect("dir");
     std::fs::write(files.path().join("a.txt"), "alpha").expect("write");
     std::fs::write(files.path().join("b.txt"), "beta").expect("write");

@@ -6,10 +6,9 @@
 //! were answered (so a test checks an order of events, not a time).
 //!
 //! The same behaviours through the real runner, against the built-in demo and server-everything,
-//! are in `crates/capa-core/tests/it/`: calls overlapping (`execute.rs`,
-//! `real_upstreams_overlap_in_parallel`), `maxCalls` (`sandbox_bounds.rs`,
-//! `call_501_is_refused_with_max_calls_through_the_hub`), the ninth call waiting for a slot and
-//! the run slots' wait and `busy` (`limits.rs`).
+//! are in `crates/capa-core/tests/it/concurrency.rs` (calls overlapping, the ninth call waiting
+//! for a slot, the upstream timeout starting when a call leaves the queue, `maxCalls`) and
+//! `limits.rs` (the hub's run slots and `busy`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

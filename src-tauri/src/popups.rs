@@ -173,11 +173,7 @@ impl Popups {
             .filter(|p| p.run_id == run_id)
             .map(|p| p.created_at_ms)
             .min()?;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()?
-            .as_millis();
-        let after_ms = u64::try_from(now)
+        let after_ms = u64::try_from(capa_core::clock::now_ms())
             .ok()?
             .saturating_sub(u64::try_from(asked).unwrap_or(0));
         let mut q = self.inner.lock().ok()?;

@@ -8,6 +8,7 @@ use capa_config::SourceConfig;
 use capa_secrets::{Keychain, Secret, SecretKey};
 use capa_store::{ConnectionRecord, Store};
 
+use crate::clock::now_ms;
 use crate::error::ConnectionError;
 use crate::redact::{MIN_SECRET_LEN, Redactor};
 
@@ -24,13 +25,6 @@ pub struct Connections {
     store: Arc<Store>,
     keychain: Keychain,
     redactor: Arc<Redactor>,
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// The key `source`'s connections are stored under, in the database and the keychain: the

@@ -16,6 +16,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::authorize::Permit;
 use crate::catalog::{Catalog, SharedCatalog, SourceTools};
+use crate::clock::now_ms;
 use crate::connections::Connections;
 use crate::error::{CallError, StartError};
 use crate::lookup::ToolIndex;
@@ -98,13 +99,6 @@ impl std::fmt::Debug for Hub {
             .field("sources", &self.source_defs().len())
             .finish_non_exhaustive()
     }
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 impl Hub {

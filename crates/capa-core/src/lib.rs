@@ -5,6 +5,7 @@
 pub mod approval;
 pub mod authorize;
 mod catalog;
+pub mod clock;
 mod connections;
 pub mod digest;
 mod error;

@@ -91,11 +91,7 @@ fn signal_zero(_pid: u32) -> bool {
 mod tests {
     use super::*;
 
-    fn now_ms() -> i64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64)
-    }
+    use crate::clock::now_ms;
 
     #[test]
     fn a_process_is_the_recorded_one_only_if_it_started_by_then() {

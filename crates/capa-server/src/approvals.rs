@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::surface::Asking;
+use capa_core::clock::now_ms;
 
 /// Most rounds of asking within one `execute` (each round can only follow a decision).
 const MAX_ROUNDS: usize = 16;
@@ -555,11 +556,4 @@ fn form(input: &PendingInput) -> Option<ElicitRequestParams> {
         message: input.message(),
         requested_schema,
     })
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use crate::output;
 use crate::running::RunningHub;
+pub(crate) use capa_core::clock::now_ms;
 
 pub async fn pending(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode> {
     let pending: Vec<Value> = match RunningHub::find(paths).await {
@@ -179,11 +180,4 @@ fn api_result(answer: &Value) -> anyhow::Result<()> {
         return Err(anyhow!("{message}"));
     }
     Ok(())
-}
-
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }

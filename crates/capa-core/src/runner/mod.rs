@@ -31,6 +31,7 @@ pub use preview::{is_secret_name, preview};
 pub use runs::{PageOpener, Runs};
 
 use crate::approval::AskingChannel;
+pub(crate) use crate::clock::now_ms;
 use crate::hub::Hub;
 use crate::lookup::LookupError;
 use crate::policy::Decision;
@@ -55,13 +56,6 @@ pub struct ExecuteOptions {
     /// from the moment they are recorded, so the popup and the page wait (see
     /// [`crate::approval::AskingChannel`]).
     pub asked_in: Option<AskingChannel>,
-}
-
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// `run_` and 16 random hex digits.

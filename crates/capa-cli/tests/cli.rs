@@ -102,16 +102,27 @@ fn the_hub_refuses_to_listen_beyond_loopback() {
 #[test]
 fn secrets_are_never_taken_from_the_command_line() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = capa(
-        dir.path(),
-        &["connections", "set", "gh", "personal", "hunter2"],
-    );
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("unexpected argument"),
-        "{}",
-        stderr(&out)
-    );
+    // As an argument, or under any flag a person might try: refused before anything is stored.
+    for secret in [
+        &["hunter2"][..],
+        &["--value", "hunter2"],
+        &["--secret=hunter2"],
+        &["--token", "hunter2"],
+    ] {
+        let mut args = vec!["connections", "set", "gh", "personal"];
+        args.extend_from_slice(secret);
+        let out = capa(dir.path(), &args);
+        assert!(!out.status.success(), "{secret:?}");
+        assert!(
+            stderr(&out).contains("unexpected argument"),
+            "{secret:?}: {}",
+            stderr(&out)
+        );
+    }
+    let out = capa(dir.path(), &["connections", "list", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(listed, serde_json::json!([]), "nothing was saved");
 }
 
 #[test]

@@ -41,6 +41,9 @@ async fn compute_time_excludes_waiting_for_tools() {
         &host,
     )
     .await;
+    // Completed, not `compute_limit`: the 2 s wait was not charged against 1 s of compute. (A
+    // lower bound that tokio's sleep guarantees, so it cannot flake: the wait did outlast the
+    // limit.)
     assert_eq!(value(&out), json!(0));
     assert!(out.calls[0].ms >= 2_000);
 }
@@ -427,7 +430,11 @@ async fn limits_can_be_lowered_not_raised() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_runs_at_once_on_a_multi_threaded_runtime() {
-    let host: Arc<dyn capa_sandbox::Host> = FakeHost::slow(20);
+    // 12 runs make 3 calls each, and the host answers calls only in groups of 12 waiting
+    // together: 36 calls are answered only if at least four runs were at the host at once. A
+    // sandbox that ran one run at a time would leave them waiting until the wall limit.
+    let meeting = FakeHost::meeting(12);
+    let host: Arc<dyn capa_sandbox::Host> = meeting.clone();
     let mut tasks = Vec::new();
     for i in 0..16 {
         let host = Arc::clone(&host);
@@ -437,7 +444,11 @@ async fn many_runs_at_once_on_a_multi_threaded_runtime() {
             } else {
                 format!("const r = await Promise.all([1,2,3].map(() => github.get_repo({{}}))); return {i}")
             };
-            capa_sandbox::run(with_limits(&code, |l| l.compute_ms = 300), host).await
+            let limits = |l: &mut Limits| {
+                l.compute_ms = 300;
+                l.wall_ms = 20_000;
+            };
+            capa_sandbox::run(with_limits(&code, limits), host).await
         }));
     }
     for (i, t) in tasks.into_iter().enumerate() {
@@ -448,6 +459,8 @@ async fn many_runs_at_once_on_a_multi_threaded_runtime() {
             assert_eq!(value(&out), json!(i));
         }
     }
+    assert_eq!(meeting.call_count(), 36);
+    assert!(meeting.max_in_flight() >= 12, "{}", meeting.max_in_flight());
 }
 
 /// Issue 14, item 8: one call's arguments are bounded, counted in bytes of the JSON sent.

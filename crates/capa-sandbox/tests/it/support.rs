@@ -31,6 +31,8 @@ pub struct FakeHost {
     pub max_in_flight: AtomicUsize,
     /// What happened at the host, in order: each call's arrival and its answer.
     events: Arc<Mutex<Vec<Event>>>,
+    /// When set, every call waits at this barrier before it answers.
+    meeting: Option<Arc<tokio::sync::Barrier>>,
 }
 
 /// One thing that happened at the host, with the call's index.
@@ -50,6 +52,7 @@ impl FakeHost {
             in_flight: Arc::new(AtomicUsize::new(0)),
             max_in_flight: AtomicUsize::new(0),
             events: Arc::new(Mutex::new(Vec::new())),
+            meeting: None,
         })
     }
 
@@ -62,6 +65,20 @@ impl FakeHost {
                     json!({"address": c.address, "arguments": c.arguments, "connection": c.connection}),
                 ),
             )
+        })
+    }
+
+    /// Echoes `{ index }` once `n` calls are waiting at the host together (in groups of `n`):
+    /// the calls are answered only if that many were in flight at once, so a test of
+    /// concurrency checks it without reading a clock (otherwise the runs end at their wall limit).
+    pub fn meeting(n: usize) -> Arc<Self> {
+        Arc::new(FakeHost {
+            behaviour: Box::new(|c| (Duration::ZERO, Ok(json!({"index": c.index})))),
+            calls: Mutex::new(Vec::new()),
+            in_flight: Arc::new(AtomicUsize::new(0)),
+            max_in_flight: AtomicUsize::new(0),
+            events: Arc::new(Mutex::new(Vec::new())),
+            meeting: Some(Arc::new(tokio::sync::Barrier::new(n))),
         })
     }
 
@@ -189,11 +206,15 @@ impl Host for FakeHost {
             c.push(call);
         }
         let events = Arc::clone(&self.events);
+        let meeting = self.meeting.clone();
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.max_in_flight.fetch_max(now, Ordering::SeqCst);
         // A guard counts the call out, also when the sandbox cancels it.
         let guard = InFlight(Arc::clone(&self.in_flight));
         async move {
+            if let Some(meeting) = meeting {
+                meeting.wait().await;
+            }
             tokio::time::sleep(delay).await;
             if let Ok(mut e) = events.lock() {
                 e.push(Event::Answered(index));

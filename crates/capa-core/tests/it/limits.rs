@@ -104,6 +104,22 @@ fn spawn_run(hub: &TestHub, code: &str) -> tokio::task::JoinHandle<Value> {
     })
 }
 
+/// Waits until [`MAX_RUNS`] runs of `code` each have their call out at the upstream (journaled
+/// in flight, so each holds a slot), rather than for a while.
+async fn at_the_upstream(hub: &TestHub, code: &str) {
+    let store = hub.hub.store();
+    let out = crate::support::eventually(Duration::from_secs(30), || {
+        let runs = store.recent_runs(100).unwrap_or_default();
+        runs.iter()
+            .filter(|r| r.code == code)
+            .filter(|r| store.journal(&r.id).is_ok_and(|j| !j.is_empty()))
+            .count()
+            >= MAX_RUNS
+    })
+    .await;
+    assert!(out, "{MAX_RUNS} runs never all reached the upstream");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
     let yaml = format!(
@@ -121,7 +137,7 @@ async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
     // The wait itself (its length, the first slot to free, a cancel) is `runner::runs`'s unit
     // tests on tokio's paused clock; here, the order of events through the real runner.
     let runs: Vec<_> = (0..MAX_RUNS).map(|_| spawn_run(&hub, &slow(3))).collect();
-    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    at_the_upstream(&hub, &slow(3)).await;
     let queued = execute(&hub, "return 'queued'").await;
     assert_eq!(queued["result"], "queued", "{queued:#}");
     // It waited for a slot: by the time it completed, one of the eight had ended.
@@ -135,7 +151,7 @@ async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
 
     // No slot frees within the wait: refused, retryable, and the hub runs the next one.
     let runs: Vec<_> = (0..MAX_RUNS).map(|_| spawn_run(&hub, &slow(16))).collect();
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    at_the_upstream(&hub, &slow(16)).await;
     // A client that gives up while its run waits for a slot ends the wait (not after 10 s).
     let cancel = tokio_util::sync::CancellationToken::new();
     let waiting = {

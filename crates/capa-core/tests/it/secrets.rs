@@ -111,10 +111,15 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
     assert_eq!(refused["calls"], json!([]), "{refused}");
     assert!(!refused.to_string().contains(&escaped), "{refused}");
 
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let logs = String::from_utf8_lossy(&captured.0.lock().expect("lock")).to_string();
+    // The upstream's stderr line reaches the log on its own time: wait for it, not for a while.
+    let read_logs = || String::from_utf8_lossy(&captured.0.lock().expect("lock")).to_string();
+    let logged = crate::support::eventually(Duration::from_secs(10), || {
+        read_logs().contains("my token is [redacted]")
+    })
+    .await;
+    let logs = read_logs();
     assert!(
-        logs.contains("my token is [redacted]"),
+        logged,
         "the stderr line should be logged, redacted:\n{logs}"
     );
     assert!(!logs.contains(&canary));

@@ -21,6 +21,7 @@ mod scan;
 mod spec;
 mod stdio;
 mod supervisor;
+mod timings;
 
 pub use error::UpstreamError;
 pub use limits::{
@@ -30,6 +31,7 @@ pub use limits::{
 pub use progress::{Progress, ProgressRouter, ProgressSink, call_tool_with_progress};
 pub use spec::{UpstreamSpec, UpstreamTransport};
 pub use supervisor::{Upstream, UpstreamEvent, UpstreamState, UpstreamStatus};
+pub use timings::SupervisorTimings;
 
 /// rmcp's model types, re-exported so that users of this crate name one version of them.
 pub use rmcp::model::{CallToolResult, JsonObject, Tool};

@@ -2,7 +2,7 @@
 //! ending, reconnect with backoff, and answer calls in between.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rmcp::Peer;
 use rmcp::model::{
@@ -19,14 +19,7 @@ use crate::handler::UpstreamClient;
 use crate::limits::{Cuts, MAX_TOOL_PAGES, ToolListBounds};
 use crate::progress::{ProgressRouter, ProgressSink, call_tool_with_progress};
 use crate::spec::UpstreamSpec;
-
-/// First wait before reconnecting; it doubles up to [`MAX_BACKOFF`].
-const MIN_BACKOFF: Duration = Duration::from_millis(250);
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
-/// A connection that lived this long resets the backoff.
-const HEALTHY_AFTER: Duration = Duration::from_secs(60);
-/// Bound on listing tools after connecting or on a change notification.
-const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+use crate::timings::SupervisorTimings;
 
 /// Where an upstream is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -82,6 +75,7 @@ struct Snapshot {
 /// One upstream MCP server kept connected by a background task.
 pub struct Upstream {
     spec: UpstreamSpec,
+    timings: SupervisorTimings,
     snapshot: watch::Sender<Snapshot>,
     shutdown: CancellationToken,
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -97,8 +91,18 @@ impl std::fmt::Debug for Upstream {
 }
 
 impl Upstream {
-    /// Starts connecting in the background. Changes are reported on `events`.
+    /// Starts connecting in the background with the hub's timings. Changes are reported on
+    /// `events`.
     pub fn start(spec: UpstreamSpec, events: mpsc::UnboundedSender<UpstreamEvent>) -> Arc<Self> {
+        Self::start_with(spec, events, SupervisorTimings::default())
+    }
+
+    /// [`Upstream::start`] with other waits (tests use short ones on a paused clock).
+    pub fn start_with(
+        spec: UpstreamSpec,
+        events: mpsc::UnboundedSender<UpstreamEvent>,
+        timings: SupervisorTimings,
+    ) -> Arc<Self> {
         let (snapshot, _) = watch::channel(Snapshot {
             state: UpstreamState::Starting,
             peer: None,
@@ -111,6 +115,7 @@ impl Upstream {
         });
         let upstream = Arc::new(Self {
             spec,
+            timings,
             snapshot,
             shutdown: CancellationToken::new(),
             task: Mutex::new(None),
@@ -235,7 +240,8 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
             source_id: source_id.clone(),
         });
     };
-    let mut backoff = MIN_BACKOFF;
+    let timings = upstream.timings;
+    let mut backoff = timings.min_backoff;
     let mut attempts: u32 = 0;
     loop {
         upstream.update(|s| {
@@ -254,7 +260,8 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
             _ = upstream.shutdown.cancelled() => break,
             c = connect(&upstream.spec, handler) => c,
         };
-        let started = Instant::now();
+        // tokio's clock (the wall clock in the hub) so that tests can move it.
+        let started = tokio::time::Instant::now();
         match connected {
             Ok((client, pid)) => {
                 upstream.update(|s| s.pid = pid);
@@ -275,15 +282,15 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
                 changed();
             }
         }
-        if started.elapsed() > HEALTHY_AFTER {
-            backoff = MIN_BACKOFF;
+        if started.elapsed() > timings.healthy_after {
+            backoff = timings.min_backoff;
         }
         tracing::info!(source = %source_id, wait_ms = backoff.as_millis() as u64, "reconnecting after backoff");
         tokio::select! {
             _ = upstream.shutdown.cancelled() => break,
             _ = tokio::time::sleep(backoff) => {}
         }
-        backoff = (backoff * 2).min(MAX_BACKOFF);
+        backoff = (backoff * 2).min(timings.max_backoff);
     }
     upstream.update(|s| {
         s.state = UpstreamState::Stopped;
@@ -325,7 +332,7 @@ async fn serve_connection(
             ))
         })
         .map(AbortOnDrop);
-    match list_tools(&peer, source_id).await {
+    match list_tools(&peer, source_id, upstream.timings.list_timeout).await {
         Ok((tools, limited)) => {
             tracing::info!(source = %source_id, tools = tools.len(), protocol = ?protocol_version, "upstream ready");
             upstream.update(|s| {
@@ -359,7 +366,7 @@ async fn serve_connection(
                 return Outcome::Shutdown;
             }
             Some(()) = tools_changed.recv() => {
-                match list_tools(&peer, source_id).await {
+                match list_tools(&peer, source_id, upstream.timings.list_timeout).await {
                     Ok((tools, limited)) => {
                         upstream.update(|s| {
                             s.tools = Arc::new(tools);
@@ -429,8 +436,9 @@ async fn listen_for_tool_changes(
 async fn list_tools(
     peer: &Peer<RoleClient>,
     source_id: &str,
+    limit: Duration,
 ) -> Result<(Vec<Tool>, Vec<String>), UpstreamError> {
-    match tokio::time::timeout(LIST_TIMEOUT, list_pages(peer)).await {
+    match tokio::time::timeout(limit, list_pages(peer)).await {
         Ok(Ok((tools, cuts))) => {
             for note in &cuts.notes {
                 tracing::warn!(source = %source_id, "tool list over a limit: {note}");
@@ -440,7 +448,7 @@ async fn list_tools(
         Ok(Err(e)) => Err(UpstreamError::from_service(source_id, e)),
         Err(_) => Err(UpstreamError::Timeout {
             source_id: source_id.to_owned(),
-            timeout: LIST_TIMEOUT,
+            timeout: limit,
         }),
     }
 }

@@ -3,3 +3,4 @@
 
 mod http_limits;
 mod limits;
+mod supervisor;

@@ -1,5 +1,6 @@
-//! Upstream connections against real MCP servers (the official Python SDK, from the
-//! repository's `tests/.venv`, which `scripts/test` sets up).
+//! Upstream connections against real MCP servers: the official Python SDK, from the
+//! repository's `tests/.venv`, and server-everything, from `node_modules` (`scripts/test` sets up
+//! both).
 
 mod http_limits;
 mod limits;

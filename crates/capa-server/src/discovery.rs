@@ -161,7 +161,7 @@ pub async fn find_with(paths: &HubPaths, client: &reqwest::Client) -> Option<Fou
         }
         Proof::Failed => {
             tracing::warn!(url = %file.url, file = %path.display(), "what listens at the hub's address did not prove it is the hub; not sending it the token");
-            if !process_alive(file.pid) {
+            if !capa_core::process::alive(file.pid) {
                 remove_stale(&path, &file);
             }
             None
@@ -178,7 +178,7 @@ pub async fn find_with(paths: &HubPaths, client: &reqwest::Client) -> Option<Fou
 /// stops anyone may take its port.
 pub async fn still_running(paths: &HubPaths, hub: &FoundHub) -> bool {
     if cfg!(target_os = "linux") {
-        return process_alive(hub.pid);
+        return capa_core::process::alive(hub.pid);
     }
     find(paths).await.is_some_and(|now| now == *hub)
 }
@@ -232,11 +232,6 @@ fn loopback_url(url: &str) -> bool {
     url.strip_prefix("http://")
         .and_then(|authority| authority.parse::<std::net::SocketAddr>().ok())
         .is_some_and(|addr| addr.ip().is_loopback())
-}
-
-/// Whether process `pid` exists (see [`capa_core::process::alive`]).
-pub fn process_alive(pid: u32) -> bool {
-    capa_core::process::alive(pid)
 }
 
 fn decode_hex(text: &str) -> Option<Vec<u8>> {

@@ -48,6 +48,7 @@ impl Host for HubHost {
                 call: &call,
                 digest: &digest,
                 asked_in: asked_in.as_ref(),
+                shown: std::sync::OnceLock::new(),
             };
             if let Some(entry) = journaled {
                 if !entry.in_flight {
@@ -123,6 +124,9 @@ struct Step<'a> {
     call: &'a HostCall,
     digest: &'a str,
     asked_in: Option<&'a AskingChannel>,
+    /// The call's arguments as a person may see them, made once per call: the pending input,
+    /// the in-flight entry and the answer's entry all show it.
+    shown: std::sync::OnceLock<Value>,
 }
 
 impl Step<'_> {
@@ -277,13 +281,15 @@ impl Step<'_> {
     }
 
     /// The call's arguments as a person may see them.
-    fn preview(&self) -> Value {
-        let catalog = self.hub.catalog();
-        let no_schema = serde_json::Map::new();
-        let schema = catalog
-            .get(&self.call.address)
-            .map_or(&no_schema, |t| t.definition.input_schema.as_ref());
-        preview(&self.call.arguments, schema, self.hub.redactor())
+    fn preview(&self) -> &Value {
+        self.shown.get_or_init(|| {
+            let catalog = self.hub.catalog();
+            let no_schema = serde_json::Map::new();
+            let schema = catalog
+                .get(&self.call.address)
+                .map_or(&no_schema, |t| t.definition.input_schema.as_ref());
+            preview(&self.call.arguments, schema, self.hub.redactor())
+        })
     }
 
     /// Records the input this call waits for; `connection` is the one the call uses (the

@@ -232,15 +232,21 @@ mod slot_tests {
         Runs::new(&dir.path().join("state.key"), dir.path().join("paused"))
     }
 
+    /// All [`MAX_RUNS`] slots, held.
+    async fn every_slot(runs: &Runs, never: &CancellationToken) -> Vec<OwnedSemaphorePermit> {
+        let mut held = Vec::new();
+        for _ in 0..MAX_RUNS {
+            held.push(runs.slot(never).await.expect("a free slot"));
+        }
+        held
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_run_past_the_bound_waits_for_a_slot_and_takes_the_first_that_frees() {
         let dir = tempfile::tempdir().expect("tempdir");
         let runs = Arc::new(runs(&dir));
         let never = CancellationToken::new();
-        let mut held = Vec::new();
-        for _ in 0..MAX_RUNS {
-            held.push(runs.slot(&never).await.expect("a free slot"));
-        }
+        let mut held = every_slot(&runs, &never).await;
         let waiting = tokio::spawn({
             let runs = Arc::clone(&runs);
             async move { runs.slot(&CancellationToken::new()).await.map(drop) }
@@ -258,10 +264,7 @@ mod slot_tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let runs = Arc::new(runs(&dir));
         let never = CancellationToken::new();
-        let mut held = Vec::new();
-        for _ in 0..MAX_RUNS {
-            held.push(runs.slot(&never).await.expect("a free slot"));
-        }
+        let held = every_slot(&runs, &never).await;
         let started = tokio::time::Instant::now();
         let refused = runs.slot(&never).await.map(drop);
         assert!(

@@ -422,7 +422,13 @@ async fn abandoned_calls_are_cancelled_with_a_notice() {
     let host = FakeHost::slow(5_000);
     let out = run_with(input("github.get_repo({}); return 'done'"), &host).await;
     assert_eq!(value(&out), json!("done"));
-    assert_eq!(host.events(), vec![Event::Arrived(0)]);
+    // Whether the call reached the host before the run ended is a race (the run may end before
+    // the call leaves the queue); what matters is that it was never waited for nor answered.
+    let events = host.events();
+    assert!(
+        events.is_empty() || events == [Event::Arrived(0)],
+        "{events:?}"
+    );
     assert_eq!(out.calls.len(), 1);
     assert!(!out.calls[0].ok);
     assert!(

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 use capa_config::ToolSelection;
 use capa_core::lookup::{self, SearchRequest, ToolIndex};
-use capa_core::{Catalog, Policy, SourceTools, Tool};
+use capa_core::{Catalog, Policy, SourceTools, Tool, ToolDefinition};
 use capa_search::Ranker;
 use capa_search::eval::{Quality, evaluate, parse_queries};
 use rmcp::model::ListToolsResult;
@@ -49,7 +49,7 @@ pub struct LookupReport {
 
 fn catalog_of(files: &[&str]) -> anyhow::Result<Catalog> {
     let tools = capa_catalogs::load_all(files).map_err(anyhow::Error::msg)?;
-    let mut by_source: BTreeMap<String, Vec<Tool>> = BTreeMap::new();
+    let mut by_source: BTreeMap<String, Vec<ToolDefinition>> = BTreeMap::new();
     for tool in tools {
         let mut definition =
             serde_json::json!({"name": tool.name, "inputSchema": tool.input_schema});
@@ -59,7 +59,8 @@ fn catalog_of(files: &[&str]) -> anyhow::Result<Catalog> {
         if let Some(annotations) = tool.annotations {
             definition["annotations"] = annotations;
         }
-        let definition: Tool = serde_json::from_value(definition).context("catalog tool")?;
+        let definition: ToolDefinition =
+            serde_json::from_value(definition).context("catalog tool")?;
         by_source.entry(tool.source).or_default().push(definition);
     }
     Ok(Catalog::build(by_source.iter().map(|(id, tools)| {
@@ -76,7 +77,7 @@ fn expose_all_tokens(catalog: &Catalog) -> anyhow::Result<SurfaceTokens> {
     let tools: Vec<Tool> = catalog
         .tools()
         .iter()
-        .map(|t| t.definition.clone())
+        .map(|t| capa_core::tool_of(&t.definition))
         .collect();
     let json = serde_json::to_string(&ListToolsResult::with_all_items(tools))?;
     Ok(SurfaceTokens {

@@ -39,14 +39,7 @@ pub(crate) fn connection_key(store: &Store, source: &SourceConfig) -> String {
     }
 }
 
-/// Connection names: lower-case letters, digits, `-`, `_`; 1 to 64 characters.
-pub fn is_connection_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
-}
+pub use capa_domain::is_connection_name;
 
 impl Connections {
     pub fn new(store: Arc<Store>, keychain: Keychain, redactor: Arc<Redactor>) -> Self {

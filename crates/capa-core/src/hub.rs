@@ -15,7 +15,6 @@ use futures::future::join_all;
 use tokio::sync::{mpsc, watch};
 
 use crate::authorize::Permit;
-use crate::catalog::{Catalog, SharedCatalog, SourceTools};
 use crate::clock::now_ms;
 use crate::connections::Connections;
 use crate::error::{CallError, StartError};
@@ -23,6 +22,7 @@ use crate::lookup::ToolIndex;
 use crate::paths::HubPaths;
 use crate::policy::Policy;
 use crate::redact::Redactor;
+use capa_domain::{Catalog, SharedCatalog, SourceTools, ToolDefinition};
 
 mod lookup;
 mod policy;
@@ -386,10 +386,10 @@ impl Hub {
     fn rebuild_catalog(&self) {
         let upstreams = self.lock_upstreams().clone();
         let defs = self.source_defs();
-        let tools: Vec<(&SourceDef, Arc<Vec<capa_upstream::Tool>>)> = defs
+        let tools: Vec<(&SourceDef, Vec<ToolDefinition>)> = defs
             .iter()
             .filter_map(|d| upstreams.get(&(d.id.clone(), None)).map(|u| (d, u.tools())))
-            .map(|(d, tools)| (d, self.redact_tools(tools)))
+            .map(|(d, tools)| (d, self.definitions(&tools)))
             .collect();
         let catalog = Catalog::build_with_skills(
             tools.iter().map(|(def, tools)| SourceTools {
@@ -411,30 +411,30 @@ impl Hub {
 }
 
 impl Hub {
-    /// Tool definitions as they enter the core: an upstream that puts a secret in a
+    /// Tool definitions as they enter the core, redacted: an upstream that puts a secret in a
     /// description, title, parameter name or default leaks it to nobody (search, describe,
-    /// listings and the UI all read the catalog). Only tools that hold one are copied.
-    fn redact_tools(&self, tools: Arc<Vec<capa_upstream::Tool>>) -> Arc<Vec<capa_upstream::Tool>> {
-        let holds_secret = |tool: &capa_upstream::Tool| {
-            serde_json::to_string(tool).is_ok_and(|text| self.redactor.contains_secret(&text))
-        };
-        if self.redactor.is_empty() || !tools.iter().any(holds_secret) {
-            return tools;
-        }
-        let cleaned = tools
+    /// listings and the UI all read the catalog).
+    fn definitions(&self, tools: &[capa_upstream::Tool]) -> Vec<ToolDefinition> {
+        tools
             .iter()
             .map(|tool| {
-                if !holds_secret(tool) {
-                    return tool.clone();
+                let definition = crate::tools::definition_of(tool);
+                if self.redactor.is_empty() {
+                    return definition;
                 }
-                let Ok(mut value) = serde_json::to_value(tool) else {
-                    return tool.clone();
+                let Ok(mut value) = serde_json::to_value(&definition) else {
+                    return definition;
                 };
+                let Ok(text) = serde_json::to_string(&value) else {
+                    return definition;
+                };
+                if !self.redactor.contains_secret(&text) {
+                    return definition;
+                }
                 self.redactor.redact_json(&mut value);
-                serde_json::from_value(value).unwrap_or_else(|_| tool.clone())
+                serde_json::from_value(value).unwrap_or(definition)
             })
-            .collect();
-        Arc::new(cleaned)
+            .collect()
     }
 
     /// Progress reports as they enter the core: messages redacted on the way to the caller's

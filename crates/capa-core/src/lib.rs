@@ -4,42 +4,45 @@
 
 pub mod approval;
 pub mod authorize;
-mod catalog;
 pub mod clock;
 mod connections;
 pub mod digest;
 mod error;
 pub mod exposure;
 mod hub;
+mod log_redaction;
 pub mod lookup;
 mod paths;
-pub mod policy;
 pub mod process;
-pub mod redact;
 mod runner;
+mod tools;
+
+// The domain's modules, under the paths the rest of the workspace has always used.
+pub use capa_domain::{catalog, policy, redact};
 
 pub use approval::{
     AskingChannel, AskingClaim, Choice, DecideError, DirectAnswer, PendingInput, decide_in_store,
 };
 pub use authorize::{Authorization, Permit, Question, Refusal};
+pub use capa_domain::{
+    Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress, ToolDefinition, ToolHints,
+};
+pub use capa_domain::{Decision, Loosening, Policy, PolicyVerdict, Redactor, Rule};
+pub use capa_domain::{is_secret_name, preview};
 /// What a pending input waits for, and where a run stands (stored by `capa-store`).
 pub use capa_store::{InputKind, RunState};
 pub use capa_upstream::{
     CallToolResult, JsonObject, Progress, ProgressRouter, ProgressSink, Tool,
     call_tool_with_progress,
 };
-pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress};
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
 pub use hub::{
     CallContext, ChangedBy, Hub, HubOptions, STARTUP_LIMIT, SourceChangeError, SourceStatus,
     confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules, source_digest,
 };
+pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::{DataDirError, HubPaths, ensure_private_file, write_private_file};
-pub use policy::{Decision, Loosening, Policy, PolicyVerdict, Rule};
-pub use redact::Redactor;
-pub use runner::{
-    Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest, PageOpener, Runs, is_secret_name,
-    preview,
-};
+pub use runner::{Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest, PageOpener, Runs};
+pub use tools::{definition_of, tool_of};

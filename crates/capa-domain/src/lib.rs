@@ -1,2 +1,27 @@
 //! The hub's domain: the words every other crate speaks, with no I/O and no heavy dependency (its
 //! tests build without QuickJS, tantivy, oxc, SQLite, rmcp or keyring).
+//!
+//! - [`tool`]: a tool's definition as the hub holds it; [`address`]: `namespace.tool`.
+//! - [`catalog`]: every exposed tool of every source, the expose policies applied.
+//! - [`policy`]: the rules a person wrote and the verdict for one call (the authorizer in
+//!   `capa-core` asks it).
+//! - [`redact`]: secret values out of text and JSON; [`preview`]: the bounded, redacted view of a
+//!   call's arguments a person approves.
+//! - [`names`]: valid names and "did you mean".
+
+pub mod address;
+pub mod catalog;
+pub mod json_size;
+pub mod names;
+pub mod policy;
+pub mod preview;
+pub mod redact;
+pub mod tool;
+
+pub use address::ToolAddress;
+pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools};
+pub use names::{edit_distance, is_connection_name};
+pub use policy::{Decision, Loosening, Policy, PolicyVerdict, Rule};
+pub use preview::{is_secret_name, preview};
+pub use redact::Redactor;
+pub use tool::{JsonObject, ToolDefinition, ToolHints};

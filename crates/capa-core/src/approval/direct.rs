@@ -13,7 +13,9 @@ use serde_json::Value;
 use super::{AskingChannel, AskingClaim, DecideError, PendingInput, call_digest, store_error};
 use crate::authorize::{Permit, Question};
 use crate::hub::Hub;
-use crate::runner::{now_ms, preview};
+use capa_domain::preview;
+
+use crate::clock::now_ms;
 
 /// Where a direct call's question stands.
 #[derive(Debug)]

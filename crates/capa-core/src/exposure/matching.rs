@@ -113,15 +113,11 @@ fn score(tool: &CatalogTool, terms: &[String], groups: &[String]) -> u32 {
 mod tests {
     use super::*;
     use crate::catalog::ToolAddress;
-    use std::sync::Arc;
 
     fn tool(address: &str, description: &str) -> CatalogTool {
         let parsed = ToolAddress::parse(address).expect("address");
-        let definition = crate::Tool::new(
-            address.to_owned(),
-            description.to_owned(),
-            Arc::new(serde_json::Map::new()),
-        );
+        let mut definition = crate::ToolDefinition::new(address, serde_json::Map::new());
+        definition.description = Some(description.to_owned());
         CatalogTool {
             remote_name: parsed.name.clone(),
             address: parsed,

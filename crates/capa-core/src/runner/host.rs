@@ -15,12 +15,12 @@ use capa_store::{ApprovalRecord, ApprovalStatus, InputKind, JournalEntry};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use super::preview::preview;
 use crate::approval::{AskingChannel, call_digest, new_approval_id};
 use crate::authorize::{Authorization, Permit};
 use crate::hub::{CallContext, Hub};
 use crate::lookup::{LookupError, SearchRequest};
 use crate::{CallError, CallToolResult};
+use capa_domain::preview;
 
 /// One attempt's view of the hub.
 pub(super) struct HubHost {

@@ -12,7 +12,6 @@ mod envelope;
 mod host;
 mod lifecycle;
 mod prepare;
-mod preview;
 mod runs;
 
 use std::collections::HashMap;
@@ -27,7 +26,6 @@ pub use envelope::{Envelope, EnvelopeStatus};
 use host::HubHost;
 pub(crate) use lifecycle::interrupt_orphans;
 pub(crate) use lifecycle::{Progress, progress};
-pub use preview::{is_secret_name, preview};
 pub use runs::{PageOpener, Runs};
 
 use crate::approval::AskingChannel;

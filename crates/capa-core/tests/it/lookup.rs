@@ -7,7 +7,7 @@ use std::sync::Arc;
 use capa_config::ToolSelection;
 use capa_core::lookup::{self, SearchRequest, ToolIndex};
 use capa_core::policy::{Decision, Policy, Rule};
-use capa_core::{Catalog, LookupError, SourceTools, Tool};
+use capa_core::{Catalog, LookupError, SourceTools, ToolDefinition as Tool};
 
 use crate::support::{TestHub, catalog_server_source, installed, repo_root};
 

@@ -59,7 +59,7 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
     let captured = Captured::default();
     let writer = {
         let captured = captured.clone();
-        t.redactor.writer(move || captured.clone())
+        capa_core::redacting_writer(&t.redactor, move || captured.clone())
     };
     let subscriber = tracing_subscriber::fmt()
         .with_writer(writer)

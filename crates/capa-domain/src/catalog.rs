@@ -3,41 +3,13 @@
 //! every tool an active skill names (`server.tool`) that the policy leaves out.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::Arc;
 
 use capa_config::{SkillConfig, SkillRequirement, ToolSelection};
-use capa_typegen::edit_distance;
-use capa_upstream::Tool;
 
-/// `namespace.tool`. The namespace is a source id (no dots); the name is the remote tool name or
-/// the id of an explicit `tools:` entry, and may itself contain dots.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ToolAddress {
-    pub namespace: String,
-    pub name: String,
-}
-
-impl ToolAddress {
-    pub fn new(namespace: &str, name: &str) -> Self {
-        Self {
-            namespace: namespace.to_owned(),
-            name: name.to_owned(),
-        }
-    }
-
-    /// Splits at the first dot; `None` when there is no dot or either side is empty.
-    pub fn parse(address: &str) -> Option<Self> {
-        let (namespace, name) = address.split_once('.')?;
-        (!namespace.is_empty() && !name.is_empty()).then(|| Self::new(namespace, name))
-    }
-}
-
-impl fmt::Display for ToolAddress {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.namespace, self.name)
-    }
-}
+pub use crate::address::ToolAddress;
+use crate::names::edit_distance;
+use crate::tool::ToolDefinition;
 
 /// One exposed tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +19,7 @@ pub struct CatalogTool {
     pub remote_name: String,
     /// The upstream's definition, with `name` set to the address and the description replaced by
     /// an explicit entry's, if it has one.
-    pub definition: Tool,
+    pub definition: ToolDefinition,
 }
 
 /// What one source contributes to a catalog build.
@@ -55,7 +27,7 @@ pub struct CatalogTool {
 pub struct SourceTools<'a> {
     pub source_id: &'a str,
     pub selection: &'a ToolSelection,
-    pub tools: &'a [Tool],
+    pub tools: &'a [ToolDefinition],
 }
 
 /// Every exposed tool.
@@ -89,14 +61,14 @@ impl Catalog {
         for source in sources {
             let advertised = |name: &str| source.tools.iter().find(|t| t.name == name);
             let add = |tools: &mut Vec<CatalogTool>,
-                       tool: &Tool,
+                       tool: &ToolDefinition,
                        name: &str,
                        description: Option<&String>| {
                 let address = ToolAddress::new(source.source_id, name);
                 let mut definition = tool.clone();
-                definition.name = address.to_string().into();
+                definition.name = address.to_string();
                 if let Some(description) = description {
-                    definition.description = Some(description.clone().into());
+                    definition.description = Some(description.clone());
                 }
                 tools.push(CatalogTool {
                     address,
@@ -114,12 +86,12 @@ impl Catalog {
                 ToolSelection::Except(names) => source
                     .tools
                     .iter()
-                    .filter(|t| !names.contains(t.name.as_ref()))
+                    .filter(|t| !names.contains(t.name.as_str()))
                     .for_each(|t| add(&mut tools, t, &t.name, None)),
                 ToolSelection::Exactly(names) => source
                     .tools
                     .iter()
-                    .filter(|t| names.contains(t.name.as_ref()))
+                    .filter(|t| names.contains(t.name.as_str()))
                     .for_each(|t| add(&mut tools, t, &t.name, None)),
                 ToolSelection::Explicit(entries) => {
                     for entry in entries {
@@ -255,7 +227,7 @@ mod tests {
 
     use super::*;
 
-    fn tool(name: &str) -> Tool {
+    fn tool(name: &str) -> ToolDefinition {
         serde_json::from_value(json!({"name": name, "description": format!("does {name}"), "inputSchema": {"type": "object"}}))
             .expect("tool")
     }

@@ -16,17 +16,12 @@ use std::time::{Duration, Instant};
 use rquickjs::context::{EvalOptions, intrinsic};
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
 
-use crate::meter::{Meter, Trip};
+use crate::guest_code::{CODE_FILE, wrapped};
+use crate::meter::{CANCELLED, Meter, Trip};
 use crate::oom::Watch;
 use crate::state::{Event, Finish, Next, State, Stop};
 use crate::thrown::{ThrownRecord, caught, classify, memory_error};
 use crate::{RunError, RunInput};
-
-/// The guest's code is wrapped in one line before it: `(async function () {`.
-pub(crate) const WRAPPER_LINES: u32 = 1;
-pub(crate) const CODE_FILE: &str = "code.js";
-/// The error code of a run its client cancelled.
-pub(crate) const CANCELLED: &str = "cancelled";
 
 /// How the guest's main function ended.
 pub(crate) enum Outcome {
@@ -339,7 +334,7 @@ impl Driver<'_> {
         let compiled = self.meter.segment(|| {
             ctx.with(|ctx| -> Result<(), Outcome> {
                 let api = api.clone().restore(&ctx).map_err(internal)?;
-                let source = format!("(async function () {{\n{}\n}})", input.code);
+                let source = wrapped(&input.code);
                 let mut options = EvalOptions::default();
                 options.global = true;
                 options.strict = false;

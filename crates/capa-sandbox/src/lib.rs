@@ -9,12 +9,12 @@
 //! ids, the journal and replay; its `Host` implementation answers calls through the catalog,
 //! connections and policy. This crate knows none of that, and is the only one that links QuickJS.
 //!
-//! How a run works (details in `engine.rs`, `state.rs`, `output.rs` and `prelude.js`):
+//! How a run works (details in `engine.rs`, `state.rs`, `output.rs` and `prelude/`):
 //! - Each run gets a fresh QuickJS runtime and context on a thread of its own: guest code never
 //!   blocks a tokio worker, and QuickJS's non-`Send` handles never cross threads.
-//! - The guest prelude (`prelude.js`) defines the namespaces, `hub`, `ToolError`, `console`, the
-//!   logical clock, seeded randomness, timers and the small web APIs, and removes `eval` and the
-//!   Function constructors.
+//! - The guest prelude (`prelude/`, one file per job, joined by `prelude.rs`) defines the
+//!   namespaces, `hub`, `ToolError`, `console`, the logical clock, seeded randomness, timers and
+//!   the small web APIs, and removes `eval` and the Function constructors.
 //! - The sandbox drives its own event loop: microtasks, then the next tool result *in issue
 //!   order*, then the next timer on the logical clock. The order in which the guest sees anything
 //!   depends only on its code, seed and tool results — never on network timing — so a replay
@@ -23,6 +23,7 @@
 //!   whole run (`wall_ms`), waiting included.
 
 mod engine;
+mod guest_code;
 mod limits;
 mod logs;
 mod meter;

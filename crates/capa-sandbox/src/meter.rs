@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::RunError;
-use crate::engine::CANCELLED;
+
+/// The error code of a run its client cancelled.
+pub(crate) const CANCELLED: &str = "cancelled";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Trip {

@@ -14,63 +14,14 @@
 
 use serde_json::{Map, Value};
 
-use crate::logs::Logs;
+use capa_domain::json_size::{Measure, escaped_width, json_str_len, prefix_within};
+
+use crate::logs::{Logs, MIN_CUT_LINE_BYTES, cut_json_str, log_line_cost, logs_array_len};
 use crate::{Limits, Truncated};
 
 const ELLIPSIS: &str = "…";
 /// Strings are never cut shorter than this many characters by the first step.
 const MIN_STRING_CAP: usize = 16;
-/// A log line that crosses the budget is kept cut only when this many bytes of room are left;
-/// a shorter stub would say nothing.
-pub(crate) const MIN_CUT_LINE_BYTES: usize = 64;
-
-/// Bytes `c` takes inside a JSON string as serde_json writes it.
-fn json_char_len(c: char) -> usize {
-    match c {
-        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-        c if (c as u32) < 0x20 => 6,
-        c => c.len_utf8(),
-    }
-}
-
-/// `s` as a JSON string of at most `max_json` bytes (quotes and escapes counted): `s` itself
-/// when it fits, else its longest prefix that fits with `…` appended. Reads only as much of `s`
-/// as it keeps. `max_json` must be at least 5 (`"…"`).
-pub(crate) fn cut_json_str(s: &str, max_json: usize) -> String {
-    let room = max_json.saturating_sub(2);
-    let mut used = 0;
-    let mut fits_at = None;
-    for (i, c) in s.char_indices() {
-        let w = json_char_len(c);
-        if fits_at.is_none() && used + w > room.saturating_sub(ELLIPSIS.len()) {
-            fits_at = Some(i);
-        }
-        used += w;
-        if used > room {
-            let end = fits_at.unwrap_or(0);
-            return format!("{}{ELLIPSIS}", &s[..end]);
-        }
-    }
-    s.to_string()
-}
-
-/// Bytes one console line adds to the envelope's `logs` array: its JSON string and the
-/// separator before it (the opening bracket for the first). An empty line costs 3 (`"",`):
-/// no line is free, so a flood of empty lines fills the budget too.
-pub(crate) fn log_line_cost(line: &str) -> usize {
-    json_str_len(line) + 1
-}
-
-/// Bytes of a `logs` array whose lines cost `costs` together ([`log_line_cost`]): that plus the
-/// closing bracket, or nothing for no lines (the envelope then leaves `logs` out).
-pub(crate) fn logs_array_len(lines: usize, costs: usize) -> usize {
-    if lines == 0 { 0 } else { costs + 1 }
-}
-
-/// Length of `s` as a compact JSON string literal, quotes included (serde_json's escaping).
-pub(crate) fn json_str_len(s: &str) -> usize {
-    2 + s.chars().map(json_char_len).sum::<usize>()
-}
 
 fn scalar_len(v: &Value) -> usize {
     match v {
@@ -142,20 +93,10 @@ fn take(v: &Value, budget: &mut usize) -> Option<Value> {
             if *budget < 2 + ELLIPSIS.len() + 1 {
                 return None;
             }
-            // Grow a prefix while it fits.
-            let room = *budget - 2 - ELLIPSIS.len();
-            let mut used = 0;
-            let mut end = 0;
-            for (i, c) in s.char_indices() {
-                let w = json_str_len(&s[i..i + c.len_utf8()]) - 2;
-                if used + w > room {
-                    break;
-                }
-                used += w;
-                end = i + c.len_utf8();
-            }
-            *budget -= used + 2 + ELLIPSIS.len();
-            Some(Value::String(format!("{}{ELLIPSIS}", &s[..end])))
+            // The longest prefix that fits with `…`.
+            let kept = prefix_within(s, *budget - 2 - ELLIPSIS.len(), Measure::JsonEscaped);
+            *budget -= escaped_width(kept) + 2 + ELLIPSIS.len();
+            Some(Value::String(format!("{kept}{ELLIPSIS}")))
         }
         Value::Array(items) => {
             if *budget < 2 {
@@ -361,26 +302,6 @@ mod tests {
         assert!(len(&v) <= 1000 && len(&v) > 900, "{}", len(&v));
     }
 
-    #[test]
-    fn cut_json_str_counts_escapes_and_keeps_char_boundaries() {
-        for (s, max) in [
-            ("ééé", 8),
-            ("aaaa", 6),
-            ("aaaaaa", 7),
-            ("\u{1}\u{1}\u{1}", 16),
-            ("a\"b\\c\nd", 9),
-        ] {
-            let cut = cut_json_str(s, max);
-            let json = serde_json::to_string(&cut).unwrap_or_default();
-            assert!(json.len() <= max, "{s:?} {max}: {json}");
-            assert!(cut == s || cut.ends_with('…'), "{cut}");
-        }
-        assert_eq!(cut_json_str("ééé", 8), "ééé");
-        assert_eq!(cut_json_str("ééé", 7), "é…");
-        // Each control character is six bytes: two fit in 16 with the quotes, not three.
-        assert_eq!(cut_json_str("\u{1}\u{1}\u{1}", 16), "\u{1}…");
-    }
-
     fn logs_of(lines: &[String], cap: usize) -> Logs {
         let mut logs = Logs::with_cap(cap);
         for l in lines {
@@ -449,13 +370,5 @@ mod tests {
         assert!(truncated.is_empty());
         assert!(notices.is_empty());
         assert_eq!(result, Some(json!({"ok": true})));
-    }
-
-    #[test]
-    fn log_cost_is_the_serialised_array() {
-        let lines = ["", "a\u{1f}", "\"é\""];
-        let cost: usize = lines.iter().map(|l| log_line_cost(l)).sum();
-        let json = serde_json::to_string(&lines).unwrap_or_default();
-        assert_eq!(logs_array_len(lines.len(), cost), json.len());
     }
 }

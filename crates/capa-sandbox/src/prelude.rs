@@ -1,6 +1,6 @@
-//! The prelude (prelude.js) and what it is given: the host object whose functions the guest's
-//! calls, lookups, console and end reach Rust through, and the run's configuration (namespaces,
-//! logical clock, seed, absent globals).
+//! The prelude (the JavaScript in `prelude/`) and what it is given: the host object whose
+//! functions the guest's calls, lookups, console and end reach Rust through, and the run's
+//! configuration (namespaces, logical clock, seed, absent globals).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,7 +12,23 @@ use crate::RunInput;
 use crate::oom::Watch;
 use crate::state::{Finish, State};
 
-const PRELUDE: &str = include_str!("prelude.js");
+/// The prelude's one function expression, kept one file per job and joined here in this order
+/// (each file is a part of the function's body; `captured.js` opens it and `run.js` closes it).
+/// Stack frames in it name the file `prelude.js`.
+const PRELUDE: &str = concat!(
+    include_str!("prelude/captured.js"),
+    include_str!("prelude/tool_error.js"),
+    include_str!("prelude/host_calls.js"),
+    include_str!("prelude/namespaces.js"),
+    include_str!("prelude/clock.js"),
+    include_str!("prelude/random.js"),
+    include_str!("prelude/console.js"),
+    include_str!("prelude/structured_clone.js"),
+    include_str!("prelude/text_encoding.js"),
+    include_str!("prelude/base64.js"),
+    include_str!("prelude/absent.js"),
+    include_str!("prelude/run.js"),
+);
 /// Globals QuickJS defines that the sandbox removes (besides the Function constructors, which
 /// the prelude turns into stubs). `fetch`, `process`, `Buffer`, `require`, `URL`, `std`, `os`,
 /// `WebAssembly` are never defined: no such intrinsic is added to the context.

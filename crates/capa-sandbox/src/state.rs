@@ -15,6 +15,8 @@ use serde_json::json;
 use tokio::runtime::Handle;
 use tokio::task::AbortHandle;
 
+use capa_domain::json_size::json_len;
+
 use crate::logs::Logs;
 use crate::{CallStop, CallSummary, Host, HostCall, Limits, ToolFailure};
 
@@ -140,24 +142,6 @@ fn failure_json(f: &ToolFailure, address: &str) -> String {
 /// without parsing (docs/limits.md).
 const TEXT_PER_SENT_BYTE: usize = 4;
 
-/// Bytes of `value` as compact JSON, counted without building the text.
-fn sent_bytes(value: &serde_json::Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 = self.0.saturating_add(buf.len());
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Writing a `Value` to a writer that never fails cannot fail.
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
-}
-
 fn refusal(code: &str, message: String, hint: Option<&str>, address: &str) -> String {
     let mut f = ToolFailure::new(code, message);
     f.hint = hint.map(str::to_string);
@@ -263,7 +247,7 @@ impl State {
         };
         // Counted on the compact JSON the hub sends upstream (serde_json, as rmcp writes it),
         // not on the guest's `JSON.stringify` text, which can differ (`1e+21` against `1e21`).
-        let sent = sent_bytes(&arguments);
+        let sent = json_len(&arguments);
         if sent > self.limits.argument_bytes {
             return refusal(
                 "arguments_too_large",

@@ -5,7 +5,7 @@ use rquickjs::Ctx;
 use serde::Deserialize;
 
 use crate::RunError;
-use crate::engine::{CODE_FILE, WRAPPER_LINES};
+use crate::guest_code::{CODE_FILE, WRAPPER_LINES};
 
 /// The prelude's record of a thrown value (`describeError`).
 #[derive(Debug, Default, Deserialize)]

@@ -6,7 +6,7 @@
 //! changed, restarts a crashed child with backoff, and bounds every call with a timeout. Failures
 //! come back as [`UpstreamError`], typed and marked retryable or not, so the hub stays up whatever
 //! an upstream does. What an upstream sends is bounded (`limits.rs`): one message while it
-//! streams in, and a tool list in tools, pages, bytes and per-tool sizes.
+//! streams in, and a tool list in tools, pages, bytes and per-tool sizes (`tool_list.rs`).
 
 mod bounded;
 mod connect;
@@ -22,6 +22,7 @@ mod spec;
 mod stdio;
 mod supervisor;
 mod timings;
+mod tool_list;
 
 pub use error::UpstreamError;
 pub use limits::{

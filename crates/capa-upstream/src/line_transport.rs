@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 
+use capa_domain::json_size::json_len;
 use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -12,7 +13,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::bounded::{BoundedLines, TOO_LARGE_MARKER, marker_token};
 use crate::in_flight::InFlight;
-use crate::limits::{MAX_MESSAGE_BYTES, json_bytes};
+use crate::limits::MAX_MESSAGE_BYTES;
 
 pub(crate) struct LineTransport<R: AsyncRead + Unpin, W: AsyncWrite> {
     inner: AsyncRwTransport<RoleClient, BoundedLines<R>, W>,
@@ -86,7 +87,7 @@ where
         let too_large = match (&item, self.max_request) {
             (JsonRpcMessage::Request(request), Some(limit)) => {
                 // As rmcp's codec writes it: compact JSON and a newline.
-                let bytes = json_bytes(&item).saturating_add(1);
+                let bytes = json_len(&item).saturating_add(1);
                 (bytes > limit).then(|| (request.id.clone(), bytes, limit))
             }
             _ => None,

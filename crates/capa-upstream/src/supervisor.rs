@@ -16,10 +16,11 @@ use tokio_util::sync::CancellationToken;
 use crate::connect::{Client, connect};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
-use crate::limits::{Cuts, MAX_TOOL_PAGES, ToolListBounds};
+use crate::limits::MAX_TOOL_PAGES;
 use crate::progress::{ProgressRouter, ProgressSink, call_tool_with_progress};
 use crate::spec::UpstreamSpec;
 use crate::timings::SupervisorTimings;
+use crate::tool_list::{Cuts, ToolListBounds};
 
 /// Where an upstream is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

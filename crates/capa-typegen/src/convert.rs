@@ -5,10 +5,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
+use crate::builder::Builder;
 use crate::doc::{Doc, MAX_ENUM_LITERALS};
 use crate::ident::{pascal_case, quote, type_ident};
 use crate::keywords::Keywords;
-use crate::model::Builder;
 use crate::ty::{ObjNode, Prop, Ty};
 
 /// Deeper schemas are not followed; real tool schemas nest far less. Every step counts as a

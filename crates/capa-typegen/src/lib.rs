@@ -9,6 +9,7 @@
 //! Nothing here panics on a schema: what JSON Schema can say but TypeScript cannot, or what is
 //! invalid, becomes `unknown` with a short `/* unsupported schema: … */` note.
 
+mod builder;
 mod catalog;
 mod convert;
 mod describe;

@@ -2,11 +2,12 @@
 //! Names depend only on the namespace's tools in catalog order, so a later `describe` of
 //! `github.Issue` in a fresh call finds the same type an earlier output mentioned.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::Value;
 
 use crate::ToolSpec;
+use crate::builder::Builder;
 use crate::convert::Converter;
 use crate::doc::Doc;
 use crate::ident::{is_safe_type_name, member_names, pascal_case, type_ident};
@@ -40,124 +41,10 @@ pub(crate) struct Model<'a> {
     pub by_name: HashMap<String, TypeRef>,
 }
 
-/// Arenas and name allocation shared by the converters of one namespace.
-pub(crate) struct Builder<'a> {
-    pub objects: Vec<ObjNode>,
-    pub types: Vec<NamedType>,
-    names: HashSet<String>,
-    /// Base name → the suffix to try next, so that a thousand `Item`s cost a thousand tries,
-    /// not half a million (names are never freed, so every smaller suffix stays taken).
-    next_suffix: HashMap<String, usize>,
-    /// `$defs` key → (definition, the `$defs`/`definitions` of its document, type), so that
-    /// tools publishing the same definitions share one named type.
-    defs: HashMap<String, Vec<SharedDef<'a>>>,
-}
-
-/// A converted definition: its schema, the definitions it may refer to, its named type.
-type SharedDef<'a> = (&'a Value, DefScope<'a>, usize);
-/// The `$defs` and `definitions` of a document.
-type DefScope<'a> = [Option<&'a Value>; 2];
-
-impl<'a> Builder<'a> {
-    /// `base`, or `base2`, `base3`, … when taken.
-    pub(crate) fn alloc(&mut self, base: &str) -> String {
-        if self.names.insert(base.to_owned()) {
-            return base.to_owned();
-        }
-        let n = self.next_suffix.entry(base.to_owned()).or_insert(2);
-        loop {
-            let name = format!("{base}{n}");
-            *n += 1;
-            if self.names.insert(name.clone()) {
-                return name;
-            }
-        }
-    }
-
-    pub(crate) fn new_named(&mut self, base: &str) -> usize {
-        let name = self.alloc(base);
-        self.types.push(NamedType {
-            name,
-            body: Ty::Unknown,
-            doc: Doc::default(),
-        });
-        self.types.len() - 1
-    }
-
-    pub(crate) fn new_object(&mut self, node: ObjNode) -> usize {
-        self.objects.push(node);
-        self.objects.len() - 1
-    }
-
-    pub(crate) fn shared_def(&self, key: &str, def: &Value, root: &Value) -> Option<usize> {
-        let scope = def_scope(root);
-        self.defs
-            .get(key)?
-            .iter()
-            .find_map(|(d, s, id)| (same_json(d, def) && same_scope(s, &scope)).then_some(*id))
-    }
-
-    pub(crate) fn remember_def(&mut self, key: &str, def: &'a Value, root: &'a Value, id: usize) {
-        self.defs
-            .entry(key.to_owned())
-            .or_default()
-            .push((def, def_scope(root), id));
-    }
-}
-
-fn def_scope(root: &Value) -> DefScope<'_> {
-    [root.get("$defs"), root.get("definitions")]
-}
-
-fn same_scope(a: &DefScope<'_>, b: &DefScope<'_>) -> bool {
-    a.iter().zip(b).all(|pair| match pair {
-        (Some(a), Some(b)) => same_json(a, b),
-        (None, None) => true,
-        _ => false,
-    })
-}
-
-/// `a == b` for JSON values (object members in any order, as serde_json compares), without
-/// recursion: the derived comparison recurses once per level of nesting, and a schema may nest
-/// arbitrarily deep.
-fn same_json(a: &Value, b: &Value) -> bool {
-    let mut pending = vec![(a, b)];
-    while let Some((a, b)) = pending.pop() {
-        if std::ptr::eq(a, b) {
-            continue;
-        }
-        match (a, b) {
-            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-                pending.extend(a.iter().zip(b));
-            }
-            (Value::Object(a), Value::Object(b)) if a.len() == b.len() => {
-                for (key, a) in a {
-                    let Some(b) = b.get(key) else {
-                        return false;
-                    };
-                    pending.push((a, b));
-                }
-            }
-            (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => {
-                return false;
-            }
-            (a, b) if a != b => return false,
-            _ => {}
-        }
-    }
-    true
-}
-
 impl<'a> Model<'a> {
     /// Converts the tools of one namespace, given in catalog order.
     pub(crate) fn build(namespace: &'a str, ident: String, tools: &[&ToolSpec<'a>]) -> Self {
-        let mut builder = Builder {
-            objects: Vec::new(),
-            types: Vec::new(),
-            names: HashSet::new(),
-            next_suffix: HashMap::new(),
-            defs: HashMap::new(),
-        };
+        let mut builder = Builder::new();
         let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
         let members = member_names(&names);
         let mut models = Vec::with_capacity(tools.len());

@@ -9,7 +9,10 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use crate::yaml::de::{LOCATED, LOCATED_FIELDS};
+/// The struct name [`Located`] asks for; the crate's YAML reader (`yaml/de.rs`) answers it with
+/// the value, then its line and column.
+pub(crate) const LOCATED: &str = "$capa::Located";
+pub(crate) const LOCATED_FIELDS: &[&str] = &["value", "line", "column"];
 
 /// Line and column (both 1-based) of a value in a capabilities file. `0:0` means unknown: not
 /// read from a file, or standing in for a value the file got wrong.

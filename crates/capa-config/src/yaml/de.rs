@@ -15,14 +15,9 @@ use std::fmt;
 use serde::de::value::{StrDeserializer, U64Deserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use crate::located::Position;
+use crate::located::{LOCATED, Position};
 use crate::yaml::problem::{Expected, FieldPath, Problem, Seg, Shape, closest};
 use crate::yaml::tree::{Found, Key, Node, Scalar, Value};
-
-/// The struct name [`crate::Located`] asks for; answered with the value, then its line and
-/// column.
-pub(crate) const LOCATED: &str = "$capa::Located";
-pub(crate) const LOCATED_FIELDS: &[&str] = &["value", "line", "column"];
 
 /// What one pass over the tree learns.
 #[derive(Debug, Default)]

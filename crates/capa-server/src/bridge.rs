@@ -1,63 +1,10 @@
-//! `capa mcp` when a hub is already running: a stdio MCP server whose tools are those of the
-//! running hub, reached over its HTTP endpoint. State and (later) approvals stay in that one hub.
+//! `capa mcp` when a hub is already running forwards to it through capa-mcp's
+//! [`RemoteSurface`]; this module tells that bridge whether the hub it proved still runs, from
+//! the discovery file ([`crate::discovery`]).
 
-use std::sync::Arc;
+use capa_mcp::surface::BoxFuture;
 
-use capa_core::{
-    CallToolResult, JsonObject, ProgressRouter, ProgressSink, Tool, call_tool_with_progress,
-};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ErrorData,
-    Implementation, ProgressNotificationParam,
-};
-use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService,
-};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, ServiceError};
-use tokio::sync::watch;
-
-use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
-
-mod gated;
-
-#[derive(Clone)]
-struct BridgeClient {
-    changed: Arc<watch::Sender<u64>>,
-    progress: ProgressRouter,
-}
-
-impl ClientHandler for BridgeClient {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("capa-mcp-bridge", env!("CARGO_PKG_VERSION")),
-        )
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.changed.send_modify(|n| *n += 1);
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.progress.deliver(params);
-    }
-}
-
-/// The running hub, as a surface.
-pub struct RemoteSurface {
-    client: RunningService<RoleClient, BridgeClient>,
-    changes: watch::Receiver<u64>,
-    progress: ProgressRouter,
-    /// The hub that proved itself, checked again before every request: once it stops, anyone
-    /// may take its port, and the bridge must not send them the token and the client's calls.
-    hub: Arc<HubCheck>,
-}
+pub use capa_mcp::bridge::{HubLiveness, RemoteSurface};
 
 /// Which hub a bridge forwards to, and where its discovery file is.
 #[derive(Debug, Clone)]
@@ -66,141 +13,13 @@ pub struct HubCheck {
     pub found: crate::discovery::FoundHub,
 }
 
-impl HubCheck {
+impl HubLiveness for HubCheck {
     /// Whether that hub still runs ([`crate::discovery::still_running`]).
-    pub(crate) async fn still_there(&self) -> bool {
-        crate::discovery::still_running(&self.paths, &self.found).await
-    }
-}
-
-impl std::fmt::Debug for RemoteSurface {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RemoteSurface").finish_non_exhaustive()
-    }
-}
-
-impl RemoteSurface {
-    /// Connects to the hub's MCP endpoint with its token.
-    pub async fn connect(url: &str, token: &str, hub: HubCheck) -> Result<Self, String> {
-        let (tx, changes) = watch::channel(0);
-        let progress = ProgressRouter::default();
-        let handler = BridgeClient {
-            changed: Arc::new(tx),
-            progress: progress.clone(),
-        };
-        let hub = Arc::new(hub);
-        let http = crate::discovery::client(None)
-            .ok_or_else(|| "cannot make an HTTP client".to_owned())?;
-        let transport = StreamableHttpClientTransport::with_client(
-            gated::GatedClient::new(http, hub.clone()),
-            StreamableHttpClientTransportConfig::with_uri(url.to_owned())
-                .auth_header(token.to_owned()),
-        );
-        // The initialize era keeps a session, so the hub can push `tools/list_changed` to us.
-        let lifecycle = ClientLifecycleMode::Initialize;
-        let client = handler
-            .serve_with_lifecycle(transport, lifecycle)
-            .await
-            .map_err(|e| format!("cannot connect to the running hub at {url}: {e}"))?;
-        Ok(Self {
-            client,
-            changes,
-            progress,
-            hub,
-        })
+    fn still_there(&self) -> BoxFuture<'_, bool> {
+        Box::pin(crate::discovery::still_running(&self.paths, &self.found))
     }
 
-    /// An error when the hub this bridge proved is gone (nothing is sent then).
-    async fn hub_still_there(&self) -> Result<(), ErrorData> {
-        if self.hub.still_there().await {
-            return Ok(());
-        }
-        tracing::warn!(url = %self.hub.found.url, "the hub this bridge forwards to has stopped; not forwarding");
-        Err(ErrorData::internal_error(
-            "the Capabilities hub this server forwarded to has stopped; restart it (the app or `capa hub serve`), then restart this MCP server in your client",
-            None,
-        ))
-    }
-}
-
-fn bridge_error(e: ServiceError) -> ErrorData {
-    match e {
-        ServiceError::McpError(data) => data,
-        other => {
-            ErrorData::internal_error(format!("the running hub did not answer: {other}"), None)
-        }
-    }
-}
-
-impl Surface for RemoteSurface {
-    fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
-        Box::pin(async move {
-            self.hub_still_there().await?;
-            self.client
-                .peer()
-                .list_all_tools()
-                .await
-                .map_err(bridge_error)
-        })
-    }
-
-    fn call_tool(
-        &self,
-        address: String,
-        arguments: Option<JsonObject>,
-        _client: Option<String>,
-        progress: Option<ProgressSink>,
-    ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
-        Box::pin(async move {
-            self.hub_still_there().await?;
-            let mut params = CallToolRequestParams::new(address);
-            params.arguments = arguments;
-            let peer = self.client.peer();
-            match progress {
-                // The hub's own timeout bounds the call; the bridge adds none.
-                Some(sink) => {
-                    call_tool_with_progress(peer, params, None, &self.progress, sink).await
-                }
-                None => peer.call_tool(params).await,
-            }
-            .map_err(bridge_error)
-        })
-    }
-
-    /// A call the client cancels (or walks away from) is dropped here, which makes rmcp send
-    /// `notifications/cancelled` to the running hub: a run it started ends `cancelled` there.
-    fn call_tool_asking(
-        &self,
-        address: String,
-        arguments: Option<JsonObject>,
-        client: Option<String>,
-        progress: Option<ProgressSink>,
-        asking: Asking,
-    ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
-        Box::pin(async move {
-            let call = self.call_tool(address, arguments, client, progress);
-            tokio::select! {
-                result = call => result.map(CallToolResponse::Complete),
-                () = asking.cancel.cancelled() => Err(ErrorData::internal_error(
-                    "the client cancelled the call",
-                    None,
-                )),
-            }
-        })
-    }
-
-    fn tool_changes(&self) -> Box<dyn ToolChanges> {
-        let mut changes = self.changes.clone();
-        changes.mark_unchanged();
-        Box::new(changes)
-    }
-
-    /// The running hub's own instructions, so that the bridge presents its exposure mode.
-    fn instructions(&self) -> String {
-        self.client
-            .peer()
-            .peer_info()
-            .and_then(|info| info.instructions.clone())
-            .unwrap_or_else(|| crate::surface::EXPOSE_ALL_INSTRUCTIONS.to_owned())
+    fn url(&self) -> &str {
+        &self.found.url
     }
 }

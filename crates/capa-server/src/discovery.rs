@@ -18,6 +18,9 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
+/// The HTTP client for talking to a hub (no proxy, no redirects), shared with the bridge.
+pub use capa_mcp::hub_client::client;
+
 /// Where a hub proves it holds the discovery file's key: `GET /api/hub/prove?challenge=<hex>`.
 pub const PROVE_PATH: &str = "/api/hub/prove";
 
@@ -115,21 +118,6 @@ pub(crate) fn withdraw(paths: &HubPaths, url: &str) {
 fn read(path: &Path) -> Option<DiscoveryFile> {
     let text = std::fs::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
-}
-
-/// The HTTP client for talking to a hub: no proxy (a proxy configured for the web must not see
-/// the hub's token), no redirects (a listener must not send us elsewhere), and `timeout` for a
-/// whole request when given (none for a long-lived event stream).
-pub fn client(timeout: Option<Duration>) -> Option<reqwest::Client> {
-    let builder = reqwest::Client::builder()
-        .no_proxy()
-        .redirect(reqwest::redirect::Policy::none());
-    match timeout {
-        Some(timeout) => builder.timeout(timeout),
-        None => builder,
-    }
-    .build()
-    .ok()
 }
 
 /// The hub that runs for this data dir, once it proved it holds this start's key. None when no

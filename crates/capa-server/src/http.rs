@@ -1,5 +1,6 @@
 //! The hub's loopback HTTP server: the MCP endpoint at `/mcp` and a small JSON API under `/api`
-//! for the CLI (and later the web UI), all behind the same guard (Host, Origin, token).
+//! for the CLI (and later the web UI), all behind the same guard (Host, Origin, token). This
+//! file binds and routes; the API's handlers are in `api.rs`, the web UI's in `ui.rs`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -7,22 +8,25 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::{Json, Router};
-use capa_core::{Authorization, CallContext, CallError, DirectAnswer, Hub, HubPaths, PendingInput};
+use capa_core::{Hub, HubPaths};
+use capa_mcp::{McpFront, surface_for};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::tower::StreamableHttpService;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval_page::ApprovalPages;
 use crate::discovery::{self, ProofKey};
-use crate::front::McpFront;
 use crate::guard::{self, Guard};
-use crate::surface::surface_for;
 use crate::ui::UiAccess;
+
+pub use crate::api::{
+    CallRequest, DescribeApiRequest, MAX_APPROVAL_WAIT, SearchApiRequest, ToolListing, call_json,
+    describe_json, search_json, tool_listings,
+};
 
 /// The port `capa hub serve` listens on unless told otherwise.
 pub const DEFAULT_PORT: u16 = 4477;
@@ -198,22 +202,7 @@ fn router(
         .layer(axum::middleware::from_fn(crate::mcp_body::check));
     Router::new()
         .merge(mcp)
-        .route("/api/health", get(health))
-        .route("/api/config", get(config))
-        .route("/api/tools", get(tools))
-        .route("/api/call", post(call))
-        .route("/api/search", post(search))
-        .route("/api/describe", post(describe))
-        .route("/api/connections/reload", post(reload_connections))
-        .route("/api/policy", get(policy))
-        .route("/api/policy/reload", post(reload_policy))
-        .route("/api/approvals", get(crate::approvals_api::pending))
-        .route("/api/approvals/decide", post(crate::approvals_api::decide))
-        .route(
-            "/api/approvals/changed",
-            post(crate::approvals_api::changed),
-        )
-        .with_state(hub.clone())
+        .merge(crate::api::routes().with_state(hub.clone()))
         .merge(crate::ui::routes(
             hub.clone(),
             guard.ui.clone(),
@@ -246,288 +235,4 @@ async fn prove(
             .into_response();
     }
     Json(json!({"proof": proof.answer(&url, challenge)})).into_response()
-}
-
-async fn health() -> Json<Value> {
-    Json(json!({"ok": true, "version": env!("CARGO_PKG_VERSION"), "pid": std::process::id()}))
-}
-
-async fn config(State(hub): State<Arc<Hub>>) -> Json<Value> {
-    let config = hub.config();
-    Json(json!({
-        "files": hub.files(),
-        "toolExposure": config.exposure.mode.as_str(),
-        "decidedBy": config.exposure.decided_by,
-        "upstreamTimeoutMs": config.upstream_timeout.as_millis() as u64,
-        "demo": config.demo,
-        "warnings": config.warnings,
-    }))
-}
-
-/// A tool as the CLI lists it.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolListing {
-    pub address: String,
-    pub source: String,
-    pub remote_name: String,
-    pub description: Option<String>,
-    pub input_schema: Value,
-    pub annotations: Option<Value>,
-    /// `allow`, `ask` or `deny`: what the policy decides for the tool (calls without a
-    /// connection). Listings for models leave denied tools out; this one is the user's view.
-    #[serde(default)]
-    pub policy: String,
-}
-
-/// Lists the catalog for the API and the CLI.
-pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
-    hub.catalog()
-        .tools()
-        .iter()
-        .map(|t| ToolListing {
-            address: t.address.to_string(),
-            source: t.address.namespace.clone(),
-            remote_name: t.remote_name.clone(),
-            description: t.definition.description.as_ref().map(|d| d.to_string()),
-            input_schema: Value::Object((*t.definition.input_schema).clone()),
-            annotations: t
-                .definition
-                .annotations
-                .as_ref()
-                .and_then(|a| serde_json::to_value(a).ok()),
-            policy: hub.listing_verdict(t).decision.to_string(),
-        })
-        .collect()
-}
-
-async fn tools(State(hub): State<Arc<Hub>>) -> Json<Vec<ToolListing>> {
-    hub.startup_done().await;
-    Json(tool_listings(&hub))
-}
-
-/// A call through the API.
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallRequest {
-    pub address: String,
-    #[serde(default)]
-    pub arguments: Option<serde_json::Map<String, Value>>,
-    #[serde(default)]
-    pub connection: Option<String>,
-    /// The pending input an earlier answer named (`approval_required`): the call runs when a
-    /// person approved exactly this call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub approval: Option<String>,
-    /// How long to wait for that person's decision before answering `approval_pending`
-    /// (at most [`MAX_APPROVAL_WAIT`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wait_ms: Option<u64>,
-    /// The caller stops waiting for the decision on `approval`: the input ends (expired), so
-    /// the popup and the page stop asking. Only ever a "no".
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub abandon: bool,
-    /// The whole result. Without it the result is cut to the run limits' `inlineResultBytes`
-    /// (24 KB) with a notice, as on every channel a model reads: `capa sh` is how tools run in
-    /// `toolExposure: none` projects, and an agent reads its output.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub full: bool,
-}
-
-/// The longest one request waits for a decision; a caller that waits longer asks again.
-pub const MAX_APPROVAL_WAIT: Duration = Duration::from_secs(60);
-
-/// Runs a call and shapes the answer the way the API and `capa call --json` print it. The
-/// authorizer decides; a call that needs a person is recorded as a pending input (the popup,
-/// the page, `capabilities hub pending` and the UI show it) and answered `approval_required`
-/// with its id. The caller then gets a person's decision — at an interactive terminal, or by
-/// waiting for one taken in the app — and calls again naming the approval. The bearer token
-/// alone never approves anything.
-pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
-    let CallRequest {
-        address,
-        arguments,
-        connection,
-        approval,
-        wait_ms,
-        abandon,
-        full,
-    } = request;
-    let authorization = match hub.authorize(&address, connection.as_deref()).await {
-        Ok(authorization) => authorization,
-        Err(e) => return call_error_json(&e),
-    };
-    let permit = match authorization {
-        Authorization::Allowed(permit) => permit,
-        Authorization::Denied { address, .. } => {
-            return call_error_json(&CallError::Denied { address });
-        }
-        Authorization::NeedsPerson(question) => {
-            let shown = arguments.clone().map(Value::Object).unwrap_or(Value::Null);
-            let approval_id = match approval {
-                Some(id) => id,
-                None => match hub.ask_direct(&question, &shown, None) {
-                    Ok((input, _)) => return pending_json("approval_required", &input),
-                    Err(e) => return decide_error_json(&e),
-                },
-            };
-            let wait = Duration::from_millis(wait_ms.unwrap_or(0)).min(MAX_APPROVAL_WAIT);
-            if !wait.is_zero() {
-                hub.wait_for_decision(&approval_id, wait).await;
-            }
-            if abandon
-                && let Ok(DirectAnswer::Pending(_)) =
-                    hub.direct_answer(&approval_id, question.clone(), &shown)
-            {
-                hub.expire_input(&approval_id);
-            }
-            match hub.direct_answer(&approval_id, question, &shown) {
-                Ok(DirectAnswer::Approved(permit)) => permit,
-                Ok(DirectAnswer::Pending(input)) => {
-                    return pending_json("approval_pending", &input);
-                }
-                Ok(DirectAnswer::Denied) => {
-                    return error_json(
-                        "denied",
-                        &format!("the user denied the call to {address}"),
-                        false,
-                    );
-                }
-                Ok(DirectAnswer::Expired) => {
-                    return error_json(
-                        "approval_expired",
-                        &format!("nobody approved the call to {address} in time"),
-                        false,
-                    );
-                }
-                Err(e) => return decide_error_json(&e),
-            }
-        }
-    };
-    let context = CallContext {
-        client: Some(client.to_owned()),
-        progress: None,
-    };
-    match hub.call(permit, arguments, &context).await {
-        Ok(result) => {
-            let budget = hub.run_limits().inline_result_bytes;
-            let cut = !full && crate::inline::measured(&result) > budget;
-            let result = if cut {
-                crate::inline::fit(result, budget)
-            } else {
-                result
-            };
-            json!({"ok": result.is_error != Some(true), "result": result, "cut": cut})
-        }
-        Err(e) => call_error_json(&e),
-    }
-}
-
-fn error_json(code: &str, message: &str, retryable: bool) -> Value {
-    json!({"ok": false, "error": {"code": code, "message": message, "retryable": retryable}})
-}
-
-fn call_error_json(error: &CallError) -> Value {
-    error_json(error.code(), &error.to_string(), error.retryable())
-}
-
-fn decide_error_json(error: &capa_core::DecideError) -> Value {
-    error_json(error.code(), &error.to_string(), false)
-}
-
-/// A call waiting for a person: the error says so and where to decide, `approval` is the
-/// pending input (redacted preview included) to name when calling again.
-fn pending_json(code: &str, input: &PendingInput) -> Value {
-    let message = format!(
-        "{} needs your approval ({}): approve it in the Capabilities app, or run `capabilities hub approve {}` in a terminal",
-        input.address, input.reason, input.id
-    );
-    json!({
-        "ok": false,
-        "error": {"code": code, "message": message, "retryable": true},
-        "approval": input,
-    })
-}
-
-async fn call(State(hub): State<Arc<Hub>>, Json(request): Json<CallRequest>) -> Json<Value> {
-    Json(call_json(&hub, request, "capa-cli").await)
-}
-
-/// `POST /api/search`: the `search` lookup, for `capa search` and the UI.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SearchApiRequest {
-    pub query: String,
-    #[serde(default)]
-    pub namespace: Option<String>,
-    #[serde(default)]
-    pub limit: Option<i64>,
-}
-
-/// `POST /api/describe`: the `describe` lookup.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct DescribeApiRequest {
-    pub targets: Vec<String>,
-}
-
-/// A lookup's answer as the API and `--json` print it: `{ok, text}` or `{ok, error}`.
-fn lookup_json(answer: Result<String, capa_core::LookupError>) -> Value {
-    match answer {
-        Ok(text) => json!({"ok": true, "text": text}),
-        Err(e) => {
-            json!({"ok": false, "error": {"code": e.code(), "message": e.to_string(), "retryable": e.retryable()}})
-        }
-    }
-}
-
-pub async fn search_json(hub: &Hub, request: SearchApiRequest) -> Value {
-    let request = capa_core::SearchRequest {
-        query: request.query,
-        namespace: request.namespace,
-        limit: request.limit,
-    };
-    lookup_json(hub.search(&request).await)
-}
-
-pub async fn describe_json(hub: &Hub, request: DescribeApiRequest) -> Value {
-    lookup_json(hub.describe(&request.targets).await)
-}
-
-async fn search(State(hub): State<Arc<Hub>>, Json(request): Json<SearchApiRequest>) -> Json<Value> {
-    Json(search_json(&hub, request).await)
-}
-
-async fn describe(
-    State(hub): State<Arc<Hub>>,
-    Json(request): Json<DescribeApiRequest>,
-) -> Json<Value> {
-    Json(describe_json(&hub, request).await)
-}
-
-async fn reload_connections(State(hub): State<Arc<Hub>>) -> Json<Value> {
-    hub.reload_connections().await;
-    Json(json!({"ok": true}))
-}
-
-/// `GET /api/policy`: the rules in force and the file they come from.
-async fn policy(State(hub): State<Arc<Hub>>) -> Json<Value> {
-    Json(json!({
-        "file": hub.policy_file(),
-        "rules": hub.policy().rules(),
-        "held": hub.held_policy_changes(),
-    }))
-}
-
-/// `POST /api/policy/reload`, after `capa policy set` or a hand edit. A broken file is
-/// reported (`invalid_policy`, with its line) and the previous policy stays in force.
-async fn reload_policy(State(hub): State<Arc<Hub>>) -> Json<Value> {
-    match hub.reload_policy() {
-        Ok(()) => {
-            Json(json!({"ok": true, "file": hub.policy_file(), "rules": hub.policy().rules()}))
-        }
-        Err(e) => Json(json!({
-            "ok": false,
-            "file": hub.policy_file(),
-            "error": {"code": "invalid_policy", "message": e.to_string(), "retryable": false},
-        })),
-    }
 }

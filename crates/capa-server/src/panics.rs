@@ -1,27 +1,15 @@
 //! A panic inside the hub while it serves one request becomes that request's error answer. The
 //! hub serves every client of a person from one process (the desktop app included), so a bug
 //! met by one request must cost neither the others nor this client's answer: without this, a
-//! panicking handler drops its connection with nothing said.
-
-use std::any::Any;
+//! panicking handler drops its connection with nothing said. The words and the log text are
+//! the MCP front's own (`capa_mcp::panics`), so every channel says the same.
 
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use capa_mcp::panics::{PANIC_ANSWER, panic_text};
 use futures::FutureExt;
-
-/// The text a panic carried, for the log.
-pub(crate) fn panic_text(panic: &(dyn Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default()
-}
-
-/// What a client is told: the same words on every channel.
-pub(crate) const PANIC_ANSWER: &str = "the hub failed on this request (a bug, logged); nothing else was affected: send it again, and report it if it repeats";
 
 /// Middleware: runs the rest of the stack and answers a panic in it with a 500 JSON error.
 pub(crate) async fn contain(request: Request, next: Next) -> Response {

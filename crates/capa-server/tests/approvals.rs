@@ -99,6 +99,13 @@ async fn first_round(
     (round, approval, state)
 }
 
+/// Milliseconds since the Unix epoch, the clock request states expire by.
+fn unix_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
 /// The run id of the one run the hub holds.
 fn only_run(served: &Served) -> String {
     let runs = served.hub.store().recent_runs(10).expect("runs");
@@ -216,8 +223,25 @@ async fn an_expired_state_is_refused_and_the_approval_expires() {
     let served = serve_hub("options: { toolExposure: code, approvalTtlMs: 1000 }\n").await;
     let client = connect(&served).await;
     let (_, approval, state) = first_round(&client, CODE).await;
+    let sealed_by = unix_ms();
     let run_id = only_run(&served);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The approval lives 1 s, and its state was sealed for as long (1 s is also the shortest
+    // state the hub seals) before `first_round` returned: wait until the hub no longer holds
+    // the approval pending and the state's expiry has passed.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !(served
+        .hub
+        .pending_of_run(&run_id)
+        .expect("pending")
+        .is_empty()
+        && unix_ms() > sealed_by + 1000)
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the approval never expired"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let response = client
         .peer()
         .call_tool_once(answer(CODE, &state, &approval, "approve_once"))

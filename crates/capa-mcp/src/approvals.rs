@@ -397,14 +397,16 @@ pub(crate) async fn authorize_direct_call(
     asking: &Asking,
 ) -> Result<Permit, rmcp::model::CallToolResult> {
     let refuse =
-        |code: &str, message: String| crate::surface::typed_error_result(code, &message, false);
+        |code: &str, message: String| crate::tool_error::typed_error_result(code, &message, false);
     let question = match hub.authorize(address, None).await {
         Ok(Authorization::Allowed(permit)) => return Ok(permit),
         Ok(Authorization::Denied { address, .. }) => {
-            return Err(crate::surface::error_result(&CallError::Denied { address }));
+            return Err(crate::tool_error::error_result(&CallError::Denied {
+                address,
+            }));
         }
         Ok(Authorization::NeedsPerson(question)) => question,
-        Err(e) => return Err(crate::surface::error_result(&e)),
+        Err(e) => return Err(crate::tool_error::error_result(&e)),
     };
     let Some(peer) = &asking.elicit_peer else {
         return Err(refuse(

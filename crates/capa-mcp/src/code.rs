@@ -191,7 +191,7 @@ impl CodeSurface {
         match self.execute_asking(arguments, client, asking).await {
             CallToolResponse::Complete(result) => result,
             // Only clients that can answer `input_required` are asked with it.
-            _ => crate::surface::typed_error_result(
+            _ => crate::tool_error::typed_error_result(
                 "internal",
                 "an approval round reached a client that cannot answer it",
                 false,
@@ -228,7 +228,7 @@ impl CodeSurface {
             }
             Answer::InputRequired(result) => CallToolResponse::InputRequired(result),
             Answer::Refused { code, message } => {
-                crate::surface::typed_error_result(code, &message, false).into()
+                crate::tool_error::typed_error_result(code, &message, false).into()
             }
         }
     }
@@ -296,5 +296,5 @@ fn invalid(message: &str) -> LookupError {
 /// A lookup that could not be answered, as an `isError` result the model reads, with the
 /// typed error in `_meta` like failed calls.
 fn lookup_error_result(error: &LookupError) -> CallToolResult {
-    crate::surface::typed_error_result(error.code(), &error.to_string(), error.retryable())
+    crate::tool_error::typed_error_result(error.code(), &error.to_string(), error.retryable())
 }

@@ -44,7 +44,7 @@ const MIN_BUDGET: usize = 1024;
 const ELLIPSIS: &str = "…";
 
 /// `result` within `budget` bytes of compact JSON, unchanged when it fits.
-pub(crate) fn fit(mut result: CallToolResult, budget: usize) -> CallToolResult {
+pub fn fit(mut result: CallToolResult, budget: usize) -> CallToolResult {
     let budget = budget.max(MIN_BUDGET);
     let full = measured(&result);
     if full <= budget {
@@ -109,7 +109,7 @@ pub(crate) fn fit(mut result: CallToolResult, budget: usize) -> CallToolResult {
 }
 
 /// `s` in at most `max` bytes of UTF-8, cut at a character boundary and ending in `…` when cut.
-pub(crate) fn cut_str(s: &str, max: usize) -> String {
+pub fn cut_str(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_owned();
     }
@@ -279,7 +279,7 @@ fn escaped_width(c: char) -> usize {
 }
 
 /// The result's size as it goes out: with `resultType`, which the front adds.
-pub(crate) fn measured(result: &CallToolResult) -> usize {
+pub fn measured(result: &CallToolResult) -> usize {
     if result.result_type.is_some() {
         return json_len(result);
     }

@@ -12,7 +12,8 @@ use rmcp::model::{CallToolResponse, ContentBlock, ErrorData, ToolAnnotations};
 use serde_json::{Value, json};
 
 use super::sessions::Sessions;
-use crate::surface::{Asking, BoxFuture, Surface, ToolChanges, typed_error_result};
+use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
+use crate::tool_error::typed_error_result;
 
 /// Which meta mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -297,7 +298,7 @@ impl MetaSurface {
                     tool,
                 )
             }
-            Err(e) => crate::inline::fit(crate::surface::error_result(&e), budget),
+            Err(e) => crate::inline::fit(crate::tool_error::error_result(&e), budget),
         }
     }
 }
@@ -325,7 +326,7 @@ fn with_schema(name: &str, problems: &[String], tool: &CatalogTool) -> CallToolR
     );
     let mut result = typed_error_result("invalid_arguments", &message, false);
     if let Some(meta) = result.meta.as_mut()
-        && let Some(Value::Object(error)) = meta.0.get_mut(crate::surface::ERROR_META_KEY)
+        && let Some(Value::Object(error)) = meta.0.get_mut(crate::tool_error::ERROR_META_KEY)
     {
         error.insert("inputSchema".to_owned(), schema);
     }

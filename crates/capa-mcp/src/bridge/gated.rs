@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::http::{HeaderName, HeaderValue};
 use futures::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
@@ -15,18 +15,18 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
-use super::HubCheck;
+use super::HubLiveness;
 
 #[derive(Debug, Clone)]
 pub(super) struct GatedClient {
     inner: reqwest::Client,
-    hub: Arc<HubCheck>,
+    hub: Arc<dyn HubLiveness>,
 }
 
 type Failure = StreamableHttpError<reqwest::Error>;
 
 impl GatedClient {
-    pub(super) fn new(inner: reqwest::Client, hub: Arc<HubCheck>) -> Self {
+    pub(super) fn new(inner: reqwest::Client, hub: Arc<dyn HubLiveness>) -> Self {
         Self { inner, hub }
     }
 

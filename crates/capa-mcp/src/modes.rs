@@ -18,7 +18,8 @@ pub use meta::{Meta, MetaSurface};
 use capa_core::{CallToolResult, JsonObject, ProgressSink, Tool};
 use rmcp::model::ErrorData;
 
-use crate::surface::{BoxFuture, Surface, ToolChanges, typed_error_result};
+use crate::surface::{BoxFuture, Surface, ToolChanges};
+use crate::tool_error::typed_error_result;
 
 /// Server instructions when the project exposes no MCP tools.
 pub const NONE_INSTRUCTIONS: &str = "Capabilities hub: this project exposes no MCP tools (toolExposure: none); tools run from a terminal with `capa sh <group> <tool>`.";

@@ -99,7 +99,7 @@ fn asking(
 /// (2026-07-28 requests over HTTP are stateless: the spec gives them no session, so the client's
 /// own name and version is all there is), else the stdio connection this front serves.
 fn session_key(context: &RequestContext<RoleServer>, connection: &str) -> String {
-    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+    let Some(parts) = context.extensions.get::<http::request::Parts>() else {
         return connection.to_owned();
     };
     if let Some(id) = parts

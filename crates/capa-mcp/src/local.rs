@@ -1,0 +1,105 @@
+//! The `expose-all` surface: the hub running in this process, every tool the policy does not
+//! deny served as its own MCP tool named `namespace.tool`.
+
+use std::sync::Arc;
+
+use capa_core::{CallContext, CallToolResult, Hub, JsonObject, ProgressSink, Tool};
+use rmcp::model::{CallToolResponse, ErrorData};
+
+use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
+use crate::tool_error::{error_result, typed_error_result};
+
+/// The hub running in this process.
+#[derive(Debug, Clone)]
+pub struct LocalSurface {
+    hub: Arc<Hub>,
+}
+
+impl LocalSurface {
+    pub fn new(hub: Arc<Hub>) -> Self {
+        Self { hub }
+    }
+}
+
+impl Surface for LocalSurface {
+    fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
+        Box::pin(async move {
+            self.hub.startup_done().await;
+            // Tools the policy denies are not offered at all.
+            let policy = self.hub.policy();
+            Ok(self
+                .hub
+                .catalog()
+                .tools()
+                .iter()
+                .filter(|t| policy.verdict(t, None).decision != capa_core::Decision::Deny)
+                .map(|t| capa_core::tool_of(&t.definition))
+                .collect())
+        })
+    }
+
+    fn call_tool(
+        &self,
+        address: String,
+        arguments: Option<JsonObject>,
+        client: Option<String>,
+        progress: Option<ProgressSink>,
+    ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
+        Box::pin(async move {
+            let asked =
+                self.call_tool_asking(address, arguments, client, progress, Asking::default());
+            match asked.await? {
+                CallToolResponse::Complete(result) => Ok(result),
+                // Only code mode's `execute` answers `input_required`.
+                _ => Ok(typed_error_result(
+                    "internal",
+                    "an approval round reached a client that cannot answer it",
+                    false,
+                )),
+            }
+        })
+    }
+
+    fn call_tool_asking(
+        &self,
+        address: String,
+        arguments: Option<JsonObject>,
+        client: Option<String>,
+        progress: Option<ProgressSink>,
+        asking: Asking,
+    ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
+        Box::pin(async move {
+            let authorized = crate::approvals::authorize_direct_call(
+                &self.hub,
+                &address,
+                arguments.as_ref(),
+                client.as_deref(),
+                &asking,
+            )
+            .await;
+            let permit = match authorized {
+                Ok(permit) => permit,
+                Err(refused) => return Ok(CallToolResponse::Complete(refused)),
+            };
+            let context = CallContext { client, progress };
+            // Every failure, an unknown tool included, is a tool result with `isError`: the model
+            // reads it (with the closest tool names) and can correct itself, where a JSON-RPC
+            // error is often hidden from it by the client.
+            let result = match self.hub.call(permit, arguments, &context).await {
+                Ok(result) => result,
+                Err(e) => error_result(&e),
+            };
+            // At most `inlineResultBytes` reach the client, as in every mode (crate::inline).
+            let budget = self.hub.run_limits().inline_result_bytes;
+            Ok(CallToolResponse::Complete(crate::inline::fit(
+                result, budget,
+            )))
+        })
+    }
+
+    fn tool_changes(&self) -> Box<dyn ToolChanges> {
+        let mut changes = self.hub.watch_catalog();
+        changes.mark_unchanged();
+        Box::new(changes)
+    }
+}

@@ -4,13 +4,15 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use capa_config::SourceConfig;
 use capa_secrets::{Keychain, Secret, SecretKey};
 use capa_store::{ConnectionRecord, Store};
+
+use capa_config::SourceConfig;
 
 use crate::clock::now_ms;
 use crate::error::ConnectionError;
 use crate::redact::{MIN_SECRET_LEN, Redactor};
+use crate::trust::connection_key;
 
 /// A connection's secret values, ready to fill `${secret:NAME}` placeholders.
 #[derive(Debug, Clone)]
@@ -25,18 +27,6 @@ pub struct Connections {
     store: Arc<Store>,
     keychain: Keychain,
     redactor: Arc<Redactor>,
-}
-
-/// The key `source`'s connections are stored under, in the database and the keychain: the
-/// source's id for the person's own files (as it always was), and for a project file's source
-/// a key of that file ([`crate::hub::project_connection_key`]) unless the person let it use the
-/// connections of the global source with its id.
-pub(crate) fn connection_key(store: &Store, source: &SourceConfig) -> String {
-    if source.scope.is_project() && !crate::hub::uses_global_connections(store, source) {
-        crate::hub::project_connection_key(source)
-    } else {
-        source.id.clone()
-    }
 }
 
 pub use capa_domain::is_connection_name;

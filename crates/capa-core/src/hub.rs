@@ -14,7 +14,7 @@ use capa_upstream::{CallToolResult, JsonObject, ProgressSink, Upstream, Upstream
 use futures::future::join_all;
 use tokio::sync::{mpsc, watch};
 
-use crate::authorize::Permit;
+use crate::authorize::answer::Permit;
 use crate::clock::now_ms;
 use crate::connections::Connections;
 use crate::error::{CallError, StartError};
@@ -24,22 +24,23 @@ use crate::policy::Policy;
 use crate::redact::Redactor;
 use capa_domain::{Catalog, SharedCatalog, SourceTools, ToolDefinition};
 
+mod asking;
 mod lookup;
 mod policy;
 mod reach;
 mod runtime;
 mod skills;
 mod source_confirmation;
+mod source_def;
 mod sources;
 mod status;
 
+pub use crate::trust::source_digest;
 pub use policy::{
     ChangedBy, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
 };
 pub use runtime::SourceChangeError;
-pub use source_confirmation::source_digest;
-pub(crate) use source_confirmation::{project_connection_key, uses_global_connections};
-use sources::{Origin, SourceDef, UpstreamKey};
+use source_def::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
 
 /// What the hub needs to start.
@@ -73,7 +74,7 @@ pub struct Hub {
     added_files: Mutex<Vec<std::path::PathBuf>>,
     notes: Notes,
     upstreams: Mutex<BTreeMap<UpstreamKey, Arc<Upstream>>>,
-    problems: Mutex<BTreeMap<String, source_confirmation::SourceProblem>>,
+    problems: Mutex<BTreeMap<String, source_def::SourceProblem>>,
     catalog: watch::Sender<SharedCatalog>,
     events: mpsc::UnboundedSender<UpstreamEvent>,
     event_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -85,9 +86,9 @@ pub struct Hub {
     /// The search index of the latest catalog it was asked for.
     tool_index: tokio::sync::Mutex<Option<Arc<ToolIndex>>>,
     /// Runs in memory: per-run locks, decisions, the approval page opener.
-    runs: crate::runner::Runs,
+    runs: crate::runner::runs::Runs,
     /// Which channel asks a person about which pending input now.
-    asking: Arc<crate::approval::AskingRegistry>,
+    asking: Arc<crate::approval::asking::AskingRegistry>,
 }
 
 /// How long the first listing may wait for sources that are still starting.
@@ -144,8 +145,8 @@ impl Hub {
             .map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
         let (catalog, _) = watch::channel(Arc::new(Catalog::default()));
-        let runs = crate::runner::Runs::new(&paths.state_key(), paths.approvals_paused());
-        let asking = Arc::new(crate::approval::AskingRegistry::new(
+        let runs = crate::runner::runs::Runs::new(&paths.state_key(), paths.approvals_paused());
+        let asking = Arc::new(crate::approval::asking::AskingRegistry::new(
             store.clone(),
             runs.owner(),
         ));
@@ -175,7 +176,7 @@ impl Hub {
         if let Ok(token) = std::fs::read_to_string(paths.token()) {
             hub.redactor.add(token.trim());
         }
-        crate::runner::interrupt_orphans(&hub.store, hub.runs.owner(), now_ms());
+        crate::runner::ownership::interrupt_orphans(&hub.store, hub.runs.owner(), now_ms());
         hub.begin_source_confirmations(&hub.config.sources);
         for source in &hub.source_defs() {
             hub.start_default(source);
@@ -217,12 +218,8 @@ impl Hub {
         self.policy.snapshot(|| self.catalog())
     }
 
-    pub(crate) fn asking_registry(&self) -> &Arc<crate::approval::AskingRegistry> {
-        &self.asking
-    }
-
     /// Runs in memory: per-run locks, decisions, the approval page opener.
-    pub fn runs(&self) -> &crate::runner::Runs {
+    pub fn runs(&self) -> &crate::runner::runs::Runs {
         &self.runs
     }
 

@@ -16,6 +16,7 @@ mod paths;
 pub mod process;
 mod runner;
 mod tools;
+mod trust;
 
 // The domain's modules, under the paths the rest of the workspace has always used.
 pub use capa_domain::{catalog, policy, redact};

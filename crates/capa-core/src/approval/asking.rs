@@ -17,8 +17,6 @@ use capa_store::{InputClaim, RunOwner, Store};
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
-use crate::hub::Hub;
-
 /// A channel that can put an approval in front of a person.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
@@ -82,7 +80,7 @@ impl AskingRegistry {
             approval_id: approval_id.to_owned(),
             owner: self.owner,
             channel: serde_json::to_string(channel).unwrap_or_default(),
-            until_ms: until.map(|u| crate::runner::now_ms() + u.as_millis() as i64),
+            until_ms: until.map(|u| crate::clock::now_ms() + u.as_millis() as i64),
         };
         if let Err(e) = self.store.put_input_claim(&claim) {
             tracing::warn!(error = %e, approval = approval_id, "could not record a form's claim for other hubs");
@@ -99,12 +97,12 @@ impl AskingRegistry {
     fn elsewhere(&self, approval_id: &str) -> Option<AskingChannel> {
         let claim = self
             .store
-            .input_claim(approval_id, crate::runner::now_ms())
+            .input_claim(approval_id, crate::clock::now_ms())
             .ok()
             .flatten()?;
         if claim.owner == self.owner
-            || crate::runner::progress(Some(claim.owner), self.owner)
-                == crate::runner::Progress::Orphaned
+            || crate::runner::ownership::progress(Some(claim.owner), self.owner)
+                == crate::runner::ownership::Progress::Orphaned
         {
             return None;
         }
@@ -166,16 +164,16 @@ impl Drop for AskingClaim {
     }
 }
 
-impl Hub {
+impl AskingRegistry {
     /// Claims `approval_id` for `channel`, for at most `limit` (`None`: until released). `None`
     /// when another channel asks already.
-    pub fn claim_asking(
-        &self,
+    pub(crate) fn claim(
+        self: &Arc<Self>,
         approval_id: &str,
         channel: AskingChannel,
         limit: Option<Duration>,
     ) -> Option<AskingClaim> {
-        let registry = self.asking_registry();
+        let registry = self;
         let current = registry
             .current(approval_id)
             .or_else(|| registry.elsewhere(approval_id));
@@ -213,8 +211,8 @@ impl Hub {
     }
 
     /// Ends any claim on `approval_id` (its answer came, in whatever channel).
-    pub fn release_asking(&self, approval_id: &str) {
-        let registry = self.asking_registry();
+    pub(crate) fn release_all(&self, approval_id: &str) {
+        let registry = self;
         let removed = registry
             .claims
             .lock()
@@ -229,16 +227,16 @@ impl Hub {
 
     /// The channel that asks about `approval_id` now, if any: the popup and the page wait
     /// while a client's form is up.
-    pub fn asking_channel(&self, approval_id: &str) -> Option<AskingChannel> {
-        let registry = self.asking_registry();
+    pub(crate) fn channel(&self, approval_id: &str) -> Option<AskingChannel> {
+        let registry = self;
         registry
             .current(approval_id)
             .or_else(|| registry.elsewhere(approval_id))
     }
 
     /// Changes whenever a claim starts or ends.
-    pub fn watch_asking(&self) -> watch::Receiver<u64> {
-        self.asking_registry().changed.subscribe()
+    pub(crate) fn watch(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
     }
 }
 
@@ -249,7 +247,7 @@ mod tests {
     fn owner(pid: u32) -> RunOwner {
         RunOwner {
             pid,
-            started_ms: crate::runner::now_ms(),
+            started_ms: crate::clock::now_ms(),
         }
     }
 

@@ -9,20 +9,19 @@
 //! pending call it names. [`asking`] says which channel asks for an input now, so that only one
 //! does at a time.
 
-mod asking;
+pub(crate) mod asking;
 mod direct;
 
 use capa_store::{ApprovalRecord, ApprovalStatus, InputKind};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-pub(crate) use asking::AskingRegistry;
 pub use asking::{AskingChannel, AskingClaim};
 pub use direct::DirectAnswer;
 
+use crate::clock::now_ms;
 use crate::hub::Hub;
 use crate::policy::Decision;
-use crate::runner::now_ms;
 
 /// SHA-256 of what a call asks: address, connection and arguments. A decision applies to
 /// exactly this.

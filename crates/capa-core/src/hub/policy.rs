@@ -59,7 +59,7 @@ fn stored_confirmation(store: &Store) -> Option<Vec<Rule>> {
 /// store open): `capa policy confirm`, the app's "Confirm".
 pub fn confirm_policy_rules(store: &Store, rules: &[Rule]) -> Result<(), capa_store::StoreError> {
     let text = serde_json::to_string(rules).unwrap_or_else(|_| "[]".to_owned());
-    store.set_confirmed_policy(&text, crate::runner::now_ms())
+    store.set_confirmed_policy(&text, crate::clock::now_ms())
 }
 
 /// A person set one rule (an approval's "Always allow", the app, `capa policy set` at a

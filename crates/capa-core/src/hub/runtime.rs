@@ -10,7 +10,7 @@ use futures::future::join_all;
 
 use super::Hub;
 use super::policy::ChangedBy;
-use super::sources::{Origin, SourceDef};
+use super::source_def::{Origin, SourceDef};
 
 /// Why a source could not be changed at run time.
 #[derive(Debug, thiserror::Error)]

@@ -12,104 +12,17 @@
 //! sources ([`SourceScope::Project`]) are trusted apart, like `direnv allow`: per (canonical path
 //! of the file, source id, digest), never counted as confirmed by a first start, asked again
 //! when the digest changes. Their connections are stored under a key of the project file
-//! ([`project_connection_key`]), so a project source with the id of a global one gets none of
+//! ([`crate::trust::project_connection_key`]), so a project source with the id of a global one gets none of
 //! that source's secrets unless the person granted them ([`ProjectConnections::Global`]).
 
 use std::path::{Path, PathBuf};
 
-use capa_config::{ProjectConnections, SourceConfig, SourceScope, SourceTransport};
+use capa_config::{ProjectConnections, SourceConfig, SourceScope};
 use capa_store::{Store, StoreError, TrustedProjectSource};
 
 use super::Hub;
-use super::sources::Origin;
-
-/// Why a source is not started.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum SourceProblem {
-    /// It needs a connection (credentials) that is not set; the message says how to add it.
-    NeedsConnection(String),
-    /// It is new or changed and waits for a person's confirmation.
-    NeedsConfirmation(String),
-}
-
-impl SourceProblem {
-    pub(super) fn state(&self) -> &'static str {
-        match self {
-            Self::NeedsConnection(_) => "needs_connection",
-            Self::NeedsConfirmation(_) => "needs_confirmation",
-        }
-    }
-
-    pub(super) fn message(&self) -> &str {
-        match self {
-            Self::NeedsConnection(m) | Self::NeedsConfirmation(m) => m,
-        }
-    }
-}
-
-/// SHA-256 of how `source` starts.
-pub fn source_digest(source: &SourceConfig) -> String {
-    let text = match &source.transport {
-        SourceTransport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => format!(
-            "stdio\n{command}\n{}\n{}\n{}",
-            args.join("\u{0}"),
-            env.iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join("\u{0}"),
-            cwd.as_ref()
-                .map(|c| c.display().to_string())
-                .unwrap_or_default()
-        ),
-        SourceTransport::Http { url, headers } => format!(
-            "http\n{url}\n{}",
-            headers
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join("\u{0}")
-        ),
-    };
-    crate::digest::sha256_hex(text.as_bytes())
-}
-
-/// How a project file is named in the trust records: its canonical path (symlinks resolved), so
-/// that the same file reached another way is the same file.
-fn trust_file(file: &Path) -> String {
-    std::fs::canonicalize(file)
-        .unwrap_or_else(|_| file.to_path_buf())
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// What a person trusted of project source `source` (any digest), when readable.
-fn trusted_record(store: &Store, source: &SourceConfig) -> Option<TrustedProjectSource> {
-    store
-        .trusted_project_source(&trust_file(&source.file), &source.id)
-        .map_err(|e| tracing::warn!(error = %e, source = %source.id, "could not read the trusted project sources; counting it as not trusted"))
-        .ok()
-        .flatten()
-}
-
-/// The key a project source's own connections are stored under (database and keychain):
-/// `<id>@<first 12 hex digits of the SHA-256 of the file's canonical path>`. No source of the
-/// person's own files has an `@` in its id, so none shares it.
-pub(crate) fn project_connection_key(source: &SourceConfig) -> String {
-    let digest = crate::digest::sha256_hex(trust_file(&source.file).as_bytes());
-    format!("{}@{}", source.id, &digest[..12])
-}
-
-/// Whether the person let project source `source`, as it is configured now, use the connections
-/// of the global source with its id.
-pub(crate) fn uses_global_connections(store: &Store, source: &SourceConfig) -> bool {
-    trusted_record(store, source)
-        .is_some_and(|t| t.global_connections && t.digest == source_digest(source))
-}
+use super::source_def::{Origin, SourceProblem, describe_target};
+use crate::trust::{source_digest, trust_file, trusted_record, uses_global_connections};
 
 /// A project source waiting for a person's trust, for the question a terminal asks.
 #[derive(Debug, Clone)]
@@ -145,7 +58,7 @@ impl Hub {
         source: &SourceConfig,
         connections: ProjectConnections,
     ) -> Result<(), StoreError> {
-        let now = crate::runner::now_ms();
+        let now = crate::clock::now_ms();
         match source.scope {
             SourceScope::User => store.confirm_source(&source.id, &source_digest(source), now),
             SourceScope::Project { .. } => store.trust_project_source(
@@ -202,7 +115,7 @@ impl Hub {
         match self.store().confirmed_sources() {
             Ok(Some(_)) => {}
             Ok(None) => {
-                let now = crate::runner::now_ms();
+                let now = crate::clock::now_ms();
                 let mut recorded = self.store().confirm_source("", "", now);
                 for source in sources.iter().filter(|s| !s.scope.is_project()) {
                     recorded = recorded.and(self.store().confirm_source(
@@ -245,7 +158,7 @@ impl Hub {
         Some(SourceProblem::NeedsConfirmation(format!(
             "source `{}` is {what} ({}, in {}) and was not confirmed in the app or at a terminal: it starts once you confirm it in Capabilities, or with `capa sources confirm {}` in a terminal",
             source.id,
-            super::status::describe_target(&source.transport),
+            describe_target(&source.transport),
             source.file.display(),
             source.id
         )))
@@ -273,7 +186,7 @@ impl Hub {
             "source `{}` comes from the project file {} and is {what} ({}): a project's file runs nothing before you trust it. Run `capa sources confirm {}` in a terminal in {}, or, when the Capabilities app serves this file, with Confirm on its Sources page",
             source.id,
             source.file.display(),
-            super::status::describe_target(&source.transport),
+            describe_target(&source.transport),
             source.id,
             dir.display()
         )))

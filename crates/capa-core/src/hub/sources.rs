@@ -4,36 +4,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use capa_config::{SourceConfig, SourceTransport, ToolSelection};
+use capa_config::SourceTransport;
 use capa_demo::DEMO_SOURCE_ID;
 use capa_upstream::{Upstream, UpstreamSpec, UpstreamTransport};
 
 use super::Hub;
-use super::source_confirmation::SourceProblem;
+use super::source_def::{Origin, SourceDef, SourceProblem};
 use crate::catalog::ToolAddress;
 use crate::error::CallError;
-
-/// A source as the hub knows it.
-#[derive(Debug, Clone)]
-pub(super) struct SourceDef {
-    pub(super) id: String,
-    pub(super) description: Option<String>,
-    pub(super) selection: ToolSelection,
-    pub(super) origin: Origin,
-}
-
-#[derive(Debug, Clone)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "a hub has a handful of sources; boxing them buys nothing"
-)]
-pub(super) enum Origin {
-    Config(SourceConfig),
-    Demo,
-}
-
-/// Upstreams by source and connection; `None` is the source's default connection.
-pub(super) type UpstreamKey = (String, Option<String>);
 
 impl Hub {
     pub(super) fn set_problem(&self, source_id: &str, problem: Option<SourceProblem>) {
@@ -198,10 +176,10 @@ impl Hub {
     }
 
     /// The key the connections of source `source_id` are stored under: its id, or for a project
-    /// source a key of its own (`crate::connections::connection_key`).
+    /// source a key of its own (`super::source_confirmation::connection_key`).
     pub(crate) fn connection_key(&self, source_id: &str) -> String {
         match self.source_config(source_id) {
-            Some(config) => crate::connections::connection_key(&self.store, &config),
+            Some(config) => crate::trust::connection_key(&self.store, &config),
             None => source_id.to_owned(),
         }
     }

@@ -2,12 +2,11 @@
 
 use std::sync::Arc;
 
-use capa_config::SourceTransport;
 use capa_upstream::{Tool, UpstreamState};
 use serde::Serialize;
 
 use super::Hub;
-use super::sources::Origin;
+use super::source_def::{Origin, describe_target};
 
 /// A source's state for listings.
 #[derive(Debug, Clone, Serialize)]
@@ -115,15 +114,5 @@ impl Hub {
         let upstreams = self.lock_upstreams();
         let upstream = upstreams.get(&(id.to_owned(), None))?;
         (upstream.status().state == UpstreamState::Ready).then(|| upstream.tools())
-    }
-}
-
-pub(super) fn describe_target(transport: &SourceTransport) -> String {
-    match transport {
-        SourceTransport::Stdio { command, args, .. } => std::iter::once(command.as_str())
-            .chain(args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" "),
-        SourceTransport::Http { url, .. } => url.clone(),
     }
 }

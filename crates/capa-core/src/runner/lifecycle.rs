@@ -7,68 +7,12 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use capa_store::{RunOwner, Store};
-
+pub(crate) use super::ownership::{Progress, progress};
 use crate::hub::Hub;
 
 /// How long a resume waits for the sources its run used to be ready, after the hub's own
 /// start-up wait: a source restarting after a crash usually comes back within seconds.
 pub(crate) const SOURCE_WAIT: Duration = Duration::from_secs(10);
-
-/// Where a recorded `running` run stands, seen from this hub.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Progress {
-    /// This hub runs the attempt (or ran it and is about to record its end).
-    Here,
-    /// Another live hub process runs it.
-    Elsewhere(RunOwner),
-    /// The process that ran it ended before the attempt did.
-    Orphaned,
-}
-
-/// Whether `owner` (the process recorded for an attempt) still runs it, seen from `own`.
-pub(crate) fn progress(owner: Option<RunOwner>, own: RunOwner) -> Progress {
-    match owner {
-        Some(owner) if owner == own => Progress::Here,
-        // The same pid with another start time is an earlier hub whose pid was reused by us.
-        Some(owner) if owner.pid == own.pid => Progress::Orphaned,
-        // Alive and started by the time it recorded itself: a pid reused since is not it.
-        Some(owner) if crate::process::alive_since(owner.pid, owner.started_ms) => {
-            Progress::Elsewhere(owner)
-        }
-        _ => Progress::Orphaned,
-    }
-}
-
-/// Marks every run whose process died mid-attempt `interrupted` (at a hub's start). Returns
-/// their ids.
-pub(crate) fn interrupt_orphans(store: &Store, own: RunOwner, now_ms: i64) -> Vec<String> {
-    let running = match store.runs_in_progress() {
-        Ok(running) => running,
-        Err(e) => {
-            tracing::error!(error = %e, "could not look for runs interrupted by a stop of the hub");
-            return Vec::new();
-        }
-    };
-    let mut interrupted = Vec::new();
-    for (id, owner) in running {
-        if progress(owner, own) != Progress::Orphaned {
-            continue;
-        }
-        match store.interrupt_run(&id, now_ms) {
-            Ok(true) => interrupted.push(id),
-            Ok(false) => {}
-            Err(e) => tracing::error!(error = %e, run = %id, "could not mark a run interrupted"),
-        }
-    }
-    if !interrupted.is_empty() {
-        tracing::info!(
-            runs = interrupted.len(),
-            "runs were interrupted by a stop of the hub mid-attempt; execute({{ resume }}) goes on with each"
-        );
-    }
-    interrupted
-}
 
 /// A source a run needs that this hub cannot serve now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,6 +140,8 @@ impl super::Envelope {
 
 #[cfg(test)]
 mod tests {
+    use capa_store::RunOwner;
+
     use super::*;
 
     const OWN: RunOwner = RunOwner {
@@ -213,7 +159,7 @@ mod tests {
         assert_eq!(progress(Some(earlier_self), OWN), Progress::Orphaned);
         let other = RunOwner {
             pid: std::process::id(),
-            started_ms: crate::runner::now_ms(),
+            started_ms: crate::clock::now_ms(),
         };
         assert_eq!(progress(Some(other), OWN), Progress::Elsewhere(other));
         // The same live pid, recorded long before this process started: a reused pid.

@@ -10,9 +10,10 @@
 
 mod envelope;
 mod host;
-mod lifecycle;
+pub(crate) mod lifecycle;
+pub(crate) mod ownership;
 mod prepare;
-mod runs;
+pub(crate) mod runs;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,12 +25,11 @@ use capa_store::{InputKind, RunRecord, RunState};
 
 pub use envelope::{Envelope, EnvelopeStatus};
 use host::HubHost;
-pub(crate) use lifecycle::interrupt_orphans;
-pub(crate) use lifecycle::{Progress, progress};
+use lifecycle::Progress;
 pub use runs::{PageOpener, Runs};
 
 use crate::approval::AskingChannel;
-pub(crate) use crate::clock::now_ms;
+use crate::clock::now_ms;
 use crate::hub::Hub;
 use crate::lookup::LookupError;
 use crate::policy::Decision;

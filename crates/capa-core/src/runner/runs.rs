@@ -64,7 +64,7 @@ impl Runs {
             state_key,
             owner: capa_store::RunOwner {
                 pid: std::process::id(),
-                started_ms: super::now_ms(),
+                started_ms: crate::clock::now_ms(),
             },
         }
     }

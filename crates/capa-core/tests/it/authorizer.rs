@@ -44,7 +44,11 @@ fn files_with(needle: &str) -> Vec<String> {
 
 #[test]
 fn permits_are_made_only_by_the_authorizer_and_the_approval_lifecycle() {
-    assert_eq!(files_with("Permit::new("), ["authorize.rs"]);
+    // The authorizer (its decision, and the answer types it hands out) is the only maker.
+    assert_eq!(
+        files_with("Permit::new("),
+        ["authorize.rs", "authorize/answer.rs"]
+    );
     assert_eq!(
         files_with("question.approved()"),
         ["approval/direct.rs", "runner/host.rs"]

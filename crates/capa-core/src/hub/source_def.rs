@@ -1,0 +1,62 @@
+//! What the hub holds of each source, apart from its live upstream: where it came from, what
+//! it exposes, and why it is not started when it is not.
+
+use capa_config::{SourceConfig, SourceTransport, ToolSelection};
+
+/// A source as the hub knows it.
+#[derive(Debug, Clone)]
+pub(super) struct SourceDef {
+    pub(super) id: String,
+    pub(super) description: Option<String>,
+    pub(super) selection: ToolSelection,
+    pub(super) origin: Origin,
+}
+
+#[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a hub has a handful of sources; boxing them buys nothing"
+)]
+pub(super) enum Origin {
+    Config(SourceConfig),
+    Demo,
+}
+
+/// Upstreams by source and connection; `None` is the source's default connection.
+pub(super) type UpstreamKey = (String, Option<String>);
+
+/// Why a source is not started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum SourceProblem {
+    /// It needs a connection (credentials) that is not set; the message says how to add it.
+    NeedsConnection(String),
+    /// It is new or changed and waits for a person's confirmation.
+    NeedsConfirmation(String),
+}
+
+impl SourceProblem {
+    pub(super) fn state(&self) -> &'static str {
+        match self {
+            Self::NeedsConnection(_) => "needs_connection",
+            Self::NeedsConfirmation(_) => "needs_confirmation",
+        }
+    }
+
+    pub(super) fn message(&self) -> &str {
+        match self {
+            Self::NeedsConnection(m) | Self::NeedsConfirmation(m) => m,
+        }
+    }
+}
+
+/// The command line or URL a source is reached at, for listings (never secrets: `env` and
+/// headers are left out).
+pub(super) fn describe_target(transport: &SourceTransport) -> String {
+    match transport {
+        SourceTransport::Stdio { command, args, .. } => std::iter::once(command.as_str())
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        SourceTransport::Http { url, .. } => url.clone(),
+    }
+}

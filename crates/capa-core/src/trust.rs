@@ -1,0 +1,84 @@
+//! What a person trusted: the digest of how a source starts, and the key a source's connections
+//! are stored under (a project source's own, unless the person let it use the global source's).
+//! See [`crate::hub`]'s source confirmation for when a source waits for a person.
+
+use std::path::Path;
+
+use capa_config::{SourceConfig, SourceTransport};
+use capa_store::{Store, TrustedProjectSource};
+
+/// SHA-256 of how `source` starts.
+pub fn source_digest(source: &SourceConfig) -> String {
+    let text = match &source.transport {
+        SourceTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => format!(
+            "stdio\n{command}\n{}\n{}\n{}",
+            args.join("\u{0}"),
+            env.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("\u{0}"),
+            cwd.as_ref()
+                .map(|c| c.display().to_string())
+                .unwrap_or_default()
+        ),
+        SourceTransport::Http { url, headers } => format!(
+            "http\n{url}\n{}",
+            headers
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("\u{0}")
+        ),
+    };
+    crate::digest::sha256_hex(text.as_bytes())
+}
+
+/// How a project file is named in the trust records: its canonical path (symlinks resolved), so
+/// that the same file reached another way is the same file.
+pub(crate) fn trust_file(file: &Path) -> String {
+    std::fs::canonicalize(file)
+        .unwrap_or_else(|_| file.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// What a person trusted of project source `source` (any digest), when readable.
+pub(crate) fn trusted_record(store: &Store, source: &SourceConfig) -> Option<TrustedProjectSource> {
+    store
+        .trusted_project_source(&trust_file(&source.file), &source.id)
+        .map_err(|e| tracing::warn!(error = %e, source = %source.id, "could not read the trusted project sources; counting it as not trusted"))
+        .ok()
+        .flatten()
+}
+
+/// The key a project source's own connections are stored under (database and keychain):
+/// `<id>@<first 12 hex digits of the SHA-256 of the file's canonical path>`. No source of the
+/// person's own files has an `@` in its id, so none shares it.
+pub(crate) fn project_connection_key(source: &SourceConfig) -> String {
+    let digest = crate::digest::sha256_hex(trust_file(&source.file).as_bytes());
+    format!("{}@{}", source.id, &digest[..12])
+}
+
+/// Whether the person let project source `source`, as it is configured now, use the connections
+/// of the global source with its id.
+pub(crate) fn uses_global_connections(store: &Store, source: &SourceConfig) -> bool {
+    trusted_record(store, source)
+        .is_some_and(|t| t.global_connections && t.digest == source_digest(source))
+}
+
+/// The key `source`'s connections are stored under, in the database and the keychain: the
+/// source's id for the person's own files (as it always was), and for a project file's source
+/// a key of that file ([`project_connection_key`]) unless the person let it use the
+/// connections of the global source with its id.
+pub(crate) fn connection_key(store: &Store, source: &SourceConfig) -> String {
+    if source.scope.is_project() && !uses_global_connections(store, source) {
+        project_connection_key(source)
+    } else {
+        source.id.clone()
+    }
+}

@@ -4,8 +4,10 @@
 use serde::Serialize;
 use tauri::{AppHandle, Manager, WebviewWindow};
 
-use crate::popups::AppState;
-use crate::{Desktop, tray, windows};
+use crate::desktop::Desktop;
+use crate::popups::Popups;
+use crate::view::AppState;
+use crate::{tray, windows};
 
 /// An error across the UI boundary: the UI matches on `code`, never on `message`.
 #[derive(Debug, Clone, Serialize)]
@@ -23,11 +25,19 @@ impl From<tauri::Error> for CommandError {
     }
 }
 
-fn desktop(app: &AppHandle) -> Result<tauri::State<'_, Desktop>, CommandError> {
-    app.try_state::<Desktop>().ok_or(CommandError {
+fn starting() -> CommandError {
+    CommandError {
         code: "starting",
         message: "the hub is still starting".to_owned(),
-    })
+    }
+}
+
+fn desktop(app: &AppHandle) -> Result<tauri::State<'_, Desktop>, CommandError> {
+    app.try_state::<Desktop>().ok_or_else(starting)
+}
+
+fn popups(app: &AppHandle) -> Result<tauri::State<'_, Popups>, CommandError> {
+    app.try_state::<Popups>().ok_or_else(starting)
 }
 
 /// Shows (or opens) the settings window.
@@ -41,7 +51,7 @@ pub async fn open_settings(app: AppHandle) -> Result<(), CommandError> {
 #[tauri::command]
 pub async fn open_next_approval(app: AppHandle) -> Result<Option<String>, CommandError> {
     let desktop = desktop(&app)?;
-    Ok(desktop.popups.open_next(&app, &desktop.hosted.hub)?)
+    Ok(popups(&app)?.open_next(&app, &desktop.hosted.hub)?)
 }
 
 /// Pauses approvals (calls that would ask are denied until resumed) or resumes them.
@@ -49,7 +59,7 @@ pub async fn open_next_approval(app: AppHandle) -> Result<Option<String>, Comman
 pub async fn pause_approvals(app: AppHandle, paused: bool) -> Result<AppState, CommandError> {
     let desktop = desktop(&app)?;
     desktop.hosted.hub.set_approvals_paused(paused);
-    let mut state = desktop.popups.state(&desktop.hosted.hub);
+    let mut state = popups(&app)?.state(&desktop.hosted.hub);
     tray::refresh(&app, &state);
     state.tray = tray::shown(&app);
     Ok(state)
@@ -62,7 +72,7 @@ pub async fn pause_approvals(app: AppHandle, paused: bool) -> Result<AppState, C
 #[tauri::command]
 pub async fn state(app: AppHandle) -> Result<AppState, CommandError> {
     let desktop = desktop(&app)?;
-    let mut state = desktop.popups.state(&desktop.hosted.hub);
+    let mut state = popups(&app)?.state(&desktop.hosted.hub);
     state.tray = tray::shown(&app);
     if let Some(popup) = state.popup.as_mut() {
         popup.focused = app
@@ -81,9 +91,7 @@ pub async fn popup_shown(
     run_id: String,
 ) -> Result<Option<u64>, CommandError> {
     let desktop = desktop(&app)?;
-    Ok(desktop
-        .popups
-        .painted(&desktop.hosted.hub, window.label(), &run_id))
+    Ok(popups(&app)?.painted(&desktop.hosted.hub, window.label(), &run_id))
 }
 
 /// Closes the window that calls it (the popup after a decision); the next queued popup follows.
@@ -91,4 +99,30 @@ pub async fn popup_shown(
 pub async fn close_window(window: WebviewWindow) -> Result<(), CommandError> {
     window.close()?;
     Ok(())
+}
+
+/// What the tray's menu items do: the same commands the UI and the tests call.
+pub fn on_tray_menu(app: &AppHandle, id: &str) {
+    let app = app.clone();
+    let id = id.to_owned();
+    tauri::async_runtime::spawn(async move {
+        let result = match id.as_str() {
+            "pending" => open_next_approval(app.clone()).await.map(drop),
+            "settings" => open_settings(app.clone()).await,
+            "pause" => {
+                let paused = app
+                    .try_state::<Desktop>()
+                    .is_some_and(|d| d.hosted.hub.approvals_paused());
+                pause_approvals(app.clone(), !paused).await.map(drop)
+            }
+            "quit" => {
+                app.exit(0);
+                Ok(())
+            }
+            _ => Ok(()),
+        };
+        if let Err(e) = result {
+            tracing::warn!(menu = %id, error = %e.message, "tray action failed");
+        }
+    });
 }

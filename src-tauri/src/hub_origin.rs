@@ -14,7 +14,7 @@ use tauri::utils::acl::RemoteUrlPattern;
 use tauri::webview::{NewWindowResponse, WebviewWindowBuilder};
 use tauri::{Manager, Runtime, Url};
 
-use crate::windows::{POPUP_PREFIX, SETTINGS};
+use crate::labels::{POPUP_PREFIX, SETTINGS};
 
 /// The commands the settings window's UI calls (the tray calls the same functions in-process).
 const SETTINGS_COMMANDS: &[&str] = &[

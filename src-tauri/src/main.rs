@@ -6,11 +6,13 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod desktop;
 mod fatal;
-mod hosted;
 mod hub_origin;
+mod labels;
 mod popups;
 mod tray;
+mod view;
 mod windows;
 
 use std::net::SocketAddr;
@@ -23,9 +25,14 @@ use clap::Parser;
 use tauri::{Manager, RunEvent, WindowEvent};
 use tracing_subscriber::EnvFilter;
 
-use crate::hosted::{HostOptions, HostedHub};
+use capa_core::HubPaths;
+use capa_host::{HostError, HostOptions, Hosted};
+use capa_server::ServeError;
+
+use crate::desktop::Desktop;
 use crate::hub_origin::HubOrigin;
 use crate::popups::Popups;
+use crate::tray::TraySlot;
 
 /// Capabilities: one hub for your MCP servers, in the tray.
 #[derive(Debug, Parser)]
@@ -47,37 +54,6 @@ struct Args {
     background: bool,
 }
 
-/// What the app keeps: the hub, the popup queue, the tray.
-pub struct Desktop {
-    pub hosted: HostedHub,
-    /// The hub's origin: the only one the windows load and grant the app's commands to.
-    pub origin: HubOrigin,
-    pub popups: Popups,
-    pub tray: Mutex<Option<tray::Tray>>,
-}
-
-impl std::fmt::Debug for Desktop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Desktop")
-            .field("hosted", &self.hosted)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Desktop {
-    /// Path of the UI's entry for a window of this app: a fresh one-time login link
-    /// (`/app/login/<token>`), which starts the window's UI session and lands on `/app/`.
-    pub fn login_path(&self) -> String {
-        let link = self.hosted.ui.issue_link();
-        if link.is_empty() {
-            // No randomness for a link: the UI shows its signed-out page.
-            "/app/".to_owned()
-        } else {
-            link
-        }
-    }
-}
-
 fn main() -> ExitCode {
     let args = Args::parse();
     let redactor = Redactor::new();
@@ -85,7 +61,7 @@ fn main() -> ExitCode {
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(redactor.writer(std::io::stderr))
+        .with_writer(capa_core::redacting_writer(&redactor, std::io::stderr))
         .with_ansi(false)
         .try_init();
 
@@ -115,19 +91,23 @@ fn main() -> ExitCode {
         .on_window_event(|window, event| {
             if let WindowEvent::Destroyed = event
                 && window.label().starts_with(windows::POPUP_PREFIX)
-                && let Some(desktop) = window.app_handle().try_state::<Desktop>()
+                && let Some(popups) = window.app_handle().try_state::<Popups>()
             {
-                desktop.popups.closed(window.label());
+                popups.closed(window.label());
             }
         })
         .setup(move |app| {
             let options = HostOptions {
+                paths: HubPaths::from_env(),
                 http: args.http,
                 config: args.config.clone(),
+                project: None,
                 // Packaged (`npm run desktop:build`), the UI ships in the resource dir's `ui/`.
                 ui_dir: app.path().resource_dir().ok().map(|dir| dir.join("ui")),
+                // Fail before any upstream starts when the port is taken.
+                check_port_first: true,
             };
-            if let Err(e) = start(app, &options, redactor, background) {
+            if let Err(e) = start(app, options, redactor, background) {
                 if let Ok(mut failure) = setup_failure.lock() {
                     *failure = Some(e);
                 }
@@ -166,14 +146,48 @@ fn main() -> ExitCode {
     }
 }
 
+/// Starts the hub the way `capa hub serve` does (capa-host), in this process, so that `capa
+/// mcp` and every client reach the app's hub exactly as they would reach the headless one.
+/// Fails, saying why, when a hub already runs for this data dir or the address is taken.
+fn host(options: HostOptions, redactor: Arc<Redactor>) -> anyhow::Result<Hosted> {
+    let hosted = match tauri::async_runtime::block_on(capa_host::serve(options, redactor)) {
+        Ok(hosted) => hosted,
+        Err(HostError::AlreadyRunning { url, data_dir }) => anyhow::bail!(
+            "a hub is already running at {url} for this data dir ({}), probably `capa hub serve`; stop it first (the app hosts the hub itself), or set CAPA_DATA_DIR for a second one",
+            data_dir.display()
+        ),
+        Err(
+            HostError::Bind { addr, source } | HostError::Serve(ServeError::Bind { addr, source }),
+        ) => return Err(port_taken(addr, &source)),
+        Err(e) => return Err(e.into()),
+    };
+    eprintln!(
+        "capabilities: MCP endpoint {} ({} mode; bearer token in {})",
+        hosted.mcp_url,
+        hosted.mode,
+        hosted.token_file.display()
+    );
+    Ok(hosted)
+}
+
+fn port_taken(addr: SocketAddr, error: &std::io::Error) -> anyhow::Error {
+    if error.kind() == std::io::ErrorKind::AddrInUse {
+        anyhow::anyhow!(
+            "{addr} is already in use, probably by a running `capa hub serve`; stop it first (the app hosts the hub itself), or start the app with --http 127.0.0.1:<other port>"
+        )
+    } else {
+        anyhow::anyhow!("cannot listen on {addr}: {error}")
+    }
+}
+
 /// The setup hook's work: the hub, the commands for its origin, the tray, the settings window.
 fn start(
     app: &mut tauri::App,
-    options: &HostOptions,
+    options: HostOptions,
     redactor: Arc<Redactor>,
     background: bool,
 ) -> anyhow::Result<()> {
-    let hosted = tauri::async_runtime::block_on(HostedHub::start(options, redactor))?;
+    let hosted = host(options, redactor)?;
     // The commands for the hub's origin, now that its port is known (hub_origin.rs).
     let origin = match HubOrigin::parse(&hosted.base_url)
         .and_then(|origin| origin.grant_ipc(app).map(|()| origin))
@@ -184,17 +198,14 @@ fn start(
             return Err(e);
         }
     };
-    app.manage(Desktop {
-        hosted,
-        origin,
-        popups: Popups::default(),
-        tray: Mutex::new(None),
-    });
+    app.manage(Popups::default());
+    app.manage(TraySlot::default());
+    app.manage(Desktop { hosted, origin });
     let handle = app.handle().clone();
-    match tray::build(&handle) {
+    match tray::build(&handle, commands::on_tray_menu) {
         Ok(built) => {
-            if let Some(desktop) = handle.try_state::<Desktop>()
-                && let Ok(mut tray) = desktop.tray.lock()
+            if let Some(slot) = handle.try_state::<TraySlot>()
+                && let Ok(mut tray) = slot.0.lock()
             {
                 *tray = Some(built);
             }
@@ -205,26 +216,11 @@ fn start(
     // Ctrl-C or SIGTERM quits like the tray's "Quit": the hub stops cleanly.
     let quitting = handle.clone();
     tauri::async_runtime::spawn(async move {
-        shutdown_signal().await;
+        capa_host::shutdown_signal().await;
         quitting.exit(0);
     });
     if !background {
         windows::open_settings(&handle)?;
     }
     Ok(())
-}
-
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }

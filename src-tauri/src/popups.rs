@@ -8,11 +8,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capa_core::{Hub, PendingInput};
-use serde::Serialize;
 use tauri::{AppHandle, Manager};
 use tokio::sync::Notify;
 
-use crate::{Desktop, tray, windows};
+use crate::desktop::Desktop;
+use crate::view::{AppState, PopupState, SourceState};
+use crate::{tray, windows};
 
 /// The popup queue. Runs are keyed by run id; a run is shown at most once on its own (a person
 /// who closes the popup without deciding reopens it from the tray).
@@ -36,59 +37,6 @@ struct Queue {
     shown_after_ms: Option<u64>,
     /// Labels are never reused: a closing window may still hold its label.
     next_label: u64,
-}
-
-/// What the app shows about the hub (the `state` command, the tray).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AppState {
-    /// Pending approvals (calls waiting for a person).
-    pub pending: usize,
-    /// Runs with pending approvals, oldest first.
-    pub pending_runs: Vec<String>,
-    pub paused: bool,
-    /// Where pending approvals are being answered instead of a popup: "answer in Claude Code"
-    /// while a client shows its own form for them.
-    pub answering_elsewhere: Vec<String>,
-    /// Policy changes made outside the app that loosen it and wait for the person.
-    pub held_policy_changes: usize,
-    pub sources: Vec<SourceState>,
-    /// The run whose popup is on screen, with its window's label.
-    pub popup: Option<PopupState>,
-    /// What the tray shows (the `state` command fills it in); none without a tray.
-    pub tray: Option<tray::Look>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SourceState {
-    pub id: String,
-    pub state: String,
-    pub last_error: Option<String>,
-    pub tools: usize,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PopupState {
-    pub run_id: String,
-    pub label: String,
-    /// Milliseconds from the call asking to the popup painting it; none until it has.
-    pub shown_after_ms: Option<u64>,
-    /// Whether the popup's window has the focus (the `state` command fills it in): a popup that
-    /// came up on its own does not take it.
-    pub focused: Option<bool>,
-}
-
-impl SourceState {
-    pub fn failing(&self) -> bool {
-        matches!(self.state.as_str(), "down" | "needs_connection")
-    }
-
-    /// New or changed outside the app: it starts once the person confirms it.
-    pub fn unconfirmed(&self) -> bool {
-        self.state == "needs_confirmation"
-    }
 }
 
 fn approvals(hub: &Hub) -> Vec<PendingInput> {
@@ -249,8 +197,7 @@ impl Popups {
 
     /// One pass: queue new runs (with a notification each), close the popup of a run that no
     /// longer waits, show the next queued run when nothing is on screen, refresh the tray.
-    fn tick(&self, app: &AppHandle, desktop: &Desktop) {
-        let hub = &desktop.hosted.hub;
+    fn tick(&self, app: &AppHandle, hub: &Hub) {
         let pending = for_popups(hub, &approvals(hub));
         let runs = runs_of(&pending);
         let mut notify = Vec::new();
@@ -311,11 +258,12 @@ fn notify_approval(app: &AppHandle, input: &PendingInput) {
 
 /// Points the hub's approval page opener at the popups and watches the hub until the app ends.
 pub fn watch(app: AppHandle) {
-    let Some(desktop) = app.try_state::<Desktop>() else {
+    let (Some(desktop), Some(popups)) = (app.try_state::<Desktop>(), app.try_state::<Popups>())
+    else {
         return;
     };
     let hub = desktop.hosted.hub.clone();
-    let poke = desktop.popups.poke.clone();
+    let poke = popups.poke.clone();
     // A paused run's approval "page" is our popup: the model is told it opened.
     let opener_poke = poke.clone();
     hub.runs().set_page_opener(Arc::new(move |_run_id: &str| {
@@ -327,8 +275,8 @@ pub fn watch(app: AppHandle) {
     let mut asking = hub.watch_asking();
     tauri::async_runtime::spawn(async move {
         loop {
-            if let Some(desktop) = app.try_state::<Desktop>() {
-                desktop.popups.tick(&app, &desktop);
+            if let Some(popups) = app.try_state::<Popups>() {
+                popups.tick(&app, &hub);
             }
             tokio::select! {
                 _ = pending.changed() => {}

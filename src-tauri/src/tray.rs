@@ -1,5 +1,6 @@
 //! The tray icon: its picture and tooltip say whether the hub is idle, has pending approvals (with
-//! the count) or a failing source; its menu routes through the same commands tests call.
+//! the count) or a failing source; its menu routes through the same commands tests call (the
+//! handler is `commands::on_tray_menu`, given to [`build`]).
 
 use std::sync::{Arc, Mutex};
 
@@ -8,8 +9,7 @@ use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
 use tauri::{AppHandle, Manager};
 
-use crate::commands;
-use crate::popups::AppState;
+use crate::view::{AppState, Look};
 
 const IDLE: &[u8] = include_bytes!("../../icons/tray-idle.png");
 const PENDING: &[u8] = include_bytes!("../../icons/tray-pending.png");
@@ -30,18 +30,6 @@ impl std::fmt::Debug for Tray {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tray").finish_non_exhaustive()
     }
-}
-
-/// What the tray shows: the icon (`idle`, `pending`, `error`), the tooltip, the text of the
-/// menu's pending item, the count beside the icon and the "Pause approvals" check mark.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Look {
-    icon: &'static str,
-    tooltip: String,
-    pending_text: String,
-    pending: usize,
-    paused: bool,
 }
 
 fn look(state: &AppState) -> Look {
@@ -111,7 +99,7 @@ fn image(name: &str) -> tauri::Result<Image<'static>> {
 
 /// Builds the tray. Where the desktop has no tray (no status notifier host), the app still runs
 /// and the error is returned for the log.
-pub fn build(app: &AppHandle) -> tauri::Result<Tray> {
+pub fn build(app: &AppHandle, on_menu: fn(&AppHandle, &str)) -> tauri::Result<Tray> {
     let pending = MenuItem::with_id(app, "pending", "No pending approvals", false, None::<&str>)?;
     let settings = MenuItem::with_id(app, "settings", "Open settings", true, None::<&str>)?;
     let pause = CheckMenuItem::with_id(app, "pause", "Pause approvals", true, false, None::<&str>)?;
@@ -123,7 +111,7 @@ pub fn build(app: &AppHandle) -> tauri::Result<Tray> {
         .tooltip("Capabilities")
         .menu(&menu)
         .show_menu_on_left_click(true)
-        .on_menu_event(|app, event| on_menu(app, event.id().as_ref()))
+        .on_menu_event(move |app, event| on_menu(app, event.id().as_ref()))
         .build(app)?;
     Ok(Tray {
         icon,
@@ -133,38 +121,16 @@ pub fn build(app: &AppHandle) -> tauri::Result<Tray> {
     })
 }
 
-fn on_menu(app: &AppHandle, id: &str) {
-    let app = app.clone();
-    let id = id.to_owned();
-    tauri::async_runtime::spawn(async move {
-        let result = match id.as_str() {
-            "pending" => commands::open_next_approval(app.clone()).await.map(drop),
-            "settings" => commands::open_settings(app.clone()).await,
-            "pause" => {
-                let paused = app
-                    .try_state::<crate::Desktop>()
-                    .is_some_and(|d| d.hosted.hub.approvals_paused());
-                commands::pause_approvals(app.clone(), !paused)
-                    .await
-                    .map(drop)
-            }
-            "quit" => {
-                app.exit(0);
-                Ok(())
-            }
-            _ => Ok(()),
-        };
-        if let Err(e) = result {
-            tracing::warn!(menu = %id, error = %e.message, "tray action failed");
-        }
-    });
-}
+/// Where the app keeps its tray (managed state): none until it is built, and none on a desktop
+/// without one.
+#[derive(Debug, Default)]
+pub struct TraySlot(pub Mutex<Option<Tray>>);
 
 /// The app's tray, when it has one. The lock is held only to clone the handles: the tray's
 /// setters wait for the main thread, which may itself be waiting for this lock.
 fn tray(app: &AppHandle) -> Option<Tray> {
-    let desktop = app.try_state::<crate::Desktop>()?;
-    desktop.tray.lock().ok()?.clone()
+    let slot = app.try_state::<TraySlot>()?;
+    slot.0.lock().ok()?.clone()
 }
 
 /// What the tray shows now; none where the desktop has no tray.
@@ -204,7 +170,7 @@ pub fn refresh(app: &AppHandle, state: &AppState) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::popups::SourceState;
+    use crate::view::SourceState;
 
     fn state(pending: usize, paused: bool, sources: &[(&str, &str)]) -> AppState {
         AppState {

@@ -4,13 +4,8 @@
 
 use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
-use crate::Desktop;
-
-/// The label of the settings window.
-pub const SETTINGS: &str = "settings";
-
-/// The labels of the approval popups: `approval-1`, `approval-2`, … (never reused).
-pub const POPUP_PREFIX: &str = "approval-";
+use crate::desktop::Desktop;
+pub use crate::labels::{POPUP_PREFIX, SETTINGS};
 
 /// The settings window's URL: a one-time sign-in link to the UI.
 fn settings_url(desktop: &Desktop) -> String {

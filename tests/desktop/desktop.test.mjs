@@ -25,10 +25,8 @@
 // notification server (dunst) on the same display and D-Bus session receives the OS notification.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -38,7 +36,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-  REPO_ROOT,
   CAPA_BIN,
   makeSandbox,
   removeSandboxes,
@@ -47,201 +44,12 @@ import {
   closeClient,
   cleanup,
   freePort,
-  resultText,
   sleep,
   waitFor,
 } from '../node/support.mjs';
-import { failOrNote, skipOrFail } from '../node/require.mjs';
-
-const APP = process.env.CAPA_DESKTOP_BIN
-  ? path.resolve(REPO_ROOT, process.env.CAPA_DESKTOP_BIN)
-  : path.join(REPO_ROOT, 'target', 'debug', 'capabilities-desktop');
-const DRIVER = process.env.WEBKIT_WEBDRIVER ?? '/usr/bin/WebKitWebDriver';
-// A notification server (Debian `dunst`) on the test's display and D-Bus session.
-const DUNST = '/usr/bin/dunst';
-const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
-
-const CODE = `
-await demo.write_note({ title: "doomed", text: "bye" });
-const deleted = await demo.delete_note({ title: "doomed" });
-return { deleted, left: await demo.list_notes({}) };
-`;
-
-const missing = [
-  !existsSync(APP) && `no app binary at ${APP} (cargo build -p capabilities-desktop)`,
-  !existsSync(DRIVER) && `no ${DRIVER} (apt-get install webkit2gtk-driver)`,
-  !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY && 'no display (run under xvfb-run -a)',
-].filter(Boolean);
-// Skips when the tools are missing and the file is run by hand; under scripts/test
-// (CAPA_REQUIRE_ALL) that fails, naming them.
-const skip = skipOrFail(missing);
-
-/** Runs a program to its end; resolves {code, out, err}: `out` both streams, `err` stderr. */
-function run(bin, args, env, timeoutMs = 60000) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      out += d;
-      err += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${path.basename(bin)} ${args.join(' ')} did not end in ${timeoutMs} ms:\n${out}`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
-
-/** A program's standard output (its standard error ignored). */
-function output(bin, args, env) {
-  return new Promise((resolve, reject) => {
-    execFile(bin, args, { env, timeout: 10000 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
-  });
-}
-
-/** The summaries and bodies of the notifications the server received (it moves the ones still on
- * screen into its history first). */
-async function notifications(env) {
-  await output('dunstctl', ['close-all'], env);
-  const history = JSON.parse(await output('dunstctl', ['history'], env));
-  return history.data.flat().map((n) => ({ summary: n.summary.data, body: n.body.data }));
-}
-
-/** Whether process `pid` is alive. */
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Starts a long-running process; `stop()` ends it. */
-function start(bin, args, env) {
-  const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (log += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (log += d));
-  return {
-    child,
-    log: () => log,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const deadline = Date.now() + 5000;
-      while (child.exitCode === null && child.signalCode === null && Date.now() < deadline) await sleep(50);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    },
-  };
-}
-
-/** A minimal WebDriver client over fetch. */
-class WebDriver {
-  constructor(base) {
-    this.base = base;
-    this.session = null;
-  }
-  async call(method, p, body) {
-    const res = await fetch(`${this.base}${p}`, {
-      method,
-      headers: body ? { 'content-type': 'application/json' } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`WebDriver ${method} ${p}: ${res.status} ${JSON.stringify(json.value)}`);
-    return json.value;
-  }
-  s(p) {
-    return `/session/${this.session}${p}`;
-  }
-  async newSession(binary, args) {
-    const value = await this.call('POST', '/session', {
-      capabilities: { alwaysMatch: { browserName: 'wry', 'webkitgtk:browserOptions': { binary, args } } },
-    });
-    this.session = value.sessionId;
-  }
-  async deleteSession() {
-    if (this.session) await this.call('DELETE', this.s('')).catch(() => {});
-    this.session = null;
-  }
-  handles() {
-    return this.call('GET', this.s('/window/handles'));
-  }
-  switchTo(handle) {
-    return this.call('POST', this.s('/window'), { handle });
-  }
-  url() {
-    return this.call('GET', this.s('/url'));
-  }
-  script(script, args = []) {
-    return this.call('POST', this.s('/execute/sync'), { script, args });
-  }
-  /** Invokes one of the app's Tauri commands from the current window's page. */
-  async invoke(command, args = {}) {
-    const value = await this.call('POST', this.s('/execute/async'), {
-      script: `const done = arguments[arguments.length - 1];
-        window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])
-          .then((v) => done({ ok: v }), (e) => done({ err: e }));`,
-      args: [command, args],
-    });
-    if ('err' in value) throw new Error(`${command}: ${JSON.stringify(value.err)}`);
-    return value.ok;
-  }
-  async find(xpath) {
-    const value = await this.call('POST', this.s('/element'), { using: 'xpath', value: xpath });
-    return Object.values(value)[0];
-  }
-  /** Saves the current window's screenshot (PNG) to `file`. */
-  async screenshot(file) {
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, Buffer.from(await this.call('GET', this.s('/screenshot')), 'base64'));
-  }
-  click(element) {
-    return this.call('POST', this.s(`/element/${element}/click`), {});
-  }
-  /** Presses and releases one key, as a person at the keyboard (WebDriver key actions).
-   * `{closes: true}`: the key decides the window's last call, which closes it at once — maybe
-   * before the driver has answered — so a window gone afterwards is what was expected. */
-  async press(key, { closes = false } = {}) {
-    const gone = (e) => {
-      if (!closes || !/no such window/.test(String(e?.message ?? e))) throw e;
-    };
-    await this.call('POST', this.s('/actions'), {
-      actions: [{ type: 'key', id: 'keyboard', actions: [{ type: 'keyDown', value: key }, { type: 'keyUp', value: key }] }],
-    }).catch(gone);
-    await this.call('DELETE', this.s('/actions')).catch(gone);
-  }
-}
-
-/** A web server on another loopback port: what a local program other than the hub could serve.
- * Records every request it gets. */
-async function otherServer() {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    requests.push(req.url);
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end('<!doctype html><title>other</title><p id="other">another local server</p>');
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    requests,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
-
-async function execute(client, args) {
-  const result = await client.callTool({ name: 'execute', arguments: args });
-  assert.ok(result.structuredContent, `no envelope: ${resultText(result)}`);
-  return result.structuredContent;
-}
+import { failOrNote } from '../node/require.mjs';
+import { APP, CODE, DRIVER, DUNST, SCREENSHOTS, alive, execute, notifications, otherServer, output, run, skip, start } from './app.mjs';
+import { WebDriver } from './webdriver.mjs';
 
 describe('desktop app', { skip, timeout: 240000 }, () => {
   let sandbox;
@@ -577,10 +385,12 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     // "Pause approvals": a call that would ask is denied at once, and no popup opens.
     await wd.invoke('pause_approvals', { paused: true });
     const denied = await execute(client, {
-      code: 'try { await demo.delete_note({ title: "none" }); return "ran"; } catch (e) { return "refused"; }',
+      code: 'try { await demo.delete_note({ title: "none" }); return "ran"; } catch (e) { return { code: e.code, message: e.message }; }',
     });
     assert.equal(denied.status, 'completed', JSON.stringify(denied));
-    assert.equal(denied.result, 'refused');
+    // The refusal of a paused app (capa-core's runner), not any other error of the call.
+    assert.equal(denied.result?.code, 'denied', JSON.stringify(denied));
+    assert.match(denied.result.message, /approvals are paused in Capabilities/, JSON.stringify(denied));
     await sleep(500);
     assert.deepEqual(await wd.handles(), [settings]);
     await wd.invoke('pause_approvals', { paused: false });

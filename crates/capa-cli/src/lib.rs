@@ -1,11 +1,10 @@
 //! The `capa` / `capabilities` command line: a thin layer over the hub's crates. Parsing is in
-//! [`cli`], each subcommand in `commands/`, and the glue that finds or starts a hub in [`setup`]
-//! and [`running`].
+//! [`cli`], each subcommand in `commands/`, and what asks the person at the terminal in
+//! [`setup`] and [`terminal`]. Starting, hosting and talking to a hub are capa-host's.
 
 mod cli;
 mod commands;
 mod output;
-mod running;
 mod setup;
 mod terminal;
 

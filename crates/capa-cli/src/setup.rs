@@ -1,11 +1,11 @@
-//! Shared start-up: configuration files, logging, and an in-process hub.
+//! Shared start-up: configuration files, logging, and an in-process hub (capa-host's), with
+//! the questions to the person at this terminal about a project file's sources.
 
 use std::sync::Arc;
 
 use anyhow::Context;
 use capa_config::{ConfigFiles, HubConfig, ProjectConnections, SourceConfig, SourceTransport};
-use capa_core::{Hub, HubOptions, HubPaths, Redactor, STARTUP_LIMIT};
-use capa_secrets::Keychain;
+use capa_core::{Hub, HubPaths, Redactor, STARTUP_LIMIT};
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::GlobalArgs;
@@ -14,20 +14,15 @@ use crate::terminal::{printable, printable_arg};
 /// The configuration files in force: `--config FILE`, or the global file plus the project file
 /// found from the working directory (or `--project DIR`) up.
 pub fn config_files(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<ConfigFiles> {
-    Ok(ConfigFiles::select(
+    Ok(capa_host::config_files(
         global.config.as_deref(),
         global.project.as_deref(),
-        &paths.config_dir,
+        paths,
     )?)
 }
 
 pub fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
-    let config =
-        capa_config::load(files).map_err(|e| anyhow::anyhow!("invalid configuration:\n{e}"))?;
-    for warning in &config.warnings {
-        tracing::warn!("{warning}");
-    }
-    Ok(config)
+    Ok(capa_host::load_config(files)?)
 }
 
 /// Logs to stderr (never stdout, which MCP over stdio owns), through the redactor.
@@ -37,7 +32,7 @@ pub fn init_tracing(redactor: &Arc<Redactor>, default_level: &str) {
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(redactor.writer(std::io::stderr))
+        .with_writer(capa_core::redacting_writer(redactor, std::io::stderr))
         .with_ansi(false)
         .try_init();
 }
@@ -60,19 +55,20 @@ pub async fn start_hub_asking(
     redactor: Arc<Redactor>,
     ask: bool,
 ) -> anyhow::Result<Arc<Hub>> {
-    let hub = Hub::start(HubOptions {
-        config,
-        paths: paths.clone(),
-        redactor,
-        keychain: Keychain::default(),
-    })
-    .await
-    .context("starting the hub")?;
+    let hub = capa_host::start_hub(config, paths, redactor).await?;
     if ask && let Err(e) = ask_project_trust(&hub).await {
         hub.shutdown().await;
         return Err(e);
     }
     Ok(hub)
+}
+
+/// At an interactive terminal, [`ask_project_trust`]; elsewhere nothing.
+pub async fn ask_if_person(hub: &Hub) -> anyhow::Result<()> {
+    if crate::terminal::interactive() {
+        ask_project_trust(hub).await?;
+    }
+    Ok(())
 }
 
 /// Asks the person at this terminal, once, whether to trust the project file's sources that

@@ -4,13 +4,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use capa_core::clock::now_ms;
 use capa_core::{Choice, HubPaths, Redactor};
-use capa_server::http::{CallRequest, MAX_APPROVAL_WAIT};
+use capa_host::api::{CallAnswer, CallRequest, PendingView};
+use capa_host::{HubClient, OpenHub};
+use capa_server::http::MAX_APPROVAL_WAIT;
 use serde_json::Value;
 
-use super::approvals::now_ms;
 use crate::cli::{CallArgs, GlobalArgs};
-use crate::commands::HubAccess;
+use crate::commands::open_hub;
 use crate::output;
 
 pub async fn run(
@@ -53,7 +55,7 @@ pub async fn run_asking(
             other => bail!("--json must be a JSON object like '{{\"text\": \"hi\"}}', not {other}"),
         },
     };
-    let access = HubAccess::open(global, paths, redactor).await?;
+    let access = open_hub(global, paths, redactor).await?;
     let request = || CallRequest {
         address: args.address.clone(),
         arguments: arguments.clone(),
@@ -62,29 +64,29 @@ pub async fn run_asking(
         ..CallRequest::default()
     };
     let answer = match access.call(request()).await {
-        Ok(answer) if error_code(&answer) == Some("approval_required") => {
+        Ok(answer) if answer.error_code() == Some("approval_required") => {
             get_decision(paths, &access, answer, request, approve).await
         }
-        other => other,
+        other => other.map_err(anyhow::Error::from),
     };
     access.close().await;
     let answer = answer?;
-    let ok = answer["ok"].as_bool() == Some(true);
+    let ok = answer.ok;
     if args.raw {
         output::json(&answer)?;
-    } else if let Some(error) = answer.get("error") {
+    } else if let Some(error) = &answer.error {
         eprintln!(
             "error: {}{}",
-            error["message"].as_str().unwrap_or("call failed"),
-            if error["retryable"].as_bool() == Some(true) {
+            error.message,
+            if error.retryable == Some(true) {
                 " (retryable)"
             } else {
                 ""
             }
         );
     } else {
-        print_result(&answer["result"]);
-        if answer["cut"].as_bool() == Some(true) {
+        print_result(answer.result.as_ref().unwrap_or(&Value::Null));
+        if answer.cut == Some(true) {
             eprintln!("capa: the result was cut to the inline limit; --full prints all of it");
         }
     }
@@ -95,28 +97,24 @@ pub async fn run_asking(
     })
 }
 
-fn error_code(answer: &Value) -> Option<&str> {
-    answer.pointer("/error/code").and_then(Value::as_str)
-}
-
 /// Gets a person's decision on the call `first` says needs one, then the call's answer.
 async fn get_decision(
     paths: &HubPaths,
-    access: &HubAccess,
-    first: Value,
+    access: &OpenHub,
+    first: CallAnswer,
     request: impl Fn() -> CallRequest,
     approve: Approve,
-) -> anyhow::Result<Value> {
-    let approval = &first["approval"];
-    let Some(id) = approval["id"].as_str() else {
+) -> anyhow::Result<CallAnswer> {
+    let Some(approval) = first.approval.clone() else {
         return Ok(first);
     };
-    let address = approval["address"].as_str().unwrap_or("the tool");
+    let id = approval.id.as_str();
+    let address = approval.address.as_str();
     if crate::terminal::interactive() {
         let yes = match approve {
             Approve::Yes => true,
             Approve::Ask => {
-                eprintln!("{}", describe(approval));
+                eprintln!("{}", describe(&approval));
                 crate::terminal::confirm("Run it?")?
             }
         };
@@ -125,15 +123,15 @@ async fn get_decision(
         if !yes {
             eprintln!("Not run.");
         }
-        return access
+        return Ok(access
             .call(CallRequest {
                 approval: Some(id.to_owned()),
                 ..request()
             })
-            .await;
+            .await?);
     }
     let give_up = now_ms() + WAIT_FOR_PERSON.as_millis() as i64;
-    let expires_at = approval["expiresAtMs"].as_i64().unwrap_or(0).min(give_up);
+    let expires_at = approval.expires_at_ms.min(give_up);
     eprintln!(
         "{address} needs your approval: approve it in the Capabilities app, or run `capabilities hub approve {id}` in a terminal. Waiting for the decision (up to {} minutes)…",
         WAIT_FOR_PERSON.as_secs() / 60
@@ -148,7 +146,7 @@ async fn get_decision(
                 ..request()
             })
             .await?;
-        if error_code(&answer) != Some("approval_pending") || left == 0 {
+        if answer.error_code() != Some("approval_pending") || left == 0 {
             return Ok(answer);
         }
     }
@@ -159,17 +157,15 @@ async fn get_decision(
 const WAIT_FOR_PERSON: std::time::Duration = std::time::Duration::from_secs(10 * 60);
 
 /// What a person reads before deciding: the call, its connection, why, and the preview.
-fn describe(approval: &Value) -> String {
-    let text = |key: &str| approval[key].as_str().unwrap_or_default();
-    let connection = match text("connection") {
-        "" => String::new(),
-        c => format!(" with connection `{c}`"),
+fn describe(approval: &PendingView) -> String {
+    let connection = match approval.connection.as_deref() {
+        None | Some("") => String::new(),
+        Some(c) => format!(" with connection `{c}`"),
     };
-    let preview = serde_json::to_string_pretty(&approval["preview"]).unwrap_or_default();
+    let preview = serde_json::to_string_pretty(&approval.preview).unwrap_or_default();
     format!(
         "{}{connection} needs your approval.\nWhy: {}\nArguments:\n{preview}",
-        text("address"),
-        text("reason")
+        approval.address, approval.reason
     )
 }
 

@@ -5,13 +5,21 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use capa_core::{Connections, HubPaths, Redactor};
-use capa_secrets::{Keychain, Secret};
-use serde_json::json;
+use capa_core::{HubPaths, Redactor};
+use capa_host::Secret;
+use serde::Serialize;
 
 use crate::cli::{ConnectionsCommand, GlobalArgs};
-use crate::running::RunningHub;
 use crate::{output, setup};
+
+/// A connection as `capa connections list --json` prints it.
+#[derive(Serialize)]
+struct Listed<'a> {
+    source: &'a str,
+    name: &'a str,
+    default: bool,
+    fields: &'a [String],
+}
 
 pub async fn run(
     global: &GlobalArgs,
@@ -19,8 +27,7 @@ pub async fn run(
     redactor: Arc<Redactor>,
     command: ConnectionsCommand,
 ) -> anyhow::Result<ExitCode> {
-    let store = Arc::new(super::approvals::open_store(paths)?);
-    let connections = Connections::new(store, Keychain::default(), redactor);
+    let connections = capa_host::open_connections(paths, redactor)?;
     match command {
         ConnectionsCommand::Set {
             source,
@@ -56,7 +63,12 @@ pub async fn run(
             if json {
                 let items: Vec<_> = list
                     .iter()
-                    .map(|c| json!({"source": c.source, "name": c.name, "default": c.is_default, "fields": c.fields}))
+                    .map(|c| Listed {
+                        source: &c.source,
+                        name: &c.name,
+                        default: c.is_default,
+                        fields: &c.fields,
+                    })
                     .collect();
                 output::json(&items)?;
             } else if list.is_empty() {
@@ -125,9 +137,8 @@ fn read_secret(source: &str, name: &str) -> anyhow::Result<Secret> {
 }
 
 async fn notify_running_hub(paths: &HubPaths) {
-    if let Some(hub) = RunningHub::find(paths).await
-        && let Err(e) = hub.post("/api/connections/reload", &json!({})).await
-    {
+    if let Err(e) = capa_host::sources::reload_connections(paths).await {
+        let e = anyhow::Error::new(e);
         eprintln!("warning: the running hub did not reload its connections: {e:#}");
     }
 }

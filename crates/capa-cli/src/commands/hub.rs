@@ -4,10 +4,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use capa_core::{Choice, HubPaths, Redactor};
-use serde_json::json;
+use capa_host::{HostError, HostOptions, HubClient, RemoteHub, RunningHub};
+use serde::Serialize;
 
 use crate::cli::{GlobalArgs, HubCommand};
-use crate::running::RunningHub;
 use crate::{output, setup};
 
 pub async fn run(
@@ -47,85 +47,42 @@ async fn serve(
     redactor: Arc<Redactor>,
     addr: std::net::SocketAddr,
 ) -> anyhow::Result<ExitCode> {
-    if let Some(other) = RunningHub::find(paths).await {
-        anyhow::bail!(
-            "a hub is already running at {} for this data dir ({}); stop it first, or set CAPA_DATA_DIR for a second one",
-            other.base_url,
-            paths.data_dir.display()
-        );
-    }
-    let files = setup::config_files(global, paths)?;
-    let config = setup::load_config(&files)?;
-    let decided_by = config.exposure.decided_by.clone();
-    let mode = config.exposure.mode;
-    let hub = setup::start_hub(config, paths, redactor).await?;
-    let token = match capa_server::token::rotate(&paths.token()) {
-        Ok(token) => token,
-        Err(e) => {
-            hub.shutdown().await;
-            return Err(anyhow::Error::new(e).context(format!(
-                "creating the access token {}",
-                paths.token().display()
-            )));
-        }
+    let options = HostOptions {
+        paths: paths.clone(),
+        http: addr,
+        config: global.config.clone(),
+        project: global.project.clone(),
+        ui_dir: None,
+        check_port_first: false,
     };
-    let server = match capa_server::serve(hub.clone(), addr, token).await {
-        Ok(server) => server,
-        Err(e) => {
-            hub.shutdown().await;
-            return Err(e.into());
-        }
+    let ask = async |hub: Arc<capa_core::Hub>| setup::ask_if_person(&hub).await;
+    let hosted = match capa_host::serve_then(options, redactor, ask).await {
+        Ok(hosted) => hosted,
+        Err(HostError::AlreadyRunning { url, data_dir }) => anyhow::bail!(
+            "a hub is already running at {url} for this data dir ({}); stop it first, or set CAPA_DATA_DIR for a second one",
+            data_dir.display()
+        ),
+        Err(e) => return Err(e.into()),
     };
-    if let Err(e) = server.publish(paths) {
-        server.shutdown().await;
-        hub.shutdown().await;
-        return Err(anyhow::Error::new(e).context(format!(
-            "writing the discovery file {}",
-            paths.discovery().display()
-        )));
-    }
-    tracing::info!(url = %server.mcp_url(), token_file = %paths.token().display(), %mode, %decided_by, "hub listening");
     eprintln!(
-        "capa hub: MCP endpoint {} ({mode} mode; bearer token in {})",
-        server.mcp_url(),
-        paths.token().display()
+        "capa hub: MCP endpoint {} ({} mode; bearer token in {})",
+        hosted.mcp_url,
+        hosted.mode,
+        hosted.token_file.display()
     );
-    for file in &hub.config().files {
+    for file in hosted.files() {
         eprintln!("capa hub: configuration {}", file.display());
     }
-    shutdown_signal().await;
+    capa_host::shutdown_signal().await;
     eprintln!("capa hub: stopping");
-    server.shutdown().await;
-    hub.shutdown().await;
+    hosted.shutdown().await;
     Ok(ExitCode::SUCCESS)
 }
 
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
 async fn status(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode> {
-    let Some(hub) = RunningHub::find(paths).await else {
+    let Some(hub) = RunningHub::find(paths).await.map(RemoteHub::new) else {
         if as_json {
-            output::json(&json!({"running": false}))?;
+            output::json(&Status::NotRunning { running: false })?;
         } else {
             println!(
                 "No hub is running for {}. Start one with `capa hub serve`.",
@@ -134,20 +91,34 @@ async fn status(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::from(3));
     };
-    let config = hub.get("/api/config").await?;
-    let sources = hub.get("/api/sources").await?;
+    let config = hub.config().await?;
+    let sources = hub.sources().await?;
     if as_json {
-        output::json(
-            &json!({"running": true, "url": hub.mcp_url(), "config": config, "sources": sources}),
-        )?;
+        output::json(&Status::Running {
+            running: true,
+            url: hub.mcp_url(),
+            config,
+            sources,
+        })?;
     } else {
         println!("Hub running at {}", hub.mcp_url());
-        println!(
-            "Exposure: {} ({})",
-            config["toolExposure"].as_str().unwrap_or("?"),
-            config["decidedBy"].as_str().unwrap_or("?")
-        );
+        println!("Exposure: {} ({})", config.tool_exposure, config.decided_by);
         super::sources::print_sources(&sources);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `capa hub status --json`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Status {
+    NotRunning {
+        running: bool,
+    },
+    Running {
+        running: bool,
+        url: String,
+        config: capa_host::api::ConfigView,
+        sources: Vec<capa_host::api::SourceView>,
+    },
 }

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use capa_core::{HubPaths, Redactor};
-use capa_server::http::{DescribeApiRequest, SearchApiRequest};
-use serde_json::Value;
+use capa_host::HubClient;
+use capa_host::api::{DescribeApiRequest, LookupAnswer, SearchApiRequest};
 
 use crate::cli::{DescribeArgs, GlobalArgs, SearchArgs};
-use crate::commands::HubAccess;
+use crate::commands::open_hub;
 use crate::output;
 
 pub async fn search(
@@ -18,7 +18,7 @@ pub async fn search(
     redactor: Arc<Redactor>,
     args: SearchArgs,
 ) -> anyhow::Result<ExitCode> {
-    let access = HubAccess::open(global, paths, redactor).await?;
+    let access = open_hub(global, paths, redactor).await?;
     let answer = access
         .search(SearchApiRequest {
             query: args.query.join(" "),
@@ -36,7 +36,7 @@ pub async fn describe(
     redactor: Arc<Redactor>,
     args: DescribeArgs,
 ) -> anyhow::Result<ExitCode> {
-    let access = HubAccess::open(global, paths, redactor).await?;
+    let access = open_hub(global, paths, redactor).await?;
     let answer = access
         .describe(DescribeApiRequest {
             targets: args.targets,
@@ -47,18 +47,19 @@ pub async fn describe(
 }
 
 /// The text on stdout, or the error on stderr with exit code 1.
-fn print_answer(answer: &Value, json: bool) -> anyhow::Result<ExitCode> {
-    let ok = answer["ok"].as_bool() == Some(true);
+fn print_answer(answer: &LookupAnswer, json: bool) -> anyhow::Result<ExitCode> {
+    let ok = answer.ok;
     if json {
         output::json(answer)?;
     } else if ok {
-        print!("{}", answer["text"].as_str().unwrap_or_default());
+        print!("{}", answer.text.as_deref().unwrap_or_default());
     } else {
         eprintln!(
             "capa: {}",
-            answer["error"]["message"]
-                .as_str()
-                .unwrap_or("the lookup failed")
+            answer
+                .error
+                .as_ref()
+                .map_or("the lookup failed", |e| e.message.as_str())
         );
     }
     Ok(if ok {

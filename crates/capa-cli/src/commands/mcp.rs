@@ -9,7 +9,6 @@ use capa_server::bridge::RemoteSurface;
 use capa_server::{McpFront, Surface};
 
 use crate::cli::GlobalArgs;
-use crate::running::matching_hub;
 use crate::setup;
 
 pub async fn run(
@@ -18,7 +17,7 @@ pub async fn run(
     redactor: Arc<Redactor>,
 ) -> anyhow::Result<ExitCode> {
     let files = setup::config_files(global, paths)?;
-    if let Some(running) = matching_hub(paths, &files).await {
+    if let Some(running) = capa_host::matching_hub(paths, &files).await {
         let check = capa_server::bridge::HubCheck {
             paths: paths.clone(),
             found: running.found.clone(),

@@ -7,28 +7,37 @@
 //! the file is written, and a loosening waits for `capa policy confirm` at a terminal or
 //! "Confirm" in the app.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::anyhow;
 use capa_config::{
     ConfigError, PolicyDecision, PolicyRule, check_policy_connection, check_policy_pattern,
-    load_policy_file, reset_all_policy_rules, reset_policy_rule, set_policy_rule,
 };
-use capa_core::{HubPaths, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules};
-use serde_json::json;
+use capa_core::HubPaths;
+use capa_host::policy::{self, PolicyEditError, PolicyReloaded};
+use serde::Serialize;
 
 use crate::cli::{DecisionArg, PolicyCommand};
 use crate::output;
-use crate::running::RunningHub;
+
+/// `capa policy list --json`.
+#[derive(Serialize)]
+struct Listing<'a> {
+    file: &'a PathBuf,
+    rules: &'a [PolicyRule],
+}
 
 pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<ExitCode> {
     let file = paths.policy_file();
     match command {
         PolicyCommand::List { json } => {
-            let rules = load_policy_file(&file).map_err(file_error)?;
+            let rules = policy::rules(paths).map_err(file_error)?;
             if json {
-                output::json(&json!({"file": file, "rules": rules}))?;
+                output::json(&Listing {
+                    file: &file,
+                    rules: &rules,
+                })?;
             } else if rules.is_empty() {
                 println!("No policy rules ({}).", file.display());
                 println!(
@@ -66,11 +75,8 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
                 connection: connection.clone(),
                 decision,
             };
-            let previous = set_policy_rule(&file, rule.clone()).map_err(file_error)?;
             let confirmed = crate::terminal::interactive();
-            if confirmed {
-                confirm_policy_rule(&super::approvals::open_store(paths)?, &rule)?;
-            }
+            let previous = policy::set_rule(paths, rule, confirmed).map_err(edit_error)?;
             let was = match previous {
                 Some(p) if p != decision => format!(", was {p}"),
                 _ => String::new(),
@@ -88,12 +94,10 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
         }
         PolicyCommand::Confirm => {
             crate::terminal::require_person("Confirming the policy")?;
-            let rules = load_policy_file(&file).map_err(file_error)?;
-            confirm_policy_rules(&super::approvals::open_store(paths)?, &rules)?;
+            let count = policy::confirm_file(paths).map_err(edit_error)?;
             println!(
-                "Confirmed the {} rule{} of {}: they are in force.",
-                rules.len(),
-                if rules.len() == 1 { "" } else { "s" },
+                "Confirmed the {count} rule{} of {}: they are in force.",
+                if count == 1 { "" } else { "s" },
                 file.display()
             );
             notify_running_hub(paths, &file).await;
@@ -105,10 +109,7 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
         } => {
             let confirmed = crate::terminal::interactive();
             if all {
-                let count = reset_all_policy_rules(&file).map_err(file_error)?;
-                if confirmed {
-                    confirm_policy_rules(&super::approvals::open_store(paths)?, &[])?;
-                }
+                let count = policy::reset_all(paths, confirmed).map_err(edit_error)?;
                 println!(
                     "Removed {count} rule{} from {}.",
                     if count == 1 { "" } else { "s" },
@@ -118,14 +119,9 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
                 let pattern = pattern.unwrap_or_default();
                 check_arguments(&pattern, connection.as_deref())?;
                 let target = format!("`{pattern}`{}", for_connection(connection.as_deref()));
-                if reset_policy_rule(&file, &pattern, connection.as_deref()).map_err(file_error)? {
-                    if confirmed {
-                        confirm_policy_rule_removed(
-                            &super::approvals::open_store(paths)?,
-                            &pattern,
-                            connection.as_deref(),
-                        )?;
-                    }
+                if policy::reset_rule(paths, &pattern, connection.as_deref(), confirmed)
+                    .map_err(edit_error)?
+                {
                     println!("Removed the rule for {target} from {}.", file.display());
                 } else {
                     println!(
@@ -174,27 +170,34 @@ fn file_error(error: ConfigError) -> anyhow::Error {
     }
 }
 
+fn edit_error(error: PolicyEditError) -> anyhow::Error {
+    match error {
+        PolicyEditError::File(e) => file_error(e),
+        PolicyEditError::Record(e) => e,
+        other => anyhow!(other),
+    }
+}
+
 /// Tells a running hub to re-read the file; the change is saved either way.
 async fn notify_running_hub(paths: &HubPaths, file: &Path) {
-    let Some(hub) = RunningHub::find(paths).await else {
-        return;
-    };
-    match hub.post("/api/policy/reload", &json!({})).await {
-        Ok(answer) if answer["ok"] == true => {
-            if answer["file"].as_str() != Some(&*file.to_string_lossy()) {
+    match policy::tell_running_hub(paths).await {
+        PolicyReloaded::NoHub => {}
+        PolicyReloaded::Reloaded { file: theirs } => {
+            if theirs.to_string_lossy() != file.to_string_lossy() {
                 eprintln!(
-                    "note: the running hub reads its policy from {}, not {}",
-                    answer["file"],
+                    "note: the running hub reads its policy from {:?}, not {}",
+                    theirs.display().to_string(),
                     file.display()
                 );
             }
         }
-        Ok(answer) => eprintln!(
+        PolicyReloaded::Kept { reason } => eprintln!(
             "warning: the running hub kept its previous policy: {}",
-            answer["error"]["message"]
-                .as_str()
-                .unwrap_or("no reason given")
+            reason.as_deref().unwrap_or("no reason given")
         ),
-        Err(e) => eprintln!("warning: the running hub did not reload its policy: {e:#}"),
+        PolicyReloaded::Unreachable(e) => {
+            let e = anyhow::Error::new(e);
+            eprintln!("warning: the running hub did not reload its policy: {e:#}");
+        }
     }
 }

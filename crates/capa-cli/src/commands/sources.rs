@@ -3,14 +3,14 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use capa_config::{ProjectConnections, SourceScope};
-use capa_core::{Hub, HubPaths, Redactor};
-use serde_json::{Value, json};
+use capa_core::{HubPaths, Redactor};
+use capa_host::HubClient;
+use capa_host::api::SourceView;
 
 use crate::cli::{GlobalArgs, SourcesCommand, ToolsCommand};
-use crate::commands::HubAccess;
-use crate::running::RunningHub;
+use crate::commands::open_hub;
 use crate::{output, setup};
 
 pub async fn sources(
@@ -23,7 +23,7 @@ pub async fn sources(
         SourcesCommand::List { json } => json,
         SourcesCommand::Confirm { id } => return confirm(global, paths, &id).await,
     };
-    let access = HubAccess::open(global, paths, redactor).await?;
+    let access = open_hub(global, paths, redactor).await?;
     let sources = access.sources().await;
     access.close().await;
     let sources = sources?;
@@ -62,13 +62,7 @@ async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Res
     } else {
         ProjectConnections::Own
     };
-    let store = super::approvals::open_store(paths)?;
-    Hub::record_confirmation(&store, source, connections)?;
-    if let Some(hub) = RunningHub::find(paths).await {
-        hub.post(&format!("/api/sources/{id}/restart"), &json!({}))
-            .await
-            .context("restarting the source in the running hub")?;
-    }
+    capa_host::sources::confirm_source(paths, source, connections).await?;
     println!(
         "{} source `{id}` from {}: it starts now.",
         if project { "Trusted" } else { "Confirmed" },
@@ -77,47 +71,31 @@ async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Res
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn print_sources(sources: &Value) {
-    let text = |v: &Value| v.as_str().unwrap_or("").to_owned();
+pub fn print_sources(sources: &[SourceView]) {
     let rows: Vec<Vec<String>> = sources
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|s| {
-                    let connections: Vec<String> = s["connections"]
-                        .as_array()
-                        .map(|c| c.iter().map(text).collect())
-                        .unwrap_or_default();
-                    let mut state = text(&s["state"]);
-                    if let Some(error) = s["last_error"].as_str() {
-                        state = format!("{state}: {error}");
-                    }
-                    vec![
-                        text(&s["id"]),
-                        s["tools"].to_string(),
-                        connections.join(", "),
-                        text(&s["target"]),
-                        state,
-                    ]
-                })
-                .collect()
+        .iter()
+        .map(|s| {
+            let state = match &s.last_error {
+                Some(error) => format!("{}: {error}", s.state),
+                None => s.state.clone(),
+            };
+            vec![
+                s.id.clone(),
+                s.tools.to_string(),
+                s.connections.join(", "),
+                s.target.clone(),
+                state,
+            ]
         })
-        .unwrap_or_default();
+        .collect();
     output::table(
         &["SOURCE", "TOOLS", "CONNECTIONS", "TARGET", "STATE"],
         &rows,
     );
-    for source in sources.as_array().into_iter().flatten() {
-        let cuts: Vec<&str> = source["limited"]
-            .as_array()
-            .map(|c| c.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        if !cuts.is_empty() {
-            println!(
-                "{}: cut by the hub's limits (docs/limits.md):",
-                text(&source["id"])
-            );
-            for cut in cuts {
+    for source in sources {
+        if !source.limited.is_empty() {
+            println!("{}: cut by the hub's limits (docs/limits.md):", source.id);
+            for cut in &source.limited {
                 println!("  {}", crate::terminal::printable(cut));
             }
         }
@@ -131,7 +109,7 @@ pub async fn tools(
     command: ToolsCommand,
 ) -> anyhow::Result<ExitCode> {
     let ToolsCommand::List { json } = command;
-    let access = HubAccess::open(global, paths, redactor).await?;
+    let access = open_hub(global, paths, redactor).await?;
     let tools = access.tools().await;
     access.close().await;
     let tools = tools?;

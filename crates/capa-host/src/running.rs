@@ -3,11 +3,41 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
 use capa_config::ConfigFiles;
 use capa_core::HubPaths;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+use crate::api::ConfigView;
+
+/// Why a request to the running hub failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The request did not reach the hub, or no answer came.
+    #[error("asking the running hub at {url}")]
+    Request {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The answer's body is not JSON.
+    #[error("reading the hub's answer")]
+    Read(#[source] reqwest::Error),
+    /// The hub answered with an error status.
+    #[error("the running hub answered {status}: {body}")]
+    Status {
+        status: reqwest::StatusCode,
+        body: Value,
+    },
+    /// The answer is JSON, but not of the shape this client knows.
+    #[error("the hub's answer is not what this client expects")]
+    Shape(#[source] serde_json::Error),
+    /// The hub (or the hub in this process) refused: its error's message.
+    #[error("{0}")]
+    Refused(String),
+}
 
 /// A hub that answered its health check.
 #[derive(Debug, Clone)]
@@ -53,18 +83,24 @@ impl RunningHub {
         format!("{}/mcp", self.base_url)
     }
 
-    pub async fn get(&self, path: &str) -> anyhow::Result<Value> {
+    /// `GET path` with the bearer token, its answer as `T`.
+    pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
         let response = self
             .client
             .get(format!("{}{path}", self.base_url))
             .bearer_auth(&self.token)
             .send()
             .await
-            .with_context(|| format!("asking the running hub at {}", self.base_url))?;
+            .map_err(|source| self.unreachable(source))?;
         Self::json(response).await
     }
 
-    pub async fn post(&self, path: &str, body: &impl Serialize) -> anyhow::Result<Value> {
+    /// `POST path` with `body` as JSON and the bearer token, its answer as `T`.
+    pub async fn post<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &impl Serialize,
+    ) -> Result<T, ClientError> {
         let response = self
             .client
             .post(format!("{}{path}", self.base_url))
@@ -72,39 +108,38 @@ impl RunningHub {
             .json(body)
             .send()
             .await
-            .with_context(|| format!("asking the running hub at {}", self.base_url))?;
+            .map_err(|source| self.unreachable(source))?;
         Self::json(response).await
     }
 
-    async fn json(response: reqwest::Response) -> anyhow::Result<Value> {
-        let status = response.status();
-        let body: Value = response.json().await.context("reading the hub's answer")?;
-        if !status.is_success() {
-            bail!("the running hub answered {status}: {body}");
+    fn unreachable(&self, source: reqwest::Error) -> ClientError {
+        ClientError::Request {
+            url: self.base_url.clone(),
+            source,
         }
-        Ok(body)
+    }
+
+    async fn json<T: DeserializeOwned>(response: reqwest::Response) -> Result<T, ClientError> {
+        let status = response.status();
+        let body: Value = response.json().await.map_err(ClientError::Read)?;
+        if !status.is_success() {
+            return Err(ClientError::Status { status, body });
+        }
+        serde_json::from_value(body).map_err(ClientError::Shape)
     }
 
     /// Whether the running hub reads the same capabilities files as this command would.
     pub async fn uses_files(&self, files: &ConfigFiles) -> bool {
-        let Ok(config) = self.get("/api/config").await else {
+        let Ok(config) = self.get::<ConfigView>("/api/config").await else {
             return false;
         };
-        let theirs: Vec<PathBuf> = config["files"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|f| f.as_str().map(PathBuf::from))
-                    .collect()
-            })
-            .unwrap_or_default();
         let ours: Vec<&Path> = files
             .global
             .iter()
             .chain(files.project.iter())
             .map(PathBuf::as_path)
             .collect();
-        same_files(&theirs, &ours)
+        same_files(&config.files, &ours)
     }
 }
 

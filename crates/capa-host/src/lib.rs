@@ -1,0 +1,28 @@
+//! Hosting the hub for the shells (`capa` and the desktop app), so that they only parse,
+//! call and print.
+//!
+//! [`serve`] is the one start-up of a hosted hub (running-hub check, configuration, hub, HTTP
+//! server, token, discovery file) that `capa hub serve` and the app both call, and
+//! [`shutdown_signal`] the one way they wait to stop. [`client`] is a typed client of the hub
+//! for one-shot commands: in this process ([`client::LocalHub`]) or the running hub over HTTP
+//! ([`client::RemoteHub`]), with the API's requests and answers as types ([`api`]). The rest is
+//! what a command does to the hub's files when a person acts at a terminal: decisions
+//! ([`approvals`]), the policy file ([`policy`]), connections and source confirmations
+//! ([`store`], [`sources`]) and login links ([`ui_link`]).
+
+pub mod api;
+pub mod approvals;
+pub mod client;
+pub mod policy;
+pub mod running;
+mod serve;
+pub mod sources;
+mod start;
+pub mod store;
+pub mod ui_link;
+
+pub use client::{HubClient, LocalHub, OpenHub, RemoteHub};
+pub use running::{ClientError, RunningHub, matching_hub};
+pub use serve::{HostError, HostOptions, Hosted, serve, serve_then, shutdown_signal};
+pub use start::{StartHubError, config_files, load_config, start_hub};
+pub use store::{Secret, open_connections, open_store};

@@ -1,0 +1,69 @@
+//! What the app shows about the hub: the `state` command's answer and the tray's look. Plain
+//! data, shared by the commands, the popups and the tray.
+
+use serde::Serialize;
+
+/// What the app shows about the hub (the `state` command, the tray).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppState {
+    /// Pending approvals (calls waiting for a person).
+    pub pending: usize,
+    /// Runs with pending approvals, oldest first.
+    pub pending_runs: Vec<String>,
+    pub paused: bool,
+    /// Where pending approvals are being answered instead of a popup: "answer in Claude Code"
+    /// while a client shows its own form for them.
+    pub answering_elsewhere: Vec<String>,
+    /// Policy changes made outside the app that loosen it and wait for the person.
+    pub held_policy_changes: usize,
+    pub sources: Vec<SourceState>,
+    /// The run whose popup is on screen, with its window's label.
+    pub popup: Option<PopupState>,
+    /// What the tray shows (the `state` command fills it in); none without a tray.
+    pub tray: Option<Look>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceState {
+    pub id: String,
+    pub state: String,
+    pub last_error: Option<String>,
+    pub tools: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PopupState {
+    pub run_id: String,
+    pub label: String,
+    /// Milliseconds from the call asking to the popup painting it; none until it has.
+    pub shown_after_ms: Option<u64>,
+    /// Whether the popup's window has the focus (the `state` command fills it in): a popup that
+    /// came up on its own does not take it.
+    pub focused: Option<bool>,
+}
+
+impl SourceState {
+    pub fn failing(&self) -> bool {
+        matches!(self.state.as_str(), "down" | "needs_connection")
+    }
+
+    /// New or changed outside the app: it starts once the person confirms it.
+    pub fn unconfirmed(&self) -> bool {
+        self.state == "needs_confirmation"
+    }
+}
+
+/// What the tray shows: the icon (`idle`, `pending`, `error`), the tooltip, the text of the
+/// menu's pending item, the count beside the icon and the "Pause approvals" check mark.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Look {
+    pub icon: &'static str,
+    pub tooltip: String,
+    pub pending_text: String,
+    pub pending: usize,
+    pub paused: bool,
+}

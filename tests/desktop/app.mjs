@@ -1,0 +1,124 @@
+// What the desktop tests share (desktop.test.mjs): where the app and its tools are, whether they
+// are there (`skip`), and running programs beside it: one to its end, a long-running one, the
+// notification server's history, another local web server, an `execute` call.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+
+import { REPO_ROOT, resultText, sleep } from '../node/support.mjs';
+import { skipOrFail } from '../node/require.mjs';
+
+export const APP = process.env.CAPA_DESKTOP_BIN
+  ? path.resolve(REPO_ROOT, process.env.CAPA_DESKTOP_BIN)
+  : path.join(REPO_ROOT, 'target', 'debug', 'capabilities-desktop');
+export const DRIVER = process.env.WEBKIT_WEBDRIVER ?? '/usr/bin/WebKitWebDriver';
+// A notification server (Debian `dunst`) on the test's display and D-Bus session.
+export const DUNST = '/usr/bin/dunst';
+export const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
+
+export const CODE = `
+await demo.write_note({ title: "doomed", text: "bye" });
+const deleted = await demo.delete_note({ title: "doomed" });
+return { deleted, left: await demo.list_notes({}) };
+`;
+
+const missing = [
+  !existsSync(APP) && `no app binary at ${APP} (cargo build -p capabilities-desktop)`,
+  !existsSync(DRIVER) && `no ${DRIVER} (apt-get install webkit2gtk-driver)`,
+  !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY && 'no display (run under xvfb-run -a)',
+].filter(Boolean);
+// Skips when the tools are missing and the file is run by hand; under scripts/test
+// (CAPA_REQUIRE_ALL) that fails, naming them.
+export const skip = skipOrFail(missing);
+
+
+/** Runs a program to its end; resolves {code, out, err}: `out` both streams, `err` stderr. */
+export function run(bin, args, env, timeoutMs = 60000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      out += d;
+      err += d;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${path.basename(bin)} ${args.join(' ')} did not end in ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
+
+/** A program's standard output (its standard error ignored). */
+export function output(bin, args, env) {
+  return new Promise((resolve, reject) => {
+    execFile(bin, args, { env, timeout: 10000 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+  });
+}
+
+/** The summaries and bodies of the notifications the server received (it moves the ones still on
+ * screen into its history first). */
+export async function notifications(env) {
+  await output('dunstctl', ['close-all'], env);
+  const history = JSON.parse(await output('dunstctl', ['history'], env));
+  return history.data.flat().map((n) => ({ summary: n.summary.data, body: n.body.data }));
+}
+
+/** Whether process `pid` is alive. */
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts a long-running process; `stop()` ends it. */
+export function start(bin, args, env) {
+  const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (log += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (log += d));
+  return {
+    child,
+    log: () => log,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const deadline = Date.now() + 5000;
+      while (child.exitCode === null && child.signalCode === null && Date.now() < deadline) await sleep(50);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** A web server on another loopback port: what a local program other than the hub could serve.
+ * Records every request it gets. */
+export async function otherServer() {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    requests.push(req.url);
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><title>other</title><p id="other">another local server</p>');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+export async function execute(client, args) {
+  const result = await client.callTool({ name: 'execute', arguments: args });
+  assert.ok(result.structuredContent, `no envelope: ${resultText(result)}`);
+  return result.structuredContent;
+}

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import time
@@ -21,7 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import anyio
 import pytest
+from mcp import types
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CAPA_BIN = Path(os.environ.get("CAPA_BIN") or REPO_ROOT / "target" / "debug" / "capa")
@@ -378,3 +382,195 @@ def leaf_exceptions(exc: BaseException) -> list[BaseException]:
 def text_of(result: Any) -> str:
     """Concatenated text content of a CallToolResult."""
     return "".join(getattr(block, "text", "") for block in result.content)
+
+
+# --------------------------------------------------------------------------------------------------
+# Approvals in code mode (test_approvals_*.py, test_runs_survive.py): `demo.delete_note` asks a
+# person; these run its code, answer its forms and drive the CLI that decides.
+
+
+ADDRESS = "demo.delete_note"
+DECISIONS = {
+    "approve_once": "Approve once",
+    "approve_run": "Approve for the rest of this run",
+    "always_allow": f"Always allow {ADDRESS}",
+    "deny": "Deny",
+}
+
+# Writes a note (allowed) and deletes it (asks).
+DELETE_ONE = """
+await demo.write_note({ title: "doomed", text: "bye" });
+const deleted = await demo.delete_note({ title: "doomed" });
+return { deleted, left: await demo.list_notes({}) };
+"""
+DELETE_ONE_RESULT = {"deleted": 'deleted note "doomed"', "left": []}
+
+# Deletes two notes: with approve_run, only the first delete asks.
+DELETE_TWO = """
+await demo.write_note({ title: "a", text: "1" });
+await demo.write_note({ title: "b", text: "2" });
+const x = await demo.delete_note({ title: "a" });
+const y = await demo.delete_note({ title: "b" });
+return { x, y, left: await demo.list_notes({}) };
+"""
+DELETE_TWO_RESULT = {"x": 'deleted note "a"', "y": 'deleted note "b"', "left": []}
+
+# A denied call throws a ToolError with code "denied" inside the guest.
+DELETE_CAUGHT = """
+await demo.write_note({ title: "doomed", text: "bye" });
+try {
+  await demo.delete_note({ title: "doomed" });
+  return { ran: true };
+} catch (e) {
+  return { code: e.code, isToolError: e instanceof ToolError, left: await demo.list_notes({}) };
+}
+"""
+DENIED_RESULT = {"code": "denied", "isToolError": True, "left": ["doomed"]}
+
+
+def approvals_workspace(root: Path, policy: str | None = None) -> Workspace:
+    """Demo only, code mode; CAPA_NO_BROWSER so an HTTP hub never opens an approval page."""
+    workspace = make_workspace(root, ())
+    options = {"demo": True, "toolExposure": "code"}
+    workspace.config_file.write_text(json.dumps({"servers": [], "options": options}, indent=2) + "\n")
+    workspace.env["CAPA_NO_BROWSER"] = "1"
+    if policy is not None:
+        (workspace.config_dir / "policy.yaml").write_text(policy)
+    return workspace
+
+
+def allow_policy(address: str = ADDRESS) -> str:
+    return f"rules:\n  - match: {address}\n    decision: allow\n"
+
+
+class Answers:
+    """An elicitation callback that answers each form with the next scripted reply and keeps what
+    it was asked."""
+
+    def __init__(self, *replies: tuple[str, dict[str, Any] | None]) -> None:
+        self.replies = list(replies)
+        self.asked: list[Any] = []
+
+    async def __call__(self, context: Any, params: Any) -> types.ElicitResult:
+        self.asked.append(params)
+        if not self.replies:
+            raise AssertionError(f"asked more often than expected; last form: {params!r}")
+        action, content = self.replies.pop(0)
+        return types.ElicitResult(action=action, content=content)
+
+
+def decide(decision: str) -> tuple[str, dict[str, Any]]:
+    return ("accept", {"decision": decision})
+
+
+async def execute(client: Any, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    result = await client.call_tool("execute", arguments)
+    assert result.structured_content is not None, f"no envelope: {text_of(result)}"
+    return result.structured_content, text_of(result)
+
+
+def capa(
+    workspace: Workspace, *args: str, timeout: float = 30.0, terminal: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Runs the CLI with the hub's dirs (it finds a running hub for that data dir, or the DB).
+
+    `terminal`: as a person at a terminal (util-linux `script` gives it a pseudo-terminal);
+    decisions are refused without one, since an agent's shell has none.
+    """
+    command = [str(CAPA_BIN), "--config", str(workspace.config_file), *args]
+    if terminal:
+        command = ["script", "-qec", shlex.join(command), "/dev/null"]
+    return subprocess.run(
+        command,
+        env=workspace.env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+async def capa_async(
+    workspace: Workspace, *args: str, terminal: bool = False
+) -> subprocess.CompletedProcess[str]:
+    return await anyio.to_thread.run_sync(lambda: capa(workspace, *args, terminal=terminal))
+
+
+def pending_items(output: str) -> list[dict[str, Any]]:
+    """The items of `capa hub pending --json`: a list, or an object holding one list."""
+    data = json.loads(output)
+    if isinstance(data, dict):
+        lists = [v for v in data.values() if isinstance(v, list)]
+        assert len(lists) == 1, f"`hub pending --json` is an object without exactly one list: {output}"
+        data = lists[0]
+    assert isinstance(data, list), output
+    return data
+
+
+def cli_pending(workspace: Workspace) -> list[dict[str, Any]]:
+    done = capa(workspace, "hub", "pending", "--json")
+    assert done.returncode == 0, f"capa hub pending --json exited {done.returncode}:\n{done.stderr}"
+    return pending_items(done.stdout)
+
+
+def schema_choices(schema: dict[str, Any]) -> dict[str, str]:
+    """value -> title of the `decision` property (titled `oneOf` consts, or `enum` + `enumNames`)."""
+    decision = schema["properties"]["decision"]
+    assert decision.get("type") == "string", decision
+    if "oneOf" in decision:
+        return {c["const"]: c.get("title") for c in decision["oneOf"]}
+    return dict(zip(decision["enum"], decision.get("enumNames") or [None] * len(decision["enum"])))
+
+
+def check_form(params: Any, title: str = "doomed") -> None:
+    assert getattr(params, "mode", "form") in (None, "form"), params
+    message = params.message
+    assert ADDRESS in message, message
+    # A JSON preview of the arguments (values the model wrote into plain fields are shown).
+    assert '"title"' in message and f'"{title}"' in message, message
+    schema = params.requested_schema
+    assert set(schema["properties"]) == {"decision"}, schema
+    assert schema.get("required") == ["decision"], schema
+    assert schema_choices(schema) == DECISIONS, schema
+
+
+def assert_no_url_or_token(workspace: Workspace, *texts: str) -> None:
+    token_file = workspace.data_dir / "token"
+    token = token_file.read_text().strip() if token_file.exists() else None
+    for text in texts:
+        assert not re.search(r"https?://", text), f"a URL was handed to the model: {text}"
+        if token:
+            assert token not in text, f"the hub's token was handed to the model: {text}"
+
+
+def files_containing(directory: Path, needle: str) -> list[str]:
+    forms = (needle.encode(), needle.encode("utf-16-le"))
+    found = []
+    for path in directory.rglob("*"):
+        if path.is_file() and any(form in path.read_bytes() for form in forms):
+            found.append(str(path.relative_to(directory)))
+    return found
+
+
+def kill_hard(proc: subprocess.Popen[bytes]) -> None:
+    children = [pid for pid, _ in descendants(proc.pid)]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    for pid in wait_gone(children, 2.0):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def check_awaiting(workspace: Workspace, envelope: dict[str, Any], text: str) -> dict[str, Any]:
+    assert envelope["status"] == "awaiting_approval", envelope
+    assert re.fullmatch(r"run_[0-9a-f]{16}", envelope["runId"]), envelope
+    pending = envelope["pending"]
+    assert len(pending) == 1, pending
+    item = pending[0]
+    assert item["kind"] == "approval" and item["address"] == ADDRESS, item
+    assert item["id"] and isinstance(item["summary"], str) and item["summary"], item
+    assert isinstance(item["message"], str) and item["message"], item
+    assert_no_url_or_token(workspace, text, json.dumps(envelope))
+    return item

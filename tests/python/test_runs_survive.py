@@ -21,7 +21,7 @@ import anyio
 import pytest
 
 from conftest import SESSION_TIMEOUT_S, Workspace, http_client_for, make_workspace, start_hub, stdio_client_for
-from test_approvals import capa_async, execute, kill_hard
+from conftest import capa_async, execute, kill_hard
 
 pytestmark = pytest.mark.anyio
 

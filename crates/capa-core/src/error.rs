@@ -63,45 +63,6 @@ impl CallError {
     }
 }
 
-/// Why the hub did not start an attempt of a run.
-#[derive(Debug, Clone, thiserror::Error)]
-#[non_exhaustive]
-pub(crate) enum RunRefusal {
-    /// As many runs as the hub executes at once were executing, and none ended within the
-    /// wait. Retryable: the same request may start a moment later.
-    #[error(
-        "the hub is already executing {limit} runs, the most it runs at once, and none ended within {} s",
-        waited.as_secs()
-    )]
-    Busy {
-        limit: usize,
-        waited: std::time::Duration,
-    },
-    /// The client cancelled (or went away) while the attempt waited for a slot.
-    #[error("the run was cancelled while it waited for the hub to start it")]
-    Cancelled,
-}
-
-impl RunRefusal {
-    /// A stable code for the envelope's `error.code`.
-    pub(crate) fn code(&self) -> &'static str {
-        match self {
-            Self::Busy { .. } => "busy",
-            Self::Cancelled => "cancelled",
-        }
-    }
-
-    /// What the model can do about it.
-    pub(crate) fn hint(&self) -> String {
-        match self {
-            Self::Busy { .. } => {
-                "Retryable: send the same request again in a few seconds.".to_owned()
-            }
-            Self::Cancelled => "Nothing ran; send the request again to run it.".to_owned(),
-        }
-    }
-}
-
 /// Why a connection could not be set, read or removed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

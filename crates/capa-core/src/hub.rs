@@ -25,6 +25,7 @@ use crate::redact::Redactor;
 use capa_domain::{Catalog, SharedCatalog, SourceTools, ToolDefinition};
 
 mod asking;
+mod execute;
 mod lookup;
 mod policy;
 mod reach;
@@ -85,8 +86,10 @@ pub struct Hub {
     policy: policy::PolicyState,
     /// The search index of the latest catalog it was asked for.
     tool_index: tokio::sync::Mutex<Option<Arc<ToolIndex>>>,
-    /// Runs in memory: per-run locks, decisions, the approval page opener.
-    runs: crate::runner::runs::Runs,
+    /// Runs in memory: decisions, pending count, the pause, the approval page opener.
+    runs: crate::runs::Runs,
+    /// Run locks and attempt slots (the runner's), and this process as runs record it.
+    slots: Arc<capa_runner::RunSlots>,
     /// Which channel asks a person about which pending input now.
     asking: Arc<crate::approval::asking::AskingRegistry>,
 }
@@ -145,10 +148,11 @@ impl Hub {
             .map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
         let (catalog, _) = watch::channel(Arc::new(Catalog::default()));
-        let runs = crate::runner::runs::Runs::new(&paths.state_key(), paths.approvals_paused());
+        let runs = crate::runs::Runs::new(&paths.state_key(), paths.approvals_paused());
+        let slots = Arc::new(capa_runner::RunSlots::new());
         let asking = Arc::new(crate::approval::asking::AskingRegistry::new(
             store.clone(),
-            runs.owner(),
+            slots.owner(),
         ));
         let hub = Arc::new(Self {
             config,
@@ -168,6 +172,7 @@ impl Hub {
             policy,
             tool_index: tokio::sync::Mutex::new(None),
             runs,
+            slots,
             asking,
         });
         // The hub's own secrets are secrets too: a filesystem source rooted above the data dir
@@ -176,7 +181,7 @@ impl Hub {
         if let Ok(token) = std::fs::read_to_string(paths.token()) {
             hub.redactor.add(token.trim());
         }
-        crate::runner::ownership::interrupt_orphans(&hub.store, hub.runs.owner(), now_ms());
+        capa_runner::interrupt_orphans(&hub.store, hub.slots.owner(), now_ms());
         hub.begin_source_confirmations(&hub.config.sources);
         for source in &hub.source_defs() {
             hub.start_default(source);
@@ -219,7 +224,7 @@ impl Hub {
     }
 
     /// Runs in memory: per-run locks, decisions, the approval page opener.
-    pub fn runs(&self) -> &crate::runner::runs::Runs {
+    pub fn runs(&self) -> &crate::runs::Runs {
         &self.runs
     }
 

@@ -4,22 +4,22 @@
 
 pub mod approval;
 pub mod authorize;
-pub mod clock;
 mod connections;
 pub mod digest;
 mod error;
 pub mod exposure;
+mod gateway;
 mod hub;
 mod log_redaction;
 pub mod lookup;
 mod paths;
-pub mod process;
-mod runner;
+mod runs;
 mod tools;
 mod trust;
 
 // The domain's modules, under the paths the rest of the workspace has always used.
-pub use capa_domain::{catalog, policy, redact};
+pub use capa_domain::{catalog, clock, policy, redact};
+pub use capa_runner::process;
 
 pub use approval::{
     AskingChannel, AskingClaim, Choice, DecideError, DirectAnswer, PendingInput, decide_in_store,
@@ -30,6 +30,7 @@ pub use capa_domain::{
 };
 pub use capa_domain::{Decision, Loosening, Policy, PolicyVerdict, Redactor, Rule};
 pub use capa_domain::{is_secret_name, preview};
+pub use capa_runner::{Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest};
 /// What a pending input waits for, and where a run stands (stored by `capa-store`).
 pub use capa_store::{InputKind, RunState};
 pub use capa_upstream::{
@@ -45,5 +46,5 @@ pub use hub::{
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::{DataDirError, HubPaths, ensure_private_file, write_private_file};
-pub use runner::{Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest, PageOpener, Runs};
+pub use runs::{PageOpener, Runs};
 pub use tools::{definition_of, tool_of};

@@ -7,10 +7,14 @@
 //!   `capa-core` asks it).
 //! - [`redact`]: secret values out of text and JSON; [`preview`]: the bounded, redacted view of a
 //!   call's arguments a person approves.
-//! - [`names`]: valid names and "did you mean".
+//! - [`names`]: valid names and "did you mean"; [`asking`]: where a person is asked;
+//!   [`clock`]: the one wall clock.
+//! - [`json_size`]: how long a value is as JSON, measured without building it.
 
 pub mod address;
+pub mod asking;
 pub mod catalog;
+pub mod clock;
 pub mod json_size;
 pub mod names;
 pub mod policy;
@@ -19,6 +23,7 @@ pub mod redact;
 pub mod tool;
 
 pub use address::ToolAddress;
+pub use asking::AskingChannel;
 pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools};
 pub use names::{edit_distance, is_connection_name};
 pub use policy::{Decision, Loosening, Policy, PolicyVerdict, Rule};

@@ -14,32 +14,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use capa_store::{InputClaim, RunOwner, Store};
-use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
-/// A channel that can put an approval in front of a person.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum AskingChannel {
-    /// The client's own form; `client` is its name as it introduced itself.
-    ClientForm { client: String },
-}
-
-impl AskingChannel {
-    /// The form of the client that introduced itself as `client`.
-    pub fn client_form(client: Option<&str>) -> Self {
-        Self::ClientForm {
-            client: client.unwrap_or("the client").to_owned(),
-        }
-    }
-
-    /// "answer in Claude Code", for the tray and the UI.
-    pub fn where_to_answer(&self) -> String {
-        match self {
-            Self::ClientForm { client } => format!("answer in {client}"),
-        }
-    }
-}
+pub use capa_domain::AskingChannel;
 
 #[derive(Debug)]
 struct Claim {
@@ -101,8 +78,8 @@ impl AskingRegistry {
             .ok()
             .flatten()?;
         if claim.owner == self.owner
-            || crate::runner::ownership::progress(Some(claim.owner), self.owner)
-                == crate::runner::ownership::Progress::Orphaned
+            || capa_runner::progress(Some(claim.owner), self.owner)
+                == capa_runner::Progress::Orphaned
         {
             return None;
         }

@@ -23,20 +23,7 @@ use crate::clock::now_ms;
 use crate::hub::Hub;
 use crate::policy::Decision;
 
-/// SHA-256 of what a call asks: address, connection and arguments. A decision applies to
-/// exactly this.
-pub(crate) fn call_digest(address: &str, connection: Option<&str>, arguments: &Value) -> String {
-    let text = format!("{address}\n{}\n{arguments}", connection.unwrap_or_default());
-    crate::digest::sha256_hex(text.as_bytes())
-}
-
-/// `apr_` and 16 random hex digits.
-pub(crate) fn new_approval_id() -> String {
-    format!(
-        "apr_{:016x}",
-        getrandom::u64().unwrap_or_else(|_| now_ms() as u64)
-    )
-}
+pub(crate) use capa_runner::{call_digest, new_approval_id};
 
 /// The four answers a person can give to an approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use capa_store::{RunOwner, Store};
 
 /// Where a recorded `running` run stands, seen from this hub.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Progress {
+pub enum Progress {
     /// This hub runs the attempt (or ran it and is about to record its end).
     Here,
     /// Another live hub process runs it.
@@ -16,7 +16,7 @@ pub(crate) enum Progress {
 }
 
 /// Whether `owner` (the process recorded for an attempt) still runs it, seen from `own`.
-pub(crate) fn progress(owner: Option<RunOwner>, own: RunOwner) -> Progress {
+pub fn progress(owner: Option<RunOwner>, own: RunOwner) -> Progress {
     match owner {
         Some(owner) if owner == own => Progress::Here,
         // The same pid with another start time is an earlier hub whose pid was reused by us.
@@ -31,7 +31,7 @@ pub(crate) fn progress(owner: Option<RunOwner>, own: RunOwner) -> Progress {
 
 /// Marks every run whose process died mid-attempt `interrupted` (at a hub's start). Returns
 /// their ids.
-pub(crate) fn interrupt_orphans(store: &Store, own: RunOwner, now_ms: i64) -> Vec<String> {
+pub fn interrupt_orphans(store: &Store, own: RunOwner, now_ms: i64) -> Vec<String> {
     let running = match store.runs_in_progress() {
         Ok(running) => running,
         Err(e) => {
@@ -57,4 +57,50 @@ pub(crate) fn interrupt_orphans(store: &Store, own: RunOwner, now_ms: i64) -> Ve
         );
     }
     interrupted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OWN: RunOwner = RunOwner {
+        pid: 4242,
+        started_ms: 10,
+    };
+
+    #[test]
+    fn a_run_is_ours_another_live_hubs_or_orphaned() {
+        assert_eq!(progress(Some(OWN), OWN), Progress::Here);
+        let earlier_self = RunOwner {
+            started_ms: 3,
+            ..OWN
+        };
+        assert_eq!(progress(Some(earlier_self), OWN), Progress::Orphaned);
+        let other = RunOwner {
+            pid: std::process::id(),
+            started_ms: capa_domain::clock::now_ms(),
+        };
+        assert_eq!(progress(Some(other), OWN), Progress::Elsewhere(other));
+        // The same live pid, recorded long before this process started: a reused pid.
+        let reused = RunOwner {
+            pid: std::process::id(),
+            started_ms: 1,
+        };
+        if cfg!(target_os = "linux") {
+            assert_eq!(progress(Some(reused), OWN), Progress::Orphaned);
+        }
+        assert_eq!(
+            progress(None, OWN),
+            Progress::Orphaned,
+            "recorded before owners"
+        );
+        let mut child = std::process::Command::new("true").spawn().expect("spawn");
+        let dead = child.id();
+        child.wait().expect("wait");
+        let gone = RunOwner {
+            pid: dead,
+            started_ms: 1,
+        };
+        assert_eq!(progress(Some(gone), OWN), Progress::Orphaned);
+    }
 }

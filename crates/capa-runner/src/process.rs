@@ -91,7 +91,7 @@ fn signal_zero(_pid: u32) -> bool {
 mod tests {
     use super::*;
 
-    use crate::clock::now_ms;
+    use capa_domain::clock::now_ms;
 
     #[test]
     fn a_process_is_the_recorded_one_only_if_it_started_by_then() {

@@ -1,38 +1,22 @@
-//! `execute`: model code through the pipeline (rewrites, TypeScript stripped) into a fresh
-//! QuickJS sandbox whose globals are the user's sources, with every run recorded: code, seed,
-//! logical clock, journal of calls, envelope.
-//!
-//! A call that needs a person (an approval, a connection) stops the attempt with a pending
-//! input recorded. `execute({ resume })` then replays the run: the same code, seed and clock,
-//! journaled calls answered from the journal, the decided call performed for real (or refused),
-//! and the run goes on from there. Runs, journals and inputs live in SQLite, so this works
-//! across a hub restart too.
+//! One `execute`: a new run from code, or a resume that replays a paused one, each attempt in
+//! a fresh sandbox, its envelope recorded when it ends.
 
-mod envelope;
-mod host;
-pub(crate) mod lifecycle;
-pub(crate) mod ownership;
-mod prepare;
-pub(crate) mod runs;
-
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use capa_domain::clock::now_ms;
+use capa_domain::{AskingChannel, CatalogTool};
 use capa_sandbox::{
     CancellationToken, Limits, Namespace, RunError, RunInput, RunStatus, ToolBinding,
 };
-use capa_store::{InputKind, RunRecord, RunState};
+use capa_store::{InputKind, RunRecord, RunState, Store};
 
-pub use envelope::{Envelope, EnvelopeStatus};
-use host::HubHost;
-use lifecycle::Progress;
-pub use runs::{PageOpener, Runs};
-
-use crate::approval::AskingChannel;
-use crate::clock::now_ms;
-use crate::hub::Hub;
-use crate::lookup::LookupError;
-use crate::policy::Decision;
+use crate::context::RunnerContext;
+use crate::envelope::{self, Envelope, EnvelopeStatus};
+use crate::gateway::Gateway;
+use crate::host::RunHost;
+use crate::ownership::{Progress, progress};
+use crate::slots::{RunRefusal, RunSlots};
+use crate::{journal, prepare};
 
 /// An `execute` request: exactly one of `code` and `resume`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -52,20 +36,12 @@ pub struct ExecuteOptions {
     pub cancel: CancellationToken,
     /// The client shows its own approval forms: approvals of this attempt are claimed for it
     /// from the moment they are recorded, so the popup and the page wait (see
-    /// [`crate::approval::AskingChannel`]).
+    /// [`AskingChannel`]).
     pub asked_in: Option<AskingChannel>,
 }
 
-/// `run_` and 16 random hex digits.
-fn new_run_id() -> String {
-    format!(
-        "run_{:016x}",
-        getrandom::u64().unwrap_or_else(|_| now_ms() as u64)
-    )
-}
-
 /// A run the hub would not start, as the envelope's error.
-fn refused(refusal: &crate::error::RunRefusal) -> RunError {
+fn refused(refusal: &RunRefusal) -> RunError {
     RunError {
         code: refusal.code().to_owned(),
         message: refusal.to_string(),
@@ -99,55 +75,76 @@ struct Attempt {
     client: Option<String>,
 }
 
-impl Hub {
-    /// Runs model code, or goes on with an earlier run.
-    pub async fn execute(
-        self: &Arc<Self>,
-        request: ExecuteRequest,
-    ) -> Result<Envelope, LookupError> {
-        self.execute_with(request, ExecuteOptions::default()).await
+/// Why an `execute` got no envelope.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExecuteError {
+    /// The request is not one the runner can answer; the message says how to fix it.
+    #[error("{0}")]
+    InvalidArguments(String),
+    /// The run's records could not be read.
+    #[error("{0}")]
+    Store(String),
+}
+
+/// Runs code and resumes runs, reaching tools through `G`.
+pub struct Runner<G: Gateway> {
+    gateway: Arc<G>,
+    context: Arc<RunnerContext>,
+}
+
+impl<G: Gateway> std::fmt::Debug for Runner<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runner").finish_non_exhaustive()
+    }
+}
+
+impl<G: Gateway> Runner<G> {
+    pub fn new(gateway: Arc<G>, context: RunnerContext) -> Self {
+        Self {
+            gateway,
+            context: Arc::new(context),
+        }
     }
 
-    /// [`Hub::execute`] for a client that can cancel, go away, or show its own forms (see
-    /// [`ExecuteOptions`]).
-    pub async fn execute_with(
-        self: &Arc<Self>,
+    /// Runs model code, or goes on with an earlier run; `options` say how the client takes
+    /// part (cancel, its own forms).
+    pub async fn execute(
+        &self,
         request: ExecuteRequest,
         options: ExecuteOptions,
-    ) -> Result<Envelope, LookupError> {
+    ) -> Result<Envelope, ExecuteError> {
         match (request.code, request.resume) {
             (Some(code), None) => Ok(self.run_code(code, request.client, options).await),
             (None, Some(run_id)) => self.resume(&run_id, options).await,
-            _ => Err(LookupError::InvalidArguments(
+            _ => Err(ExecuteError::InvalidArguments(
                 "send exactly one of `code` (the body of an async function) or `resume` (a run id)"
                     .to_owned(),
             )),
         }
     }
 
-    /// The limits runs get: the spec's defaults, lowered where the configuration asks.
-    pub fn run_limits(&self) -> Limits {
-        let configured = Limits {
-            upstream_timeout_ms: self.config().upstream_timeout.as_millis() as u64,
-            ..Limits::default()
-        };
-        configured.lowered_to(&Limits::default())
+    fn store(&self) -> &Store {
+        &self.context.store
+    }
+
+    fn slots(&self) -> &RunSlots {
+        &self.context.slots
     }
 
     async fn run_code(
-        self: &Arc<Self>,
+        &self,
         code: String,
         client: Option<String>,
         options: ExecuteOptions,
     ) -> Envelope {
-        self.startup_done().await;
-        let run_id = new_run_id();
-        let seed = getrandom::u64().unwrap_or_else(|_| now_ms() as u64);
+        self.gateway.startup_done().await;
+        let run_id = crate::ids::new_run_id();
+        let seed = crate::ids::new_seed();
         let started = now_ms();
         // History never holds a secret, even one a model pasted into its code. Such code is
         // refused before it runs: it could not be kept, so a run that paused for a person could
         // never go on, and the person would decide for nothing.
-        let stored_code = self.redactor().redact(&code);
+        let stored_code = self.context.redactor.redact(&code);
         let holds_secret = stored_code != code;
         let record = RunRecord {
             id: run_id.clone(),
@@ -161,7 +158,7 @@ impl Hub {
             attempts: 1,
             created_at_ms: started,
             updated_at_ms: started,
-            owner: Some(self.runs().owner()),
+            owner: Some(self.slots().owner()),
         };
         if let Err(e) = self.store().insert_run(&record) {
             tracing::error!(error = %e, "could not record a run");
@@ -178,9 +175,9 @@ impl Hub {
             clock_start_ms: started,
             client,
         };
-        let lock = self.runs().lock_of(&run_id);
+        let lock = self.slots().lock_of(&run_id);
         let _held = lock.lock().await;
-        let _slot = match self.runs().slot(&options.cancel).await {
+        let _slot = match self.slots().slot(&options.cancel).await {
             Ok(slot) => slot,
             Err(refusal) => {
                 // Recorded like any run that ended: the model sends its code again.
@@ -193,9 +190,9 @@ impl Hub {
     }
 
     /// One attempt of a run (the first, or a replay), recorded when it ends.
-    async fn attempt(self: &Arc<Self>, attempt: Attempt, options: ExecuteOptions) -> Envelope {
+    async fn attempt(&self, attempt: Attempt, options: ExecuteOptions) -> Envelope {
         let run_id = attempt.run_id.clone();
-        let mut limits = self.run_limits();
+        let mut limits = self.context.limits.clone();
         // The text line beside the envelope is part of what goes out inline.
         limits.inline_result_bytes = envelope_budget(&limits);
         let envelope = match prepare::prepare(&attempt.code, limits.code_bytes).await {
@@ -209,13 +206,7 @@ impl Hub {
                 Vec::new(),
             ),
             Ok(prepared) => {
-                let journal = match self.store().journal(&run_id) {
-                    Ok(entries) => entries.into_iter().map(|e| (e.index, e)).collect(),
-                    Err(e) => {
-                        tracing::error!(error = %e, run = %run_id, "could not read a run's journal");
-                        HashMap::new()
-                    }
-                };
+                let journal = journal::load(self.store(), &run_id);
                 let input = RunInput {
                     code: prepared.js,
                     namespaces: self.sandbox_namespaces(),
@@ -224,8 +215,9 @@ impl Hub {
                     limits,
                     calls_before: 0,
                 };
-                let host = Arc::new(HubHost {
-                    hub: self.clone(),
+                let host = Arc::new(RunHost {
+                    gateway: self.gateway.clone(),
+                    context: self.context.clone(),
                     run_id: run_id.clone(),
                     client: attempt.client.clone(),
                     journal,
@@ -251,7 +243,7 @@ impl Hub {
         output: capa_sandbox::RunOutput,
         notices: Vec<String>,
     ) -> Envelope {
-        let pending = self.pending_of_run(run_id).unwrap_or_else(|e| {
+        let pending = self.gateway.pending_of_run(run_id).unwrap_or_else(|e| {
             tracing::error!(error = %e, run = %run_id, "could not read a run's pending inputs");
             Vec::new()
         });
@@ -262,7 +254,7 @@ impl Hub {
         };
         let mut envelope = Envelope::from_run(run_id, output, notices);
         envelope.status = status;
-        envelope.pending = pending.iter().map(|p| p.envelope_item(run_id)).collect();
+        envelope.pending = pending.into_iter().map(|p| p.item).collect();
         envelope
     }
 
@@ -286,20 +278,20 @@ impl Hub {
     /// with the same pending envelope until a person decided, then replays and goes on; an
     /// interrupted one (its hub stopped mid-attempt) replays at once.
     async fn resume(
-        self: &Arc<Self>,
+        &self,
         run_id: &str,
         options: ExecuteOptions,
-    ) -> Result<Envelope, LookupError> {
+    ) -> Result<Envelope, ExecuteError> {
         // Wait for an attempt of the same run in progress (a parallel resume, or the first
         // attempt still letting its calls finish), then look at where the run is.
-        let lock = self.runs().lock_of(run_id);
+        let lock = self.slots().lock_of(run_id);
         let _held = lock.lock().await;
         let run = self
             .store()
             .run(run_id)
-            .map_err(|e| LookupError::Store(e.to_string()))?
+            .map_err(|e| ExecuteError::Store(e.to_string()))?
             .ok_or_else(|| {
-                LookupError::InvalidArguments(format!(
+                ExecuteError::InvalidArguments(format!(
                     "no run `{run_id}`: resume takes a runId from an earlier execute"
                 ))
             })?;
@@ -309,10 +301,10 @@ impl Hub {
             .and_then(|json| serde_json::from_str::<Envelope>(json).ok());
         match run.status {
             RunState::AwaitingApproval | RunState::AwaitingConnection | RunState::Interrupted => {}
-            RunState::Running => match lifecycle::progress(run.owner, self.runs().owner()) {
+            RunState::Running => match progress(run.owner, self.slots().owner()) {
                 Progress::Here | Progress::Orphaned => {}
                 Progress::Elsewhere(owner) => {
-                    return Err(LookupError::InvalidArguments(format!(
+                    return Err(ExecuteError::InvalidArguments(format!(
                         "run `{run_id}` is running in another Capabilities hub (process {}); resume it from the client that started it once that attempt ends",
                         owner.pid
                     )));
@@ -320,42 +312,46 @@ impl Hub {
             },
             _ => {
                 return stored.ok_or_else(|| {
-                    LookupError::Store(format!("run `{run_id}` has no stored envelope"))
+                    ExecuteError::Store(format!("run `{run_id}` has no stored envelope"))
                 });
             }
         }
         let undecided = self
+            .gateway
             .pending_of_run(run_id)
-            .map_err(|e| LookupError::Store(e.to_string()))?
+            .map_err(ExecuteError::Store)?
             .iter()
             .any(|p| p.kind == InputKind::Approval);
         if undecided && let Some(envelope) = stored {
             return Ok(envelope);
         }
         if !run.resumable {
-            return Err(LookupError::InvalidArguments(format!(
+            return Err(ExecuteError::InvalidArguments(format!(
                 "run `{run_id}` cannot be resumed: its code held a secret value, which the hub does not keep; start it again with code (and keep secrets out of code)"
             )));
         }
         // A hub that just started (a client's own `capa mcp`, a restart) is still connecting
         // its sources: a replay before they are ready would find their globals missing.
-        self.startup_done().await;
-        let unready = self.wait_for_sources(&self.sources_of_run(run_id)).await;
+        self.gateway.startup_done().await;
+        let unready = self
+            .gateway
+            .wait_for_sources(journal::sources_of_run(self.store(), run_id))
+            .await;
         if !unready.is_empty() {
             // Not recorded: the run stays where it was, and the same resume may go on later.
             return Ok(Envelope::waiting_for_sources(run_id, &unready));
         }
         // Not recorded either: a busy hub refuses the attempt, not the run.
-        let _slot = match self.runs().slot(&options.cancel).await {
+        let _slot = match self.slots().slot(&options.cancel).await {
             Ok(slot) => slot,
             Err(refusal) => return Ok(Envelope::refused(run_id, refused(&refusal), Vec::new())),
         };
         let started = self
             .store()
-            .start_attempt(run_id, now_ms(), self.runs().owner(), run.attempts)
-            .map_err(|e| LookupError::Store(e.to_string()))?;
+            .start_attempt(run_id, now_ms(), self.slots().owner(), run.attempts)
+            .map_err(|e| ExecuteError::Store(e.to_string()))?;
         if !started {
-            return Err(LookupError::InvalidArguments(format!(
+            return Err(ExecuteError::InvalidArguments(format!(
                 "run `{run_id}` is being resumed by another Capabilities hub right now; resume it again in a moment to get its outcome"
             )));
         }
@@ -377,10 +373,10 @@ impl Hub {
     /// The sources as sandbox globals: identifier forms of namespaces and tool names (the same
     /// rule as the TypeScript declarations), tools the policy denies left out.
     fn sandbox_namespaces(&self) -> Vec<Namespace> {
-        let catalog = self.catalog();
-        let mut groups: Vec<(&str, Vec<&crate::CatalogTool>)> = Vec::new();
+        let catalog = self.gateway.catalog();
+        let mut groups: Vec<(&str, Vec<&CatalogTool>)> = Vec::new();
         for tool in catalog.tools() {
-            if self.listing_verdict(tool).decision == Decision::Deny {
+            if self.gateway.hidden(tool) {
                 continue;
             }
             match groups.last_mut() {
@@ -414,16 +410,16 @@ impl Hub {
     /// Nothing secret leaves in an envelope (results were redacted per call; logs and errors
     /// are the guest's own text and may quote them).
     fn redact_envelope(&self, envelope: Envelope) -> Envelope {
-        if self.redactor().is_empty() {
+        if self.context.redactor.is_empty() {
             return envelope;
         }
         let Ok(mut value) = serde_json::to_value(&envelope) else {
             return envelope;
         };
-        self.redactor().redact_json(&mut value);
+        self.context.redactor.redact_json(&mut value);
         let mut redacted: Envelope = serde_json::from_value(value).unwrap_or(envelope);
         // `[redacted]` can be longer than the secret it replaced: the inline bound holds after.
-        redacted.fit_inline(envelope_budget(&self.run_limits()));
+        redacted.fit_inline(envelope_budget(&self.context.limits));
         redacted
     }
 }

@@ -5,9 +5,11 @@ use capa_sandbox::{CallSummary, RunError, RunOutput, RunStatus, Truncated};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::gateway::Unready;
+
 /// The longest text summary of an envelope; the envelope's result and logs get the rest of
 /// `inlineResultBytes`.
-pub(crate) const SUMMARY_BYTES: usize = 256;
+pub const SUMMARY_BYTES: usize = 256;
 
 /// How a run's attempt ended, as the model is told (`ExecuteEnvelope.status` of the spec).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -154,6 +156,33 @@ impl Envelope {
             end -= 1;
         }
         format!("{}…", &line[..end])
+    }
+}
+
+impl Envelope {
+    /// The answer to a resume whose run needs sources that are not ready: the run waits, as
+    /// for a connection, and the same resume goes on once they are.
+    pub(crate) fn waiting_for_sources(run_id: &str, unready: &[Unready]) -> Self {
+        let what = unready
+            .iter()
+            .map(|u| format!("{} {}", u.source, u.why))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut envelope = Self::refused(
+            run_id,
+            capa_sandbox::RunError {
+                code: "source_not_ready".to_owned(),
+                message: format!(
+                    "the run waits for the sources it used before it can go on: {what}"
+                ),
+                hint: Some(
+                    "Resume again with execute({ resume }) in a moment. If a source is not served by this hub, resume from the client or project that started the run; the person can check the source in Capabilities.".to_owned(),
+                ),
+            },
+            Vec::new(),
+        );
+        envelope.status = EnvelopeStatus::AwaitingConnection;
+        envelope
     }
 }
 

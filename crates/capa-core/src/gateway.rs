@@ -1,0 +1,264 @@
+//! The hub as the runner's [`Gateway`]: the runner reaches tools, lookups and pending inputs
+//! only through this, never the hub itself. The gateway type is private to this crate, so
+//! nothing outside it can turn a question into a permit through it.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use capa_domain::{AskingChannel, CatalogTool, JsonObject, SharedCatalog};
+use capa_runner::{CallFailure, Gate, Gateway, Pending, Unready};
+use capa_sandbox::ToolFailure;
+use capa_store::ApprovalRecord;
+use serde_json::Value;
+
+use crate::authorize::{Authorization, Permit, Question};
+use crate::hub::{CallContext, Hub};
+use crate::lookup::{LookupError, SearchRequest};
+use crate::policy::Decision;
+use crate::{CallError, CallToolResult};
+
+/// How long a resume waits for the sources its run used to be ready, after the hub's own
+/// start-up wait: a source restarting after a crash usually comes back within seconds.
+pub(crate) const SOURCE_WAIT: Duration = Duration::from_secs(10);
+
+/// The hub, seen by the runner.
+pub(crate) struct HubGateway(pub(crate) Arc<Hub>);
+
+impl Gateway for HubGateway {
+    type Permit = Permit;
+    type Question = Question;
+
+    fn catalog(&self) -> SharedCatalog {
+        self.0.catalog()
+    }
+
+    fn hidden(&self, tool: &CatalogTool) -> bool {
+        self.0.listing_verdict(tool).decision == Decision::Deny
+    }
+
+    async fn authorize(&self, address: &str, connection: Option<&str>) -> Gate<Permit, Question> {
+        match self.0.authorize(address, connection).await {
+            Ok(Authorization::Allowed(permit)) => Gate::Allowed(permit),
+            Ok(Authorization::Denied { address, .. }) => {
+                Gate::Refused(call_failure(&CallError::Denied { address }))
+            }
+            Ok(Authorization::NeedsPerson(question)) => Gate::NeedsPerson {
+                reason: question.verdict.reason.clone(),
+                connection: question.connection.clone(),
+                question,
+            },
+            Err(error) => Gate::Refused(call_failure(&error)),
+        }
+    }
+
+    fn approved(&self, question: Question) -> Permit {
+        question.approved()
+    }
+
+    async fn call(
+        &self,
+        permit: Permit,
+        arguments: Option<JsonObject>,
+        client: Option<String>,
+    ) -> Result<Value, CallFailure> {
+        let address = permit.tool().address.to_string();
+        let context = CallContext {
+            client,
+            progress: None,
+        };
+        match self.0.call(permit, arguments, &context).await {
+            Ok(result) => tool_value(&address, result).map_err(CallFailure::Failed),
+            Err(CallError::NeedsConnection { message, .. }) => {
+                Err(CallFailure::NeedsConnection { message })
+            }
+            Err(error) => Err(CallFailure::Failed(call_failure(&error))),
+        }
+    }
+
+    async fn search(&self, query: String) -> Result<String, ToolFailure> {
+        let request = SearchRequest {
+            query,
+            ..SearchRequest::default()
+        };
+        self.0
+            .search(&request)
+            .await
+            .map_err(|e| lookup_failure(&e))
+    }
+
+    async fn describe(&self, targets: Vec<String>) -> Result<String, ToolFailure> {
+        self.0
+            .describe(&targets)
+            .await
+            .map_err(|e| lookup_failure(&e))
+    }
+
+    fn approvals_paused(&self) -> bool {
+        self.0.approvals_paused()
+    }
+
+    fn input_recorded(
+        &self,
+        record: &ApprovalRecord,
+        asked_in: Option<&AskingChannel>,
+        claim_ms: u64,
+    ) {
+        if let Some(channel) = asked_in
+            && record.kind == capa_store::InputKind::Approval
+            && let Some(claim) = self.0.claim_asking(
+                &record.id,
+                channel.clone(),
+                Some(Duration::from_millis(claim_ms)),
+            )
+        {
+            claim.keep_until_deadline();
+        }
+        self.0.refresh_pending();
+    }
+
+    fn pending_of_run(&self, run_id: &str) -> Result<Vec<Pending>, String> {
+        let pending = self.0.pending_of_run(run_id).map_err(|e| e.to_string())?;
+        Ok(pending
+            .iter()
+            .map(|p| Pending {
+                kind: p.kind,
+                item: p.envelope_item(run_id),
+            })
+            .collect())
+    }
+
+    async fn startup_done(&self) {
+        self.0.startup_done().await;
+    }
+
+    async fn wait_for_sources(&self, sources: BTreeSet<String>) -> Vec<Unready> {
+        self.0.wait_for_sources(&sources).await
+    }
+}
+
+impl Hub {
+    /// Waits, at most [`SOURCE_WAIT`], until every source in `needed` has tools in the catalog;
+    /// returns the ones that still have none.
+    async fn wait_for_sources(&self, needed: &BTreeSet<String>) -> Vec<Unready> {
+        let mut catalog = self.watch_catalog();
+        let missing = |hub: &Hub| -> Vec<String> {
+            let catalog = hub.catalog();
+            needed
+                .iter()
+                .filter(|source| {
+                    !catalog
+                        .tools()
+                        .iter()
+                        .any(|t| &t.address.namespace == *source)
+                })
+                .cloned()
+                .collect()
+        };
+        let deadline = tokio::time::Instant::now() + SOURCE_WAIT;
+        loop {
+            let now_missing = missing(self);
+            if now_missing.is_empty() {
+                return Vec::new();
+            }
+            // A source that is not served, or waits for a person (a connection, a
+            // confirmation), will not become ready by waiting.
+            let statuses = self.sources();
+            let may_come = now_missing.iter().any(|source| {
+                statuses
+                    .iter()
+                    .any(|s| &s.id == source && matches!(s.state.as_str(), "starting" | "down"))
+            });
+            if !may_come {
+                return self.unready(&now_missing);
+            }
+            match tokio::time::timeout_at(deadline, catalog.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) | Err(_) => return self.unready(&missing(self)),
+            }
+        }
+    }
+
+    fn unready(&self, sources: &[String]) -> Vec<Unready> {
+        let statuses = self.sources();
+        sources
+            .iter()
+            .map(|source| {
+                let why = match statuses.iter().find(|s| &s.id == source) {
+                    None => "is not served by this hub".to_owned(),
+                    Some(status) => {
+                        let state = match status.state.as_str() {
+                            "starting" => "is still starting".to_owned(),
+                            "needs_connection" => "needs its connection".to_owned(),
+                            "needs_confirmation" => format!(
+                                "waits for the person to confirm how it starts (`capa sources confirm {source}`)"
+                            ),
+                            other => format!("is {other}"),
+                        };
+                        match &status.last_error {
+                            Some(error) => format!("{state}: {error}"),
+                            None => state,
+                        }
+                    }
+                };
+                Unready {
+                    source: source.clone(),
+                    why,
+                }
+            })
+            .collect()
+    }
+}
+
+fn failure(code: &str, message: String, retryable: bool) -> ToolFailure {
+    ToolFailure {
+        retryable,
+        ..ToolFailure::new(code, message)
+    }
+}
+
+fn call_failure(error: &CallError) -> ToolFailure {
+    let hint = match error {
+        CallError::UnknownTool { .. } => Some("Use hub.search() to find tools.".to_owned()),
+        CallError::Upstream(capa_upstream::UpstreamError::TooLarge { .. }) => Some(
+            "Ask for less per call: filter, paginate or pick fields if the tool can.".to_owned(),
+        ),
+        _ => None,
+    };
+    ToolFailure {
+        hint,
+        ..failure(error.code(), error.to_string(), error.retryable())
+    }
+}
+
+fn lookup_failure(error: &LookupError) -> ToolFailure {
+    failure(error.code(), error.to_string(), error.retryable())
+}
+
+/// What a guest receives for a tool's result: its structured content when it has one, else its
+/// single text block (parsed as JSON when it is JSON), else its content blocks. A result with
+/// `isError` becomes a `ToolError` with the tool's own text as the message.
+fn tool_value(address: &str, result: CallToolResult) -> Result<Value, ToolFailure> {
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|t| t.text.as_str()))
+        .collect();
+    if result.is_error == Some(true) {
+        let message = if texts.is_empty() {
+            format!("{address} reported an error")
+        } else {
+            texts.join("\n")
+        };
+        return Err(failure("tool_error", message, false));
+    }
+    if let Some(structured) = result.structured_content {
+        return Ok(structured);
+    }
+    if let [text] = texts.as_slice()
+        && result.content.len() == 1
+    {
+        return Ok(serde_json::from_str(text).unwrap_or_else(|_| Value::String((*text).to_owned())));
+    }
+    Ok(serde_json::to_value(&result.content).unwrap_or(Value::Null))
+}

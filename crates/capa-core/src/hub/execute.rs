@@ -1,0 +1,59 @@
+//! `execute` on the hub: the runner (`capa_runner`) with the hub as its gateway.
+
+use std::sync::Arc;
+
+use capa_runner::{ExecuteError, Runner, RunnerContext};
+use capa_sandbox::Limits;
+
+use super::Hub;
+use crate::gateway::HubGateway;
+use crate::lookup::LookupError;
+use crate::{Envelope, ExecuteOptions, ExecuteRequest};
+
+impl Hub {
+    /// Runs model code, or goes on with an earlier run.
+    pub async fn execute(
+        self: &Arc<Self>,
+        request: ExecuteRequest,
+    ) -> Result<Envelope, LookupError> {
+        self.execute_with(request, ExecuteOptions::default()).await
+    }
+
+    /// [`Hub::execute`] for a client that can cancel, go away, or show its own forms (see
+    /// [`ExecuteOptions`]).
+    pub async fn execute_with(
+        self: &Arc<Self>,
+        request: ExecuteRequest,
+        options: ExecuteOptions,
+    ) -> Result<Envelope, LookupError> {
+        self.runner()
+            .execute(request, options)
+            .await
+            .map_err(|e| match e {
+                ExecuteError::InvalidArguments(m) => LookupError::InvalidArguments(m),
+                ExecuteError::Store(m) => LookupError::Store(m),
+            })
+    }
+
+    /// The limits runs get: the spec's defaults, lowered where the configuration asks.
+    pub fn run_limits(&self) -> Limits {
+        let configured = Limits {
+            upstream_timeout_ms: u64::try_from(self.config.upstream_timeout.as_millis())
+                .unwrap_or(u64::MAX),
+            ..Limits::default()
+        };
+        configured.lowered_to(&Limits::default())
+    }
+
+    fn runner(self: &Arc<Self>) -> Runner<HubGateway> {
+        let context = RunnerContext {
+            store: self.store.clone(),
+            redactor: self.redactor.clone(),
+            slots: self.slots.clone(),
+            limits: self.run_limits(),
+            approval_ttl_ms: i64::try_from(self.config.approval_ttl.as_millis())
+                .unwrap_or(i64::MAX),
+        };
+        Runner::new(Arc::new(HubGateway(self.clone())), context)
+    }
+}

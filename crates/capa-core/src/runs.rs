@@ -1,0 +1,181 @@
+//! What the hub keeps about runs besides their attempts (those are `capa_runner`'s): a signal
+//! for decisions, the count of pending inputs, the approvals pause, the approval page opener the
+//! HTTP server installs, and the key that signs `requestState`.
+
+use std::sync::{Arc, RwLock};
+
+use tokio::sync::watch;
+
+/// Opens the approval page of a run on the user's screen; returns whether it did.
+pub type PageOpener = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+pub struct Runs {
+    decisions: watch::Sender<u64>,
+    /// How many inputs are pending, refreshed when one is recorded or decided.
+    pending: watch::Sender<u64>,
+    /// While true, calls that would ask are denied instead ("pause approvals").
+    paused: watch::Sender<bool>,
+    /// Exists while paused: a person who paused approvals and restarts stays paused.
+    paused_file: std::path::PathBuf,
+    page: RwLock<Option<PageOpener>>,
+    /// Signs the `requestState` of approvals sent to clients.
+    state_key: Vec<u8>,
+}
+
+/// Bytes of the `requestState` signing key.
+const STATE_KEY_BYTES: usize = 32;
+
+impl Runs {
+    /// With the signing key kept in `key_file` (created, mode 0600, on first use), so that
+    /// states handed out before a restart still open after it; paused when `paused_file` exists.
+    pub(crate) fn new(key_file: &std::path::Path, paused_file: std::path::PathBuf) -> Self {
+        let state_key = load_or_create_key(key_file).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, file = %key_file.display(), "could not keep the requestState key; states will not survive a restart");
+            random_key().unwrap_or_default()
+        });
+        Self {
+            decisions: watch::channel(0).0,
+            pending: watch::channel(0).0,
+            paused: watch::channel(paused_file.exists()).0,
+            paused_file,
+            page: RwLock::new(None),
+            state_key,
+        }
+    }
+
+    /// The `requestState` signing key.
+    pub fn state_key(&self) -> &[u8] {
+        &self.state_key
+    }
+}
+
+/// A fresh key from the system's randomness; none without it (fail closed: a key guessable from
+/// the clock would let anyone forge states, so 2026-07-28 clients then get `awaiting_approval`).
+fn random_key() -> Option<Vec<u8>> {
+    crate::digest::random_bytes(STATE_KEY_BYTES)
+}
+
+fn load_or_create_key(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    match std::fs::read(path) {
+        Ok(key) if key.len() >= STATE_KEY_BYTES => {
+            // Kept private even if someone loosened it.
+            crate::paths::ensure_private_file(path)?;
+            return Ok(key);
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let key = random_key().ok_or_else(|| std::io::Error::other("no system randomness"))?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    std::io::Write::write_all(&mut options.open(path)?, &key)?;
+    Ok(key)
+}
+
+impl std::fmt::Debug for Runs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runs").finish_non_exhaustive()
+    }
+}
+
+impl Runs {
+    pub(crate) fn notify_decision(&self) {
+        self.decisions.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Changes whenever a person decides something.
+    pub fn watch_decisions(&self) -> watch::Receiver<u64> {
+        self.decisions.subscribe()
+    }
+
+    /// Publishes the number of pending inputs (sent only when it changed).
+    pub(crate) fn set_pending_count(&self, count: u64) {
+        self.pending.send_if_modified(|n| {
+            let changed = *n != count;
+            *n = count;
+            changed
+        });
+    }
+
+    /// The number of pending inputs, updated whenever one is recorded or decided.
+    pub fn watch_pending(&self) -> watch::Receiver<u64> {
+        self.pending.subscribe()
+    }
+
+    pub(crate) fn set_paused(&self, paused: bool) {
+        self.paused.send_if_modified(|p| {
+            let changed = *p != paused;
+            *p = paused;
+            changed
+        });
+        let kept = if paused {
+            std::fs::write(
+                &self.paused_file,
+                "approvals are paused; resume them in the app\n",
+            )
+        } else {
+            match std::fs::remove_file(&self.paused_file) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                other => other,
+            }
+        };
+        if let Err(e) = kept {
+            tracing::warn!(error = %e, file = %self.paused_file.display(), "could not keep the approvals pause for the next start");
+        }
+    }
+
+    pub fn paused(&self) -> bool {
+        *self.paused.borrow()
+    }
+
+    /// Changes when approvals are paused or resumed.
+    pub fn watch_paused(&self) -> watch::Receiver<bool> {
+        self.paused.subscribe()
+    }
+
+    /// Installs the approval page opener (the HTTP server does, when it starts).
+    pub fn set_page_opener(&self, opener: PageOpener) {
+        if let Ok(mut page) = self.page.write() {
+            *page = Some(opener);
+        }
+    }
+
+    /// Opens the approval page of `run_id`; false when no page can be opened here.
+    pub fn open_page(&self, run_id: &str) -> bool {
+        let opener = self.page.read().ok().and_then(|p| p.clone());
+        opener.is_some_and(|open| open(run_id))
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn mode(path: &std::path::Path) -> u32 {
+        std::fs::metadata(path).expect("stat").permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn the_state_key_is_made_private_and_a_loosened_one_is_tightened_on_every_start() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("state.key");
+        let key = load_or_create_key(&file).expect("made");
+        assert_eq!(key.len(), STATE_KEY_BYTES);
+        assert_eq!(mode(&file), 0o600);
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        assert_eq!(
+            load_or_create_key(&file).expect("read"),
+            key,
+            "the same key"
+        );
+        assert_eq!(mode(&file), 0o600, "tightened");
+    }
+}

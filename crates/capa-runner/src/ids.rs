@@ -1,0 +1,26 @@
+//! Ids of runs and of the inputs they wait for: a prefix and 16 random hex digits. The system's
+//! randomness is read here and for a run's seed, nowhere else in the runner: what a run computes
+//! must come from its recorded seed and clock, so that a replay is the same run.
+
+use capa_domain::clock::now_ms;
+
+/// 64 random bits; the clock when the system gives no randomness (an id must exist; it is not a
+/// secret).
+fn random_u64() -> u64 {
+    getrandom::u64().unwrap_or_else(|_| now_ms().unsigned_abs())
+}
+
+/// `run_` and 16 random hex digits.
+pub(crate) fn new_run_id() -> String {
+    format!("run_{:016x}", random_u64())
+}
+
+/// `apr_` and 16 random hex digits.
+pub fn new_approval_id() -> String {
+    format!("apr_{:016x}", random_u64())
+}
+
+/// A fresh run's seed for its guest `Math.random`.
+pub(crate) fn new_seed() -> u64 {
+    random_u64()
+}

@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 
 const LIMIT: usize = 64 * 1024;
-/// The stack the hub runs the pipeline on (`capa-core/src/runner/prepare.rs`).
+/// The stack the hub runs the pipeline on (`capa-runner/src/prepare.rs`).
 const PIPELINE_STACK_BYTES: usize = 256 * 1024 * 1024;
 
 fn config() -> Config {

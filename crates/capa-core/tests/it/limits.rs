@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::support::{TestHub, everything_js, execute_json, installed, repo_root};
 
-/// `capa_core`'s bound on runs executing at once (`runner/runs.rs`, `MAX_RUNS`).
+/// The spec's bound on runs executing at once (`capa_runner::MAX_RUNS`, `capa-runner/src/slots.rs`).
 const MAX_RUNS: usize = 8;
 
 async fn execute(hub: &TestHub, code: &str) -> Value {

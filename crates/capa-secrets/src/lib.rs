@@ -95,7 +95,7 @@ impl Keychain {
         keyring::Entry::store_status()
             .as_ref()
             .map_err(|e| SecretError::Unavailable(e.to_string()))
-            .map(|_| ())
+            .copied()
     }
 
     fn entry(&self, key: &SecretKey) -> Result<keyring::Entry, SecretError> {
@@ -110,7 +110,7 @@ impl Keychain {
     pub fn set(&self, key: &SecretKey, value: &Secret) -> Result<(), SecretError> {
         self.entry(key)?
             .set_password(value.expose())
-            .map_err(|e| keychain_error(key, e))
+            .map_err(|e| keychain_error(key, &e))
     }
 
     /// Reads a secret; `None` when it is not stored.
@@ -118,7 +118,7 @@ impl Keychain {
         match self.entry(key)?.get_password() {
             Ok(value) => Ok(Some(Secret(value))),
             Err(keyring::Error::NoEntry) => Ok(None),
-            Err(e) => Err(keychain_error(key, e)),
+            Err(e) => Err(keychain_error(key, &e)),
         }
     }
 
@@ -126,12 +126,12 @@ impl Keychain {
     pub fn delete(&self, key: &SecretKey) -> Result<(), SecretError> {
         match self.entry(key)?.delete_credential() {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
-            Err(e) => Err(keychain_error(key, e)),
+            Err(e) => Err(keychain_error(key, &e)),
         }
     }
 }
 
-fn keychain_error(key: &SecretKey, error: keyring::Error) -> SecretError {
+fn keychain_error(key: &SecretKey, error: &keyring::Error) -> SecretError {
     SecretError::Keychain {
         account: key.account(),
         message: error.to_string(),

@@ -2,7 +2,7 @@
 //! object whose `mcpServers` (VS Code: `servers`) maps names to entries.
 //!
 //! Merge rules: every other key, at every level, stays with its value and in its place (the
-//! workspace builds serde_json with `preserve_order`); inside the `capa` entry only `type`,
+//! workspace builds `serde_json` with `preserve_order`); inside the `capa` entry only `type`,
 //! `command` and `args` are set, so a user's `env` there survives too. A file that already holds
 //! the entry is left byte for byte. A changed file is written with 2-space indentation and a final
 //! newline.

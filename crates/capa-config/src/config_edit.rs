@@ -175,7 +175,7 @@ fn item_of(
                 "check the id",
             )
         })?;
-    let line = entry.id.position.line as usize;
+    let line = usize::try_from(entry.id.position.line).unwrap_or(usize::MAX);
     block
         .items
         .iter()
@@ -190,7 +190,7 @@ fn item_of(
         })
 }
 
-fn join(lines: Vec<String>, trailing_newline: bool) -> String {
+fn join(lines: &[String], trailing_newline: bool) -> String {
     let mut text = lines.join("\n");
     if trailing_newline || !text.is_empty() {
         text.push('\n');
@@ -220,27 +220,24 @@ pub fn add_server(
     }
     let lines: Vec<&str> = text.lines().collect();
     let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
-    match servers_block(file, &lines)? {
-        Some(block) => {
-            let indent = block.indent.unwrap_or(2);
-            // `servers: []` becomes a block (a comment after it stays).
-            out[block.key] = out[block.key].replacen("servers: []", "servers:", 1);
-            let at = block
-                .items
-                .last()
-                .map_or(block.key + 1, |(_, last)| last + 1);
-            let at = at.max(block.key + 1).min(block.end.max(block.key + 1));
-            out.splice(at..at, server.render(indent));
+    if let Some(block) = servers_block(file, &lines)? {
+        let indent = block.indent.unwrap_or(2);
+        // `servers: []` becomes a block (a comment after it stays).
+        out[block.key] = out[block.key].replacen("servers: []", "servers:", 1);
+        let at = block
+            .items
+            .last()
+            .map_or(block.key + 1, |(_, last)| last + 1);
+        let at = at.max(block.key + 1).min(block.end.max(block.key + 1));
+        out.splice(at..at, server.render(indent));
+    } else {
+        if out.last().is_some_and(|l| !l.trim().is_empty()) {
+            out.push(String::new());
         }
-        None => {
-            if out.last().is_some_and(|l| !l.trim().is_empty()) {
-                out.push(String::new());
-            }
-            out.push("servers:".to_owned());
-            out.extend(server.render(2));
-        }
+        out.push("servers:".to_owned());
+        out.extend(server.render(2));
     }
-    finish(file, out, &server.id)
+    finish(file, &out, &server.id)
 }
 
 /// `text` without server `id`'s entry (its lines, comments inside it included).
@@ -260,7 +257,7 @@ pub fn remove_server(file: &Path, text: &str, id: &str) -> Result<String, Config
         // An empty `servers:` would be null; the list stays, empty.
         out[block.key] = out[block.key].replacen("servers:", "servers: []", 1);
     }
-    let text = join(out, true);
+    let text = join(&out, true);
     check(file, &text)?;
     Ok(text)
 }
@@ -283,10 +280,10 @@ pub fn replace_server(
     let indent = indent_of(lines[first]);
     let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
     out.splice(first..=last, server.render(indent));
-    finish(file, out, &server.id)
+    finish(file, &out, &server.id)
 }
 
-fn finish(file: &Path, out: Vec<String>, id: &str) -> Result<(String, SourceConfig), ConfigError> {
+fn finish(file: &Path, out: &[String], id: &str) -> Result<(String, SourceConfig), ConfigError> {
     let text = join(out, true);
     let checked = check(file, &text)?;
     let source = checked

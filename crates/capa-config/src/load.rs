@@ -190,14 +190,14 @@ pub fn load(files: &ConfigFiles) -> Result<HubConfig, ConfigError> {
         }
         project
     });
-    Ok(merge(global, project))
+    Ok(merge(global.as_ref(), project.as_ref()))
 }
 
-fn merge(global: Option<CheckedFile>, project: Option<CheckedFile>) -> HubConfig {
+fn merge(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> HubConfig {
     let mut config = HubConfig::default();
     let mut timeout: Option<Duration> = None;
     let mut approval_ttl: Option<Duration> = None;
-    for file in global.iter().chain(project.iter()) {
+    for file in global.into_iter().chain(project) {
         config.files.push(file.file.clone());
         config.warnings.extend(file.warnings.iter().cloned());
         for source in &file.sources {
@@ -214,7 +214,7 @@ fn merge(global: Option<CheckedFile>, project: Option<CheckedFile>) -> HubConfig
     }
     config.upstream_timeout = timeout.unwrap_or(Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS));
     config.approval_ttl = approval_ttl.unwrap_or(Duration::from_millis(MAX_APPROVAL_TTL_MS));
-    config.exposure = exposure_choice(global.as_ref(), project.as_ref());
+    config.exposure = exposure_choice(global, project);
     if !config.demo {
         for skill in config.skills.iter().filter(|s| s.active) {
             for requirement in skill.requires.iter().filter(|r| r.server() == "demo") {

@@ -57,13 +57,13 @@ impl Checker<'_> {
 /// Servers declared in another file that this file's skills may name: the global file's, for a
 /// project file.
 #[derive(Debug, Clone, Copy)]
-pub struct Inherited<'a> {
+pub(crate) struct Inherited<'a> {
     pub file: &'a Path,
     pub servers: &'a BTreeSet<String>,
 }
 
 /// Checks a parsed file and reduces it to sources, skills and options.
-pub fn check(
+pub(crate) fn check(
     file: &Path,
     parsed: CapabilitiesFile,
     inherited: Option<Inherited<'_>>,
@@ -279,8 +279,7 @@ fn check_expose(checker: &mut Checker<'_>, server: &ServerEntry) -> ToolSelectio
     let policy = server
         .expose
         .as_ref()
-        .map(|p| p.value)
-        .unwrap_or(ExposePolicy::All);
+        .map_or(ExposePolicy::All, |p| p.value);
     let policy_name = match policy {
         ExposePolicy::All => "all",
         ExposePolicy::Except => "except",
@@ -292,8 +291,7 @@ fn check_expose(checker: &mut Checker<'_>, server: &ServerEntry) -> ToolSelectio
             let position = server
                 .expose
                 .as_ref()
-                .map(|p| p.position)
-                .unwrap_or(server.id.position);
+                .map_or(server.id.position, |p| p.position);
             checker.issue(
                 position,
                 format!("`expose: {policy_name}` needs a `tools` list on server `{}`", server.id.value),

@@ -65,7 +65,7 @@ pub fn set_policy_rule(
     if let Some(problem) = problem {
         return Err(ConfigError::Invalid(vec![ConfigIssue {
             file: file.to_path_buf(),
-            position: Default::default(),
+            position: crate::Position::default(),
             message: problem.message,
             fix: Some(problem.fix),
         }]));
@@ -74,16 +74,13 @@ pub fn set_policy_rule(
     let existing = rules
         .iter_mut()
         .find(|r| r.same_target(&rule.pattern, rule.connection.as_deref()));
-    let previous = match existing {
-        Some(existing) => {
-            let previous = existing.decision;
-            *existing = rule;
-            Some(previous)
-        }
-        None => {
-            rules.push(rule);
-            None
-        }
+    let previous = if let Some(existing) = existing {
+        let previous = existing.decision;
+        *existing = rule;
+        Some(previous)
+    } else {
+        rules.push(rule);
+        None
     };
     write_atomically(file, &render_policy(&rules))?;
     Ok(previous)

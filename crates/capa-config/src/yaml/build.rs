@@ -142,7 +142,7 @@ pub(crate) fn build(text: &str) -> Result<Built, Fatal> {
                 builder.complete(node, size, anchor)?;
             }
             Event::SequenceStart(_, anchor, _) => {
-                builder.open(at, anchor, Open::List(Vec::new()))?
+                builder.open(at, anchor, Open::List(Vec::new()))?;
             }
             Event::MappingStart(_, anchor, _) => builder.open(
                 at,
@@ -264,9 +264,8 @@ impl Builder {
         lines: &mut HashMap<String, u64>,
     ) {
         let maps = match source.value {
-            Value::Map(_) => vec![source],
+            Value::Map(_) | Value::Scalar(_) => vec![source],
             Value::List(items) => items,
-            Value::Scalar(_) => vec![source],
         };
         for map in maps {
             match map.value {
@@ -341,20 +340,21 @@ impl Builder {
                         },
                     });
                 }
-                Some(PendingKey::Text(k)) => match lines.get(&k.text) {
-                    Some(first_line) => self.shapes.push(Shape {
-                        path: path.child(Seg::Key(k.text.clone())),
-                        position: k.position,
-                        problem: Problem::Duplicate {
-                            first_line: *first_line,
-                            second_line: k.position.line,
-                        },
-                    }),
-                    None => {
+                Some(PendingKey::Text(k)) => {
+                    if let Some(first_line) = lines.get(&k.text) {
+                        self.shapes.push(Shape {
+                            path: path.child(Seg::Key(k.text.clone())),
+                            position: k.position,
+                            problem: Problem::Duplicate {
+                                first_line: *first_line,
+                                second_line: k.position.line,
+                            },
+                        });
+                    } else {
                         lines.insert(k.text.clone(), k.position.line);
                         entries.push((k, node));
                     }
-                },
+                }
                 Some(PendingKey::Merge) => merges.push(node),
                 Some(PendingKey::Bad { found, position }) => self.shapes.push(Shape {
                     path,

@@ -132,13 +132,13 @@ impl<'a> NodeDe<'a> {
 macro_rules! integers {
     ($($method:ident $ty:ty => $visit:ident,)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-            let n = self.integer(<$ty>::MIN as i128, <$ty>::MAX as i128);
+            let n = self.integer(i128::from(<$ty>::MIN), i128::from(<$ty>::MAX));
             visitor.$visit(<$ty>::try_from(n).unwrap_or_default())
         }
     )*};
 }
 
-impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
+impl<'de> de::Deserializer<'de> for NodeDe<'_> {
     type Error = DeError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
@@ -151,12 +151,11 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match self.text().and_then(Scalar::as_bool) {
-            Some(b) => visitor.visit_bool(b),
-            None => {
-                self.wrong(Expected::Bool);
-                visitor.visit_bool(false)
-            }
+        if let Some(b) = self.text().and_then(Scalar::as_bool) {
+            visitor.visit_bool(b)
+        } else {
+            self.wrong(Expected::Bool);
+            visitor.visit_bool(false)
         }
     }
 
@@ -176,12 +175,11 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match self.text().and_then(Scalar::as_float) {
-            Some(x) => visitor.visit_f64(x),
-            None => {
-                self.wrong(Expected::Number);
-                visitor.visit_f64(0.0)
-            }
+        if let Some(x) = self.text().and_then(Scalar::as_float) {
+            visitor.visit_f64(x)
+        } else {
+            self.wrong(Expected::Number);
+            visitor.visit_f64(0.0)
         }
     }
 
@@ -190,12 +188,11 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match self.text() {
-            Some(s) => visitor.visit_str(&s.text),
-            None => {
-                self.wrong(Expected::Text);
-                visitor.visit_str("")
-            }
+        if let Some(s) = self.text() {
+            visitor.visit_str(&s.text)
+        } else {
+            self.wrong(Expected::Text);
+            visitor.visit_str("")
         }
     }
 
@@ -242,12 +239,11 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match &self.node.value {
-            Value::List(items) => visitor.visit_seq(SeqDe::new(&self, items)),
-            _ => {
-                self.wrong(Expected::List);
-                visitor.visit_seq(SeqDe::new(&self, &[]))
-            }
+        if let Value::List(items) = &self.node.value {
+            visitor.visit_seq(SeqDe::new(&self, items))
+        } else {
+            self.wrong(Expected::List);
+            visitor.visit_seq(SeqDe::new(&self, &[]))
         }
     }
 
@@ -269,12 +265,11 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match &self.node.value {
-            Value::Map(entries) => visitor.visit_map(MapDe::new(&self, entries, None, Vec::new())),
-            _ => {
-                self.wrong(Expected::Map);
-                visitor.visit_map(MapDe::new(&self, &[], None, Vec::new()))
-            }
+        if let Value::Map(entries) = &self.node.value {
+            visitor.visit_map(MapDe::new(&self, entries, None, Vec::new()))
+        } else {
+            self.wrong(Expected::Map);
+            visitor.visit_map(MapDe::new(&self, &[], None, Vec::new()))
         }
     }
 
@@ -287,12 +282,11 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
         if name == LOCATED {
             return self.located_de(visitor);
         }
-        let entries: &[(Key, Node)] = match &self.node.value {
-            Value::Map(entries) => entries,
-            _ => {
-                self.wrong(Expected::Map);
-                &[]
-            }
+        let entries: &[(Key, Node)] = if let Value::Map(entries) = &self.node.value {
+            entries
+        } else {
+            self.wrong(Expected::Map);
+            &[]
         };
         // Fields this struct is known to need and the file lacks: said once, and handed a
         // stand-in so that the struct still fills in.
@@ -363,7 +357,7 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 }
 
-impl<'a> NodeDe<'a> {
+impl NodeDe<'_> {
     /// [`Self::located`] for any `'de`: the value borrows nothing from the tree.
     fn located_de<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         let before = self.pass.troubles.get();

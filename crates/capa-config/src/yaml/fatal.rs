@@ -26,7 +26,7 @@ pub(crate) enum Fatal {
 }
 
 impl Fatal {
-    pub fn from_scan(error: &ScanError) -> Self {
+    pub(super) fn from_scan(error: &ScanError) -> Self {
         let marker = error.marker();
         let position = Position {
             line: marker.line() as u64,
@@ -41,7 +41,7 @@ impl Fatal {
         }
     }
 
-    pub fn to_issue(&self, file: &Path) -> ConfigIssue {
+    pub(super) fn to_issue(&self, file: &Path) -> ConfigIssue {
         const SYNTAX_FIX: &str = "check the YAML near this position: indentation with spaces, a `: ` after each key, closed quotes and brackets";
         let (position, message, fix) = match self {
             Self::Syntax { position, kind } => {

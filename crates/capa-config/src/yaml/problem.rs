@@ -20,7 +20,7 @@ pub(crate) enum Seg {
 pub(crate) struct FieldPath(pub Vec<Seg>);
 
 impl FieldPath {
-    pub fn child(&self, seg: Seg) -> Self {
+    pub(crate) fn child(&self, seg: Seg) -> Self {
         let mut segs = self.0.clone();
         segs.push(seg);
         Self(segs)
@@ -72,7 +72,7 @@ impl fmt::Display for Expected {
             Self::Map => f.write_str("a map"),
             Self::List => f.write_str("a list"),
             Self::Text => f.write_str("text"),
-            Self::WholeNumber { min, max } if *max > u32::MAX as i128 => {
+            Self::WholeNumber { min, max } if *max > i128::from(u32::MAX) => {
                 write!(f, "a whole number from {min}")
             }
             Self::WholeNumber { min, max } => write!(f, "a whole number from {min} to {max}"),
@@ -135,7 +135,7 @@ pub(crate) struct Shape {
 
 impl Shape {
     /// The problem as the person reads it; fixes that need the file format point at `docs`.
-    pub fn to_issue(&self, file: &Path, docs: &str) -> ConfigIssue {
+    pub(crate) fn to_issue(&self, file: &Path, docs: &str) -> ConfigIssue {
         let path = &self.path;
         let (message, fix) = match &self.problem {
             Problem::WrongType { expected, found } => (

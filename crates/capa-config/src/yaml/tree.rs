@@ -52,7 +52,7 @@ pub(crate) enum CoreTag {
 }
 
 impl CoreTag {
-    pub fn from_suffix(suffix: &str) -> Option<Self> {
+    pub(crate) fn from_suffix(suffix: &str) -> Option<Self> {
         match suffix {
             "str" => Some(Self::Str),
             "null" => Some(Self::Null),
@@ -65,7 +65,7 @@ impl CoreTag {
 }
 
 impl Node {
-    pub fn placeholder(position: Position, value: Value) -> Self {
+    pub(crate) fn placeholder(position: Position, value: Value) -> Self {
         Self {
             position,
             value,
@@ -73,7 +73,7 @@ impl Node {
         }
     }
 
-    pub fn null_placeholder(position: Position) -> Self {
+    pub(crate) fn null_placeholder(position: Position) -> Self {
         Self::placeholder(
             position,
             Value::Scalar(Scalar {
@@ -87,7 +87,7 @@ impl Node {
 
 impl Scalar {
     /// YAML's null: `~`, `null`, an empty value (unquoted), or `!!null`.
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         match self.tag {
             Some(CoreTag::Null) => true,
             Some(_) => false,
@@ -96,7 +96,7 @@ impl Scalar {
     }
 
     /// `true`/`false`, and the YAML 1.1 spellings (`yes`, `no`, `on`, `off`) in any case.
-    pub fn as_bool(&self) -> Option<bool> {
+    pub(crate) fn as_bool(&self) -> Option<bool> {
         if matches!(self.tag, Some(CoreTag::Str | CoreTag::Null)) {
             return None;
         }
@@ -112,7 +112,7 @@ impl Scalar {
     }
 
     /// A whole number: decimal (`20000`, `-5`, `1_000`), `0x` hex or `0o` octal.
-    pub fn as_integer(&self) -> Option<i128> {
+    pub(crate) fn as_integer(&self) -> Option<i128> {
         if matches!(self.tag, Some(CoreTag::Str | CoreTag::Null)) {
             return None;
         }
@@ -136,7 +136,11 @@ impl Scalar {
     }
 
     /// A number with a fraction or exponent (`1.5`, `1e3`), or a whole number.
-    pub fn as_float(&self) -> Option<f64> {
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "a whole number asked for as a float rounds to the nearest one, as a float literal would"
+    )]
+    pub(crate) fn as_float(&self) -> Option<f64> {
         if matches!(self.tag, Some(CoreTag::Str | CoreTag::Null)) {
             return None;
         }

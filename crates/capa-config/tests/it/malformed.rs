@@ -146,12 +146,9 @@ fn malformed_files_name_the_file_line_and_fix() {
     let file = Path::new("/home/me/project/capabilities.yaml");
     let mut failures = Vec::new();
     for case in CASES {
-        let err = match parse_str(file, case.text) {
-            Ok(_) => {
-                failures.push(format!("{}: parsed, expected an error", case.name));
-                continue;
-            }
-            Err(err) => err,
+        let Err(err) = parse_str(file, case.text) else {
+            failures.push(format!("{}: parsed, expected an error", case.name));
+            continue;
         };
         let issue = &err.issues()[0];
         let shown = err.to_string();

@@ -23,7 +23,6 @@ use std::sync::{Arc, Mutex};
 use capa_core::Redactor;
 use clap::Parser;
 use tauri::{Manager, RunEvent, WindowEvent};
-use tracing_subscriber::EnvFilter;
 
 use capa_core::HubPaths;
 use capa_host::{HostError, HostOptions, Hosted};
@@ -57,13 +56,7 @@ struct Args {
 fn main() -> ExitCode {
     let args = Args::parse();
     let redactor = Redactor::new();
-    let filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(capa_core::redacting_writer(&redactor, std::io::stderr))
-        .with_ansi(false)
-        .try_init();
+    capa_host::init_logging(&redactor, "info,rmcp=warn");
 
     // Why start-up failed. Tauri panics when the setup hook returns an error (exit 101, a
     // backtrace), so the hook keeps the reason here, asks the event loop to end, and `main`

@@ -1,4 +1,4 @@
-//! Dispatch, and [`open_hub`]: the running hub when there is one, else a hub in this process.
+//! Dispatch to the subcommands, one file each.
 
 mod approvals;
 mod call;
@@ -15,13 +15,10 @@ mod sources;
 mod ui;
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use capa_core::{HubPaths, Redactor};
-use capa_host::{OpenHub, matching_hub};
 
 use crate::cli::{Cli, Command};
-use crate::setup;
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let paths = HubPaths::from_env();
@@ -32,7 +29,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Install(_) => "error",
         _ => "warn",
     };
-    setup::init_tracing(&redactor, default_level);
+    capa_host::init_logging(&redactor, default_level);
     match cli.command {
         Command::Init(args) => init::run(args),
         Command::Hub(command) => hub::run(&cli.global, &paths, redactor, command).await,
@@ -51,21 +48,4 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Install(args) => install::run(&cli.global, &paths, redactor, args).await,
         Command::Ui(args) => ui::run(&paths, args).await,
     }
-}
-
-/// The running hub that reads the same files, or a hub started here (sources connected or
-/// failed before it returns).
-pub async fn open_hub(
-    global: &crate::cli::GlobalArgs,
-    paths: &HubPaths,
-    redactor: Arc<Redactor>,
-) -> anyhow::Result<OpenHub> {
-    let files = setup::config_files(global, paths)?;
-    if let Some(running) = matching_hub(paths, &files).await {
-        return Ok(OpenHub::remote(running));
-    }
-    let config = setup::load_config(&files)?;
-    let hub = setup::start_hub(config, paths, redactor).await?;
-    hub.startup_done().await;
-    Ok(OpenHub::local(hub))
 }

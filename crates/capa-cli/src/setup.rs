@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use capa_config::{ConfigFiles, HubConfig, ProjectConnections, SourceConfig, SourceTransport};
 use capa_core::{Hub, HubPaths, Redactor, STARTUP_LIMIT};
-use tracing_subscriber::EnvFilter;
+use capa_host::OpenHub;
 
 use crate::cli::GlobalArgs;
 use crate::terminal::{printable, printable_arg};
@@ -25,16 +25,21 @@ pub fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
     Ok(capa_host::load_config(files)?)
 }
 
-/// Logs to stderr (never stdout, which MCP over stdio owns), through the redactor.
-/// `RUST_LOG` overrides the default level.
-pub fn init_tracing(redactor: &Arc<Redactor>, default_level: &str) {
-    let filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(capa_core::redacting_writer(redactor, std::io::stderr))
-        .with_ansi(false)
-        .try_init();
+/// The running hub that reads the same files, or a hub started here (sources connected or
+/// failed before it returns).
+pub async fn open_hub(
+    global: &GlobalArgs,
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+) -> anyhow::Result<OpenHub> {
+    let files = config_files(global, paths)?;
+    if let Some(running) = capa_host::matching_hub(paths, &files).await {
+        return Ok(OpenHub::remote(running));
+    }
+    let config = load_config(&files)?;
+    let hub = start_hub(config, paths, redactor).await?;
+    hub.startup_done().await;
+    Ok(OpenHub::local(hub))
 }
 
 /// Starts a hub in this process. At an interactive terminal it first asks the person to trust

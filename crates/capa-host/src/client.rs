@@ -4,6 +4,7 @@
 
 mod local;
 mod remote;
+mod waiting;
 
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use capa_core::Hub;
 
 pub use local::LocalHub;
 pub use remote::RemoteHub;
+pub use waiting::call_when_decided;
 
 use crate::api::{
     CallAnswer, CallRequest, DescribeApiRequest, LookupAnswer, SearchApiRequest, SourceView,

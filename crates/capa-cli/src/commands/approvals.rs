@@ -94,7 +94,7 @@ pub async fn decide(
 
 /// A person's decision at this terminal on `id` (a run, a direct call or one approval), once
 /// the terminal proved a person is there.
-pub(crate) async fn decide_at_terminal(
+pub async fn decide_at_terminal(
     paths: &HubPaths,
     id: &str,
     choice: Choice,

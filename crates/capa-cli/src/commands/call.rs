@@ -7,13 +7,13 @@ use anyhow::{Context, bail};
 use capa_core::clock::now_ms;
 use capa_core::{Choice, HubPaths, Redactor};
 use capa_host::api::{CallAnswer, CallRequest, PendingView};
+use capa_host::client::call_when_decided;
 use capa_host::{HubClient, OpenHub};
-use capa_server::http::MAX_APPROVAL_WAIT;
 use serde_json::Value;
 
 use crate::cli::{CallArgs, GlobalArgs};
-use crate::commands::open_hub;
 use crate::output;
+use crate::setup::open_hub;
 
 pub async fn run(
     global: &GlobalArgs,
@@ -136,20 +136,7 @@ async fn get_decision(
         "{address} needs your approval: approve it in the Capabilities app, or run `capabilities hub approve {id}` in a terminal. Waiting for the decision (up to {} minutes)…",
         WAIT_FOR_PERSON.as_secs() / 60
     );
-    loop {
-        let left = (expires_at - now_ms()).max(0) as u64;
-        let answer = access
-            .call(CallRequest {
-                approval: Some(id.to_owned()),
-                wait_ms: Some(left.min(MAX_APPROVAL_WAIT.as_millis() as u64)),
-                abandon: left == 0,
-                ..request()
-            })
-            .await?;
-        if answer.error_code() != Some("approval_pending") || left == 0 {
-            return Ok(answer);
-        }
-    }
+    Ok(call_when_decided(access, request, id, expires_at).await?)
 }
 
 /// How long a command without a terminal waits for a person's decision before it gives up (the

@@ -1,14 +1,38 @@
 //! `capa config show|check|schema`.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use capa_config::ConfigFiles;
 use capa_core::HubPaths;
-use serde_json::json;
+use serde::Serialize;
 
 use crate::cli::{ConfigCommand, GlobalArgs};
 use crate::{output, setup};
+
+/// `capa config show --json`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary<'a> {
+    global_file: Option<&'a Path>,
+    project_file: Option<&'a Path>,
+    global_file_expected_at: PathBuf,
+    data_dir: &'a Path,
+    tool_exposure: &'static str,
+    decided_by: &'a str,
+    upstream_timeout_ms: u64,
+    demo: bool,
+    sources: Vec<SourceFile<'a>>,
+    warnings: &'a [String],
+}
+
+/// A source and the file that declares it.
+#[derive(Serialize)]
+struct SourceFile<'a> {
+    id: &'a str,
+    file: &'a Path,
+}
 
 pub async fn run(
     global: &GlobalArgs,
@@ -19,23 +43,25 @@ pub async fn run(
         ConfigCommand::Show { json } => {
             let files = setup::config_files(global, paths)?;
             let config = setup::load_config(&files)?;
-            let sources: Vec<_> = config
-                .sources
-                .iter()
-                .map(|s| json!({"id": s.id, "file": s.file}))
-                .collect();
-            let summary = json!({
-                "globalFile": files.global,
-                "projectFile": files.project,
-                "globalFileExpectedAt": paths.global_config(),
-                "dataDir": paths.data_dir,
-                "toolExposure": config.exposure.mode.as_str(),
-                "decidedBy": config.exposure.decided_by,
-                "upstreamTimeoutMs": config.upstream_timeout.as_millis() as u64,
-                "demo": config.demo,
-                "sources": sources,
-                "warnings": config.warnings,
-            });
+            let summary = Summary {
+                global_file: files.global.as_deref(),
+                project_file: files.project.as_deref(),
+                global_file_expected_at: paths.global_config(),
+                data_dir: &paths.data_dir,
+                tool_exposure: config.exposure.mode.as_str(),
+                decided_by: &config.exposure.decided_by,
+                upstream_timeout_ms: config.upstream_timeout.as_millis() as u64,
+                demo: config.demo,
+                sources: config
+                    .sources
+                    .iter()
+                    .map(|s| SourceFile {
+                        id: &s.id,
+                        file: &s.file,
+                    })
+                    .collect(),
+                warnings: &config.warnings,
+            };
             if json {
                 output::json(&summary)?;
             } else {

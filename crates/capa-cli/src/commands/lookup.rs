@@ -9,8 +9,8 @@ use capa_host::HubClient;
 use capa_host::api::{DescribeApiRequest, LookupAnswer, SearchApiRequest};
 
 use crate::cli::{DescribeArgs, GlobalArgs, SearchArgs};
-use crate::commands::open_hub;
 use crate::output;
+use crate::setup::open_hub;
 
 pub async fn search(
     global: &GlobalArgs,

@@ -10,7 +10,7 @@ use capa_host::HubClient;
 use capa_host::api::SourceView;
 
 use crate::cli::{GlobalArgs, SourcesCommand, ToolsCommand};
-use crate::commands::open_hub;
+use crate::setup::open_hub;
 use crate::{output, setup};
 
 pub async fn sources(

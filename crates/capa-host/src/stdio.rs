@@ -1,0 +1,46 @@
+//! `capa mcp`: MCP over this process's stdin and stdout, forwarded to the running hub that reads
+//! the same capabilities files, or served by a hub started in this process.
+
+use std::sync::Arc;
+
+use capa_config::ConfigFiles;
+use capa_core::{Hub, HubPaths};
+use capa_server::bridge::{HubCheck, RemoteSurface};
+use capa_server::{McpFront, Surface};
+
+use crate::running::matching_hub;
+
+/// Serves MCP on stdio until the client closes it. `start_local` starts the hub in this process
+/// when no running hub reads `files` (or the one found cannot be reached); that hub is stopped
+/// when the client is done.
+pub async fn serve_stdio(
+    paths: &HubPaths,
+    files: &ConfigFiles,
+    start_local: impl AsyncFnOnce() -> anyhow::Result<Arc<Hub>>,
+) -> anyhow::Result<()> {
+    if let Some(running) = matching_hub(paths, files).await {
+        let check = HubCheck {
+            paths: paths.clone(),
+            found: running.found.clone(),
+        };
+        match RemoteSurface::connect(&running.mcp_url(), &running.token, check).await {
+            Ok(remote) => {
+                tracing::info!(url = %running.mcp_url(), "forwarding MCP over stdio to the running hub");
+                let surface: Arc<dyn Surface> = Arc::new(remote);
+                return capa_server::serve_stdio(McpFront::new(surface))
+                    .await
+                    .map_err(anyhow::Error::msg);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "running hub unreachable; serving from this process");
+            }
+        }
+    }
+    let hub = start_local().await?;
+    // The first `tools/list` waits for sources still starting (Hub::startup_done), so the
+    // client sees every source without delaying its handshake.
+    let surface: Arc<dyn Surface> = capa_server::surface_for(hub.clone());
+    let served = capa_server::serve_stdio(McpFront::new(surface)).await;
+    hub.shutdown().await;
+    served.map_err(anyhow::Error::msg)
+}

@@ -25,8 +25,8 @@
 
 mod shorten;
 
+use capa_domain::json_size::{Measure, json_len, prefix_within};
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ResourceContents, ResultType};
-use serde::Serialize;
 use serde_json::Value;
 
 use shorten::shorten;
@@ -113,11 +113,8 @@ pub fn cut_str(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_owned();
     }
-    let mut end = max.saturating_sub(ELLIPSIS.len());
-    while end > 0 && !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}{ELLIPSIS}", &s[..end])
+    let kept = prefix_within(s, max.saturating_sub(ELLIPSIS.len()), Measure::Utf8);
+    format!("{kept}{ELLIPSIS}")
 }
 
 /// What was cut, for the notice.
@@ -238,7 +235,7 @@ fn cut_block(block: &ContentBlock, room: usize) -> Option<ContentBlock> {
     if available < MIN_CUT_TEXT {
         return None;
     }
-    let cut = prefix_within(text, available);
+    let cut = prefix_within_escaped(text, available);
     let mut block = emptied;
     match &mut block {
         ContentBlock::Text(t) => t.text = cut,
@@ -254,28 +251,9 @@ fn cut_block(block: &ContentBlock, room: usize) -> Option<ContentBlock> {
 
 /// The longest prefix of `s` whose JSON string escaping, with `…` appended, takes at most
 /// `room` bytes.
-fn prefix_within(s: &str, room: usize) -> String {
-    let room = room.saturating_sub(ELLIPSIS.len());
-    let mut used = 0;
-    let mut end = 0;
-    for (i, c) in s.char_indices() {
-        let width = escaped_width(c);
-        if used + width > room {
-            break;
-        }
-        used += width;
-        end = i + c.len_utf8();
-    }
-    format!("{}{ELLIPSIS}", &s[..end])
-}
-
-/// Bytes `c` takes inside a JSON string as serde_json writes it.
-fn escaped_width(c: char) -> usize {
-    match c {
-        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-        c if (c as u32) < 0x20 => 6,
-        c => c.len_utf8(),
-    }
+fn prefix_within_escaped(s: &str, room: usize) -> String {
+    let kept = prefix_within(s, room.saturating_sub(ELLIPSIS.len()), Measure::JsonEscaped);
+    format!("{kept}{ELLIPSIS}")
 }
 
 /// The result's size as it goes out: with `resultType`, which the front adds.
@@ -284,26 +262,6 @@ pub fn measured(result: &CallToolResult) -> usize {
         return json_len(result);
     }
     json_len(result) + json_len(&ResultType::COMPLETE) + r#","resultType":"#.len()
-}
-
-/// Bytes of `value` as compact JSON, counted without holding them.
-fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    match serde_json::to_writer(&mut count, value) {
-        Ok(()) => count.0,
-        // Nothing the hub holds fails to serialise; if it did, treat it as over any budget.
-        Err(_) => usize::MAX / 2,
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@
 
 use serde_json::Value;
 
-use super::{ELLIPSIS, escaped_width, json_len};
+use capa_domain::json_size::{escaped_width, json_len};
+
+use super::ELLIPSIS;
 
 /// Strings keep at least this many characters while lists give (then they are cut further).
 const STRING_FLOOR: usize = 256;
@@ -85,8 +87,8 @@ fn longest(v: &Value, what: Longest) -> usize {
 fn size(v: &Value, chars: usize, items: usize) -> usize {
     match v {
         Value::String(s) => match s.char_indices().nth(chars) {
-            Some((end, _)) => 2 + width(&s[..end]) + ELLIPSIS.len(),
-            None => 2 + width(s),
+            Some((end, _)) => 2 + escaped_width(&s[..end]) + ELLIPSIS.len(),
+            None => 2 + escaped_width(s),
         },
         Value::Array(list) => {
             let kept = list.len().min(items);
@@ -99,16 +101,12 @@ fn size(v: &Value, chars: usize, items: usize) -> usize {
         Value::Object(map) => {
             2 + map
                 .iter()
-                .map(|(k, i)| 2 + width(k) + 1 + size(i, chars, items))
+                .map(|(k, i)| 2 + escaped_width(k) + 1 + size(i, chars, items))
                 .sum::<usize>()
                 + map.len().saturating_sub(1)
         }
         other => json_len(other),
     }
-}
-
-fn width(s: &str) -> usize {
-    s.chars().map(escaped_width).sum()
 }
 
 fn capped(v: &Value, chars: usize, items: usize) -> Value {

@@ -72,7 +72,7 @@ impl Catalog {
                 }
                 tools.push(CatalogTool {
                     address,
-                    remote_name: tool.name.to_string(),
+                    remote_name: tool.name.clone(),
                     definition,
                 });
             };
@@ -160,7 +160,7 @@ impl Catalog {
     }
 
     /// Up to three addresses closest to `address` (edit distance; also matching camelCase and
-    /// snake_case spellings), for "did you mean" hints.
+    /// `snake_case` spellings), for "did you mean" hints.
     pub fn suggest(&self, address: &str) -> Vec<String> {
         // A bare tool name (`echo`) is most likely meant in one of the namespaces that have it.
         if !address.contains('.') {
@@ -182,7 +182,7 @@ impl Catalog {
             .map(|a| (edit_distance(&wanted, &normalise(a)), a.as_str()))
             .filter(|(d, a)| *d <= (a.len() / 2).max(3))
             .collect();
-        scored.sort();
+        scored.sort_unstable();
         scored
             .into_iter()
             .take(3)

@@ -96,7 +96,7 @@ mod tests {
     ];
 
     fn serialised(value: &impl Serialize) -> usize {
-        serde_json::to_string(value).map(|s| s.len()).unwrap_or(0)
+        serde_json::to_string(value).map_or(0, |s| s.len())
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod names;
 pub mod policy;
 pub mod preview;
 pub mod redact;
+pub mod source_state;
 pub mod tool;
 
 pub use address::ToolAddress;
@@ -29,4 +30,5 @@ pub use names::{edit_distance, is_connection_name};
 pub use policy::{Decision, Loosening, Policy, PolicyVerdict, Rule};
 pub use preview::{is_secret_name, preview};
 pub use redact::Redactor;
+pub use source_state::{SourceOrigin, SourceState};
 pub use tool::{JsonObject, ToolDefinition, ToolHints};

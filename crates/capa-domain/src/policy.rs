@@ -50,6 +50,7 @@ impl Policy {
     }
 
     /// These rules, held back by the `confirmed` ones (see the type's documentation).
+    #[must_use]
     pub fn held_back_by(self, confirmed: Policy) -> Self {
         Self {
             held_back_by: Some(Box::new(confirmed.unheld())),

@@ -59,7 +59,7 @@ impl Redactor {
 
     /// Whether no secret is known (nothing to redact).
     pub fn is_empty(&self) -> bool {
-        self.secrets.read().map(|s| s.is_empty()).unwrap_or(false)
+        self.secrets.read().is_ok_and(|s| s.is_empty())
     }
 
     /// Replaces every known secret in `text`.
@@ -79,10 +79,9 @@ impl Redactor {
 
     /// Whether `text` holds a known secret.
     pub fn contains_secret(&self, text: &str) -> bool {
-        self.secrets
-            .read()
-            .map(|s| s.iter().any(|secret| text.contains(secret.as_str())))
-            .unwrap_or(true)
+        self.secrets.read().map_or(true, |s| {
+            s.iter().any(|secret| text.contains(secret.as_str()))
+        })
     }
 
     /// Redacts every string (keys included) of a JSON value in place, at any depth: the walk
@@ -243,7 +242,7 @@ mod tests {
                 r.redact_json(&mut value);
                 value
             });
-            let value = walked.map(|t| t.join());
+            let value = walked.map(std::thread::JoinHandle::join);
             value.map(|v| v.map(|v| count_and_check(&v)))
         });
         let (levels, leaked) = outcome

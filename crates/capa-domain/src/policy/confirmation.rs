@@ -25,7 +25,7 @@ pub struct Loosening {
 }
 
 impl Loosening {
-    /// "demo.delete_note: ask → allow".
+    /// "`demo.delete_note`: ask → allow".
     pub fn describe(&self) -> String {
         let connection = self
             .connection

@@ -5,7 +5,7 @@ use crate::StoreError;
 
 const MIGRATIONS: &[&str] = &[
     // 1: tool calls and connections.
-    r#"
+    r"
     CREATE TABLE tool_calls (
         id             INTEGER PRIMARY KEY,
         address        TEXT NOT NULL,
@@ -31,9 +31,9 @@ const MIGRATIONS: &[&str] = &[
         updated_at_ms INTEGER NOT NULL,
         PRIMARY KEY (source, name)
     );
-    "#,
+    ",
     // 2: runs of `execute` and their journal of tool calls (the base of replay on resume).
-    r#"
+    r"
     CREATE TABLE runs (
         id             TEXT PRIMARY KEY,
         code           TEXT NOT NULL,
@@ -59,11 +59,11 @@ const MIGRATIONS: &[&str] = &[
         ms          INTEGER NOT NULL,
         PRIMARY KEY (run_id, idx)
     );
-    "#,
+    ",
     // 3: approvals and paused runs. A journal entry keeps a digest of the real arguments (the
     // stored ones are redacted) so a replay can tell it asks the same; pending inputs of runs,
     // what a person granted a run, and requestStates already used (single use).
-    r#"
+    r"
     ALTER TABLE run_calls ADD COLUMN args_digest TEXT;
     ALTER TABLE runs ADD COLUMN resumable INTEGER NOT NULL DEFAULT 1;
 
@@ -98,11 +98,11 @@ const MIGRATIONS: &[&str] = &[
         digest         TEXT PRIMARY KEY,
         consumed_at_ms INTEGER NOT NULL
     );
-    "#,
+    ",
     // 4: pending inputs of direct calls (`capa call`, `/api/call`, expose-all forms) live beside
     // those of runs, keyed by a call id (`call_…`) in `run_id`, so `run_id` no longer references
     // `runs`. SQLite cannot drop a constraint in place: the table is rebuilt.
-    r#"
+    r"
     CREATE TABLE approvals_new (
         id            TEXT PRIMARY KEY,
         run_id        TEXT NOT NULL,
@@ -126,35 +126,35 @@ const MIGRATIONS: &[&str] = &[
     DROP TABLE approvals;
     ALTER TABLE approvals_new RENAME TO approvals;
     CREATE INDEX approvals_status ON approvals(status, created_at_ms);
-    "#,
+    ",
     // 5: the policy a person confirmed (JSON rules). A change of the policy file that loosens
     // it (ask or deny becoming allow) made outside the app's window or an interactive terminal
     // waits against this until a person confirms it.
-    r#"
+    r"
     CREATE TABLE confirmed_policy (
         id              INTEGER PRIMARY KEY CHECK (id = 1),
         rules           TEXT NOT NULL,
         confirmed_at_ms INTEGER NOT NULL
     );
-    "#,
+    ",
     // 6: the sources a person confirmed, by id and a digest of how they start (command, args,
     // env, cwd; or URL and headers). A source that is new or changed outside the app's window
     // or an interactive terminal does not start until a person confirms it. The row with the
     // empty id marks that confirmations began (the first start counts what it finds as
     // confirmed).
-    r#"
+    r"
     CREATE TABLE confirmed_sources (
         id              TEXT PRIMARY KEY,
         digest          TEXT NOT NULL,
         confirmed_at_ms INTEGER NOT NULL
     );
-    "#,
+    ",
     // 7: the project sources a person trusted, by the project file's canonical path, the
     // source's id and the digest of how it starts. A project file (found from the working
     // directory up, perhaps in a cloned repository) runs nothing before this; the first start
     // never counts its sources as confirmed. `global_connections` is 1 when the person let the
     // source use the connections (secrets) of the global source with the same id.
-    r#"
+    r"
     CREATE TABLE trusted_project_sources (
         file               TEXT NOT NULL,
         source_id          TEXT NOT NULL,
@@ -163,7 +163,7 @@ const MIGRATIONS: &[&str] = &[
         trusted_at_ms      INTEGER NOT NULL,
         PRIMARY KEY (file, source_id)
     );
-    "#,
+    ",
     // 8: which hub process runs a run's attempt (several hubs may share one data dir: the
     // desktop app's and a project's), so a hub that starts can tell a run whose process died
     // mid-attempt (it becomes `interrupted`) from one another hub is running; and journal
@@ -171,7 +171,7 @@ const MIGRATIONS: &[&str] = &[
     // which calls may have taken effect without an answer; and which hub's client form is
     // asking about a pending input now (`input_claims`), so the desktop app's popup waits for a
     // form shown by another hub's client too. `until_ms` NULL: until the claim is released.
-    r#"
+    r"
     ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
     ALTER TABLE runs ADD COLUMN owner_started_ms INTEGER;
     ALTER TABLE run_calls ADD COLUMN in_flight INTEGER NOT NULL DEFAULT 0;
@@ -182,11 +182,15 @@ const MIGRATIONS: &[&str] = &[
         channel          TEXT NOT NULL,
         until_ms         INTEGER
     );
-    "#,
+    ",
 ];
 
 /// The newest schema version this build knows.
-pub const LATEST: i64 = MIGRATIONS.len() as i64;
+#[expect(
+    clippy::cast_possible_wrap,
+    reason = "a handful of migrations; `i64::try_from` is not const"
+)]
+pub(crate) const LATEST: i64 = MIGRATIONS.len() as i64;
 
 pub(crate) fn migrate(conn: &mut rusqlite::Connection) -> Result<(), StoreError> {
     let current: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
@@ -200,6 +204,12 @@ pub(crate) fn migrate(conn: &mut rusqlite::Connection) -> Result<(), StoreError>
 }
 
 /// Applies migrations `from + 1 ..= to`, each in its own transaction.
+#[expect(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    reason = "schema versions count a handful of migrations, and SQLite's `user_version` starts at 0"
+)]
 fn migrate_to(conn: &mut rusqlite::Connection, from: i64, to: i64) -> Result<(), StoreError> {
     for (index, sql) in MIGRATIONS
         .iter()

@@ -86,7 +86,7 @@ fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
     Ok(RunRecord {
         id: row.get(0)?,
         code: row.get(1)?,
-        seed: row.get::<_, i64>(2)? as u64,
+        seed: row.get::<_, i64>(2)?.cast_unsigned(),
         clock_start_ms: row.get(3)?,
         client: row.get(4)?,
         status: row.get(5)?,
@@ -115,7 +115,7 @@ impl Store {
             params![
                 run.id,
                 run.code,
-                run.seed as i64,
+                run.seed.cast_signed(),
                 run.clock_start_ms,
                 run.client,
                 run.status,

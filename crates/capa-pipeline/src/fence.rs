@@ -2,14 +2,14 @@
 
 /// The code of a fenced block, and the line (1-based, in the original text) where it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fenced {
+pub(crate) struct Fenced {
     pub text: String,
     pub first_line: u32,
 }
 
 /// The body of the first ```` ``` ```` block, when the text has one. An unclosed fence runs to
 /// the end.
-pub fn body(code: &str) -> Option<Fenced> {
+pub(crate) fn body(code: &str) -> Option<Fenced> {
     let lines: Vec<&str> = code.lines().collect();
     let open = lines
         .iter()
@@ -18,9 +18,14 @@ pub fn body(code: &str) -> Option<Fenced> {
         .iter()
         .position(|line| line.trim_start().starts_with("```"))
         .map_or(lines.len(), |i| open + 1 + i);
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a model's code is kilobytes long, far from u32::MAX lines"
+    )]
+    let first_line = open as u32 + 2;
     Some(Fenced {
         text: lines[open + 1..close].join("\n"),
-        first_line: open as u32 + 2,
+        first_line,
     })
 }
 

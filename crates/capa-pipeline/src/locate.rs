@@ -9,7 +9,11 @@ pub struct Position {
 
 /// The position of byte `offset` of `source`, whose first line is line `first_line` of the
 /// model's code.
-pub fn position(source: &str, offset: usize, first_line: u32) -> Position {
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a model's code is kilobytes long, far from u32::MAX lines or columns"
+)]
+pub(crate) fn position(source: &str, offset: usize, first_line: u32) -> Position {
     let offset = offset.min(source.len());
     let before = source.get(..offset).unwrap_or(source);
     let line = before.matches('\n').count() as u32;

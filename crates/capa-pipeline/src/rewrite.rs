@@ -12,7 +12,7 @@ use crate::locate::position;
 
 /// Code after the rewrites.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Forgiven {
+pub(crate) struct Forgiven {
     pub code: String,
     pub notices: Vec<String>,
 }
@@ -26,14 +26,14 @@ struct Edit {
 
 /// How model code is parsed: TypeScript (a superset of what a model writes), as a module (top
 /// level `await`, `export default`), with `return` allowed outside a function.
-pub fn parse_options() -> ParseOptions {
+pub(crate) fn parse_options() -> ParseOptions {
     ParseOptions {
         allow_return_outside_function: true,
         ..ParseOptions::default()
     }
 }
 
-pub fn forgive(source: &str, first_line: u32) -> Result<Forgiven, PipelineError> {
+pub(crate) fn forgive(source: &str, first_line: u32) -> Result<Forgiven, PipelineError> {
     let allocator = Allocator::default();
     let parsed = Parser::new(&allocator, source, SourceType::ts())
         .with_options(parse_options())
@@ -49,7 +49,7 @@ pub fn forgive(source: &str, first_line: u32) -> Result<Forgiven, PipelineError>
                      JavaScript or TypeScript."
                         .to_owned()
                 },
-                |help| help.to_string(),
+                std::string::ToString::to_string,
             ),
         });
     }

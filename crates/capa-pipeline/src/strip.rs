@@ -15,7 +15,7 @@ use crate::PipelineError;
 use crate::locate::position;
 use crate::rewrite::parse_options;
 
-pub fn to_javascript(code: &str, first_line: u32) -> Result<String, PipelineError> {
+pub(crate) fn to_javascript(code: &str, first_line: u32) -> Result<String, PipelineError> {
     let allocator = Allocator::default();
     let as_js = Parser::new(&allocator, code, SourceType::mjs())
         .with_options(parse_options())

@@ -187,7 +187,7 @@ fn prepared(code: String) -> Result<Result<capa_pipeline::Prepared, PipelineErro
 
 /// Lines of `code` as positions count them.
 fn lines(code: &str) -> u32 {
-    code.matches('\n').count() as u32 + 1
+    u32::try_from(code.matches('\n').count()).expect("generated code has few lines") + 1
 }
 
 proptest! {

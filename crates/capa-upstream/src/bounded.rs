@@ -2,7 +2,7 @@
 //! the message streams in, and the too-deep parts of a tool list cut out.
 //!
 //! rmcp's line transport already refuses a line longer than its `max_line_length` without
-//! buffering it, and a line nested deeper than serde_json reads, but it only logs and drops it:
+//! buffering it, and a line nested deeper than `serde_json` reads, but it only logs and drops it:
 //! the call that waited for that answer would wait until its timeout and then look retryable.
 //! [`BoundedLines`] sits between the server's output and rmcp and hands each line on through a
 //! small JSON scanner ([`crate::scan`]) that keeps no more than a few bytes of it. Inside a

@@ -23,7 +23,7 @@ pub(crate) type Client = RunningService<RoleClient, UpstreamClient>;
 const MAX_STDERR_LINE_BYTES: usize = 8 * 1024;
 
 /// How long starting a server and negotiating may take before it counts as unavailable.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
+const CONNECT_TIMEOUT: Duration = Duration::from_mins(1);
 
 /// Negotiation: 2026-07-28 through `server/discover`, falling back to `initialize` for older
 /// servers (rmcp's `Auto` mode).

@@ -32,7 +32,7 @@ pub const MAX_TITLE_BYTES: usize = 256;
 /// checked); a larger output schema is dropped and the tool kept, its result untyped.
 pub const MAX_SCHEMA_BYTES: usize = 256 * 1024;
 /// The deepest nesting of arrays and objects in one message that rmcp's JSON decoder
-/// (serde_json, whose recursion limit is 128) reads; a deeper line is dropped by it like an
+/// (`serde_json`, whose recursion limit is 128) reads; a deeper line is dropped by it like an
 /// oversized one (a test pins the value).
 pub const MAX_JSON_DEPTH: u32 = 127;
 /// Levels of nesting kept below a tool in a tool list (its input schema's root is level 1):
@@ -44,4 +44,4 @@ pub const MAX_TOOL_NESTING: u32 = 64;
 /// Cuts described one line each; past this many they are only counted (a server that sends a
 /// million tools with overlong names must not fill the log and the status with a million
 /// lines).
-pub const MAX_CUT_NOTES: usize = 20;
+pub(crate) const MAX_CUT_NOTES: usize = 20;

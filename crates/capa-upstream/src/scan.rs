@@ -1,7 +1,7 @@
 //! What one line from an upstream holds, learned a byte at a time with a few bytes of state, and
 //! the line handed on with the too-deep parts of a tool list cut out.
 //!
-//! rmcp decodes a line with serde_json, which refuses nesting past [`MAX_JSON_DEPTH`]: one tool
+//! rmcp decodes a line with `serde_json`, which refuses nesting past [`MAX_JSON_DEPTH`]: one tool
 //! whose schema nests deeper would make the whole `tools/list` answer unreadable and the source
 //! lose every tool. So inside `result.tools`, a part nested more than [`MAX_TOOL_NESTING`] levels
 //! below its tool is replaced while it streams by [`CUT_MARKER`]: an empty schema (any value)
@@ -89,6 +89,10 @@ pub(crate) struct LineEnd {
 }
 
 #[derive(Debug, Default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "a one-pass scanner's flags, each read on every byte; they are independent, not one state"
+)]
 pub(crate) struct LineScan {
     len: usize,
     deepest: u32,

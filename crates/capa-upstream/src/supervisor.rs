@@ -258,7 +258,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
             progress: upstream.progress.clone(),
         };
         let connected = tokio::select! {
-            _ = upstream.shutdown.cancelled() => break,
+            () = upstream.shutdown.cancelled() => break,
             c = connect(&upstream.spec, handler) => c,
         };
         // tokio's clock (the wall clock in the hub) so that tests can move it.
@@ -286,10 +286,10 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         if started.elapsed() > timings.healthy_after {
             backoff = timings.min_backoff;
         }
-        tracing::info!(source = %source_id, wait_ms = backoff.as_millis() as u64, "reconnecting after backoff");
+        tracing::info!(source = %source_id, wait_ms = u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX), "reconnecting after backoff");
         tokio::select! {
-            _ = upstream.shutdown.cancelled() => break,
-            _ = tokio::time::sleep(backoff) => {}
+            () = upstream.shutdown.cancelled() => break,
+            () = tokio::time::sleep(backoff) => {}
         }
         backoff = (backoff * 2).min(timings.max_backoff);
     }
@@ -361,7 +361,7 @@ async fn serve_connection(
     tokio::pin!(waiting);
     loop {
         tokio::select! {
-            _ = upstream.shutdown.cancelled() => {
+            () = upstream.shutdown.cancelled() => {
                 cancel.cancel();
                 let _ = waiting.await;
                 return Outcome::Shutdown;

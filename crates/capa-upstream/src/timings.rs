@@ -22,7 +22,7 @@ impl Default for SupervisorTimings {
         Self {
             min_backoff: Duration::from_millis(250),
             max_backoff: Duration::from_secs(30),
-            healthy_after: Duration::from_secs(60),
+            healthy_after: Duration::from_mins(1),
             list_timeout: Duration::from_secs(30),
         }
     }

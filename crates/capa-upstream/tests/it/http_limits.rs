@@ -50,15 +50,15 @@ async fn flood_http(answers: Answers, extra: &[&str]) -> HttpFlood {
         connection: None,
         transport: UpstreamTransport::Http {
             url,
-            headers: Default::default(),
+            headers: std::collections::BTreeMap::default(),
         },
         // Far longer than nextest lets a test run: a call that waited for its timeout instead of
         // failing at once would fail the test by hanging it.
-        call_timeout: Duration::from_secs(3600),
+        call_timeout: Duration::from_hours(1),
     };
     let (events, _) = tokio::sync::mpsc::unbounded_channel();
     let upstream = Upstream::start(spec, events);
-    upstream.settled(Duration::from_secs(60)).await;
+    upstream.settled(Duration::from_mins(1)).await;
     HttpFlood {
         upstream,
         _server: server,

@@ -32,16 +32,16 @@ async fn flood(args: &[&str]) -> Arc<Upstream> {
         transport: UpstreamTransport::Stdio {
             command: python().display().to_string(),
             args: all,
-            env: Default::default(),
+            env: std::collections::BTreeMap::default(),
             cwd: None,
         },
         // Far longer than nextest lets a test run: a call that waited for its timeout instead of
         // failing at once would fail the test by hanging it.
-        call_timeout: Duration::from_secs(3600),
+        call_timeout: Duration::from_hours(1),
     };
     let (events, _) = tokio::sync::mpsc::unbounded_channel();
     let upstream = Upstream::start(spec, events);
-    upstream.settled(Duration::from_secs(60)).await;
+    upstream.settled(Duration::from_mins(1)).await;
     assert_eq!(
         upstream.status().state,
         UpstreamState::Ready,
@@ -61,7 +61,10 @@ pub(crate) fn text(result: &capa_upstream::CallToolResult) -> String {
 }
 
 pub(crate) fn args(value: serde_json::Value) -> Option<capa_upstream::JsonObject> {
-    value.as_object().cloned()
+    match value {
+        serde_json::Value::Object(members) => Some(members),
+        _ => None,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -26,7 +26,7 @@ use crate::limits::{args, python, text};
 const TIMINGS: SupervisorTimings = SupervisorTimings {
     min_backoff: Duration::from_secs(1),
     max_backoff: Duration::from_secs(4),
-    healthy_after: Duration::from_secs(60),
+    healthy_after: Duration::from_mins(1),
     list_timeout: Duration::from_secs(30),
 };
 
@@ -55,10 +55,10 @@ fn stdio(source_id: &str, command: &str, args: Vec<String>) -> UpstreamSpec {
         transport: UpstreamTransport::Stdio {
             command: command.into(),
             args,
-            env: Default::default(),
+            env: std::collections::BTreeMap::default(),
             cwd: None,
         },
-        call_timeout: Duration::from_secs(3600),
+        call_timeout: Duration::from_hours(1),
     }
 }
 
@@ -112,7 +112,11 @@ async fn settle() {
 /// The supervisor waits exactly `wait` after a failure: not restarted 1 ms before, restarted at.
 async fn restarts_after(upstream: &Upstream, wait: Duration) {
     let before = upstream.status().restarts;
-    advance(wait - Duration::from_millis(1)).await;
+    advance(
+        wait.checked_sub(Duration::from_millis(1))
+            .expect("waits are longer than 1 ms"),
+    )
+    .await;
     settle().await;
     assert_eq!(
         upstream.status().restarts,
@@ -138,16 +142,14 @@ fn kill(pid: u32) {
 
 /// Whether a process runs under `pid`: `/proc/<pid>` exists and it is not a zombie.
 fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|stat| {
-            !stat
-                .rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(false)
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
 }
 
 fn ready(s: &UpstreamStatus) -> bool {

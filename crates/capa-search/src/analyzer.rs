@@ -12,7 +12,7 @@ use tantivy::tokenizer::{
 };
 
 /// Name under which the analyzer is registered with the index.
-pub const ANALYZER: &str = "capa";
+pub(crate) const ANALYZER: &str = "capa";
 
 /// Words that say nothing about what a tool does. Short on purpose: "get", "list" or "all" are
 /// meaningful in tool names, and BM25's IDF already discounts what is common.
@@ -36,7 +36,7 @@ pub fn analyzer() -> TextAnalyzer {
 }
 
 /// The terms a text yields, in order, duplicates kept.
-pub fn terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+pub(crate) fn terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     let mut stream = analyzer.token_stream(text);
     let mut out = Vec::new();
     while stream.advance() {

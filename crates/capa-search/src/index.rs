@@ -36,7 +36,7 @@ pub(crate) struct Fields {
 }
 
 impl Fields {
-    pub fn get(&self, field: SearchField) -> Field {
+    pub(crate) fn get(&self, field: SearchField) -> Field {
         match field {
             SearchField::Name => self.name,
             SearchField::Description => self.description,
@@ -110,6 +110,10 @@ fn description_text(doc: &ToolDoc) -> String {
     }
 }
 
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the ords were written from `usize` positions in `docs`"
+)]
 fn segment_ords(searcher: &Searcher, ord: Field) -> Result<Vec<Vec<usize>>, SearchError> {
     let name = searcher.schema().get_field_name(ord).to_owned();
     searcher

@@ -109,7 +109,7 @@ impl std::fmt::Debug for SearchIndex {
         f.debug_struct("SearchIndex")
             .field("docs", &self.docs.len())
             .field("params", &self.params)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -126,7 +126,7 @@ impl SearchIndex {
             ords,
         } = index::build(&docs)?;
         let searcher = reader.searcher();
-        let num_docs = searcher.num_docs() as u32;
+        let num_docs = u32::try_from(searcher.num_docs()).unwrap_or(u32::MAX);
         let mut avg_len = [0.0; 3];
         for (slot, field) in avg_len.iter_mut().zip(SearchField::ALL) {
             let mut tokens = 0u64;
@@ -251,7 +251,10 @@ impl SearchIndex {
                 let avg_len = self.avg_len[field as usize];
                 *pseudo.entry(doc).or_default() += self.params.weighted_tf(field, tf, len, avg_len);
             })?;
-            let idf = bm25f::idf(self.num_docs, pseudo.len() as u32);
+            let idf = bm25f::idf(
+                self.num_docs,
+                u32::try_from(pseudo.len()).unwrap_or(u32::MAX),
+            );
             for (doc, tf) in pseudo {
                 *scores.entry(doc).or_default() += term.weight * self.params.term_score(idf, tf);
             }
@@ -269,7 +272,7 @@ impl SearchIndex {
                 })
             })
             .collect();
-        self.run_tantivy(BooleanQuery::new(clauses))
+        self.run_tantivy(&BooleanQuery::new(clauses))
     }
 
     fn single_field(&self, terms: &[QueryTerm]) -> Result<Vec<Hit>, SearchError> {
@@ -277,14 +280,14 @@ impl SearchIndex {
             .iter()
             .map(|term| term_clause(self.fields.combined, &term.text, term.weight))
             .collect();
-        self.run_tantivy(BooleanQuery::new(clauses))
+        self.run_tantivy(&BooleanQuery::new(clauses))
     }
 
-    fn run_tantivy(&self, query: BooleanQuery) -> Result<Vec<Hit>, SearchError> {
+    fn run_tantivy(&self, query: &BooleanQuery) -> Result<Vec<Hit>, SearchError> {
         let searcher = self.reader.searcher();
         let limit = self.docs.len().max(1);
         let top = tantivy::collector::TopDocs::with_limit(limit).order_by_score();
-        let found = searcher.search(&query, &top)?;
+        let found = searcher.search(query, &top)?;
         Ok(found
             .into_iter()
             .map(|(score, address)| Hit {

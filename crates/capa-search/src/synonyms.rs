@@ -121,7 +121,7 @@ pub(crate) struct Thesaurus {
 
 impl Thesaurus {
     /// Analyses every group with `analyzer`, so synonyms meet the index's terms.
-    pub fn new(analyzer: &mut TextAnalyzer) -> Self {
+    pub(crate) fn new(analyzer: &mut TextAnalyzer) -> Self {
         let mut by_term: HashMap<String, Vec<String>> = HashMap::new();
         let mut by_phrase: HashMap<(String, String), Vec<String>> = HashMap::new();
         for group in GROUPS {
@@ -154,13 +154,13 @@ impl Thesaurus {
     }
 
     /// Synonyms of the phrase `first second`.
-    pub fn of_phrase(&self, first: &str, second: &str) -> &[String] {
+    pub(crate) fn of_phrase(&self, first: &str, second: &str) -> &[String] {
         self.by_phrase
             .get(&(first.to_owned(), second.to_owned()))
             .map_or(&[], Vec::as_slice)
     }
 
-    pub fn of(&self, term: &str) -> &[String] {
+    pub(crate) fn of(&self, term: &str) -> &[String] {
         self.by_term.get(term).map_or(&[], Vec::as_slice)
     }
 }

@@ -6,7 +6,7 @@
 use capa_search::eval::{Quality, evaluate, parse_queries};
 use capa_search::{Ranker, SearchIndex, ToolDoc};
 
-pub fn quality_index() -> SearchIndex {
+fn quality_index() -> SearchIndex {
     let tools =
         capa_catalogs::load_all(&["github", "docker-registry", "livemcpbench"]).expect("catalogs");
     let docs = tools

@@ -183,7 +183,8 @@ mod tests {
                 .iter()
                 .map(|(id, state)| SourceState {
                     id: (*id).to_owned(),
-                    state: (*state).to_owned(),
+                    state: serde_json::from_value(serde_json::Value::from(*state))
+                        .expect("a state"),
                     last_error: None,
                     tools: 1,
                 })

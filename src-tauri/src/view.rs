@@ -28,7 +28,7 @@ pub struct AppState {
 #[serde(rename_all = "camelCase")]
 pub struct SourceState {
     pub id: String,
-    pub state: String,
+    pub state: capa_core::SourceState,
     pub last_error: Option<String>,
     pub tools: usize,
 }
@@ -47,12 +47,12 @@ pub struct PopupState {
 
 impl SourceState {
     pub fn failing(&self) -> bool {
-        matches!(self.state.as_str(), "down" | "needs_connection")
+        self.state.is_trouble()
     }
 
     /// New or changed outside the app: it starts once the person confirms it.
     pub fn unconfirmed(&self) -> bool {
-        self.state == "needs_confirmation"
+        self.state == capa_core::SourceState::NeedsConfirmation
     }
 }
 

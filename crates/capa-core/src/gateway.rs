@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use capa_domain::{AskingChannel, CatalogTool, JsonObject, SharedCatalog};
+use capa_domain::{AskingChannel, CatalogTool, JsonObject, SharedCatalog, SourceState};
 use capa_runner::{CallFailure, Gate, Gateway, Pending, Unready};
 use capa_sandbox::ToolFailure;
 use capa_store::ApprovalRecord;
@@ -167,7 +167,7 @@ impl Hub {
             let may_come = now_missing.iter().any(|source| {
                 statuses
                     .iter()
-                    .any(|s| &s.id == source && matches!(s.state.as_str(), "starting" | "down"))
+                    .any(|s| &s.id == source && s.state.may_come())
             });
             if !may_come {
                 return self.unready(&now_missing);
@@ -187,10 +187,10 @@ impl Hub {
                 let why = match statuses.iter().find(|s| &s.id == source) {
                     None => "is not served by this hub".to_owned(),
                     Some(status) => {
-                        let state = match status.state.as_str() {
-                            "starting" => "is still starting".to_owned(),
-                            "needs_connection" => "needs its connection".to_owned(),
-                            "needs_confirmation" => format!(
+                        let state = match status.state {
+                            SourceState::Starting => "is still starting".to_owned(),
+                            SourceState::NeedsConnection => "needs its connection".to_owned(),
+                            SourceState::NeedsConfirmation => format!(
                                 "waits for the person to confirm how it starts (`capa sources confirm {source}`)"
                             ),
                             other => format!("is {other}"),

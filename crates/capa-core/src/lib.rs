@@ -29,7 +29,7 @@ pub use capa_domain::{
     Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress, ToolDefinition, ToolHints,
 };
 pub use capa_domain::{Decision, Loosening, Policy, PolicyVerdict, Redactor, Rule};
-pub use capa_domain::{is_secret_name, preview};
+pub use capa_domain::{SourceOrigin, SourceState, is_secret_name, preview};
 pub use capa_runner::{Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest};
 /// What a pending input waits for, and where a run stands (stored by `capa-store`).
 pub use capa_store::{InputKind, RunState};

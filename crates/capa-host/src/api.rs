@@ -5,7 +5,6 @@
 
 use std::path::PathBuf;
 
-use capa_core::InputKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -29,29 +28,8 @@ pub struct Ack {
     pub error: Option<ApiError>,
 }
 
-/// `GET /api/sources`: one source's state (capa-core's `SourceStatus`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SourceView {
-    pub id: String,
-    pub description: Option<String>,
-    /// Command line or URL, never secrets.
-    pub target: String,
-    /// `starting`, `ready`, `down`, `stopped`, `needs_connection` or `needs_confirmation`.
-    pub state: String,
-    pub last_error: Option<String>,
-    /// Exposed tools in the catalog.
-    pub tools: usize,
-    pub restarts: u32,
-    pub protocol_version: Option<String>,
-    pub pid: Option<u32>,
-    /// Connection names; the default one ends with `*`.
-    pub connections: Vec<String>,
-    /// `demo` (built in) or `config` (a capabilities file).
-    pub origin: String,
-    pub file: Option<PathBuf>,
-    /// What the hub's bounds cut from the source's last tool listing, one line each.
-    pub limited: Vec<String>,
-}
+/// `GET /api/sources`: one source's state, as the hub lists it.
+pub use capa_core::SourceStatus as SourceView;
 
 /// `GET /api/config`: the configuration the hub runs with.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -65,23 +43,8 @@ pub struct ConfigView {
     pub warnings: Vec<String>,
 }
 
-/// A pending input as frontends show it (capa-core's `PendingInput`); the preview is redacted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PendingView {
-    pub id: String,
-    pub run_id: String,
-    pub call_index: u32,
-    pub kind: InputKind,
-    pub address: String,
-    pub source: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connection: Option<String>,
-    pub preview: Value,
-    pub reason: String,
-    pub created_at_ms: i64,
-    pub expires_at_ms: i64,
-}
+/// A pending input as frontends show it; the preview is redacted.
+pub use capa_core::PendingInput as PendingView;
 
 /// `GET /api/approvals`.
 #[derive(Debug, Clone, Serialize, Deserialize)]

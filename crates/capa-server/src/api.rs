@@ -63,10 +63,10 @@ pub struct ToolListing {
     pub description: Option<String>,
     pub input_schema: Value,
     pub annotations: Option<Value>,
-    /// `allow`, `ask` or `deny`: what the policy decides for the tool (calls without a
-    /// connection). Listings for models leave denied tools out; this one is the user's view.
+    /// What the policy decides for the tool (calls without a connection), spelled `allow`,
+    /// `ask` or `deny`. Listings for models leave denied tools out; this one is the user's view.
     #[serde(default)]
-    pub policy: String,
+    pub policy: capa_core::Decision,
 }
 
 /// Lists the catalog for the API and the CLI.
@@ -85,7 +85,7 @@ pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
                 .annotations
                 .as_ref()
                 .and_then(|a| serde_json::to_value(a).ok()),
-            policy: hub.listing_verdict(t).decision.to_string(),
+            policy: hub.listing_verdict(t).decision,
         })
         .collect()
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
 use capa_config::{ConfigFiles, ExposureMode, HubConfig};
-use capa_core::{HubPaths, Redactor, STARTUP_LIMIT};
+use capa_core::{HubPaths, Redactor, STARTUP_LIMIT, SourceState};
 use capa_install::review::{self, Prompter, TerminalPrompter};
 use capa_install::warnings::{self, InstallWarning, ServerTools};
 use capa_install::{Action, CapaEntry, Client, ClientFile, FilePlan, Intent, Locations, Scope};
@@ -258,19 +258,19 @@ async fn list_servers(
                 continue;
             };
             let timed_out = Instant::now() >= deadline;
-            if status.state == "starting" && !timed_out {
+            if status.state == SourceState::Starting && !timed_out {
                 continue;
             }
             let advertised = hub
                 .advertised_tools(&source.id)
                 .map(|tools| tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>());
-            let error = match (&advertised, status.state.as_str()) {
+            let error = match (&advertised, status.state) {
                 (Some(_), _) => None,
-                (None, "starting") => Some(format!(
+                (None, SourceState::Starting) => Some(format!(
                     "did not answer within {}s",
                     STARTUP_LIMIT.as_secs()
                 )),
-                (None, "needs_connection") => Some(format!(
+                (None, SourceState::NeedsConnection) => Some(format!(
                     "needs a connection: {}",
                     status
                         .last_error

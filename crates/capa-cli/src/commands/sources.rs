@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use capa_config::{ProjectConnections, SourceScope};
-use capa_core::{HubPaths, Redactor};
+use capa_core::{Decision, HubPaths, Redactor};
 use capa_host::HubClient;
 use capa_host::api::SourceView;
 
@@ -77,7 +77,7 @@ pub fn print_sources(sources: &[SourceView]) {
         .map(|s| {
             let state = match &s.last_error {
                 Some(error) => format!("{}: {error}", s.state),
-                None => s.state.clone(),
+                None => s.state.to_string(),
             };
             vec![
                 s.id.clone(),
@@ -116,10 +116,10 @@ pub async fn tools(
     if json {
         output::json(&tools)?;
     } else {
-        let hidden = tools.iter().filter(|t| t.policy == "deny").count();
+        let hidden = tools.iter().filter(|t| t.policy == Decision::Deny).count();
         let rows: Vec<Vec<String>> = tools
             .iter()
-            .filter(|t| t.policy != "deny")
+            .filter(|t| t.policy != Decision::Deny)
             .map(|t| {
                 let description = t
                     .description
@@ -129,7 +129,7 @@ pub async fn tools(
                     .next()
                     .unwrap_or("")
                     .to_owned();
-                let address = if t.policy == "ask" {
+                let address = if t.policy == Decision::Ask {
                     format!("{} [asks]", t.address)
                 } else {
                     t.address.clone()

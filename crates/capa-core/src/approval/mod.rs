@@ -13,7 +13,7 @@ pub(crate) mod asking;
 mod direct;
 
 use capa_store::{ApprovalRecord, ApprovalStatus, InputKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 pub use asking::{AskingChannel, AskingClaim};
@@ -66,7 +66,7 @@ impl Choice {
 }
 
 /// A pending input as frontends show it. The preview is already redacted.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingInput {
     pub id: String,

@@ -2,6 +2,7 @@
 //! it exposes, and why it is not started when it is not.
 
 use capa_config::{SourceConfig, SourceTransport, ToolSelection};
+use capa_domain::SourceState;
 
 /// A source as the hub knows it.
 #[derive(Debug, Clone)]
@@ -35,10 +36,10 @@ pub(super) enum SourceProblem {
 }
 
 impl SourceProblem {
-    pub(super) fn state(&self) -> &'static str {
+    pub(super) fn state(&self) -> SourceState {
         match self {
-            Self::NeedsConnection(_) => "needs_connection",
-            Self::NeedsConfirmation(_) => "needs_confirmation",
+            Self::NeedsConnection(_) => SourceState::NeedsConnection,
+            Self::NeedsConfirmation(_) => SourceState::NeedsConfirmation,
         }
     }
 

@@ -2,21 +2,21 @@
 
 use std::sync::Arc;
 
+use capa_domain::{SourceOrigin, SourceState};
 use capa_upstream::{Tool, UpstreamState};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Hub;
 use super::source_def::{Origin, describe_target};
 
 /// A source's state for listings.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceStatus {
     pub id: String,
     pub description: Option<String>,
     /// Command line or URL, never secrets.
     pub target: String,
-    /// `starting`, `ready`, `down`, `stopped`, `needs_connection` or `needs_confirmation`.
-    pub state: String,
+    pub state: SourceState,
     pub last_error: Option<String>,
     /// Exposed tools in the catalog.
     pub tools: usize,
@@ -26,8 +26,8 @@ pub struct SourceStatus {
     pub pid: Option<u32>,
     /// Connection names; the default one ends with `*`.
     pub connections: Vec<String>,
-    /// `demo` (built in) or `config` (a capabilities file).
-    pub origin: String,
+    /// Built in, or from a capabilities file.
+    pub origin: SourceOrigin,
     /// The capabilities file that declares the source (none for the demo).
     pub file: Option<std::path::PathBuf>,
     /// What the hub's bounds cut from the source's last tool listing, one line each
@@ -50,15 +50,14 @@ impl Hub {
                 let status = upstream.map(|u| u.status());
                 let problem = problems.get(&def.id).cloned();
                 let state = match (&status, &problem) {
-                    (_, Some(problem)) => problem.state().to_owned(),
+                    (_, Some(problem)) => problem.state(),
                     (Some(s), None) => match s.state {
-                        UpstreamState::Starting => "starting",
-                        UpstreamState::Ready => "ready",
-                        UpstreamState::Down => "down",
-                        UpstreamState::Stopped => "stopped",
-                    }
-                    .to_owned(),
-                    (None, None) => "stopped".to_owned(),
+                        UpstreamState::Starting => SourceState::Starting,
+                        UpstreamState::Ready => SourceState::Ready,
+                        UpstreamState::Down => SourceState::Down,
+                        UpstreamState::Stopped => SourceState::Stopped,
+                    },
+                    (None, None) => SourceState::Stopped,
                 };
                 SourceStatus {
                     id: def.id.clone(),
@@ -95,8 +94,8 @@ impl Hub {
                         })
                         .collect(),
                     origin: match &def.origin {
-                        Origin::Demo => "demo".to_owned(),
-                        Origin::Config(_) => "config".to_owned(),
+                        Origin::Demo => SourceOrigin::Demo,
+                        Origin::Config(_) => SourceOrigin::Config,
                     },
                     file: match &def.origin {
                         Origin::Demo => None,

@@ -18,7 +18,7 @@ async fn the_demo_source_serves_its_tools_in_address_order() {
             "demo.write_note",
         ]
     );
-    assert_eq!(t.source("demo").state, "ready");
+    assert_eq!(t.source("demo").state, capa_core::SourceState::Ready);
 }
 
 #[tokio::test]

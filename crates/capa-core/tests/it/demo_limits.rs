@@ -20,5 +20,5 @@ async fn a_direct_call_with_10_mb_of_arguments_fails_with_arguments_too_large() 
         .await
         .expect("serves");
     assert_eq!(text(&echoed), "next");
-    assert_eq!(t.source("demo").state, "ready");
+    assert_eq!(t.source("demo").state, capa_core::SourceState::Ready);
 }

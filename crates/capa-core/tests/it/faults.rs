@@ -17,7 +17,7 @@ fn everything(options: &str) -> String {
 async fn a_source_that_cannot_start_is_down_and_the_rest_still_serve() {
     let t = TestHub::start("servers:\n  - id: broken\n    type: mcp\n    def: { command: /nonexistent/capa-test-server }\n").await;
     let broken = t.source("broken");
-    assert_eq!(broken.state, "down");
+    assert_eq!(broken.state, capa_core::SourceState::Down);
     assert!(
         broken
             .last_error
@@ -90,7 +90,7 @@ async fn a_child_killed_mid_call_gives_a_typed_error_and_is_restarted() {
     assert!(
         eventually(Duration::from_secs(15), || {
             let s = t.source("ev");
-            s.state == "ready" && s.pid.is_some_and(|p| p != pid)
+            s.state == capa_core::SourceState::Ready && s.pid.is_some_and(|p| p != pid)
         })
         .await,
         "restarted: {:?}",

@@ -62,7 +62,7 @@ return { caught, after };"#,
     assert_eq!(envelope["result"]["after"], "next");
     // The source stayed connected: same child, no restart.
     let source = hub.source("flood");
-    assert_eq!(source.state, "ready");
+    assert_eq!(source.state, capa_core::SourceState::Ready);
     assert_eq!(source.pid, pid);
     // History has the typed code.
     let calls = hub.hub.store().recent_calls(5).expect("history");

@@ -67,9 +67,17 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
 
-    assert_eq!(t.source("ev").state, "needs_connection");
+    assert_eq!(
+        t.source("ev").state,
+        capa_core::SourceState::NeedsConnection
+    );
     store_secret(&t, &canary).await;
-    assert_eq!(t.source("ev").state, "ready", "{:?}", t.source("ev"));
+    assert_eq!(
+        t.source("ev").state,
+        capa_core::SourceState::Ready,
+        "{:?}",
+        t.source("ev")
+    );
     assert_eq!(t.source("ev").connections, vec!["personal*"]);
 
     let env = t.call("ev.get-env", json!({})).await.expect("get-env");

@@ -82,7 +82,7 @@ async fn streamable_http_sources_are_reached_by_url() {
     let t = TestHub::start(&yaml).await;
     assert_eq!(
         t.source("remote").state,
-        "ready",
+        capa_core::SourceState::Ready,
         "{:?}",
         t.source("remote")
     );

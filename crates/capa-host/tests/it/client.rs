@@ -29,7 +29,11 @@ async fn in_process_and_over_http_the_answers_are_the_same() {
         serde_json::to_value(remote.sources().await.expect("sources")).expect("json"),
         serde_json::to_value(&sources).expect("json")
     );
-    assert!(sources.iter().any(|s| s.id == "demo" && s.state == "ready"));
+    assert!(
+        sources
+            .iter()
+            .any(|s| s.id == "demo" && s.state == capa_core::SourceState::Ready)
+    );
 
     let tools = local.tools().await.expect("tools");
     let remote_tools = remote.tools().await.expect("tools");

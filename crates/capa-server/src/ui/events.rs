@@ -43,11 +43,11 @@ fn snapshot(hub: &Hub) -> Snapshot {
         pending,
         paused: hub.approvals_paused(),
         sources: SourceCounts {
-            ready: sources.iter().filter(|s| s.state == "ready").count(),
-            failed: sources
+            ready: sources
                 .iter()
-                .filter(|s| s.state == "down" || s.state == "needs_connection")
+                .filter(|s| s.state == capa_core::SourceState::Ready)
                 .count(),
+            failed: sources.iter().filter(|s| s.state.is_trouble()).count(),
         },
     }
 }

@@ -180,7 +180,7 @@ async fn a_source_added_with_the_token_waits_for_a_person() {
             .map(|s| (s.state, s.pid))
     };
     let (held, pid) = state(&ui.hub).expect("listed");
-    assert_eq!(held, "needs_confirmation");
+    assert_eq!(held, capa_core::SourceState::NeedsConfirmation);
     assert_eq!(pid, None, "no process was started");
     let refused = ui
         .client
@@ -202,6 +202,6 @@ async fn a_source_added_with_the_token_waits_for_a_person() {
         .expect("confirm");
     assert_eq!(confirmed.status(), StatusCode::OK);
     ui.hub.settled(Duration::from_secs(30)).await;
-    assert_eq!(state(&ui.hub).expect("listed").0, "ready");
+    assert_eq!(state(&ui.hub).expect("listed").0, capa_core::SourceState::Ready);
     ui.server.shutdown().await;
 }

@@ -96,7 +96,7 @@ fn same_scope(a: &DefScope<'_>, b: &DefScope<'_>) -> bool {
     })
 }
 
-/// `a == b` for JSON values (object members in any order, as serde_json compares), without
+/// `a == b` for JSON values (object members in any order, as `serde_json` compares), without
 /// recursion: the derived comparison recurses once per level of nesting, and a schema may nest
 /// arbitrarily deep.
 fn same_json(a: &Value, b: &Value) -> bool {

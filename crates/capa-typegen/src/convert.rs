@@ -27,7 +27,7 @@ const TOO_LARGE: &str = "schema has over 5000 parts";
 pub(crate) struct Converter<'b, 'a> {
     builder: &'b mut Builder<'a>,
     root: &'a Value,
-    /// Prefix for names of `$ref` targets outside `$defs` (the tool's PascalCase name).
+    /// Prefix for names of `$ref` targets outside `$defs` (the tool's `PascalCase` name).
     prefix: String,
     /// JSON pointer → named type, so each target converts once and recursion terminates.
     memo: HashMap<String, usize>,
@@ -250,9 +250,9 @@ impl<'b, 'a> Converter<'b, 'a> {
                 doc: Doc::from_schema(schema),
             };
             if optional {
-                rest.push(prop)
+                rest.push(prop);
             } else {
-                first.push(prop)
+                first.push(prop);
             }
         }
         first.append(&mut rest);

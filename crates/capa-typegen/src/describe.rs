@@ -33,7 +33,7 @@ const CALL_OPTIONS: &str = "interface CallOptions { /** Connection to use; the s
 pub struct Description {
     /// TypeScript declarations; valid on their own once the types in `not_shown` exist.
     pub text: String,
-    /// Tokens of `text` in o200k_base; never more than the budget.
+    /// Tokens of `text` in `o200k_base`; never more than the budget.
     pub tokens: usize,
     /// Named types the text refers to but does not declare (`github.CreateIssueInputLabels`),
     /// each of which can be described on its own.
@@ -52,7 +52,7 @@ struct Selection {
 }
 
 /// Declarations for `targets` (tool addresses, namespaces, named types) over the visible
-/// `tools` (sorted by namespace, then name), within `budget_tokens` (o200k_base).
+/// `tools` (sorted by namespace, then name), within `budget_tokens` (`o200k_base`).
 pub fn describe(
     tools: &[ToolSpec],
     targets: &[String],
@@ -110,16 +110,15 @@ fn select(catalog: &mut Catalog, targets: &[String]) -> Result<Vec<Selection>, D
         let ns = match resolved {
             Target::Namespace(ns) | Target::Tool(ns, _) | Target::Type(ns, _) => ns,
         };
-        let at = match selections.iter().position(|s| s.ns == ns) {
-            Some(at) => at,
-            None => {
-                selections.push(Selection {
-                    ns,
-                    tools: Vec::new(),
-                    types: Vec::new(),
-                });
-                selections.len() - 1
-            }
+        let at = if let Some(at) = selections.iter().position(|s| s.ns == ns) {
+            at
+        } else {
+            selections.push(Selection {
+                ns,
+                tools: Vec::new(),
+                types: Vec::new(),
+            });
+            selections.len() - 1
         };
         let selection = &mut selections[at];
         match resolved {

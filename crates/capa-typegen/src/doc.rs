@@ -121,9 +121,9 @@ enum Open<'v> {
     Object(serde_json::map::Iter<'v>),
 }
 
-/// The compact JSON text of `value` as serde_json writes it, or a prefix of it at least
+/// The compact JSON text of `value` as `serde_json` writes it, or a prefix of it at least
 /// `at_least` characters long. Iterative and stopping early: a `default` may be megabytes long
-/// or nested far deeper than serde_json's serializer (which recurses) can take, and only a few
+/// or nested far deeper than `serde_json`'s serializer (which recurses) can take, and only a few
 /// dozen characters of it are shown.
 fn json_prefix(value: &Value, at_least: usize) -> String {
     let mut out = String::new();
@@ -159,27 +159,25 @@ fn json_prefix(value: &Value, at_least: usize) -> String {
         };
         let comma = if std::mem::take(first) { "" } else { "," };
         let full = match container {
-            Open::Array(items) => match items.next() {
-                Some(item) => {
+            Open::Array(items) => {
+                if let Some(item) = items.next() {
                     next = Some(item);
                     write(&mut out, comma)
-                }
-                None => {
+                } else {
                     open.pop();
                     write(&mut out, "]")
                 }
-            },
-            Open::Object(members) => match members.next() {
-                Some((key, member)) => {
+            }
+            Open::Object(members) => {
+                if let Some((key, member)) = members.next() {
                     next = Some(member);
                     let key = quoted_prefix(key, at_least);
                     write(&mut out, comma) || write(&mut out, &key) || write(&mut out, ":")
-                }
-                None => {
+                } else {
                     open.pop();
                     write(&mut out, "}")
                 }
-            },
+            }
         };
         if full {
             break;

@@ -150,7 +150,7 @@ pub(crate) fn pascal_case(name: &str) -> String {
     out
 }
 
-/// A type name from a PascalCase base: never empty and never starting with a digit.
+/// A type name from a `PascalCase` base: never empty and never starting with a digit.
 pub(crate) fn type_ident(base: &str) -> String {
     if base.is_empty() {
         "Type".to_owned()

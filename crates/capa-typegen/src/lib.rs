@@ -2,7 +2,7 @@
 //!
 //! The hub shows the model its tools as TypeScript: `search` prints one-line signatures
 //! ([`signature_line`]) and `describe` prints `declare const <namespace>` blocks with JSDoc
-//! ([`describe`]) within a token budget counted in o200k_base ([`count_tokens`]). The sandbox
+//! ([`describe`]) within a token budget counted in `o200k_base` ([`count_tokens`]). The sandbox
 //! exposes each source as a global object whose members are named by [`member_names`], so the
 //! declarations and the runtime agree on every identifier.
 //!

@@ -272,18 +272,7 @@ impl<'m, 'a> Renderer<'m, 'a> {
                     && members.len() > 4
                     && members.iter().all(|m| matches!(m, Ty::Literal(_))) =>
             {
-                let mut bases: Vec<&str> = Vec::new();
-                for member in members {
-                    let base = match member {
-                        Ty::Literal(text) if text.starts_with('"') => "string",
-                        Ty::Literal(text) if text == "true" || text == "false" => "boolean",
-                        _ => "number",
-                    };
-                    if !bases.contains(&base) {
-                        bases.push(base);
-                    }
-                }
-                out.push_str(&bases.join(" | "));
+                out.push_str(&literal_bases(members));
             }
             Ty::Union(members) => {
                 for (i, member) in members.iter().enumerate() {
@@ -406,6 +395,23 @@ impl<'m, 'a> Renderer<'m, 'a> {
         }
         out.push_str(&body);
     }
+}
+
+/// The base types of a union of literals (`"a" | "b" | 1` → `string | number`), in the order
+/// they first appear: how a shortened signature writes a long list of literals.
+fn literal_bases(members: &[Ty]) -> String {
+    let mut bases: Vec<&str> = Vec::new();
+    for member in members {
+        let base = match member {
+            Ty::Literal(text) if text.starts_with('"') => "string",
+            Ty::Literal(text) if text == "true" || text == "false" => "boolean",
+            _ => "number",
+        };
+        if !bases.contains(&base) {
+            bases.push(base);
+        }
+    }
+    bases.join(" | ")
 }
 
 /// Joins a rendered multi-line object (no comments inside) into `{ a: string; b?: number }`.

@@ -15,12 +15,12 @@ fn cl100k() -> Option<&'static CoreBPE> {
     BPE.get_or_init(|| tiktoken_rs::cl100k_base().ok()).as_ref()
 }
 
-/// Tokens of `text` in o200k_base (GPT-4o and later), the encoding budgets are counted in.
+/// Tokens of `text` in `o200k_base` (GPT-4o and later), the encoding budgets are counted in.
 pub fn count_tokens(text: &str) -> usize {
     count_with(o200k(), text)
 }
 
-/// Tokens of `text` in cl100k_base (GPT-4, GPT-3.5), for comparison.
+/// Tokens of `text` in `cl100k_base` (GPT-4, GPT-3.5), for comparison.
 pub fn count_tokens_cl100k(text: &str) -> usize {
     count_with(cl100k(), text)
 }

@@ -13,7 +13,7 @@ const DEF_NAMES: &[&str] = &["A", "Node", "a b", "x/y", "*/", "0", "Missing"];
 /// How many of [`DEF_NAMES`] a document may define (`Missing` never).
 const DEFINED: usize = 6;
 
-pub fn odd_string() -> impl Strategy<Value = String> {
+pub(crate) fn odd_string() -> impl Strategy<Value = String> {
     let odd = select(vec![
         "",
         "\"",
@@ -164,7 +164,7 @@ fn schema_with(inner: BoxedStrategy<Value>) -> impl Strategy<Value = Value> {
     ];
     let combinator = (
         select(vec!["anyOf", "oneOf", "allOf"]),
-        prop::collection::vec(inner.clone(), 0..4),
+        prop::collection::vec(inner, 0..4),
     )
         .prop_map(|(key, list)| single(key, Value::Array(list)));
     (
@@ -179,7 +179,7 @@ fn single(key: &str, value: Value) -> Value {
 }
 
 /// A schema of random shape, a few levels deep.
-pub fn schema() -> impl Strategy<Value = Value> {
+pub(crate) fn schema() -> impl Strategy<Value = Value> {
     leaf().prop_recursive(5, 48, 4, |inner| schema_with(inner).boxed())
 }
 
@@ -212,7 +212,7 @@ fn chained() -> impl Strategy<Value = Value> {
 }
 
 /// A whole document: a root object with properties and `$defs` from [`DEF_NAMES`].
-pub fn document() -> impl Strategy<Value = Value> {
+pub(crate) fn document() -> impl Strategy<Value = Value> {
     let defs = prop::collection::vec(prop::option::weighted(0.8, schema()), DEFINED);
     (prop_oneof![2 => schema(), 1 => chained()], defs).prop_map(|(root, defs)| {
         let mut map = match root {

@@ -3,16 +3,16 @@
 use capa_catalogs::CatalogTool;
 use capa_typegen::ToolSpec;
 
-pub use capa_catalogs::FILES;
+pub(crate) use capa_catalogs::FILES;
 
 /// The tools of one catalog file, sorted by namespace and name as the hub passes them.
-pub fn load(name: &str) -> Vec<CatalogTool> {
+pub(crate) fn load(name: &str) -> Vec<CatalogTool> {
     let mut tools = capa_catalogs::load(name).unwrap_or_else(|e| panic!("{e} (set CAPA_CATALOGS)"));
     tools.sort_by(|a, b| (&a.source, &a.name).cmp(&(&b.source, &b.name)));
     tools
 }
 
-pub fn specs(tools: &[CatalogTool]) -> Vec<ToolSpec<'_>> {
+pub(crate) fn specs(tools: &[CatalogTool]) -> Vec<ToolSpec<'_>> {
     tools
         .iter()
         .map(|t| ToolSpec {
@@ -26,7 +26,7 @@ pub fn specs(tools: &[CatalogTool]) -> Vec<ToolSpec<'_>> {
 }
 
 /// The tools split into namespaces (runs of the sorted list).
-pub fn namespaces<'s, 'a>(specs: &'s [ToolSpec<'a>]) -> Vec<&'s [ToolSpec<'a>]> {
+pub(crate) fn namespaces<'s, 'a>(specs: &'s [ToolSpec<'a>]) -> Vec<&'s [ToolSpec<'a>]> {
     let mut groups = Vec::new();
     let mut start = 0;
     for i in 1..=specs.len() {

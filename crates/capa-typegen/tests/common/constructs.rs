@@ -4,7 +4,8 @@
 use serde_json::{Value, json};
 
 /// `(tool name, input schema, output schema)` of the `demo` namespace, in catalog order.
-pub fn constructs() -> Vec<(&'static str, Value, Option<Value>)> {
+#[expect(clippy::too_many_lines, reason = "a table of schemas, one entry per construct")]
+pub(crate) fn constructs() -> Vec<(&'static str, Value, Option<Value>)> {
     vec![
         (
             "basic",
@@ -176,7 +177,7 @@ pub fn constructs() -> Vec<(&'static str, Value, Option<Value>)> {
     ]
 }
 
-pub fn specs<'a>(
+pub(crate) fn specs<'a>(
     tools: &'a [(&'static str, Value, Option<Value>)],
 ) -> Vec<capa_typegen::ToolSpec<'a>> {
     tools

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 /// `(tool name, input schema)` of the `hostile` namespace, in catalog order.
-pub fn hostile() -> Vec<(&'static str, Value)> {
+pub(crate) fn hostile() -> Vec<(&'static str, Value)> {
     vec![
         ("doubling", doubling(30)),
         ("wide_deep", wide_deep(4, 7)),
@@ -19,7 +19,7 @@ pub fn hostile() -> Vec<(&'static str, Value)> {
 
 /// An object whose index signature admits its property, an array of the next such object: the
 /// index once repeated the array's object, so the text doubled per level (2^30 here).
-pub fn doubling(levels: usize) -> Value {
+pub(crate) fn doubling(levels: usize) -> Value {
     let mut schema = json!({"type": "string"});
     for _ in 0..levels {
         schema = json!({
@@ -33,7 +33,7 @@ pub fn doubling(levels: usize) -> Value {
 
 /// `anyOf` of `width` branches, `depth` times: width^depth schema nodes (16,384 here), each
 /// branch an object so nothing collapses.
-pub fn wide_deep(width: usize, depth: usize) -> Value {
+pub(crate) fn wide_deep(width: usize, depth: usize) -> Value {
     let mut schema = json!({"type": "string"});
     for level in 0..depth {
         let branches: Vec<Value> = (0..width)
@@ -48,7 +48,7 @@ pub fn wide_deep(width: usize, depth: usize) -> Value {
 
 /// `$defs` `D0` … `D{n-1}`, each an object whose `next` and `also` refer to the next one (the
 /// last to the first): 2^n paths if `$ref`s were expanded.
-pub fn ref_chain(n: usize) -> Value {
+pub(crate) fn ref_chain(n: usize) -> Value {
     let defs: Map<String, Value> = (0..n)
         .map(|i| {
             let next = json!({"$ref": format!("#/$defs/D{}", (i + 1) % n)});
@@ -61,7 +61,7 @@ pub fn ref_chain(n: usize) -> Value {
 
 /// Aliases that refer to each other only through unions and intersections, and a `$ref` to the
 /// root inside `allOf`.
-pub fn ref_cycle() -> Value {
+pub(crate) fn ref_cycle() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -77,7 +77,7 @@ pub fn ref_cycle() -> Value {
 }
 
 /// One alias that is a union of `n` other aliases: its cycle check would visit all of them.
-pub fn alias_fan_out(n: usize) -> Value {
+pub(crate) fn alias_fan_out(n: usize) -> Value {
     let mut defs = Map::new();
     let refs: Vec<Value> = (0..n)
         .map(|i| json!({"$ref": format!("#/$defs/V{i}")}))
@@ -93,7 +93,7 @@ pub fn alias_fan_out(n: usize) -> Value {
 }
 
 /// `n` properties with long descriptions: more text than one declaration may take.
-pub fn huge(n: usize) -> Value {
+pub(crate) fn huge(n: usize) -> Value {
     let properties: Map<String, Value> = (0..n)
         .map(|i| {
             let description = format!("Property {i}. {}", "Long words to document. ".repeat(4));
@@ -106,7 +106,7 @@ pub fn huge(n: usize) -> Value {
 }
 
 /// Keys, enum strings and docs that a careless writer would turn into broken TypeScript.
-pub fn odd_names() -> Value {
+pub(crate) fn odd_names() -> Value {
     let odd = [
         "",
         "\"",
@@ -136,7 +136,7 @@ pub fn odd_names() -> Value {
     json!({"type": "object", "properties": properties, "required": ["*/", "\\"]})
 }
 
-pub fn specs<'a>(tools: &'a [(&'static str, Value)]) -> Vec<capa_typegen::ToolSpec<'a>> {
+pub(crate) fn specs<'a>(tools: &'a [(&'static str, Value)]) -> Vec<capa_typegen::ToolSpec<'a>> {
     tools
         .iter()
         .map(|(name, input)| capa_typegen::ToolSpec {

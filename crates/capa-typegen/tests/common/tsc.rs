@@ -10,21 +10,21 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub struct Project {
+pub(crate) struct Project {
     dir: tempfile::TempDir,
     tsc: PathBuf,
     pub files: usize,
 }
 
 /// What tsc reported about the generated files (the canary's own error left out).
-pub struct Checked {
+pub(crate) struct Checked {
     pub errors: Vec<String>,
     pub stderr: String,
 }
 
 impl Project {
     /// `None` when `CAPA_SKIP_TSC=1`; panics with what to do when tsc is missing.
-    pub fn new() -> Option<Project> {
+    pub(crate) fn new() -> Option<Project> {
         if std::env::var("CAPA_SKIP_TSC").as_deref() == Ok("1") {
             eprintln!("CAPA_SKIP_TSC=1: not type-checking the generated declarations");
             return None;
@@ -40,7 +40,7 @@ impl Project {
     }
 
     /// Adds `<relative>` (a path ending in `.ts`) holding `text`.
-    pub fn add(&mut self, relative: &str, text: &str) {
+    pub(crate) fn add(&mut self, relative: &str, text: &str) {
         let path = self.dir.path().join(relative);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).expect("project dir");
@@ -50,7 +50,7 @@ impl Project {
     }
 
     /// Runs tsc once over every file added.
-    pub fn check(self) -> Checked {
+    pub(crate) fn check(self) -> Checked {
         let dir = self.dir.path();
         std::fs::write(
             dir.join("canary.ts"),

@@ -13,9 +13,9 @@ pub struct Notes {
 }
 
 /// Longest note text accepted, so a demo cannot fill the disk.
-pub const MAX_NOTE_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_NOTE_BYTES: usize = 64 * 1024;
 /// Most notes kept.
-pub const MAX_NOTES: usize = 1000;
+pub(crate) const MAX_NOTES: usize = 1000;
 
 impl Notes {
     /// Notes kept in memory only.

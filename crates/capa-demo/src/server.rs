@@ -9,13 +9,13 @@ use serde::Deserialize;
 use crate::notes::Notes;
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct EchoInput {
+pub(crate) struct EchoInput {
     /// Text to send back.
     pub text: String,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct TwoNumbers {
+pub(crate) struct TwoNumbers {
     /// First operand.
     pub a: f64,
     /// Second operand.
@@ -23,13 +23,13 @@ pub struct TwoNumbers {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct NoteTitle {
+pub(crate) struct NoteTitle {
     /// Title of the note.
     pub title: String,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct NoteWrite {
+pub(crate) struct NoteWrite {
     /// Title of the note; an existing note with this title is replaced.
     pub title: String,
     /// Text of the note (at most 64 KiB).
@@ -53,11 +53,15 @@ impl DemoServer {
 }
 
 /// Whole numbers print without a fraction (`5`, not `5.0`).
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "only a whole number below 2^53 is cast, and it fits i64 exactly"
+)]
 fn number(value: f64) -> Result<String, String> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53: every integer below is exact in f64.
     if !value.is_finite() {
         return Err("the result is not a finite number".into());
     }
-    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53: every integer below is exact in f64.
     if value.fract() == 0.0 && value.abs() < EXACT {
         Ok(format!("{}", value as i64))
     } else {
@@ -66,6 +70,10 @@ fn number(value: f64) -> Result<String, String> {
 }
 
 #[tool_router]
+#[expect(
+    clippy::unused_self,
+    reason = "rmcp's #[tool] methods take &self, even those that need nothing of the server"
+)]
 impl DemoServer {
     #[tool(
         description = "Echo a text back unchanged. Handy to check that calls reach the hub.",

@@ -19,7 +19,7 @@ async fn demo() -> Arc<Upstream> {
         },
         // Far longer than nextest lets a test run: a call that waited for its timeout instead of
         // failing at once would fail the test by hanging it.
-        call_timeout: Duration::from_secs(3600),
+        call_timeout: Duration::from_hours(1),
     };
     let (events, _) = tokio::sync::mpsc::unbounded_channel();
     let upstream = Upstream::start(spec, events);

@@ -240,9 +240,8 @@ impl Driver<'_> {
                 break;
             };
             match self.events.recv_timeout(left) {
-                Ok(Event::Cancel) => break,
+                Ok(Event::Cancel) | Err(_) => break,
                 Ok(event) => self.apply(event),
-                Err(_) => break,
             }
         }
         match self.state.borrow().stop.clone() {
@@ -320,18 +319,22 @@ impl Driver<'_> {
     }
 
     fn run_in(&self, rt: &Runtime, ctx: &Context, input: &RunInput) -> Outcome {
-        // Setup: prelude, then the code compiled as an async function, then started.
+        match self.start(ctx, input) {
+            Ok(api) => self.event_loop(rt, ctx, &api),
+            Err(o) => o,
+        }
+    }
+
+    /// Setup: prelude, then the code compiled as an async function, then started, and the jobs
+    /// of that first turn run.
+    fn start(&self, ctx: &Context, input: &RunInput) -> Result<Api, Outcome> {
         let api = self.meter.segment(|| {
             ctx.with(|ctx| -> Result<Persistent<Object<'static>>, Outcome> {
                 crate::prelude::install(&ctx, input, &self.state, &self.watch)
                     .map_err(|e| self.engine_error(&ctx, e))
             })
-        });
-        let api = match api {
-            Ok(api) => api,
-            Err(o) => return o,
-        };
-        let compiled = self.meter.segment(|| {
+        })?;
+        self.meter.segment(|| {
             ctx.with(|ctx| -> Result<(), Outcome> {
                 let api = api.clone().restore(&ctx).map_err(internal)?;
                 let source = wrapped(&input.code);
@@ -355,30 +358,28 @@ impl Driver<'_> {
                 }
                 Ok(())
             })
-        });
-        if let Err(o) = compiled {
-            return o;
-        }
-        let api = match ctx.with(|ctx| -> rquickjs::Result<_> {
-            let api = api.clone().restore(&ctx)?;
-            let function = |name: &str| -> rquickjs::Result<Persistent<Function<'static>>> {
-                Ok(Persistent::save(&ctx, api.get::<_, Function>(name)?))
-            };
-            Ok(Api {
-                settle: function("settle")?,
-                deliver: function("deliver")?,
-                fire_timer: function("fireTimer")?,
+        })?;
+        let api = ctx
+            .with(|ctx| -> rquickjs::Result<_> {
+                let api = api.clone().restore(&ctx)?;
+                let function = |name: &str| -> rquickjs::Result<Persistent<Function<'static>>> {
+                    Ok(Persistent::save(&ctx, api.get::<_, Function>(name)?))
+                };
+                Ok(Api {
+                    settle: function("settle")?,
+                    deliver: function("deliver")?,
+                    fire_timer: function("fireTimer")?,
+                })
             })
-        }) {
-            Ok(x) => x,
-            Err(e) => return internal(e),
-        };
-        if let Err(o) = self.after_turn(ctx, &api) {
-            return o;
-        }
+            .map_err(internal)?;
+        self.after_turn(ctx, &api)?;
+        Ok(api)
+    }
 
+    /// The event loop: jobs, then the next delivery, wait or timer, until the run finishes.
+    fn event_loop(&self, rt: &Runtime, ctx: &Context, api: &Api) -> Outcome {
         loop {
-            if let Err(o) = self.run_jobs(rt, ctx, &api) {
+            if let Err(o) = self.run_jobs(rt, ctx, api) {
                 return o;
             }
             // A tripped limit wins over whatever the guest reported after it: some engine paths
@@ -402,7 +403,7 @@ impl Driver<'_> {
                                 .map_err(|e| self.engine_error(&ctx, e))
                         })
                     });
-                    if let Err(o) = r.and_then(|()| self.after_turn(ctx, &api)) {
+                    if let Err(o) = r.and_then(|()| self.after_turn(ctx, api)) {
                         return o;
                     }
                 }
@@ -419,7 +420,7 @@ impl Driver<'_> {
                                 .map_err(|e| self.engine_error(&ctx, e))
                         })
                     });
-                    let fired = fired.and_then(|f| self.after_turn(ctx, &api).map(|()| f));
+                    let fired = fired.and_then(|f| self.after_turn(ctx, api).map(|()| f));
                     match fired {
                         Ok(true) => {}
                         Ok(false) => {

@@ -128,11 +128,8 @@ async fn run_inner(input: RunInput, host: Arc<dyn Host>, token: CancellationToke
             Some("Send less code: fetch and filter data in code rather than pasting it.".into()),
         );
     }
-    let handle = match tokio::runtime::Handle::try_current() {
-        Ok(h) => h,
-        Err(_) => {
-            return RunOutput::failed("internal", "run() was called outside a tokio runtime", None);
-        }
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return RunOutput::failed("internal", "run() was called outside a tokio runtime", None);
     };
     let (tx, rx) = mpsc::channel();
     let cancel = Arc::new(AtomicBool::new(false));

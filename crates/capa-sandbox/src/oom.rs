@@ -107,13 +107,12 @@ impl Watch {
 
     /// Whether the heap has less than [`PROBE_BYTES`] left. Allocates and frees that much.
     pub(crate) fn heap_full(&self, ctx: &Ctx<'_>) -> bool {
-        match rquickjs::String::from_str(ctx.clone(), &self.probe) {
-            Ok(_) => false,
-            Err(_) => {
-                // The probe's own out-of-memory error; nothing else was pending.
-                let _ = ctx.catch();
-                true
-            }
+        if rquickjs::String::from_str(ctx.clone(), &self.probe).is_ok() {
+            false
+        } else {
+            // The probe's own out-of-memory error; nothing else was pending.
+            let _ = ctx.catch();
+            true
         }
     }
 

@@ -25,8 +25,7 @@ const MIN_STRING_CAP: usize = 16;
 
 fn scalar_len(v: &Value) -> usize {
     match v {
-        Value::Null => 4,
-        Value::Bool(true) => 4,
+        Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
         Value::Number(n) => n.to_string().len(),
         Value::String(s) => json_str_len(s),
@@ -276,9 +275,7 @@ mod tests {
     use serde_json::json;
 
     fn len(v: &Value) -> usize {
-        serde_json::to_string(v)
-            .map(|s| s.len())
-            .unwrap_or(usize::MAX)
+        serde_json::to_string(v).map_or(usize::MAX, |s| s.len())
     }
 
     #[test]
@@ -311,13 +308,13 @@ mod tests {
     }
 
     /// What the envelope would serialise for result and logs.
-    fn inline_len(result: &Option<Value>, lines: &[String]) -> usize {
+    fn inline_len(result: Option<&Value>, lines: &[String]) -> usize {
         let logs = if lines.is_empty() {
             0
         } else {
-            serde_json::to_string(lines).map(|s| s.len()).unwrap_or(0)
+            serde_json::to_string(lines).map_or(0, |s| s.len())
         };
-        result.as_ref().map_or(0, len) + logs
+        result.map_or(0, len) + logs
     }
 
     #[test]
@@ -346,7 +343,7 @@ mod tests {
                 "held logs over the cap"
             );
             let (kept, truncated, notices) = fit(&mut result, logs, &limits);
-            let n = inline_len(&result, &kept);
+            let n = inline_len(result.as_ref(), &kept);
             assert!(n <= budget, "{n} > {budget}");
             assert!(truncated.logs, "{notices:?}");
             assert!(

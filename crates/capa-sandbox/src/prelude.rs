@@ -50,7 +50,7 @@ pub(crate) fn install<'js>(
         Function::new(
             ctx.clone(),
             move |address: String, args: String, connection: String| {
-                s.borrow_mut().call(address, args, connection)
+                s.borrow_mut().call(address, &args, connection)
             },
         )?,
     )?;
@@ -77,7 +77,7 @@ pub(crate) fn install<'js>(
     host.set(
         "notice",
         Function::new(ctx.clone(), move |line: String| {
-            s.borrow_mut().notices.push(line)
+            s.borrow_mut().notices.push(line);
         })?,
     )?;
     let s = Rc::clone(state);
@@ -136,5 +136,10 @@ fn seed_words(seed: u64) -> [u32; 4] {
     };
     let a = next();
     let b = next();
-    [a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "each 64-bit word splits into its low and high 32 bits"
+    )]
+    let words = [a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32];
+    words
 }

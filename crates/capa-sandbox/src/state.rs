@@ -183,7 +183,7 @@ impl State {
     }
 
     /// `host.call(address, argsJson, connection)`: a sequence number, or a failure record.
-    pub(crate) fn call(&mut self, address: String, args: String, connection: String) -> String {
+    pub(crate) fn call(&mut self, address: String, args: &str, connection: String) -> String {
         if !self.allowed.contains(&address) {
             return refusal(
                 "unknown_tool",
@@ -192,7 +192,9 @@ impl State {
                 &address,
             );
         }
-        let made = self.calls_before.saturating_add(self.calls.len() as u32);
+        let made = self
+            .calls_before
+            .saturating_add(u32::try_from(self.calls.len()).unwrap_or(u32::MAX));
         if made >= self.limits.max_calls {
             return refusal(
                 "max_calls",
@@ -234,7 +236,7 @@ impl State {
                 &address,
             );
         }
-        let arguments: serde_json::Value = match serde_json::from_str(&args) {
+        let arguments: serde_json::Value = match serde_json::from_str(args) {
             Ok(v) => v,
             Err(e) => {
                 return refusal(
@@ -260,6 +262,10 @@ impl State {
                 &address,
             );
         }
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "fewer than `max_calls` (a u32) calls are recorded: checked above"
+        )]
         let index = self.calls.len() as u32;
         self.calls.push(CallRecord {
             address: address.clone(),
@@ -394,7 +400,7 @@ impl State {
                         )))),
                         Err(e) => Err(e),
                     };
-                    let ms = started.elapsed().as_millis() as u64;
+                    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                     let (ok, payload) = match outcome {
                         Ok(Ok(value)) => (
                             true,
@@ -513,7 +519,10 @@ impl State {
                 let started = c.started?;
                 let (ok, ms) = c.outcome.unwrap_or_else(|| {
                     cancelled += 1;
-                    (false, started.elapsed().as_millis() as u64)
+                    (
+                        false,
+                        u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    )
                 });
                 Some(CallSummary {
                     address: c.address.clone(),

@@ -1,4 +1,4 @@
-//! Return values, tool calls, ToolError, unknown tools, the web APIs of the prelude.
+//! Return values, tool calls, `ToolError`, unknown tools, the web APIs of the prelude.
 
 use std::time::Duration;
 
@@ -24,7 +24,7 @@ async fn returns_values_and_undefined() {
 }
 
 /// Numbers leave the guest exactly as JavaScript holds them: the JSON between the guest and the
-/// host is parsed with correct rounding (serde_json's `float_roundtrip`), without which some
+/// host is parsed with correct rounding (`serde_json`'s `float_roundtrip`), without which some
 /// doubles came back one unit in the last place off.
 #[tokio::test]
 async fn numbers_come_back_bit_for_bit() {

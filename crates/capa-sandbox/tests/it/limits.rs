@@ -36,7 +36,7 @@ async fn compute_time_excludes_waiting_for_tools() {
     let host = FakeHost::slow(2_000);
     let out = run_with(
         with_limits("const r = await github.get_repo({}); return r.index", |l| {
-            l.compute_ms = 1_000
+            l.compute_ms = 1_000;
         }),
         &host,
     )
@@ -127,10 +127,10 @@ async fn call_501_is_refused_with_max_calls() {
     let host = FakeHost::echo();
     let out = run_with(
         input(
-            r#"
+            r"
             for (let i = 0; i < 500; i++) await github.get_repo({ i });
             try { await github.get_repo({ i: 500 }) } catch (e) { return [e instanceof ToolError, e.code, e.message] }
-            "#,
+            ",
         ),
         &host,
     )

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 type Behaviour = dyn Fn(&HostCall) -> (Duration, Result<Value, ToolFailure>) + Send + Sync;
 
-pub struct FakeHost {
+pub(crate) struct FakeHost {
     behaviour: Box<Behaviour>,
     pub calls: Mutex<Vec<HostCall>>,
     pub in_flight: Arc<AtomicUsize>,
@@ -37,13 +37,13 @@ pub struct FakeHost {
 
 /// One thing that happened at the host, with the call's index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
+pub(crate) enum Event {
     Arrived(u32),
     Answered(u32),
 }
 
 impl FakeHost {
-    pub fn new(
+    pub(crate) fn new(
         f: impl Fn(&HostCall) -> (Duration, Result<Value, ToolFailure>) + Send + Sync + 'static,
     ) -> Arc<Self> {
         Arc::new(FakeHost {
@@ -57,7 +57,7 @@ impl FakeHost {
     }
 
     /// Echoes `{ address, arguments, connection }` at once.
-    pub fn echo() -> Arc<Self> {
+    pub(crate) fn echo() -> Arc<Self> {
         Self::new(|c| {
             (
                 Duration::ZERO,
@@ -71,7 +71,7 @@ impl FakeHost {
     /// Echoes `{ index }` once `n` calls are waiting at the host together (in groups of `n`):
     /// the calls are answered only if that many were in flight at once, so a test of
     /// concurrency checks it without reading a clock (otherwise the runs end at their wall limit).
-    pub fn meeting(n: usize) -> Arc<Self> {
+    pub(crate) fn meeting(n: usize) -> Arc<Self> {
         Arc::new(FakeHost {
             behaviour: Box::new(|c| (Duration::ZERO, Ok(json!({"index": c.index})))),
             calls: Mutex::new(Vec::new()),
@@ -83,7 +83,7 @@ impl FakeHost {
     }
 
     /// Echoes after `ms`.
-    pub fn slow(ms: u64) -> Arc<Self> {
+    pub(crate) fn slow(ms: u64) -> Arc<Self> {
         Self::new(move |c| {
             (
                 Duration::from_millis(ms),
@@ -92,18 +92,18 @@ impl FakeHost {
         })
     }
 
-    pub fn max_in_flight(&self) -> usize {
+    pub(crate) fn max_in_flight(&self) -> usize {
         self.max_in_flight.load(Ordering::SeqCst)
     }
 
     /// The host's events so far, in order.
-    pub fn events(&self) -> Vec<Event> {
+    pub(crate) fn events(&self) -> Vec<Event> {
         self.events.lock().map(|e| e.clone()).unwrap_or_default()
     }
 
     /// Where `event` happened among the host's events; panics when it never did.
     #[track_caller]
-    pub fn position(&self, event: Event) -> usize {
+    pub(crate) fn position(&self, event: Event) -> usize {
         let events = self.events();
         events
             .iter()
@@ -111,8 +111,8 @@ impl FakeHost {
             .unwrap_or_else(|| panic!("{event:?} never happened: {events:?}"))
     }
 
-    pub fn call_count(&self) -> usize {
-        self.calls.lock().map(|c| c.len()).unwrap_or(0)
+    pub(crate) fn call_count(&self) -> usize {
+        self.calls.lock().map_or(0, |c| c.len())
     }
 }
 
@@ -124,8 +124,8 @@ impl Drop for InFlight {
     }
 }
 
-/// Namespaces `github` (create_issue, search_issues, get_repo) and `slack` (post_message).
-pub fn namespaces() -> Vec<Namespace> {
+/// Namespaces `github` (`create_issue`, `search_issues`, `get_repo`) and `slack` (`post_message`).
+pub(crate) fn namespaces() -> Vec<Namespace> {
     let ns = |global: &str, tools: &[&str]| Namespace {
         global: global.into(),
         tools: tools
@@ -142,7 +142,7 @@ pub fn namespaces() -> Vec<Namespace> {
     ]
 }
 
-pub fn input(code: &str) -> RunInput {
+pub(crate) fn input(code: &str) -> RunInput {
     RunInput {
         code: code.into(),
         namespaces: namespaces(),
@@ -153,31 +153,31 @@ pub fn input(code: &str) -> RunInput {
     }
 }
 
-pub fn with_limits(code: &str, f: impl FnOnce(&mut Limits)) -> RunInput {
+pub(crate) fn with_limits(code: &str, f: impl FnOnce(&mut Limits)) -> RunInput {
     let mut i = input(code);
     f(&mut i.limits);
     i
 }
 
-pub async fn run(code: &str) -> RunOutput {
+pub(crate) async fn run(code: &str) -> RunOutput {
     capa_sandbox::run(input(code), FakeHost::echo()).await
 }
 
-pub async fn run_with(input: RunInput, host: &Arc<FakeHost>) -> RunOutput {
+pub(crate) async fn run_with(input: RunInput, host: &Arc<FakeHost>) -> RunOutput {
     let host: Arc<dyn Host> = host.clone();
     capa_sandbox::run(input, host).await
 }
 
 /// The value of a completed run; panics with the output otherwise.
 #[track_caller]
-pub fn value(out: &RunOutput) -> Value {
+pub(crate) fn value(out: &RunOutput) -> Value {
     assert_eq!(out.status, capa_sandbox::RunStatus::Completed, "{out:#?}");
     out.result.clone().unwrap_or(Value::Null)
 }
 
 /// The error code of a failed run; panics with the output otherwise.
 #[track_caller]
-pub fn error_code(out: &RunOutput) -> String {
+pub(crate) fn error_code(out: &RunOutput) -> String {
     assert_eq!(out.status, capa_sandbox::RunStatus::Failed, "{out:#?}");
     out.error
         .as_ref()

@@ -46,12 +46,12 @@ async fn a_suspended_call_stops_the_run_where_the_guest_cannot_catch_it() {
 async fn calls_in_flight_finish_and_queued_calls_never_start() {
     let host = asks_for_slack(50);
     let mut run_input = input(
-        r#"
+        r"
         const a = github.get_repo({});
         const b = slack.post_message({});
         const c = github.search_issues({});
         return await Promise.all([a, b, c]);
-        "#,
+        ",
     );
     // One slot: a runs, b and c queue; b starts once a is done and suspends; c never starts.
     run_input.limits.max_concurrent = 1;

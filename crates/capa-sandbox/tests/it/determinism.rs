@@ -33,11 +33,18 @@ return { all, events, clock: Date.now() };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn same_code_and_seed_give_identical_output() {
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "any 64 bits of the clock do for a seed of the fake host's latencies"
+    )]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the host's latencies are meant to differ from run to run; the output must not"
+    )]
     let nonce = AtomicU64::new(
         SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(7),
+            .map_or(7, |d| d.as_nanos() as u64),
     );
     let host = FakeHost::new(move |c| {
         // Random latencies: a fresh xorshift step per call.

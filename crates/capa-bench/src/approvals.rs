@@ -31,7 +31,7 @@ const JOURNALED: usize = 498;
 /// Writes then deletes a note: the delete asks (the demo marks it destructive).
 const ASKING: &str = "await demo.write_note({ title: 'b', text: 'x' }); return await demo.delete_note({ title: 'b' });";
 
-pub struct ApprovalsReport {
+pub(crate) struct ApprovalsReport {
     /// A fresh run of the same 500 calls with nothing asking, in ms.
     pub fresh_500_ms: Samples,
     /// Resume of a 500-call run after approving its last call (499 answered from the journal), in ms.
@@ -76,7 +76,7 @@ fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
-pub async fn measure() -> anyhow::Result<ApprovalsReport> {
+pub(crate) async fn measure() -> anyhow::Result<ApprovalsReport> {
     eprintln!("capa-bench: approvals…");
     let dir = tempfile::tempdir()?;
     let (hub, server) = start_hub(dir.path()).await?;

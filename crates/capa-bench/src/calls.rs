@@ -12,17 +12,22 @@ use tokio::process::Command;
 use crate::procs::{self, BenchEnv};
 
 #[derive(Debug, Clone, Copy)]
-pub enum Transport {
+pub(crate) enum Transport {
     Stdio,
     Http,
 }
 
 /// Latencies of one side, in microseconds.
 #[derive(Debug, Clone)]
-pub struct Samples(pub Vec<f64>);
+pub(crate) struct Samples(pub Vec<f64>);
 
 impl Samples {
-    pub fn percentile(&self, p: f64) -> f64 {
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "the index is rounded and within 0..len for p in 0..=1"
+    )]
+    pub(crate) fn percentile(&self, p: f64) -> f64 {
         let mut sorted = self.0.clone();
         sorted.sort_by(f64::total_cmp);
         let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
@@ -32,7 +37,7 @@ impl Samples {
 
 /// One row of the table.
 #[derive(Debug)]
-pub struct OverheadRow {
+pub(crate) struct OverheadRow {
     pub transport: Transport,
     pub direct: Samples,
     pub hub: Samples,
@@ -96,7 +101,7 @@ pub(crate) async fn wait_for_tool(client: &Client, tool: &str) -> anyhow::Result
     bail!("the hub never listed {tool}")
 }
 
-pub async fn overhead(
+pub(crate) async fn overhead(
     env: &BenchEnv,
     transport: Transport,
     per_round: usize,

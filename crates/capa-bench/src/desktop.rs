@@ -30,7 +30,7 @@ const POPUPS: usize = 10;
 const ALLOWED: usize = 30;
 
 #[derive(Debug)]
-pub struct AppMemoryRow {
+pub(crate) struct AppMemoryRow {
     pub sources: &'static str,
     pub window: &'static str,
     /// The app process (the hub runs inside it), KiB.
@@ -46,7 +46,8 @@ pub struct AppMemoryRow {
 }
 
 #[derive(Debug)]
-pub struct PopupReport {
+#[expect(clippy::struct_field_names, reason = "each field names its unit")]
+pub(crate) struct PopupReport {
     /// The first popup after the app started (the first webview process starts with it), ms.
     pub first_opened_ms: f64,
     pub first_painted_ms: f64,
@@ -60,12 +61,12 @@ pub struct PopupReport {
 }
 
 #[derive(Debug)]
-pub struct DesktopReport {
+pub(crate) struct DesktopReport {
     pub memory: Vec<AppMemoryRow>,
     pub popup: PopupReport,
 }
 
-pub async fn measure(env: &BenchEnv, app: &Path) -> anyhow::Result<DesktopReport> {
+pub(crate) async fn measure(env: &BenchEnv, app: &Path) -> anyhow::Result<DesktopReport> {
     if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
         bail!("--desktop needs a display: run capa-bench under `xvfb-run -a`");
     }
@@ -165,6 +166,7 @@ async fn app_memory(
 /// Sizes of the app's process tree, KiB. WebKit's processes (and the bubblewrap sandbox around
 /// them, where used) are the webview; every other child is an upstream server.
 #[derive(Debug, Default)]
+#[expect(clippy::struct_field_names, reason = "each field names its unit")]
 struct Tree {
     app_pss_kib: u64,
     webview_rss_kib: u64,
@@ -310,9 +312,11 @@ impl App {
     /// Denies the pending approvals of `run` in the app's database, as a terminal does.
     fn deny_as_terminal(&self, run: &str) -> anyhow::Result<()> {
         let store = capa_store::Store::open(&self.data.join("hub.db"))?;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)?
-            .as_millis() as i64;
+        let now = i64::try_from(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)?
+                .as_millis(),
+        )?;
         for approval in store.pending_approvals(now)? {
             if approval.run_id == run {
                 capa_core::decide_in_store(&store, &approval.id, capa_core::Choice::Deny, "bench")?;

@@ -18,14 +18,14 @@ use crate::memory::rss_kib;
 use crate::procs::{self, BenchEnv};
 
 #[derive(Debug)]
-pub struct FrontRow {
+pub(crate) struct FrontRow {
     pub transport: &'static str,
     pub search: Samples,
     pub execute: Samples,
 }
 
 #[derive(Debug)]
-pub struct ExecuteReport {
+pub(crate) struct ExecuteReport {
     pub fronts: Vec<FrontRow>,
     pub cold_start_us: Samples,
     /// Per call: direct `tools/call` to server-everything's echo, and the same call from guest
@@ -124,7 +124,7 @@ async fn cold_start(n: usize) -> Samples {
     Samples(samples)
 }
 
-pub async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
+pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
     let dir = tempfile::tempdir()?;
     let slow = format!(
         "  - id: slow\n    type: mcp\n    def: {{ command: node, args: [\"{}\", github, \"--delay-ms\", \"10\"] }}\n",

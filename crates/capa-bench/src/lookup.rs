@@ -21,7 +21,7 @@ const QUERIES: &str = include_str!("../../capa-search/tests/data/queries.jsonl")
 
 /// One catalog's measurements.
 #[derive(Debug)]
-pub struct CatalogRow {
+pub(crate) struct CatalogRow {
     pub label: &'static str,
     pub tools: usize,
     pub build_ms: Samples,
@@ -34,13 +34,13 @@ pub struct CatalogRow {
 
 /// Token cost of what a client loads up front.
 #[derive(Debug, Clone, Copy)]
-pub struct SurfaceTokens {
+pub(crate) struct SurfaceTokens {
     pub expose_all_o200k: usize,
     pub expose_all_cl100k: usize,
 }
 
 #[derive(Debug)]
-pub struct LookupReport {
+pub(crate) struct LookupReport {
     pub catalogs: Vec<CatalogRow>,
     pub quality: Vec<(&'static str, Quality)>,
     pub code_o200k: usize,
@@ -92,7 +92,7 @@ fn time_us(f: impl FnOnce()) -> f64 {
     start.elapsed().as_secs_f64() * 1e6
 }
 
-pub fn measure() -> anyhow::Result<LookupReport> {
+pub(crate) fn measure() -> anyhow::Result<LookupReport> {
     let queries = parse_queries(QUERIES).map_err(anyhow::Error::msg)?;
     let policy = Policy::default();
     let mut catalogs = Vec::new();

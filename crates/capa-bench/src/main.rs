@@ -41,11 +41,11 @@ async fn main() -> anyhow::Result<()> {
                 calls_per_round = args
                     .next()
                     .and_then(|n| n.parse().ok())
-                    .context("--calls N")?
+                    .context("--calls N")?;
             }
             "--only-approvals" => only_approvals = true,
             "--desktop" => {
-                desktop_app = Some(args.next().map(PathBuf::from).context("--desktop BIN")?)
+                desktop_app = Some(args.next().map(PathBuf::from).context("--desktop BIN")?);
             }
             "--only-desktop" => only_desktop = true,
             "--help" | "-h" => {

@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use crate::procs::{self, BenchEnv};
 
 #[derive(Debug)]
-pub struct MemoryRow {
+pub(crate) struct MemoryRow {
     pub label: String,
     /// The hub process alone, KiB.
     pub hub_kib: u64,
@@ -37,7 +37,7 @@ pub(crate) fn pss_kib(pid: u32) -> anyhow::Result<u64> {
 }
 
 /// This process's own RSS, KiB.
-pub fn own_rss_kib() -> anyhow::Result<u64> {
+pub(crate) fn own_rss_kib() -> anyhow::Result<u64> {
     rss_kib(std::process::id())
 }
 
@@ -122,7 +122,7 @@ async fn count_ready(url: &str, token: &str) -> anyhow::Result<usize> {
         .map_or(0, |a| a.iter().filter(|s| s["state"] == "ready").count()))
 }
 
-pub async fn idle_memory(env: &BenchEnv) -> anyhow::Result<Vec<MemoryRow>> {
+pub(crate) async fn idle_memory(env: &BenchEnv) -> anyhow::Result<Vec<MemoryRow>> {
     let files = tempfile::tempdir()?;
     let three = format!(
         "options: {{ demo: false }}\nservers:\n  - id: everything\n    type: mcp\n    def: {{ command: node, args: [\"{}\", stdio] }}\n  - id: filesystem\n    type: mcp\n    def: {{ command: node, args: [\"{}\", \"{}\"] }}\n  - id: time\n    type: mcp\n    def: {{ command: \"{}\" }}\n",

@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use tokio::process::{Child, Command};
 
 /// Paths of everything a benchmark starts.
-pub struct BenchEnv {
+pub(crate) struct BenchEnv {
     pub capa: PathBuf,
     pub everything_js: PathBuf,
     pub filesystem_js: PathBuf,
@@ -19,7 +19,7 @@ pub struct BenchEnv {
 
 impl BenchEnv {
     /// `CAPA_BIN` or the `capa` beside this executable; the repository from the working directory.
-    pub fn discover() -> anyhow::Result<Self> {
+    pub(crate) fn discover() -> anyhow::Result<Self> {
         let capa = match std::env::var_os("CAPA_BIN") {
             Some(path) => PathBuf::from(path),
             None => std::env::current_exe()?.with_file_name("capa"),
@@ -56,7 +56,7 @@ impl BenchEnv {
 }
 
 /// A child killed when dropped.
-pub struct Owned(pub Child);
+pub(crate) struct Owned(pub Child);
 
 impl Drop for Owned {
     fn drop(&mut self) {
@@ -65,7 +65,7 @@ impl Drop for Owned {
 }
 
 /// Starts server-everything over Streamable HTTP on a free port; returns it and its URL.
-pub async fn everything_http(env: &BenchEnv) -> anyhow::Result<(Owned, String)> {
+pub(crate) async fn everything_http(env: &BenchEnv) -> anyhow::Result<(Owned, String)> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port();
@@ -91,7 +91,7 @@ pub async fn everything_http(env: &BenchEnv) -> anyhow::Result<(Owned, String)> 
 }
 
 /// A running `capa hub serve` in its own data dir.
-pub struct Hub {
+pub(crate) struct Hub {
     _child: Owned,
     pub url: String,
     pub token: String,
@@ -100,7 +100,7 @@ pub struct Hub {
 }
 
 /// Starts `capa hub serve` with `yaml` and waits for its discovery file.
-pub async fn hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
+pub(crate) async fn hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
     let dir = tempfile::tempdir()?;
     let config = write_config(dir.path(), yaml)?;
     let data = dir.path().join("data");
@@ -134,7 +134,7 @@ pub async fn hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
 
 /// The URL and token of the hub that runs for `data_dir`, once its discovery file and token
 /// are written (by `capa hub serve` or the desktop app).
-pub fn discovery(data_dir: &Path) -> anyhow::Result<Option<(String, String)>> {
+pub(crate) fn discovery(data_dir: &Path) -> anyhow::Result<Option<(String, String)>> {
     let (Ok(discovery), Ok(token)) = (
         std::fs::read_to_string(data_dir.join("hub.json")),
         std::fs::read_to_string(data_dir.join("token")),
@@ -148,7 +148,7 @@ pub fn discovery(data_dir: &Path) -> anyhow::Result<Option<(String, String)>> {
 
 /// `capa --config <dir>/capabilities.yaml mcp` with its data and config dirs in `dir`: the stdio
 /// front as a client starts it.
-pub fn capa_mcp(env: &BenchEnv, dir: &Path, yaml: &str) -> anyhow::Result<Command> {
+pub(crate) fn capa_mcp(env: &BenchEnv, dir: &Path, yaml: &str) -> anyhow::Result<Command> {
     let config = write_config(dir, yaml)?;
     let mut command = Command::new(&env.capa);
     command
@@ -161,7 +161,7 @@ pub fn capa_mcp(env: &BenchEnv, dir: &Path, yaml: &str) -> anyhow::Result<Comman
     Ok(command)
 }
 
-pub fn write_config(dir: &Path, yaml: &str) -> anyhow::Result<PathBuf> {
+pub(crate) fn write_config(dir: &Path, yaml: &str) -> anyhow::Result<PathBuf> {
     let path = dir.join("capabilities.yaml");
     std::fs::write(&path, yaml)?;
     Ok(path)

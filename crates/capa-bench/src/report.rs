@@ -4,14 +4,14 @@ mod desktop;
 
 use std::fmt::Write;
 
-pub use desktop::desktop;
+pub(crate) use desktop::desktop;
 
 use crate::calls::OverheadRow;
 use crate::execute::ExecuteReport;
 use crate::lookup::LookupReport;
 use crate::memory::MemoryRow;
 
-pub fn markdown(rows: &[OverheadRow], memory: &[MemoryRow], per_round: usize) -> String {
+pub(crate) fn markdown(rows: &[OverheadRow], memory: &[MemoryRow], per_round: usize) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Benchmarks\n");
     let _ = writeln!(
@@ -23,7 +23,7 @@ pub fn markdown(rows: &[OverheadRow], memory: &[MemoryRow], per_round: usize) ->
     let _ = writeln!(
         s,
         "Machine: {} cores; run at {} UTC.\n",
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        std::thread::available_parallelism().map_or(0, std::num::NonZero::get),
         now()
     );
     let _ = writeln!(s, "## One `tools/call` through the hub vs. directly\n");
@@ -79,7 +79,7 @@ pub fn markdown(rows: &[OverheadRow], memory: &[MemoryRow], per_round: usize) ->
 }
 
 /// The code-mode sections: search quality, lookup speed, index cost, surface tokens.
-pub fn lookups(report: &LookupReport) -> String {
+pub(crate) fn lookups(report: &LookupReport) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\n## Search quality: BM25F against two baselines\n");
     let _ = writeln!(
@@ -164,7 +164,7 @@ pub fn lookups(report: &LookupReport) -> String {
 }
 
 /// The `execute` sections.
-pub fn execute(report: &ExecuteReport) -> String {
+pub(crate) fn execute(report: &ExecuteReport) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\n## `execute`\n");
     let _ = writeln!(
@@ -231,7 +231,7 @@ pub fn execute(report: &ExecuteReport) -> String {
 }
 
 /// The approvals section.
-pub fn approvals(report: &crate::approvals::ApprovalsReport) -> String {
+pub(crate) fn approvals(report: &crate::approvals::ApprovalsReport) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\n## Approvals\n");
     let _ = writeln!(

@@ -9,7 +9,7 @@ fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
-pub fn desktop(report: &DesktopReport) -> String {
+pub(crate) fn desktop(report: &DesktopReport) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\n## The desktop app\n");
     let _ = writeln!(

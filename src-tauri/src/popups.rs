@@ -266,12 +266,12 @@ pub fn watch(app: AppHandle) {
     let poke = popups.poke.clone();
     // A paused run's approval "page" is our popup: the model is told it opened.
     let opener_poke = poke.clone();
-    hub.runs().set_page_opener(Arc::new(move |_run_id: &str| {
+    hub.set_page_opener(Arc::new(move |_run_id: &str| {
         opener_poke.notify_one();
         true
     }));
     let mut pending = hub.watch_pending();
-    let mut paused = hub.runs().watch_paused();
+    let mut paused = hub.watch_paused();
     let mut asking = hub.watch_asking();
     tauri::async_runtime::spawn(async move {
         loop {

@@ -25,11 +25,14 @@ use crate::redact::Redactor;
 use capa_domain::{Catalog, SharedCatalog, SourceTools, ToolDefinition};
 
 mod asking;
+mod connection_api;
 mod execute;
+mod history;
 mod lookup;
 mod policy;
 mod reach;
 mod runtime;
+mod signals;
 mod skills;
 mod source_confirmation;
 mod source_def;
@@ -37,6 +40,7 @@ mod sources;
 mod status;
 
 pub use crate::trust::source_digest;
+pub use history::RunHistory;
 pub use policy::{
     ChangedBy, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
 };
@@ -210,12 +214,8 @@ impl Hub {
         &self.paths
     }
 
-    pub fn redactor(&self) -> &Arc<Redactor> {
+    pub(crate) fn redactor(&self) -> &Arc<Redactor> {
         &self.redactor
-    }
-
-    pub fn connections(&self) -> &Connections {
-        &self.connections
     }
 
     /// The policy in force now (a snapshot: it may change while the hub runs).
@@ -223,12 +223,12 @@ impl Hub {
         self.policy.snapshot(|| self.catalog())
     }
 
-    /// Runs in memory: per-run locks, decisions, the approval page opener.
-    pub fn runs(&self) -> &crate::runs::Runs {
+    /// Runs in memory: decisions, the pending count, the pause, the approval page opener.
+    pub(crate) fn runs(&self) -> &crate::runs::Runs {
         &self.runs
     }
 
-    pub fn store(&self) -> &Arc<Store> {
+    pub(crate) fn store(&self) -> &Arc<Store> {
         &self.store
     }
 

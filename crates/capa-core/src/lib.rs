@@ -40,7 +40,8 @@ pub use capa_upstream::{
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
 pub use hub::{
-    CallContext, ChangedBy, Hub, HubOptions, STARTUP_LIMIT, SourceChangeError, SourceStatus,
+    CallContext, ChangedBy, Hub, HubOptions, RunHistory, STARTUP_LIMIT, SourceChangeError,
+    SourceStatus,
     confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules, source_digest,
 };
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};

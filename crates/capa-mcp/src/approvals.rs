@@ -79,7 +79,7 @@ impl std::fmt::Debug for Approvals {
 
 impl Approvals {
     pub(crate) fn new(hub: Arc<Hub>) -> Self {
-        let codec = RequestStateCodec::try_new(hub.runs().state_key().to_vec())
+        let codec = RequestStateCodec::try_new(hub.request_state_key().to_vec())
             .map_err(|e| tracing::error!(error = %e, "no requestState codec; 2026-07-28 clients get awaiting_approval"))
             .ok();
         Self {
@@ -284,8 +284,7 @@ impl Approvals {
         let digest = capa_core::digest::sha256_hex(state.as_bytes());
         let fresh = self
             .hub
-            .store()
-            .consume_state(&digest, now_ms())
+            .consume_request_state(&digest)
             .map_err(|e| ("store_unavailable", e.to_string()))?;
         if !fresh {
             return Err((
@@ -363,7 +362,7 @@ impl Approvals {
             .lock()
             .map(|mut o| o.insert(key))
             .unwrap_or(false);
-        let shown = first_time && self.hub.runs().open_page(&envelope.run_id);
+        let shown = first_time && self.hub.open_approval_page(&envelope.run_id);
         if !shown {
             return;
         }

@@ -133,7 +133,7 @@ pub async fn serve_with(
     if !canonical {
         return Err(ServeError::NotLoopback(addr));
     }
-    hub.redactor().add(&token);
+    hub.treat_as_secret(&token);
     let proof = Arc::new(ProofKey::generate().ok_or(ServeError::NoRandomness)?);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -144,7 +144,7 @@ pub async fn serve_with(
     let shutdown = CancellationToken::new();
     // The approval page opens at this server's real address, known only now.
     let pages = ApprovalPages::new(addr);
-    hub.runs().set_page_opener(pages.opener());
+    hub.set_page_opener(pages.opener());
     let ui = UiAccess::new(addr, pages.secrets());
     let router = router(
         hub,

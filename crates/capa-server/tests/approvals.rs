@@ -108,7 +108,13 @@ fn unix_ms() -> i64 {
 
 /// The run id of the one run the hub holds.
 fn only_run(served: &Served) -> String {
-    let runs = served.hub.store().recent_runs(10).expect("runs");
+    let runs = served
+        .hub
+        .find_runs(&capa_store::RunFilter {
+            limit: 10,
+            ..capa_store::RunFilter::default()
+        })
+        .expect("runs");
     assert_eq!(runs.len(), 1, "{runs:?}");
     runs[0].id.clone()
 }
@@ -129,7 +135,12 @@ fn refusal_code(response: &CallToolResponse) -> String {
 
 /// Nothing ran past the pause: the delete call is not journaled, the approval still pending.
 fn assert_nothing_ran(served: &Served, run_id: &str) {
-    let journal = served.hub.store().journal(run_id).expect("journal");
+    let journal = served
+        .hub
+        .run_history(run_id)
+        .expect("history")
+        .expect("the run")
+        .journal;
     assert_eq!(
         journal
             .iter()
@@ -194,22 +205,37 @@ async fn forged_tampered_other_call_and_replayed_states_run_nothing() {
     assert_eq!(envelope["runId"], Value::String(run_id.clone()));
 
     // Replayed: the same state again is refused, and runs nothing more.
-    let journal_before = served.hub.store().journal(&run_id).expect("journal").len();
+    let journal_before = served
+        .hub
+        .run_history(&run_id)
+        .expect("history")
+        .expect("the run")
+        .journal
+        .len();
     let response = peer
         .call_tool_once(answer(CODE, &state, &approval, "deny"))
         .await
         .expect("call");
     assert_eq!(refusal_code(&response), "request_state_used");
     assert_eq!(
-        served.hub.store().journal(&run_id).expect("journal").len(),
+        served
+            .hub
+            .run_history(&run_id)
+            .expect("history")
+            .expect("the run")
+            .journal
+            .len(),
         journal_before
     );
     assert_eq!(
         served
             .hub
-            .store()
-            .approval(&approval)
-            .expect("read")
+            .run_history(&run_id)
+            .expect("history")
+            .expect("the run")
+            .inputs
+            .iter()
+            .find(|a| a.id == approval)
             .map(|a| a.status.as_str()),
         Some("approved")
     );
@@ -248,7 +274,12 @@ async fn an_expired_state_is_refused_and_the_approval_expires() {
         .await
         .expect("call");
     assert_eq!(refusal_code(&response), "invalid_request_state");
-    let journal = served.hub.store().journal(&run_id).expect("journal");
+    let journal = served
+        .hub
+        .run_history(&run_id)
+        .expect("history")
+        .expect("the run")
+        .journal;
     assert_eq!(journal.len(), 1, "only the write ran: {journal:?}");
     assert!(
         served

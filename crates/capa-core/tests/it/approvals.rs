@@ -54,10 +54,10 @@ async fn a_paused_run_replays_to_the_result_it_would_have_had() {
     );
 
     // Until someone decides, resume answers the same and runs nothing.
-    let journal = hub.hub.store().journal(&id).expect("journal");
+    let journal = hub.store().journal(&id).expect("journal");
     let again = resume(&hub, &id).await;
     assert_eq!(again, paused);
-    assert_eq!(hub.hub.store().journal(&id).expect("journal"), journal);
+    assert_eq!(hub.store().journal(&id).expect("journal"), journal);
 
     let decided = hub
         .hub
@@ -87,9 +87,9 @@ async fn a_paused_run_replays_to_the_result_it_would_have_had() {
     assert_eq!(result["product"], 20);
     assert!(result["deleted"].as_str().is_some_and(|d| d.contains("p")));
     // The write was journaled by the first attempt and not performed again.
-    let journal = hub.hub.store().journal(&id).expect("journal");
+    let journal = hub.store().journal(&id).expect("journal");
     assert_eq!(journal.len(), 4, "{journal:?}");
-    let calls = hub.hub.store().recent_calls(20).expect("calls");
+    let calls = hub.store().recent_calls(20).expect("calls");
     let writes = calls
         .iter()
         .filter(|c| c.call.address == "demo.write_note")
@@ -118,7 +118,7 @@ return await demo.list_notes({});
         .expect("decide");
     let done = resume(&hub, &id).await;
     assert_eq!(done["status"], "completed", "{done:#}");
-    let approvals = hub.hub.store().approvals_of_run(&id).expect("approvals");
+    let approvals = hub.store().approvals_of_run(&id).expect("approvals");
     assert_eq!(approvals.len(), 1, "the second delete did not ask");
 
     let denied = execute(
@@ -168,8 +168,7 @@ async fn a_call_whose_connection_is_missing_pauses_until_it_is_added() {
     let source = hub.hub.config().sources[0].clone();
     let set = |name: &str| {
         hub.hub
-            .connections()
-            .set(
+            .set_connection(
                 &source,
                 name,
                 None,

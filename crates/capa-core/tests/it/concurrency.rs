@@ -29,7 +29,6 @@ fn long_calls(n: usize, seconds: u32) -> String {
 /// The recorded calls of `address`, in the order they started.
 fn calls_of(hub: &TestHub, address: &str) -> Vec<RecordedCall> {
     let mut calls: Vec<_> = hub
-        .hub
         .store()
         .recent_calls(100)
         .expect("history")
@@ -112,7 +111,6 @@ return "not refused""#,
     );
     // The refused call never reached the demo: 500 made it, and the history says so.
     let made = hub
-        .hub
         .store()
         .recent_calls(1_000)
         .expect("history")

@@ -44,7 +44,7 @@ async fn demo_calls_work_and_are_recorded() {
         .expect("read");
     assert_eq!(text(&read), "hello");
 
-    let calls = t.hub.store().recent_calls(10).expect("history");
+    let calls = t.store().recent_calls(10).expect("history");
     let recorded: Vec<(&str, &str)> = calls
         .iter()
         .map(|c| (c.call.address.as_str(), c.call.status.as_str()))

@@ -68,15 +68,10 @@ async fn the_spec_example_runs_as_written() {
     );
     // The run and its journal are in SQLite: the message slack received is what the code built.
     let run_id = envelope["runId"].as_str().expect("run id");
-    let run = hub
-        .hub
-        .store()
-        .run(run_id)
-        .expect("read")
-        .expect("recorded");
+    let run = hub.store().run(run_id).expect("read").expect("recorded");
     assert_eq!(run.status.as_str(), "completed");
     assert_eq!(run.code, SPEC_EXAMPLE);
-    let journal = hub.hub.store().journal(run_id).expect("journal");
+    let journal = hub.store().journal(run_id).expect("journal");
     assert_eq!(journal.len(), 2);
     let posted: Value = serde_json::from_str(&journal[1].arguments).expect("arguments");
     assert_eq!(

@@ -51,7 +51,7 @@ async fn an_upstream_that_does_not_answer_in_time_gives_a_retryable_timeout() {
         .await
         .expect("serves after");
     assert!(text(&echoed).contains("still here"));
-    let calls = t.hub.store().recent_calls(5).expect("history");
+    let calls = t.store().recent_calls(5).expect("history");
     assert!(
         calls
             .iter()

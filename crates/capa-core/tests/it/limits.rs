@@ -65,7 +65,7 @@ return { caught, after };"#,
     assert_eq!(source.state, capa_core::SourceState::Ready);
     assert_eq!(source.pid, pid);
     // History has the typed code.
-    let calls = hub.hub.store().recent_calls(5).expect("history");
+    let calls = hub.store().recent_calls(5).expect("history");
     assert!(
         calls
             .iter()
@@ -107,7 +107,7 @@ fn spawn_run(hub: &TestHub, code: &str) -> tokio::task::JoinHandle<Value> {
 /// Waits until [`MAX_RUNS`] runs of `code` each have their call out at the upstream (journaled
 /// in flight, so each holds a slot), rather than for a while.
 async fn at_the_upstream(hub: &TestHub, code: &str) {
-    let store = hub.hub.store();
+    let store = hub.store();
     let out = crate::support::eventually(Duration::from_secs(30), || {
         let runs = store.recent_runs(100).unwrap_or_default();
         runs.iter()

@@ -27,8 +27,7 @@ impl std::io::Write for Captured {
 async fn store_secret(t: &TestHub, secret: &str) {
     let source = t.hub.config().sources[0].clone();
     t.hub
-        .connections()
-        .set(
+        .set_connection(
             &source,
             "personal",
             None,
@@ -141,10 +140,7 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
             assert!(!found, "canary ({form}) found in {}", path.display());
         }
     }
-    t.hub
-        .connections()
-        .remove("ev", "personal")
-        .expect("cleanup");
+    t.hub.remove_connection("ev", "personal").expect("cleanup");
 }
 
 /// A hostile upstream (tests/fixtures/leaky_server.py) puts its secret in a tool's description,
@@ -213,7 +209,6 @@ async fn a_secret_in_tool_definitions_or_progress_is_redacted() {
     );
     t.hub.shutdown().await;
     t.hub
-        .connections()
-        .remove("leaky", "personal")
+        .remove_connection("leaky", "personal")
         .expect("cleanup");
 }

@@ -88,6 +88,12 @@ impl TestHub {
         Self { hub, dir, redactor }
     }
 
+    /// The hub's database, opened apart as another reader would (the hub keeps its own handle
+    /// to itself): what a test checks is what was written to the file.
+    pub fn store(&self) -> capa_store::Store {
+        capa_store::Store::open(&self.hub.paths().database()).expect("the hub's database opens")
+    }
+
     pub async fn call(&self, address: &str, args: Value) -> Result<Value, capa_core::CallError> {
         let args = match args {
             Value::Object(map) => Some(map),

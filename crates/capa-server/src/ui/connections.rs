@@ -27,7 +27,7 @@ fn listed(record: &ConnectionRecord) -> Value {
 
 /// `GET /api/connections`: every connection (names and field names, never values).
 pub(crate) async fn list(State(state): State<UiState>) -> Response {
-    match state.hub.connections().list() {
+    match state.hub.list_connections() {
         Ok(records) => ok(json!({
             "ok": true,
             "connections": records.iter().map(listed).collect::<Vec<_>>(),
@@ -84,8 +84,7 @@ pub(crate) async fn set(
     };
     let hub = Arc::clone(&state.hub);
     let stored = tokio::task::spawn_blocking(move || {
-        hub.connections()
-            .set(&config, &name, field.as_deref(), secret, default)
+        hub.set_connection(&config, &name, field.as_deref(), secret, default)
     })
     .await;
     let record = match stored {
@@ -95,7 +94,7 @@ pub(crate) async fn set(
         }
         Ok(Err(e)) => {
             // Keychain errors never carry the value; redact anyway.
-            let message = state.hub.redactor().redact(&e.to_string());
+            let message = state.hub.redact(&e.to_string());
             return fail(StatusCode::SERVICE_UNAVAILABLE, "keychain", message);
         }
         Err(e) => return fail(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()),
@@ -110,8 +109,7 @@ pub(crate) async fn remove(
     Path((source, name)): Path<(String, String)>,
 ) -> Response {
     let hub = Arc::clone(&state.hub);
-    let removed =
-        tokio::task::spawn_blocking(move || hub.connections().remove(&source, &name)).await;
+    let removed = tokio::task::spawn_blocking(move || hub.remove_connection(&source, &name)).await;
     match removed {
         Ok(Ok(record)) => {
             state.hub.reload_connections().await;

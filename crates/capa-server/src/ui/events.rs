@@ -37,7 +37,7 @@ struct Snapshot {
 fn snapshot(hub: &Hub) -> Snapshot {
     let pending = hub
         .pending_inputs()
-        .map_or_else(|_| *hub.runs().watch_pending().borrow(), |p| p.len() as u64);
+        .map_or_else(|_| *hub.watch_pending().borrow(), |p| p.len() as u64);
     let sources = hub.sources();
     Snapshot {
         pending,
@@ -89,8 +89,8 @@ pub(crate) async fn stream(State(state): State<UiState>) -> Response {
     let hub = state.hub.clone();
     let watching = Watching {
         pending: hub.watch_pending(),
-        paused: hub.runs().watch_paused(),
-        decisions: hub.runs().watch_decisions(),
+        paused: hub.watch_paused(),
+        decisions: hub.watch_decisions(),
         catalog: hub.watch_catalog(),
         cancel: state.cancel.clone(),
         hub,

@@ -5,6 +5,7 @@
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
+use capa_core::RunHistory;
 use capa_store::{RunFilter, RunSummary};
 use serde_json::{Value, json};
 
@@ -113,7 +114,7 @@ pub(crate) async fn list(State(state): State<UiState>, uri: Uri) -> Response {
         Ok(filter) => filter,
         Err(message) => return fail(StatusCode::BAD_REQUEST, "invalid_arguments", message),
     };
-    match state.hub.store().find_runs(&filter) {
+    match state.hub.find_runs(&filter) {
         Ok(runs) => ok(json!({"ok": true, "runs": runs.iter().map(summary).collect::<Vec<_>>()})),
         Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, "store", e.to_string()),
     }
@@ -130,25 +131,20 @@ fn bounded(text: &str) -> Value {
 
 /// `GET /api/runs/<id>`.
 pub(crate) async fn detail(State(state): State<UiState>, Path(id): Path<String>) -> Response {
-    let store = state.hub.store();
-    let redactor = state.hub.redactor();
-    let run = match store.run(&id) {
-        Ok(Some(run)) => run,
+    let history = match state.hub.run_history(&id) {
+        Ok(Some(history)) => history,
         Ok(None) => return fail(StatusCode::NOT_FOUND, "not_found", format!("no run `{id}`")),
         Err(e) => return fail(StatusCode::INTERNAL_SERVER_ERROR, "store", e.to_string()),
     };
-    let journal = match store.journal(&id) {
-        Ok(journal) => journal,
-        Err(e) => return fail(StatusCode::INTERNAL_SERVER_ERROR, "store", e.to_string()),
-    };
-    let approvals = match store.approvals_of_run(&id) {
-        Ok(approvals) => approvals,
-        Err(e) => return fail(StatusCode::INTERNAL_SERVER_ERROR, "store", e.to_string()),
-    };
+    let RunHistory {
+        run,
+        journal,
+        inputs: approvals,
+    } = history;
     let envelope = run
         .envelope
         .as_deref()
-        .map(|text| serde_json::from_str::<Value>(&redactor.redact(text)).unwrap_or(Value::Null));
+        .map(|text| serde_json::from_str::<Value>(&state.hub.redact(text)).unwrap_or(Value::Null));
     let calls: Vec<Value> = journal
         .iter()
         .map(|entry| {
@@ -160,8 +156,8 @@ pub(crate) async fn detail(State(state): State<UiState>, Path(id): Path<String>)
                 // Sent, never answered: the hub stopped while the call was in flight.
                 "inFlight": entry.in_flight,
                 "ms": entry.ms,
-                "arguments": bounded(&redactor.redact(&entry.arguments)),
-                "outcome": bounded(&redactor.redact(&entry.outcome)),
+                "arguments": bounded(&state.hub.redact(&entry.arguments)),
+                "outcome": bounded(&state.hub.redact(&entry.outcome)),
             })
         })
         .collect();
@@ -193,7 +189,7 @@ pub(crate) async fn detail(State(state): State<UiState>, Path(id): Path<String>)
             "updatedAtMs": run.updated_at_ms,
             "attempts": run.attempts,
             "resumable": run.resumable,
-            "code": redactor.redact(&run.code),
+            "code": state.hub.redact(&run.code),
             "envelope": envelope,
             "calls": calls,
             "approvals": approvals,

@@ -63,7 +63,7 @@ pub(crate) async fn list(State(state): State<UiState>) -> Response {
     let redact_all = |values: &BTreeMap<String, String>| -> BTreeMap<String, String> {
         values
             .iter()
-            .map(|(k, v)| (k.clone(), hub.redactor().redact(v)))
+            .map(|(k, v)| (k.clone(), hub.redact(v)))
             .collect()
     };
     let listed: Vec<serde_json::Value> = hub
@@ -257,7 +257,7 @@ pub(crate) async fn replace(
     };
     let mut request = request;
     if let Some(current) = state.hub.source_config(&id) {
-        keep_redacted_values(&mut request, &current.transport, state.hub.redactor());
+        keep_redacted_values(&mut request, &current.transport, |v| state.hub.redact(v));
     }
     let (edited, source) =
         match config_edit::replace_server(&file, &text, &request.into_server(id.clone())) {
@@ -283,13 +283,13 @@ pub(crate) async fn replace(
 fn keep_redacted_values(
     request: &mut SourceRequest,
     current: &SourceTransport,
-    redactor: &capa_core::Redactor,
+    redact: impl Fn(&str) -> String,
 ) {
     let restore = |sent: &mut BTreeMap<String, String>, stored: &BTreeMap<String, String>| {
         for (key, value) in sent.iter_mut() {
             if let Some(real) = stored.get(key)
                 && value.contains(capa_core::redact::REDACTED)
-                && redactor.redact(real) == *value
+                && redact(real) == *value
             {
                 value.clone_from(real);
             }
@@ -366,7 +366,7 @@ mod tests {
             url: None,
             headers: BTreeMap::new(),
         };
-        keep_redacted_values(&mut request, &current, &redactor);
+        keep_redacted_values(&mut request, &current, |v| redactor.redact(v));
         assert_eq!(request.env["TOKEN"], "Bearer s3cr3t-value");
         assert_eq!(request.env["MODE"], "slow", "a real edit is kept");
     }

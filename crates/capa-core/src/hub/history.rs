@@ -1,0 +1,46 @@
+//! What the hub recorded, for the people who look: runs with their journals and inputs, and
+//! the `requestState` values it handed out. Frontends read history through these, never the
+//! store itself.
+
+use capa_store::{ApprovalRecord, JournalEntry, RunFilter, RunRecord, RunSummary, StoreError};
+
+use super::Hub;
+
+/// One run as its history shows it: the record, its journal of calls, and its inputs.
+#[derive(Debug, Clone)]
+pub struct RunHistory {
+    pub run: RunRecord,
+    pub journal: Vec<JournalEntry>,
+    pub inputs: Vec<ApprovalRecord>,
+}
+
+impl Hub {
+    /// Runs matching `filter`, newest first.
+    pub fn find_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, StoreError> {
+        self.store.find_runs(filter)
+    }
+
+    /// Run `id` with its journal and inputs; `None` when there is no such run.
+    pub fn run_history(&self, id: &str) -> Result<Option<RunHistory>, StoreError> {
+        let Some(run) = self.store.run(id)? else {
+            return Ok(None);
+        };
+        Ok(Some(RunHistory {
+            journal: self.store.journal(id)?,
+            inputs: self.store.approvals_of_run(id)?,
+            run,
+        }))
+    }
+
+    /// Marks the `requestState` with SHA-256 `digest` used; false when it was used already
+    /// (each is accepted once, by every hub sharing the data dir).
+    pub fn consume_request_state(&self, digest: &str) -> Result<bool, StoreError> {
+        self.store.consume_state(digest, crate::clock::now_ms())
+    }
+
+    /// The key that signs the `requestState` of approvals sent to clients (kept in the data
+    /// dir, so states survive a restart). It is a secret: the redactor holds it.
+    pub fn request_state_key(&self) -> &[u8] {
+        self.runs.state_key()
+    }
+}

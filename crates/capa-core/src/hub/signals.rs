@@ -1,0 +1,40 @@
+//! What frontends watch and install: the counts and switches the tray, the UI's event stream
+//! and the popups follow, and the opener of the approval page.
+
+use tokio::sync::watch;
+
+use super::Hub;
+use crate::runs::PageOpener;
+
+impl Hub {
+    /// Changes whenever a person decides something.
+    pub fn watch_decisions(&self) -> watch::Receiver<u64> {
+        self.runs.watch_decisions()
+    }
+
+    /// Changes when approvals are paused or resumed.
+    pub fn watch_paused(&self) -> watch::Receiver<bool> {
+        self.runs.watch_paused()
+    }
+
+    /// Installs the approval page opener (the HTTP server does, when it starts; the desktop
+    /// app replaces it with its popups).
+    pub fn set_page_opener(&self, opener: PageOpener) {
+        self.runs.set_page_opener(opener);
+    }
+
+    /// Opens the approval page of `run_id`; false when no page can be opened here.
+    pub fn open_approval_page(&self, run_id: &str) -> bool {
+        self.runs.open_page(run_id)
+    }
+
+    /// `text` with every known secret replaced, for any text a frontend shows.
+    pub fn redact(&self, text: &str) -> String {
+        self.redactor.redact(text)
+    }
+
+    /// Adds `secret` to what is redacted everywhere (the hub's own token, when it changes).
+    pub fn treat_as_secret(&self, secret: &str) {
+        self.redactor.add(secret);
+    }
+}

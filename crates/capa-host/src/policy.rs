@@ -42,12 +42,12 @@ pub fn rules(paths: &HubPaths) -> Result<Vec<PolicyRule>, ConfigError> {
 /// replaced.
 pub fn set_rule(
     paths: &HubPaths,
-    rule: PolicyRule,
+    rule: &PolicyRule,
     confirmed: bool,
 ) -> Result<Option<PolicyDecision>, PolicyEditError> {
     let previous = set_policy_rule(&paths.policy_file(), rule.clone())?;
     if confirmed {
-        record(open_store(paths).and_then(|s| Ok(confirm_policy_rule(&s, &rule)?)))?;
+        record(open_store(paths).and_then(|s| Ok(confirm_policy_rule(&s, rule)?)))?;
     }
     Ok(previous)
 }

@@ -56,7 +56,7 @@ impl RunningHub {
     pub async fn find(paths: &HubPaths) -> Option<Self> {
         // One client for the proof and what follows: the token goes out on the connection the
         // proof used (kept alive), not on a new one someone could have raced for.
-        let client = capa_server::discovery::client(Some(Duration::from_secs(120)))?;
+        let client = capa_server::discovery::client(Some(Duration::from_mins(2)))?;
         let found = capa_server::discovery::find_with(paths, &client).await?;
         let token = std::fs::read_to_string(paths.token())
             .ok()?

@@ -76,7 +76,7 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
                 decision,
             };
             let confirmed = crate::terminal::interactive();
-            let previous = policy::set_rule(paths, rule, confirmed).map_err(edit_error)?;
+            let previous = policy::set_rule(paths, &rule, confirmed).map_err(edit_error)?;
             let was = match previous {
                 Some(p) if p != decision => format!(", was {p}"),
                 _ => String::new(),

@@ -23,7 +23,9 @@ pub async fn call_when_decided(
         let answer = client
             .call(CallRequest {
                 approval: Some(id.to_owned()),
-                wait_ms: Some(left.min(MAX_APPROVAL_WAIT.as_millis() as u64)),
+                wait_ms: Some(
+                    left.min(u64::try_from(MAX_APPROVAL_WAIT.as_millis()).unwrap_or(u64::MAX)),
+                ),
                 abandon: left == 0,
                 ..request()
             })

@@ -11,13 +11,13 @@ use capa_core::{HubPaths, Redactor};
 use capa_host::{HostOptions, Hosted};
 
 /// A data and config dir with a capabilities file that turns the demo source on.
-pub struct Place {
-    pub _dir: tempfile::TempDir,
-    pub paths: HubPaths,
-    pub file: PathBuf,
+pub(crate) struct Place {
+    pub(crate) _dir: tempfile::TempDir,
+    pub(crate) paths: HubPaths,
+    pub(crate) file: PathBuf,
 }
 
-pub fn place() -> Place {
+pub(crate) fn place() -> Place {
     let dir = tempfile::tempdir().expect("tempdir");
     let paths = HubPaths::in_dir(dir.path());
     let file = dir.path().join("capabilities.yaml");
@@ -29,7 +29,7 @@ pub fn place() -> Place {
     }
 }
 
-pub fn options(place: &Place, http: SocketAddr) -> HostOptions {
+pub(crate) fn options(place: &Place, http: SocketAddr) -> HostOptions {
     HostOptions {
         paths: place.paths.clone(),
         http,
@@ -41,7 +41,7 @@ pub fn options(place: &Place, http: SocketAddr) -> HostOptions {
 }
 
 /// The hub of `place`, hosted on a free loopback port.
-pub async fn host(place: &Place) -> Hosted {
+pub(crate) async fn host(place: &Place) -> Hosted {
     let any: SocketAddr = "127.0.0.1:0".parse().expect("addr");
     capa_host::serve(options(place, any), Redactor::new())
         .await

@@ -42,6 +42,10 @@ impl Connections {
 
     /// Stores one secret field of a connection. `field` may be omitted when the source refers to
     /// exactly one secret name.
+    #[expect(
+        clippy::needless_pass_by_value,
+        reason = "the caller hands the secret over and keeps no copy once it is stored"
+    )]
     pub fn set(
         &self,
         source: &SourceConfig,

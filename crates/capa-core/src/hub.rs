@@ -111,6 +111,10 @@ impl std::fmt::Debug for Hub {
 
 impl Hub {
     /// Opens the store, loads secrets into the redactor and starts every source in the background.
+    #[expect(
+        clippy::unused_async,
+        reason = "start-up is async in the API (every frontend awaits it) though its waits now run in the background"
+    )]
     pub async fn start(options: HubOptions) -> Result<Arc<Self>, StartError> {
         let HubOptions {
             mut config,
@@ -313,12 +317,12 @@ impl Hub {
             connection,
             client: context.client.clone(),
             started_at_ms,
-            duration_ms: started.elapsed().as_millis() as i64,
+            duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
             status,
             error_code,
             error_message,
-            request_bytes: request_bytes as i64,
-            response_bytes: response_bytes as i64,
+            request_bytes: i64::try_from(request_bytes).unwrap_or(i64::MAX),
+            response_bytes: i64::try_from(response_bytes).unwrap_or(i64::MAX),
         };
         if let Err(e) = self.store.record_call(&record) {
             tracing::error!(error = %e, "could not record a tool call");

@@ -63,6 +63,10 @@ pub struct Envelope {
     pub notices: Vec<String>,
 }
 
+#[expect(
+    clippy::ref_option,
+    reason = "serde's skip_serializing_if hands the field over by reference"
+)]
 fn is_nothing_truncated(truncated: &Option<Truncated>) -> bool {
     truncated.as_ref().is_none_or(|t| !t.result && !t.logs)
 }

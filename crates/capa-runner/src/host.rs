@@ -74,7 +74,7 @@ impl<G: Gateway> Host for RunHost<G> {
             step.entry().answered(
                 &context.redactor,
                 &outcome,
-                started.elapsed().as_millis() as i64,
+                i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
             );
             outcome
         })

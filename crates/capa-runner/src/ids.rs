@@ -6,6 +6,10 @@ use capa_domain::clock::now_ms;
 
 /// 64 random bits; the clock when the system gives no randomness (an id must exist; it is not a
 /// secret).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the one place the runner reads system randomness: ids, and the seed the run records"
+)]
 fn random_u64() -> u64 {
     getrandom::u64().unwrap_or_else(|_| now_ms().unsigned_abs())
 }

@@ -59,7 +59,11 @@ fn clock_ticks_per_second() -> Option<i64> {
         reason = "sysconf(3) has no safe wrapper in std; it only reads a constant"
     )]
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    (ticks > 0).then_some(i64::from(ticks as i32))
+    #[allow(
+        clippy::useless_conversion,
+        reason = "`c_long` is i64 on 64-bit targets (a no-op there) and i32 on 32-bit ones"
+    )]
+    (ticks > 0).then(|| i64::from(ticks))
 }
 
 #[cfg(not(unix))]

@@ -159,7 +159,12 @@ mod slot_tests {
             async move { runs.slot(&CancellationToken::new()).await.map(drop) }
         });
         // Just short of the wait, it still waits.
-        tokio::time::advance(RUN_SLOT_WAIT - Duration::from_millis(1)).await;
+        tokio::time::advance(
+            RUN_SLOT_WAIT
+                .checked_sub(Duration::from_millis(1))
+                .expect("the wait is longer than a millisecond"),
+        )
+        .await;
         assert!(!waiting.is_finished());
         // One run ends: the waiting attempt takes its slot, before the wait is over.
         held.pop();

@@ -57,7 +57,10 @@ impl AskingRegistry {
             approval_id: approval_id.to_owned(),
             owner: self.owner,
             channel: serde_json::to_string(channel).unwrap_or_default(),
-            until_ms: until.map(|u| crate::clock::now_ms() + u.as_millis() as i64),
+            until_ms: until.map(|u| {
+                crate::clock::now_ms()
+                    .saturating_add(i64::try_from(u.as_millis()).unwrap_or(i64::MAX))
+            }),
         };
         if let Err(e) = self.store.put_input_claim(&claim) {
             tracing::warn!(error = %e, approval = approval_id, "could not record a form's claim for other hubs");
@@ -165,6 +168,7 @@ impl AskingRegistry {
             *serial += 1;
             *serial
         };
+        registry.mirror(approval_id, &channel, limit);
         registry
             .claims
             .lock()
@@ -172,12 +176,11 @@ impl AskingRegistry {
             .insert(
                 approval_id.to_owned(),
                 Claim {
-                    channel: channel.clone(),
+                    channel,
                     serial,
                     until: limit.map(|l| Instant::now() + l),
                 },
             );
-        registry.mirror(approval_id, &channel, limit);
         registry.bump();
         Some(AskingClaim {
             registry: registry.clone(),
@@ -241,7 +244,7 @@ mod tests {
         let ours = AskingRegistry::new(store, owner(std::process::id()));
         let form = AskingChannel::client_form(Some("Claude Code"));
 
-        theirs.mirror("apr_1", &form, Some(Duration::from_secs(60)));
+        theirs.mirror("apr_1", &form, Some(Duration::from_mins(1)));
         assert_eq!(ours.elsewhere("apr_1"), Some(form.clone()));
         assert_eq!(
             theirs.elsewhere("apr_1"),

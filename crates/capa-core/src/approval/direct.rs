@@ -32,7 +32,7 @@ pub enum DirectAnswer {
 fn new_call_id() -> String {
     format!(
         "call_{:016x}",
-        getrandom::u64().unwrap_or_else(|_| now_ms() as u64)
+        getrandom::u64().unwrap_or_else(|_| now_ms().cast_unsigned())
     )
 }
 
@@ -72,7 +72,9 @@ impl Hub {
             scope: None,
             decided_via: None,
             created_at_ms: now,
-            expires_at_ms: now + self.config().approval_ttl.as_millis() as i64,
+            expires_at_ms: now.saturating_add(
+                i64::try_from(self.config().approval_ttl.as_millis()).unwrap_or(i64::MAX),
+            ),
             decided_at_ms: None,
         };
         let stored = self.store().insert_approval(&record).map_err(store_error)?;

@@ -125,7 +125,7 @@ impl PendingInput {
             InputKind::Connection => {
                 format!("{} needs a connection for `{}`", self.address, self.source)
             }
-            _ => format!(
+            InputKind::Approval => format!(
                 "{} needs the user's approval ({})",
                 self.address, self.reason
             ),
@@ -138,7 +138,7 @@ impl PendingInput {
                     self.source
                 )
             }
-            _ => format!(
+            InputKind::Approval => format!(
                 "Tell the user; they can approve it in Capabilities or with `capabilities hub approve {run_id}` in a terminal. Then call execute with {{\"resume\": \"{run_id}\"}}."
             ),
         };
@@ -182,6 +182,10 @@ impl DecideError {
     }
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "made for `map_err(store_error)`"
+)]
 pub(crate) fn store_error(e: capa_store::StoreError) -> DecideError {
     DecideError::Store(e.to_string())
 }

@@ -93,17 +93,14 @@ fn score(tool: &CatalogTool, terms: &[String], groups: &[String]) -> u32 {
             .max(in_field(&group, GROUP_WEIGHT))
             .max(in_field(&description, DESCRIPTION_WEIGHT));
         // A term that is part of the whole id (`get-sum` for `sum`) still counts a little.
-        let partial = if best == 0
-            && tool
-                .address
-                .to_string()
-                .to_lowercase()
-                .contains(term.as_str())
-        {
-            1
-        } else {
-            0
-        };
+        let partial = u32::from(
+            best == 0
+                && tool
+                    .address
+                    .to_string()
+                    .to_lowercase()
+                    .contains(term.as_str()),
+        );
         total += best + partial;
     }
     total

@@ -203,7 +203,7 @@ impl Hub {
         };
         capa_config::set_policy_rule(&self.policy.file, rule.clone())?;
         if by == ChangedBy::Person {
-            self.keep_confirmed(confirm_policy_rule(&self.policy.store, &rule));
+            Self::keep_confirmed(confirm_policy_rule(&self.policy.store, &rule));
         }
         self.policy.reload(self.catalog().tools())
     }
@@ -222,7 +222,7 @@ impl Hub {
             .unwrap_or_else(PoisonError::into_inner);
         let removed = capa_config::reset_policy_rule(&self.policy.file, pattern, connection)?;
         if by == ChangedBy::Person {
-            self.keep_confirmed(confirm_policy_rule_removed(
+            Self::keep_confirmed(confirm_policy_rule_removed(
                 &self.policy.store,
                 pattern,
                 connection,
@@ -241,7 +241,7 @@ impl Hub {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let rules = load_policy_file(&self.policy.file)?;
-        self.keep_confirmed(confirm_policy_rules(&self.policy.store, &rules));
+        Self::keep_confirmed(confirm_policy_rules(&self.policy.store, &rules));
         self.policy.reload(self.catalog().tools())
     }
 
@@ -254,7 +254,7 @@ impl Hub {
         policy.loosenings(confirmed, self.catalog().tools())
     }
 
-    fn keep_confirmed(&self, stored: Result<(), capa_store::StoreError>) {
+    fn keep_confirmed(stored: Result<(), capa_store::StoreError>) {
         if let Err(e) = stored {
             tracing::warn!(error = %e, "could not record the confirmed policy");
         }

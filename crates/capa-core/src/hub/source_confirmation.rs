@@ -15,6 +15,7 @@
 //! ([`crate::trust::project_connection_key`]), so a project source with the id of a global one gets none of
 //! that source's secrets unless the person granted them ([`ProjectConnections::Global`]).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use capa_config::{ProjectConnections, SourceConfig, SourceScope};
@@ -143,7 +144,7 @@ impl Hub {
             Ok(None) => return None,
             Err(e) => {
                 tracing::warn!(error = %e, "could not read the confirmed sources; not starting unconfirmed ones");
-                Default::default()
+                BTreeMap::default()
             }
         };
         let digest = source_digest(source);

@@ -137,10 +137,12 @@ pub fn search(
 fn check_limit(limit: Option<i64>) -> Result<usize, LookupError> {
     match limit {
         None => Ok(DEFAULT_LIMIT),
-        Some(n) if (1..=MAX_LIMIT as i64).contains(&n) => Ok(n as usize),
-        Some(n) => Err(LookupError::InvalidArguments(format!(
-            "limit {n} is out of range; pass 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT})"
-        ))),
+        Some(n) => match usize::try_from(n) {
+            Ok(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
+            _ => Err(LookupError::InvalidArguments(format!(
+                "limit {n} is out of range; pass 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT})"
+            ))),
+        },
     }
 }
 
@@ -165,7 +167,7 @@ fn check_namespace<'a>(index: &'a ToolIndex, wanted: &str) -> Result<&'a str, Lo
         .map(|n| (capa_typegen::edit_distance(&wanted.to_lowercase(), n), *n))
         .filter(|(d, n)| *d <= (n.len() / 2).max(2) || n.starts_with(wanted))
         .collect();
-    close.sort();
+    close.sort_unstable();
     let close: Vec<String> = close
         .into_iter()
         .take(3)

@@ -85,7 +85,7 @@ async fn a_paused_run_replays_to_the_result_it_would_have_had() {
     );
     assert_eq!(result["sum"], 5);
     assert_eq!(result["product"], 20);
-    assert!(result["deleted"].as_str().is_some_and(|d| d.contains("p")));
+    assert!(result["deleted"].as_str().is_some_and(|d| d.contains('p')));
     // The write was journaled by the first attempt and not performed again.
     let journal = hub.store().journal(&id).expect("journal");
     assert_eq!(journal.len(), 4, "{journal:?}");

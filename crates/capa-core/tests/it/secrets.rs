@@ -143,7 +143,7 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
     t.hub.remove_connection("ev", "personal").expect("cleanup");
 }
 
-/// A hostile upstream (tests/fixtures/leaky_server.py) puts its secret in a tool's description,
+/// A hostile upstream (`tests/fixtures/leaky_server.py`) puts its secret in a tool's description,
 /// title and parameter description, and in progress messages: none of it reaches the catalog
 /// (so search, describe and listings), nor the caller's progress sink.
 #[tokio::test]

@@ -7,7 +7,7 @@ use capa_core::{CallContext, Hub, HubOptions, HubPaths, Redactor};
 use capa_secrets::Keychain;
 use serde_json::Value;
 
-pub fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .canonicalize()
@@ -15,7 +15,7 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// A path inside the repository that the test setup installs; fails with the fix when missing.
-pub fn installed(relative: &str) -> String {
+pub(crate) fn installed(relative: &str) -> String {
     let path = repo_root().join(relative);
     assert!(
         path.exists(),
@@ -25,16 +25,16 @@ pub fn installed(relative: &str) -> String {
     path.display().to_string()
 }
 
-pub fn everything_js() -> String {
+pub(crate) fn everything_js() -> String {
     installed("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 }
 
-pub fn filesystem_js() -> String {
+pub(crate) fn filesystem_js() -> String {
     installed("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 }
 
 /// A `servers:` entry (YAML) for the catalog fixture server, run with `args`.
-pub fn catalog_server_source(id: &str, args: &[String]) -> String {
+pub(crate) fn catalog_server_source(id: &str, args: &[String]) -> String {
     let mut all = vec![
         repo_root()
             .join("tests/fixtures/catalog-server.mjs")
@@ -50,28 +50,28 @@ pub fn catalog_server_source(id: &str, args: &[String]) -> String {
     )
 }
 
-pub fn time_server() -> String {
+pub(crate) fn time_server() -> String {
     installed("tests/.venv/bin/mcp-server-time")
 }
 
 /// A hub in a temporary directory, configured by `yaml`.
-pub struct TestHub {
+pub(crate) struct TestHub {
     pub hub: Arc<Hub>,
     pub dir: tempfile::TempDir,
     pub redactor: Arc<Redactor>,
 }
 
 impl TestHub {
-    pub async fn start(yaml: &str) -> Self {
+    pub(crate) async fn start(yaml: &str) -> Self {
         Self::start_with(yaml, Keychain::default()).await
     }
 
-    pub async fn start_with(yaml: &str, keychain: Keychain) -> Self {
+    pub(crate) async fn start_with(yaml: &str, keychain: Keychain) -> Self {
         Self::start_in(tempfile::tempdir().expect("tempdir"), yaml, keychain).await
     }
 
     /// A hub whose config and data dirs are under `dir` (`config/`, `data/`).
-    pub async fn start_in(dir: tempfile::TempDir, yaml: &str, keychain: Keychain) -> Self {
+    pub(crate) async fn start_in(dir: tempfile::TempDir, yaml: &str, keychain: Keychain) -> Self {
         let file = dir.path().join("capabilities.yaml");
         std::fs::write(&file, yaml).expect("write config");
         let config: HubConfig = capa_config::load(&ConfigFiles::only(file)).expect("valid config");
@@ -90,11 +90,11 @@ impl TestHub {
 
     /// The hub's database, opened apart as another reader would (the hub keeps its own handle
     /// to itself): what a test checks is what was written to the file.
-    pub fn store(&self) -> capa_store::Store {
+    pub(crate) fn store(&self) -> capa_store::Store {
         capa_store::Store::open(&self.hub.paths().database()).expect("the hub's database opens")
     }
 
-    pub async fn call(&self, address: &str, args: Value) -> Result<Value, capa_core::CallError> {
+    pub(crate) async fn call(&self, address: &str, args: Value) -> Result<Value, capa_core::CallError> {
         let args = match args {
             Value::Object(map) => Some(map),
             _ => None,
@@ -109,7 +109,7 @@ impl TestHub {
         Ok(serde_json::to_value(result).expect("result serialises"))
     }
 
-    pub fn addresses(&self) -> Vec<String> {
+    pub(crate) fn addresses(&self) -> Vec<String> {
         self.hub
             .catalog()
             .tools()
@@ -118,7 +118,7 @@ impl TestHub {
             .collect()
     }
 
-    pub fn source(&self, id: &str) -> capa_core::SourceStatus {
+    pub(crate) fn source(&self, id: &str) -> capa_core::SourceStatus {
         self.hub
             .sources()
             .into_iter()
@@ -128,19 +128,19 @@ impl TestHub {
 }
 
 /// The first text block of a tool result.
-pub fn text(result: &Value) -> String {
+pub(crate) fn text(result: &Value) -> String {
     result["content"][0]["text"]
         .as_str()
         .unwrap_or_default()
         .to_owned()
 }
 
-pub fn no_demo() -> &'static str {
+pub(crate) fn no_demo() -> &'static str {
     "options:\n  demo: false\n"
 }
 
 /// Waits until `check` holds, polling, at most `limit`.
-pub async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+pub(crate) async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
     let deadline = tokio::time::Instant::now() + limit;
     while tokio::time::Instant::now() < deadline {
         if check() {
@@ -153,7 +153,7 @@ pub async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> boo
 
 /// A keychain of its own for one test binary, or `None` (the test skips) where no Secret
 /// Service runs — unless `CAPA_REQUIRE_KEYCHAIN` is set, as in CI, where that is a failure.
-pub fn keychain_or_skip(name: &str) -> Option<Keychain> {
+pub(crate) fn keychain_or_skip(name: &str) -> Option<Keychain> {
     let keychain = Keychain::new(format!("capabilities-{name}-{}", std::process::id()));
     match keychain.check() {
         Ok(()) => Some(keychain),
@@ -168,7 +168,7 @@ pub fn keychain_or_skip(name: &str) -> Option<Keychain> {
 }
 
 /// `execute` of `code` or `resume` of a run through the hub, as the envelope's JSON.
-pub async fn execute_json(hub: &TestHub, code: Option<&str>, resume: Option<&str>) -> Value {
+pub(crate) async fn execute_json(hub: &TestHub, code: Option<&str>, resume: Option<&str>) -> Value {
     let envelope = hub
         .hub
         .execute(capa_core::ExecuteRequest {
@@ -182,7 +182,7 @@ pub async fn execute_json(hub: &TestHub, code: Option<&str>, resume: Option<&str
 }
 
 /// The authorizer's permit for a call the policy allows (panics otherwise).
-pub async fn permit(hub: &capa_core::Hub, address: &str) -> capa_core::Permit {
+pub(crate) async fn permit(hub: &capa_core::Hub, address: &str) -> capa_core::Permit {
     hub.authorize(address, None)
         .await
         .expect("known tool")

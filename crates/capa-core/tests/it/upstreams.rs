@@ -95,7 +95,7 @@ async fn streamable_http_sources_are_reached_by_url() {
     let _ = server.kill().await;
 }
 
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .expect("bind")
         .local_addr()
@@ -103,7 +103,7 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-pub async fn wait_for_port(port: u16) {
+pub(crate) async fn wait_for_port(port: u16) {
     for _ in 0..200 {
         if tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await

@@ -36,7 +36,7 @@ use capa_core::clock::now_ms;
 const MAX_ROUNDS: usize = 16;
 
 /// How long a 2026-07-28 client's forms keep the popup and the page closed.
-const FORM_CLAIM: Duration = Duration::from_secs(60);
+const FORM_CLAIM: Duration = Duration::from_mins(1);
 
 /// What the state sealed into `requestState` names: the run and each pending call.
 #[derive(Debug, Serialize, Deserialize)]
@@ -101,30 +101,27 @@ impl Approvals {
         let cancel = asking.cancel.clone();
         let form_channel = AskingChannel::client_form(request.client.as_deref());
         let can_ask = asking.input_required || asking.elicit_peer.is_some();
-        let first = match &asking.request_state {
-            Some(state) => {
-                match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
-                    Ok((run_id, all_answered)) => {
-                        // A form left unanswered (cancelled) is not asked again in a loop: the
-                        // run waits as `awaiting_approval`, for the page or the terminal.
-                        asking.input_required &= all_answered;
-                        let options = ExecuteOptions {
-                            cancel: cancel.clone(),
-                            asked_in: (asking.input_required || asking.elicit_peer.is_some())
-                                .then(|| form_channel.clone()),
-                        };
-                        self.resume(&run_id, request.client.clone(), options).await
-                    }
-                    Err((code, message)) => return Answer::Refused { code, message },
+        let first = if let Some(state) = &asking.request_state {
+            match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
+                Ok((run_id, all_answered)) => {
+                    // A form left unanswered (cancelled) is not asked again in a loop: the
+                    // run waits as `awaiting_approval`, for the page or the terminal.
+                    asking.input_required &= all_answered;
+                    let options = ExecuteOptions {
+                        cancel: cancel.clone(),
+                        asked_in: (asking.input_required || asking.elicit_peer.is_some())
+                            .then(|| form_channel.clone()),
+                    };
+                    self.resume(&run_id, request.client.clone(), options).await
                 }
+                Err((code, message)) => return Answer::Refused { code, message },
             }
-            None => {
-                let options = ExecuteOptions {
-                    cancel: cancel.clone(),
-                    asked_in: can_ask.then(|| form_channel.clone()),
-                };
-                self.hub.execute_with(request.clone(), options).await
-            }
+        } else {
+            let options = ExecuteOptions {
+                cancel: cancel.clone(),
+                asked_in: can_ask.then(|| form_channel.clone()),
+            };
+            self.hub.execute_with(request.clone(), options).await
         };
         let mut envelope = match first {
             Ok(envelope) => envelope,
@@ -240,7 +237,8 @@ impl Approvals {
         };
         let options = SealOptions::new()
             .associated_data(bound)
-            .ttl(Duration::from_millis(ttl_ms as u64));
+            // At least 1000 (the `max` above), so its magnitude is itself.
+            .ttl(Duration::from_millis(ttl_ms.unsigned_abs()));
         let state = codec
             .seal_json_with(&sealed, &options)
             .map_err(|e| tracing::error!(error = %e, "could not seal a requestState"))
@@ -357,11 +355,7 @@ impl Approvals {
                 .collect::<Vec<_>>()
                 .join(",")
         );
-        let first_time = self
-            .opened
-            .lock()
-            .map(|mut o| o.insert(key))
-            .unwrap_or(false);
+        let first_time = self.opened.lock().is_ok_and(|mut o| o.insert(key));
         let shown = first_time && self.hub.open_approval_page(&envelope.run_id);
         if !shown {
             return;
@@ -416,7 +410,7 @@ pub(crate) async fn authorize_direct_call(
             ),
         ));
     };
-    let arguments = arguments.cloned().map(Value::Object).unwrap_or(Value::Null);
+    let arguments = arguments.cloned().map_or(Value::Null, Value::Object);
     let (input, claim) = hub
         .ask_direct(
             &question,

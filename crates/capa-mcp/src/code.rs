@@ -242,6 +242,10 @@ impl ToolChanges for NoChanges {
     }
 }
 
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a whole-number float limit (`2.0`) becomes an i64; `as` saturates one out of range, which the search's own limit check then refuses"
+)]
 fn search_request(arguments: &JsonObject) -> Result<SearchRequest, LookupError> {
     let query = match arguments.get("query") {
         None | Some(Value::Null) => String::new(),

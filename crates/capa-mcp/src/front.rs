@@ -180,7 +180,7 @@ impl ServerHandler for McpFront {
         let mut changes = self.surface.tool_changes();
         loop {
             tokio::select! {
-                _ = subscription.cancelled() => return Ok(()),
+                () = subscription.cancelled() => return Ok(()),
                 changed = changes.next() => {
                     if !changed || subscription.sink().notify_tool_list_changed().await.is_err() {
                         return Ok(());

@@ -189,21 +189,18 @@ fn fit_blocks(blocks: Vec<ContentBlock>, mut room: usize, cuts: &mut Cuts) -> Ve
             kept.push(block);
             continue;
         }
-        match cut_block(&block, room.saturating_sub(comma)) {
-            Some(cut) => {
-                room = room.saturating_sub(json_len(&cut) + comma);
-                cuts.text = true;
-                kept.push(cut);
-            }
-            None => {
-                let out = &mut cuts.left_out;
-                match block {
-                    ContentBlock::Text(_) => out.texts += 1,
-                    ContentBlock::Image(_) => out.images += 1,
-                    ContentBlock::Audio(_) => out.audio += 1,
-                    ContentBlock::Resource(_) => out.resources += 1,
-                    _ => out.links += 1,
-                }
+        if let Some(cut) = cut_block(&block, room.saturating_sub(comma)) {
+            room = room.saturating_sub(json_len(&cut) + comma);
+            cuts.text = true;
+            kept.push(cut);
+        } else {
+            let out = &mut cuts.left_out;
+            match block {
+                ContentBlock::Text(_) => out.texts += 1,
+                ContentBlock::Image(_) => out.images += 1,
+                ContentBlock::Audio(_) => out.audio += 1,
+                ContentBlock::Resource(_) => out.resources += 1,
+                _ => out.links += 1,
             }
         }
     }

@@ -95,8 +95,8 @@ impl MetaSurface {
         };
         let limit = match arguments.get("limit") {
             None | Some(Value::Null) => DEFAULT_MATCHES,
-            Some(v) => match v.as_u64() {
-                Some(n) if (1..=MAX_MATCHES as u64).contains(&n) => n as usize,
+            Some(v) => match v.as_u64().and_then(|n| usize::try_from(n).ok()) {
+                Some(n) if (1..=MAX_MATCHES).contains(&n) => n,
                 _ => return invalid(&format!("limit must be an integer from 1 to {MAX_MATCHES}")),
             },
         };
@@ -342,7 +342,10 @@ fn text_result(text: String) -> CallToolResult {
 }
 
 fn object(value: Value) -> JsonObject {
-    value.as_object().cloned().unwrap_or_default()
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::default(),
+    }
 }
 
 fn call_tool_definition() -> Tool {

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How long an unused session's state is kept.
-const IDLE_LIMIT: Duration = Duration::from_secs(24 * 60 * 60);
+const IDLE_LIMIT: Duration = Duration::from_hours(24);
 /// Most sessions kept at once; the least recently used goes first.
 const MAX_SESSIONS: usize = 1024;
 

@@ -3,6 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use capa_domain::edit_distance;
+
 use crate::ToolSpec;
 use crate::error::DescribeError;
 use crate::ident::member_names;
@@ -167,36 +169,5 @@ impl<'s, 'a> Catalog<'s, 'a> {
             .take(5)
             .map(|(_, address)| address)
             .collect()
-    }
-}
-
-/// Levenshtein distance in characters, for "did you mean" suggestions (the hub's catalog uses it
-/// too).
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::edit_distance;
-
-    #[test]
-    fn distances() {
-        assert_eq!(edit_distance("creat_issue", "create_issue"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -23,7 +23,6 @@ mod signature;
 mod tokens;
 mod ty;
 
-pub use catalog::edit_distance;
 pub use describe::{Description, MAX_TARGETS, declare_types, describe};
 pub use error::DescribeError;
 pub use ident::{js_identifier, member_names};

@@ -164,7 +164,7 @@ fn check_namespace<'a>(index: &'a ToolIndex, wanted: &str) -> Result<&'a str, Lo
     }
     let mut close: Vec<(usize, &str)> = names
         .iter()
-        .map(|n| (capa_typegen::edit_distance(&wanted.to_lowercase(), n), *n))
+        .map(|n| (capa_domain::edit_distance(&wanted.to_lowercase(), n), *n))
         .filter(|(d, n)| *d <= (n.len() / 2).max(2) || n.starts_with(wanted))
         .collect();
     close.sort_unstable();

@@ -47,7 +47,7 @@ async fn config(State(hub): State<Arc<Hub>>) -> Json<Value> {
         "files": hub.files(),
         "toolExposure": config.exposure.mode.as_str(),
         "decidedBy": config.exposure.decided_by,
-        "upstreamTimeoutMs": config.upstream_timeout.as_millis() as u64,
+        "upstreamTimeoutMs": u64::try_from(config.upstream_timeout.as_millis()).unwrap_or(u64::MAX),
         "demo": config.demo,
         "warnings": config.warnings,
     }))
@@ -78,7 +78,7 @@ pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
             address: t.address.to_string(),
             source: t.address.namespace.clone(),
             remote_name: t.remote_name.clone(),
-            description: t.definition.description.as_ref().map(|d| d.to_string()),
+            description: t.definition.description.clone(),
             input_schema: Value::Object((*t.definition.input_schema).clone()),
             annotations: t
                 .definition

@@ -24,7 +24,7 @@ pub struct DecideRequest {
     pub choice: String,
 }
 
-fn failure(code: &str, message: String) -> Json<Value> {
+fn failure(code: &str, message: &str) -> Json<Value> {
     Json(json!({"ok": false, "error": {"code": code, "message": message}}))
 }
 
@@ -33,7 +33,7 @@ pub async fn pending(State(hub): State<Arc<Hub>>) -> Json<Value> {
         Ok(pending) => {
             Json(json!({"ok": true, "pending": pending, "paused": hub.approvals_paused()}))
         }
-        Err(e) => failure(e.code(), e.to_string()),
+        Err(e) => failure(e.code(), &e.to_string()),
     }
 }
 
@@ -71,7 +71,7 @@ pub async fn decide(
             StatusCode::FORBIDDEN,
             failure(
                 "person_required",
-                "decisions need a person: in the Capabilities app, on the approval page, or with `capabilities hub approve` at an interactive terminal; the hub's token alone cannot approve".to_owned(),
+                "decisions need a person: in the Capabilities app, on the approval page, or with `capabilities hub approve` at an interactive terminal; the hub's token alone cannot approve",
             ),
         );
     }

@@ -14,7 +14,7 @@ use crate::token;
 
 /// What a request must match.
 #[derive(Debug, Clone)]
-pub struct Guard {
+pub(crate) struct Guard {
     pub token: String,
     pub port: u16,
     pub ui: std::sync::Arc<crate::ui::UiAccess>,
@@ -35,14 +35,14 @@ fn port_of(authority: &str) -> Option<u16> {
     after_host.strip_prefix(':')?.parse().ok()
 }
 
-impl Guard {
-    fn host_ok(&self, headers: &HeaderMap) -> bool {
-        let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
-            return false;
-        };
-        LOOPBACK_NAMES.contains(&host_name(host))
-    }
+fn host_ok(headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    LOOPBACK_NAMES.contains(&host_name(host))
+}
 
+impl Guard {
     fn origin_ok(&self, headers: &HeaderMap) -> bool {
         let Some(origin) = headers.get(header::ORIGIN) else {
             return true;
@@ -76,9 +76,13 @@ fn reject(status: StatusCode, message: &str) -> Response {
 }
 
 /// Axum middleware applying the guard.
-pub async fn check(State(guard): State<Guard>, mut request: Request<Body>, next: Next) -> Response {
+pub(crate) async fn check(
+    State(guard): State<Guard>,
+    mut request: Request<Body>,
+    next: Next,
+) -> Response {
     let headers = request.headers();
-    if !guard.host_ok(headers) {
+    if !host_ok(headers) {
         return reject(
             StatusCode::FORBIDDEN,
             "forbidden Host header: the hub only answers requests addressed to 127.0.0.1, localhost or [::1]",
@@ -129,17 +133,15 @@ mod tests {
 
     #[test]
     fn hosts_must_be_loopback_names() {
-        let g = Guard {
-            token: "t".into(),
-            port: 4477,
-            ui: crate::ui::UiAccess::for_port(4477),
-        };
-        assert!(g.host_ok(&headers(&[(header::HOST, "127.0.0.1:4477")])));
-        assert!(g.host_ok(&headers(&[(header::HOST, "localhost")])));
-        assert!(g.host_ok(&headers(&[(header::HOST, "[::1]:4477")])));
-        assert!(!g.host_ok(&headers(&[(header::HOST, "evil.example:4477")])));
-        assert!(!g.host_ok(&headers(&[(header::HOST, "127.0.0.1.evil.example")])));
-        assert!(!g.host_ok(&HeaderMap::new()));
+        assert!(host_ok(&headers(&[(header::HOST, "127.0.0.1:4477")])));
+        assert!(host_ok(&headers(&[(header::HOST, "localhost")])));
+        assert!(host_ok(&headers(&[(header::HOST, "[::1]:4477")])));
+        assert!(!host_ok(&headers(&[(header::HOST, "evil.example:4477")])));
+        assert!(!host_ok(&headers(&[(
+            header::HOST,
+            "127.0.0.1.evil.example"
+        )])));
+        assert!(!host_ok(&HeaderMap::new()));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! file binds and routes; the API's handlers are in `api.rs`, the web UI's in `ui.rs`.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -155,8 +155,8 @@ pub async fn serve_with(
             port: addr.port(),
             ui: ui.clone(),
         },
-        shutdown.child_token(),
-        options.ui_dir,
+        &shutdown.child_token(),
+        options.ui_dir.as_deref(),
     );
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
@@ -182,8 +182,8 @@ fn router(
     pages: Arc<ApprovalPages>,
     prover: (Arc<ProofKey>, Arc<str>),
     guard: Guard,
-    cancel: CancellationToken,
-    ui_dir: Option<PathBuf>,
+    cancel: &CancellationToken,
+    ui_dir: Option<&Path>,
 ) -> Router {
     let surface = surface_for(hub.clone());
     let mcp = StreamableHttpService::new(

@@ -230,7 +230,7 @@ pub(crate) fn routes(
     hub: Arc<Hub>,
     access: Arc<UiAccess>,
     cancel: tokio_util::sync::CancellationToken,
-    ui_dir: Option<std::path::PathBuf>,
+    ui_dir: Option<&std::path::Path>,
 ) -> Router {
     Router::new()
         .route("/app/login/{token}", get(login))
@@ -267,7 +267,7 @@ pub(crate) fn routes(
             hub,
             access,
             cancel,
-            ui_dir: assets::ui_dir(ui_dir.as_deref()).map(Arc::from),
+            ui_dir: assets::ui_dir(ui_dir).map(Arc::from),
         })
 }
 

@@ -9,7 +9,10 @@ use support::{Served, repo_file, serve_hub};
 
 fn call(name: &str, arguments: serde_json::Value) -> CallToolRequestParams {
     let mut params = CallToolRequestParams::new(name.to_owned());
-    params.arguments = arguments.as_object().cloned();
+    params.arguments = match arguments {
+        serde_json::Value::Object(object) => Some(object),
+        _ => None,
+    };
     params
 }
 

@@ -43,7 +43,10 @@ async fn connect(served: &Served) -> RunningService<RoleClient, ()> {
 
 fn params(name: &str, arguments: Value) -> CallToolRequestParams {
     let mut params = CallToolRequestParams::new(name.to_owned());
-    params.arguments = arguments.as_object().cloned();
+    params.arguments = match arguments {
+        serde_json::Value::Object(object) => Some(object),
+        _ => None,
+    };
     params
 }
 

@@ -39,7 +39,7 @@ pub struct CallRequest {
 }
 
 /// The longest one request waits for a decision; a caller that waits longer asks again.
-pub const MAX_APPROVAL_WAIT: Duration = Duration::from_secs(60);
+pub const MAX_APPROVAL_WAIT: Duration = Duration::from_mins(1);
 
 /// Runs a call and shapes the answer the way the API and `capa call --json` print it. The
 /// authorizer decides; a call that needs a person is recorded as a pending input (the popup,
@@ -67,13 +67,12 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
             return call_error_json(&CallError::Denied { address });
         }
         Authorization::NeedsPerson(question) => {
-            let shown = arguments.clone().map(Value::Object).unwrap_or(Value::Null);
-            let approval_id = match approval {
-                Some(id) => id,
-                None => match hub.ask_direct(&question, &shown, None) {
-                    Ok((input, _)) => return pending_json("approval_required", &input),
-                    Err(e) => return decide_error_json(&e),
-                },
+            let shown = arguments.clone().map_or(Value::Null, Value::Object);
+            let Some(approval_id) = approval else {
+                return match hub.ask_direct(&question, &shown, None) {
+                    Ok((input, _)) => pending_json("approval_required", &input),
+                    Err(e) => decide_error_json(&e),
+                };
             };
             let wait = Duration::from_millis(wait_ms.unwrap_or(0)).min(MAX_APPROVAL_WAIT);
             if !wait.is_zero() {

@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 /// How long the forwarding page stays: long enough for a browser that starts cold.
-const PAGE_LINGER: Duration = Duration::from_secs(120);
+const PAGE_LINGER: Duration = Duration::from_mins(2);
 
 /// `<command> <url>` from a user's setting: a whole value that names a file is the program
 /// (paths with spaces), otherwise it splits on whitespace; `%s` marks where the URL goes.

@@ -9,9 +9,9 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// How long a link opened in the browser stays valid.
-pub(crate) const LINK_TTL: Duration = Duration::from_secs(10 * 60);
+pub(crate) const LINK_TTL: Duration = Duration::from_mins(10);
 /// How long a page session lives after its last use.
-pub(crate) const SESSION_TTL: Duration = Duration::from_secs(60 * 60);
+pub(crate) const SESSION_TTL: Duration = Duration::from_hours(1);
 
 /// 32 random bytes as hex, or `None` when the system has no randomness to give.
 pub(super) fn random_token() -> Option<String> {
@@ -60,7 +60,7 @@ pub(crate) struct Secrets {
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Secrets {

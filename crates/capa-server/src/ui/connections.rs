@@ -39,7 +39,7 @@ pub(crate) async fn list(State(state): State<UiState>) -> Response {
 /// The body of `PUT /api/connections`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SetConnection {
+pub(super) struct SetConnection {
     pub source: String,
     pub name: String,
     #[serde(default)]
@@ -57,6 +57,7 @@ impl std::fmt::Debug for SetConnection {
             .field("name", &self.name)
             .field("field", &self.field)
             .field("secret", &"[secret]")
+            .field("default", &self.default)
             .finish()
     }
 }

@@ -16,7 +16,7 @@ pub fn dir(data_dir: &Path) -> PathBuf {
 }
 
 /// How long a handed-over secret may wait for the hub.
-const FRESH: Duration = Duration::from_secs(60);
+const FRESH: Duration = Duration::from_mins(1);
 
 fn is_hex(text: &str, min: usize) -> bool {
     text.len() >= min && text.len() <= 128 && text.bytes().all(|b| b.is_ascii_hexdigit())

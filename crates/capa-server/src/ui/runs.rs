@@ -67,7 +67,9 @@ fn filter_of(uri: &Uri) -> Result<RunFilter, String> {
         }
         match key.as_str() {
             "status" => {
-                let known = capa_store::RunState::ALL.map(|s| s.as_str()).join(", ");
+                let known = capa_store::RunState::ALL
+                    .map(capa_store::RunState::as_str)
+                    .join(", ");
                 filter.status =
                     Some(capa_store::RunState::parse(&value).ok_or_else(|| {
                         format!("`status` must be one of {known}, not {value:?}")

@@ -13,7 +13,7 @@ use super::{UiSession, UiState, fail, ok};
 /// `PUT /api/policy/rule` (with `decision`) and `DELETE /api/policy/rule` (without).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RuleRequest {
+pub(super) struct RuleRequest {
     pub pattern: String,
     #[serde(default)]
     pub connection: Option<String>,
@@ -93,7 +93,7 @@ pub(crate) async fn confirm(
 /// `POST /api/approvals/pause {paused}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PauseRequest {
+pub(super) struct PauseRequest {
     pub paused: bool,
 }
 

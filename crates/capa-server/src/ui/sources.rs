@@ -20,7 +20,7 @@ use super::{UiSession, UiState, fail, ok};
 /// The body of `POST /api/sources` and `PUT /api/sources/<id>`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SourceRequest {
+pub(super) struct SourceRequest {
     #[serde(default)]
     pub id: Option<String>,
     #[serde(default)]

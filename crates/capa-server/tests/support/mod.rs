@@ -6,9 +6,9 @@ use std::time::Duration;
 use capa_config::ConfigFiles;
 use capa_core::{Hub, HubOptions, HubPaths, Redactor};
 
-/// A file the test setup installs (node_modules, tests/.venv, fixtures); fails with the fix.
+/// A file the test setup installs (`node_modules`, `tests/.venv`, fixtures); fails with the fix.
 #[allow(dead_code)] // each test binary uses its own part of the support module
-pub fn repo_file(relative: &str) -> String {
+pub(crate) fn repo_file(relative: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .join(relative);
@@ -21,7 +21,7 @@ pub fn repo_file(relative: &str) -> String {
 }
 
 /// A running hub and its HTTP server; the temp dir lives as long as they do.
-pub struct Served {
+pub(crate) struct Served {
     pub _dir: tempfile::TempDir,
     pub hub: Arc<Hub>,
     pub server: capa_server::HttpServer,
@@ -29,13 +29,13 @@ pub struct Served {
 }
 
 /// Starts a hub configured by `yaml`, waits for its sources, and serves it on 127.0.0.1.
-pub async fn serve_hub(yaml: &str) -> Served {
+pub(crate) async fn serve_hub(yaml: &str) -> Served {
     serve_hub_with(HubFiles::Only(yaml), capa_secrets::Keychain::default()).await
 }
 
 /// The capabilities file a served hub reads.
 #[allow(dead_code)] // each test binary uses its own part of the support module
-pub enum HubFiles<'a> {
+pub(crate) enum HubFiles<'a> {
     /// One file, as `--config FILE`.
     Only(&'a str),
     /// The user's global file in the hub's config dir (the one the UI's source edits write).
@@ -45,7 +45,10 @@ pub enum HubFiles<'a> {
 }
 
 /// [`serve_hub`] with the file in the place `files` says and with `keychain`.
-pub async fn serve_hub_with(files: HubFiles<'_>, keychain: capa_secrets::Keychain) -> Served {
+pub(crate) async fn serve_hub_with(
+    files: HubFiles<'_>,
+    keychain: capa_secrets::Keychain,
+) -> Served {
     let dir = tempfile::tempdir().expect("tempdir");
     let paths = HubPaths::in_dir(dir.path());
     let files = match files {

@@ -42,6 +42,10 @@ pub(crate) async fn serve_ui(keychain: capa_secrets::Keychain) -> Ui {
     serve_ui_with(HubFiles::Global(GLOBAL), keychain).await
 }
 
+#[expect(
+    clippy::used_underscore_binding,
+    reason = "the temp dir is only kept alive, by the one that outlives the hub"
+)]
 pub(crate) async fn serve_ui_with(files: HubFiles<'_>, keychain: capa_secrets::Keychain) -> Ui {
     let served = support::serve_hub_with(files, keychain).await;
     let base = format!("http://{}", served.server.addr);
@@ -62,19 +66,14 @@ pub(crate) async fn serve_ui_with(files: HubFiles<'_>, keychain: capa_secrets::K
 impl Ui {
     /// A login link made in process, as the desktop app makes them (`POST /api/ui/link` with
     /// the token opens one in the browser and never returns it).
-    pub(crate) async fn link(&self) -> String {
+    pub(crate) fn link(&self) -> String {
         self.server.ui().issue_url().expect("link")
     }
 
     /// Follows a fresh link: the `capa_ui_<port>=<id>` cookie pair and the session's key (from
     /// the redirect to `/app/?session=<key>`).
     pub(crate) async fn login(&self) -> (String, String) {
-        let response = self
-            .client
-            .get(self.link().await)
-            .send()
-            .await
-            .expect("login");
+        let response = self.client.get(self.link()).send().await.expect("login");
         assert_eq!(response.status(), StatusCode::SEE_OTHER);
         let cookie = response.headers()[SET_COOKIE]
             .to_str()

@@ -4,12 +4,12 @@ use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE};
 use serde_json::{Value, json};
 
-use crate::harness::{ASKING, serve_ui};
+use crate::harness::{ASKING, Ui, serve_ui};
 
 #[tokio::test]
 async fn a_login_link_works_once_and_sets_a_strict_http_only_cookie() {
     let ui = serve_ui(capa_secrets::Keychain::default()).await;
-    let link = ui.link().await;
+    let link = ui.link();
     assert!(
         link.starts_with(&format!("{}/app/login/", ui.base)),
         "{link}"
@@ -45,8 +45,15 @@ async fn a_login_link_works_once_and_sets_a_strict_http_only_cookie() {
 #[tokio::test]
 async fn cookie_sessions_need_their_key_for_reads_and_writes() {
     let ui = serve_ui(capa_secrets::Keychain::default()).await;
-    let session = ui.login().await;
-    let (cookie, csrf) = &session;
+    let (cookie, csrf) = ui.login().await;
+    reads_need_the_key(&ui, &cookie, &csrf).await;
+    writes_need_the_key_and_our_origin(&ui, &cookie, &csrf).await;
+    ui.server.shutdown().await;
+}
+
+/// Reads with the cookie: refused without the key, from another site, with two live sessions
+/// or another port's cookie; a stale planted value does not lock the person out.
+async fn reads_need_the_key(ui: &Ui, cookie: &str, csrf: &str) {
     let get = |headers: &[(&str, &str)]| {
         let mut request = ui
             .client
@@ -113,6 +120,11 @@ async fn cookie_sessions_need_their_key_for_reads_and_writes() {
         .await
         .expect("get");
     assert_eq!(other.status(), StatusCode::UNAUTHORIZED);
+}
+
+/// Writes with the cookie need the key and our origin; the bearer token needs neither, and
+/// nothing at all gets a 401.
+async fn writes_need_the_key_and_our_origin(ui: &Ui, cookie: &str, csrf: &str) {
     let rule = json!({"pattern": "demo.add", "decision": "ask"});
     let put = |csrf: Option<&str>, origin: &str| {
         let mut request = ui
@@ -166,8 +178,8 @@ async fn cookie_sessions_need_their_key_for_reads_and_writes() {
         .await
         .expect("get");
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
-    ui.server.shutdown().await;
 }
+
 /// The bearer token is what every local process that reads the token file holds: with it alone
 /// nothing can be approved, no login link (a UI session could approve) comes back, and a policy
 /// change that loosens the policy waits for a person's confirmation in the UI's session.

@@ -202,6 +202,9 @@ async fn a_source_added_with_the_token_waits_for_a_person() {
         .expect("confirm");
     assert_eq!(confirmed.status(), StatusCode::OK);
     ui.hub.settled(Duration::from_secs(30)).await;
-    assert_eq!(state(&ui.hub).expect("listed").0, capa_core::SourceState::Ready);
+    assert_eq!(
+        state(&ui.hub).expect("listed").0,
+        capa_core::SourceState::Ready
+    );
     ui.server.shutdown().await;
 }

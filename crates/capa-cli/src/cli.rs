@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 /// Capabilities: one hub for your MCP servers, served to every AI client.
 #[derive(Debug, Parser)]
 #[command(name = "capa", version, about, long_about = None, propagate_version = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
     #[command(subcommand)]
@@ -16,7 +16,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Args)]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// Use only this capabilities file (no global file, no project lookup).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -27,7 +27,7 @@ pub struct GlobalArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Write a starter capabilities.yaml (toolExposure: search) in this directory.
     Init(InitArgs),
     /// Run or talk to the long-running hub.
@@ -67,14 +67,14 @@ pub enum Command {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct UiArgs {
+pub(crate) struct UiArgs {
     /// Print the login link instead of opening it (it works once, for ten minutes).
     #[arg(long)]
     pub print: bool,
 }
 
 #[derive(Debug, clap::Args)]
-pub struct ShArgs {
+pub(crate) struct ShArgs {
     /// The tool's group: its source (namespace), e.g. `github`.
     pub group: String,
     /// The tool's name in the group, e.g. `create_issue`.
@@ -102,7 +102,7 @@ pub struct ShArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// Replace an existing capabilities file.
     #[arg(long)]
     pub force: bool,
@@ -112,7 +112,7 @@ pub struct InitArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// What you want to do, in a few words; empty (with --namespace) lists a namespace.
     #[arg(value_name = "QUERY", num_args = 0..)]
     pub query: Vec<String>,
@@ -128,7 +128,7 @@ pub struct SearchArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct DescribeArgs {
+pub(crate) struct DescribeArgs {
     /// 1 to 10 targets: `github.create_issue`, `github`, or a type name like `github.Issue`.
     #[arg(value_name = "TARGET", required = true, num_args = 1..)]
     pub targets: Vec<String>,
@@ -138,8 +138,8 @@ pub struct DescribeArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum HubCommand {
-    /// Run the hub: MCP over Streamable HTTP at http://127.0.0.1:4477/mcp (loopback only).
+pub(crate) enum HubCommand {
+    /// Run the hub: MCP over Streamable HTTP at `http://127.0.0.1:4477/mcp` (loopback only).
     Serve {
         /// Address to listen on; loopback only. Port 0 picks a free port.
         #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:4477")]
@@ -168,7 +168,7 @@ pub enum HubCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Deny the pending calls of a run: inside the run they throw a ToolError `denied`.
+    /// Deny the pending calls of a run: inside the run they throw a `ToolError` `denied`.
     Deny {
         /// The run id (`run_…`), or one approval id (`apr_…`).
         id: String,
@@ -178,7 +178,7 @@ pub enum HubCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum SourcesCommand {
+pub(crate) enum SourcesCommand {
     /// List sources with their state, tool counts and connections.
     List {
         #[arg(long)]
@@ -193,7 +193,7 @@ pub enum SourcesCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ToolsCommand {
+pub(crate) enum ToolsCommand {
     /// List every exposed tool by address.
     List {
         /// Print JSON (address, source, description, input schema, annotations).
@@ -203,7 +203,7 @@ pub enum ToolsCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct CallArgs {
+pub(crate) struct CallArgs {
     /// Tool address, `namespace.tool`.
     pub address: String,
     /// Arguments as a JSON object.
@@ -222,7 +222,7 @@ pub struct CallArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ConnectionsCommand {
+pub(crate) enum ConnectionsCommand {
     /// Store a secret of a connection. The value is read from stdin (or a hidden prompt), never
     /// from the command line.
     Set {
@@ -247,7 +247,7 @@ pub enum ConnectionsCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ConfigCommand {
+pub(crate) enum ConfigCommand {
     /// Show the files in use, the exposure mode and which rule decided it.
     Show {
         #[arg(long)]
@@ -267,7 +267,7 @@ pub enum ConfigCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum PolicyCommand {
+pub(crate) enum PolicyCommand {
     /// List the rules of the policy file.
     List {
         #[arg(long)]
@@ -302,14 +302,14 @@ pub enum PolicyCommand {
 
 /// A policy decision on the command line.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum DecisionArg {
+pub(crate) enum DecisionArg {
     Allow,
     Ask,
     Deny,
 }
 
 #[derive(Debug, clap::Args)]
-pub struct InstallArgs {
+pub(crate) struct InstallArgs {
     /// Configure this client (repeatable); default: every client found in the project.
     #[arg(long = "client", value_name = "CLIENT", value_enum)]
     pub clients: Vec<ClientArg>,
@@ -326,7 +326,7 @@ pub struct InstallArgs {
 
 /// An MCP client `capa install` can configure.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum ClientArg {
+pub(crate) enum ClientArg {
     /// Claude Code: `.mcp.json`.
     Claude,
     /// Cursor: `.cursor/mcp.json`.

@@ -20,7 +20,7 @@ use capa_core::{HubPaths, Redactor};
 
 use crate::cli::{Cli, Command};
 
-pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub(crate) async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let paths = HubPaths::from_env();
     let redactor = Redactor::new();
     let default_level = match cli.command {
@@ -43,7 +43,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Connections(command) => {
             connections::run(&cli.global, &paths, redactor, command).await
         }
-        Command::Config(command) => config::run(&cli.global, &paths, command).await,
+        Command::Config(command) => config::run(&cli.global, &paths, command),
         Command::Policy(command) => policy::run(&paths, command).await,
         Command::Install(args) => install::run(&cli.global, &paths, redactor, args).await,
         Command::Ui(args) => ui::run(&paths, args).await,

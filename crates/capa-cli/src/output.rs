@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// Prints `rows` under `headers` with columns padded to their widest cell.
-pub fn table(headers: &[&str], rows: &[Vec<String>]) {
+pub(crate) fn table(headers: &[&str], rows: &[Vec<String>]) {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.len()).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate() {
@@ -34,7 +34,7 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) {
 }
 
 /// Prints a value as pretty JSON.
-pub fn json(value: &impl Serialize) -> anyhow::Result<()> {
+pub(crate) fn json(value: &impl Serialize) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }

@@ -13,7 +13,7 @@ use crate::terminal::{printable, printable_arg};
 
 /// The configuration files in force: `--config FILE`, or the global file plus the project file
 /// found from the working directory (or `--project DIR`) up.
-pub fn config_files(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<ConfigFiles> {
+pub(crate) fn config_files(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<ConfigFiles> {
     Ok(capa_host::config_files(
         global.config.as_deref(),
         global.project.as_deref(),
@@ -21,13 +21,13 @@ pub fn config_files(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<Con
     )?)
 }
 
-pub fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
+pub(crate) fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
     Ok(capa_host::load_config(files)?)
 }
 
 /// The running hub that reads the same files, or a hub started here (sources connected or
 /// failed before it returns).
-pub async fn open_hub(
+pub(crate) async fn open_hub(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,
@@ -44,7 +44,7 @@ pub async fn open_hub(
 
 /// Starts a hub in this process. At an interactive terminal it first asks the person to trust
 /// the project file's sources that wait for it ([`ask_project_trust`]).
-pub async fn start_hub(
+pub(crate) async fn start_hub(
     config: HubConfig,
     paths: &HubPaths,
     redactor: Arc<Redactor>,
@@ -54,7 +54,7 @@ pub async fn start_hub(
 
 /// [`start_hub`], asking about the project file's sources only when `ask` (a person is at this
 /// terminal and nothing else reads its input).
-pub async fn start_hub_asking(
+pub(crate) async fn start_hub_asking(
     config: HubConfig,
     paths: &HubPaths,
     redactor: Arc<Redactor>,
@@ -69,7 +69,7 @@ pub async fn start_hub_asking(
 }
 
 /// At an interactive terminal, [`ask_project_trust`]; elsewhere nothing.
-pub async fn ask_if_person(hub: &Hub) -> anyhow::Result<()> {
+pub(crate) async fn ask_if_person(hub: &Hub) -> anyhow::Result<()> {
     if crate::terminal::interactive() {
         ask_project_trust(hub).await?;
     }
@@ -122,7 +122,7 @@ async fn ask_project_trust(hub: &Hub) -> anyhow::Result<()> {
 
 /// Asks whether project source `id`, which replaces the global source with that id, may use
 /// that source's connections (its secrets); only when `may` (it replaces one and uses secrets).
-pub fn ask_global_connections(may: bool, id: &str) -> anyhow::Result<ProjectConnections> {
+pub(crate) fn ask_global_connections(may: bool, id: &str) -> anyhow::Result<ProjectConnections> {
     let grant = may
         && crate::terminal::confirm(&format!(
             "Source `{id}` of this project replaces your global source `{id}`. Let it use that source's connections (its secrets)? Without them it gets connections of its own (`capa connections set {id} <name>`)"
@@ -136,7 +136,7 @@ pub fn ask_global_connections(may: bool, id: &str) -> anyhow::Result<ProjectConn
 
 /// How `source` starts, as lines for a person to judge: command line, environment as written
 /// (`${secret:…}` references, never values), working directory; or URL and header names.
-pub fn describe_start(source: &SourceConfig) -> Vec<String> {
+pub(crate) fn describe_start(source: &SourceConfig) -> Vec<String> {
     match &source.transport {
         SourceTransport::Stdio {
             command,

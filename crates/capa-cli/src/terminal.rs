@@ -11,12 +11,12 @@ use std::io::{BufRead, IsTerminal, Write};
 use anyhow::bail;
 
 /// Whether a person can answer here: stdin and stderr are both a terminal.
-pub fn interactive() -> bool {
+pub(crate) fn interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
 /// Refuses `what` without an interactive terminal, with the reason and where to decide instead.
-pub fn require_person(what: &str) -> anyhow::Result<()> {
+pub(crate) fn require_person(what: &str) -> anyhow::Result<()> {
     if interactive() {
         return Ok(());
     }
@@ -26,7 +26,7 @@ pub fn require_person(what: &str) -> anyhow::Result<()> {
 }
 
 /// Asks a yes/no question on stderr and reads the answer from stdin; anything but yes is no.
-pub fn confirm(question: &str) -> anyhow::Result<bool> {
+pub(crate) fn confirm(question: &str) -> anyhow::Result<bool> {
     require_person("Answering an approval")?;
     eprint!("{question} [y/N] ");
     std::io::stderr().flush()?;
@@ -39,7 +39,7 @@ pub fn confirm(question: &str) -> anyhow::Result<bool> {
 /// characters (a carriage return or an escape sequence could paint a harmless line over the real
 /// one) and the bidirectional overrides that reorder what is shown appear escaped (`\r`,
 /// `\u{1b}`, `\u{202e}`), so what the person reads is what runs.
-pub fn printable(text: &str) -> String {
+pub(crate) fn printable(text: &str) -> String {
     text.chars()
         .map(|c| {
             let reorders = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
@@ -54,7 +54,7 @@ pub fn printable(text: &str) -> String {
 
 /// One argument of a command line as shown to a person: [`printable`], quoted when it holds a
 /// space or nothing, so that where one argument ends is plain.
-pub fn printable_arg(arg: &str) -> String {
+pub(crate) fn printable_arg(arg: &str) -> String {
     let shown = printable(arg);
     if shown.is_empty() || shown.contains(char::is_whitespace) || shown.contains('\'') {
         format!("'{}'", shown.replace('\'', "'\\''"))

@@ -10,11 +10,11 @@ use support::{ServedHub, StdioMcp};
 /// Writes a note, then deletes it: the delete is destructive, so it asks a person.
 const ASKING: &str = "await demo.write_note({ title: 'p', text: 'x' }); return await demo.delete_note({ title: 'p' });";
 
-fn execute(mcp: &mut StdioMcp, id: i64, arguments: Value) -> Value {
+fn execute(mcp: &mut StdioMcp, id: i64, arguments: &Value) -> Value {
     let answer = mcp.request(
         id,
         "tools/call",
-        json!({"name": "execute", "arguments": arguments}),
+        &json!({"name": "execute", "arguments": arguments}),
     );
     answer["result"]["structuredContent"].clone()
 }
@@ -35,7 +35,7 @@ fn a_projects_approval_reaches_the_apps_hub_and_its_decision_the_project() {
 
     // The project's files are not the app's: its `capa mcp` serves from a hub of its own.
     let mut mcp = StdioMcp::start_at(dir.path(), &project);
-    let paused = execute(&mut mcp, 2, json!({"code": ASKING}));
+    let paused = execute(&mut mcp, 2, &json!({"code": ASKING}));
     assert_eq!(paused["status"], "awaiting_approval", "{paused}");
     let run_id = paused["runId"].as_str().expect("run id").to_owned();
 
@@ -64,13 +64,13 @@ fn a_projects_approval_reaches_the_apps_hub_and_its_decision_the_project() {
         "the terminal should have used the app's hub: {said}"
     );
 
-    let done = execute(&mut mcp, 3, json!({"resume": run_id}));
+    let done = execute(&mut mcp, 3, &json!({"resume": run_id}));
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(done["result"], "deleted note \"p\"", "{done}");
 
     // "Always allow" taken in the app's hub writes the global policy, which the project's hub
     // reads as the person's rule: its next run does not ask.
-    let paused = execute(&mut mcp, 4, json!({"code": ASKING}));
+    let paused = execute(&mut mcp, 4, &json!({"code": ASKING}));
     assert_eq!(paused["status"], "awaiting_approval", "{paused}");
     let run_id = paused["runId"].as_str().expect("run id").to_owned();
     let always = support::at_terminal(dir.path(), &["hub", "approve", "--always", &run_id], "");
@@ -79,10 +79,10 @@ fn a_projects_approval_reaches_the_apps_hub_and_its_decision_the_project() {
         "{}",
         String::from_utf8_lossy(&always.stdout)
     );
-    let done = execute(&mut mcp, 5, json!({"resume": run_id}));
+    let done = execute(&mut mcp, 5, &json!({"resume": run_id}));
     assert_eq!(done["status"], "completed", "{done}");
     // The hub reads the policy file again when it changed (one `stat` per decision).
-    let next = execute(&mut mcp, 6, json!({"code": ASKING}));
+    let next = execute(&mut mcp, 6, &json!({"code": ASKING}));
     assert_eq!(
         next["status"], "completed",
         "the rule did not reach the project's hub: {next}"

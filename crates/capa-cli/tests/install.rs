@@ -1,6 +1,6 @@
 //! `capa install` as a person runs it: the real binary in temp projects that already hold
 //! hand-written client configs, with server-everything as the project's server. Every written
-//! file is read back with a real parser (serde_json, toml_edit).
+//! file is read back with a real parser (`serde_json`, `toml_edit`).
 
 mod support;
 

@@ -241,7 +241,7 @@ fn a_bridge_sends_nothing_to_whoever_takes_a_dead_hubs_port() {
     let token = hub.token();
     let url = hub.url();
     let mut bridge = support::StdioMcp::start(dir.path());
-    let listed = bridge.request(2, "tools/list", serde_json::json!({}));
+    let listed = bridge.request(2, "tools/list", &serde_json::json!({}));
     assert!(listed.to_string().contains("demo."), "{listed}");
 
     hub.child.kill().expect("kill -9");
@@ -251,9 +251,9 @@ fn a_bridge_sends_nothing_to_whoever_takes_a_dead_hubs_port() {
     let called = bridge.request(
         3,
         "tools/call",
-        serde_json::json!({"name": "demo.add", "arguments": {"a": 1, "b": 2}}),
+        &serde_json::json!({"name": "demo.add", "arguments": {"a": 1, "b": 2}}),
     );
-    let listed = bridge.request(4, "tools/list", serde_json::json!({}));
+    let listed = bridge.request(4, "tools/list", &serde_json::json!({}));
     bridge.close();
     assert!(called.to_string().contains("has stopped"), "{called}");
     assert!(listed.to_string().contains("has stopped"), "{listed}");

@@ -1,7 +1,7 @@
 //! `capa sh <group> <tool>` as a person runs it in a `toolExposure: none` project: the tool's
 //! text, `--output-json`, a large result cut unless `--full`, exit 1 on a tool error and on a
-//! tool the policy denies. What needs a person is in sh_approvals.rs. Upstream: the real
-//! server-everything from the repository's node_modules.
+//! tool the policy denies. What needs a person is in `sh_approvals.rs`. Upstream: the real
+//! server-everything from the repository's `node_modules`.
 
 mod sh_support;
 mod support;

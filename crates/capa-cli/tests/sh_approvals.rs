@@ -1,7 +1,7 @@
 //! `capa sh` for a tool the policy asks for: it waits for a person without a terminal (`--yes`
 //! is refused there) and is confirmed at the prompt on a pseudo-terminal (util-linux
 //! `script`); through a running hub; and a source added outside the app waits for a person.
-//! Upstream: the real server-everything from the repository's node_modules.
+//! Upstream: the real server-everything from the repository's `node_modules`.
 
 mod sh_support;
 mod support;

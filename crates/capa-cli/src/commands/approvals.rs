@@ -19,13 +19,17 @@ struct Pending<'a> {
 
 /// `hub approve|deny --json`.
 #[derive(Serialize)]
+#[expect(
+    clippy::struct_field_names,
+    reason = "the fields are the keys of the JSON `hub approve --json` prints"
+)]
 struct Decided {
     ok: bool,
     decided: usize,
     choice: &'static str,
 }
 
-pub async fn pending(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode> {
+pub(super) async fn pending(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode> {
     let pending = capa_host::approvals::pending(paths).await?;
     if as_json {
         output::json(&Pending { pending: &pending })?;
@@ -61,7 +65,7 @@ pub async fn pending(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-pub async fn decide(
+pub(super) async fn decide(
     paths: &HubPaths,
     id: &str,
     choice: Choice,
@@ -94,7 +98,7 @@ pub async fn decide(
 
 /// A person's decision at this terminal on `id` (a run, a direct call or one approval), once
 /// the terminal proved a person is there.
-pub async fn decide_at_terminal(
+pub(super) async fn decide_at_terminal(
     paths: &HubPaths,
     id: &str,
     choice: Choice,

@@ -15,7 +15,7 @@ use crate::cli::{CallArgs, GlobalArgs};
 use crate::output;
 use crate::setup::open_hub;
 
-pub async fn run(
+pub(super) async fn run(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,
@@ -26,7 +26,7 @@ pub async fn run(
 
 /// How a call that needs a person gets its answer at this terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Approve {
+pub(super) enum Approve {
     /// Prompt at an interactive terminal; without one, wait for a decision in the app.
     Ask,
     /// `--yes`: approve without a prompt, which also needs an interactive terminal.
@@ -36,7 +36,7 @@ pub enum Approve {
 /// Runs a call through the hub's authorizer. A call that needs a person is asked here at an
 /// interactive terminal; without one the command says where to decide and waits for the
 /// decision (up to the approval's expiry).
-pub async fn run_asking(
+pub(super) async fn run_asking(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,
@@ -130,7 +130,8 @@ async fn get_decision(
             })
             .await?);
     }
-    let give_up = now_ms() + WAIT_FOR_PERSON.as_millis() as i64;
+    let give_up =
+        now_ms().saturating_add(i64::try_from(WAIT_FOR_PERSON.as_millis()).unwrap_or(i64::MAX));
     let expires_at = approval.expires_at_ms.min(give_up);
     eprintln!(
         "{address} needs your approval: approve it in the Capabilities app, or run `capabilities hub approve {id}` in a terminal. Waiting for the decision (up to {} minutes)…",
@@ -141,7 +142,7 @@ async fn get_decision(
 
 /// How long a command without a terminal waits for a person's decision before it gives up (the
 /// pending call then ends, and the popup stops asking).
-const WAIT_FOR_PERSON: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+const WAIT_FOR_PERSON: std::time::Duration = std::time::Duration::from_mins(10);
 
 /// What a person reads before deciding: the call, its connection, why, and the preview.
 fn describe(approval: &PendingView) -> String {

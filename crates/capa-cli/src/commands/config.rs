@@ -34,7 +34,7 @@ struct SourceFile<'a> {
     file: &'a Path,
 }
 
-pub async fn run(
+pub(super) fn run(
     global: &GlobalArgs,
     paths: &HubPaths,
     command: ConfigCommand,
@@ -50,7 +50,8 @@ pub async fn run(
                 data_dir: &paths.data_dir,
                 tool_exposure: config.exposure.mode.as_str(),
                 decided_by: &config.exposure.decided_by,
-                upstream_timeout_ms: config.upstream_timeout.as_millis() as u64,
+                upstream_timeout_ms: u64::try_from(config.upstream_timeout.as_millis())
+                    .unwrap_or(u64::MAX),
                 demo: config.demo,
                 sources: config
                     .sources

@@ -21,7 +21,7 @@ struct Listed<'a> {
     fields: &'a [String],
 }
 
-pub async fn run(
+pub(super) async fn run(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::cli::{GlobalArgs, HubCommand};
 use crate::{output, setup};
 
-pub async fn run(
+pub(super) async fn run(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,

@@ -82,7 +82,7 @@ fn commented(yaml: &str) -> String {
     yaml.lines().map(|line| format!("# {line}\n")).collect()
 }
 
-pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
     let dir = match args.dir {
         Some(dir) => dir,
         None => std::env::current_dir().context("reading the working directory")?,

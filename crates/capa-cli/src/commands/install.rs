@@ -80,7 +80,7 @@ struct Report<'a> {
     files: &'a [FileReport],
 }
 
-pub async fn run(
+pub(super) async fn run(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,
@@ -118,39 +118,7 @@ pub async fn run(
     } else {
         Intent::Register
     };
-    let mut reports = Vec::new();
-    let mut plans = Vec::new();
-    for client in clients {
-        let mut report = FileReport {
-            client,
-            path: None,
-            scope: None,
-            action: None,
-            status: Status::Unchanged,
-            note: None,
-            error: None,
-            label: client.display_name().to_owned(),
-        };
-        let planned = locations.file(client).and_then(|file| {
-            report.label = label(&file, &project_dir);
-            report.path = Some(file.path.clone());
-            report.scope = Some(file.scope);
-            FilePlan::new(file, intent, &entry)
-        });
-        match planned {
-            Ok(plan) => {
-                report.action = Some(plan.action);
-                report.note = plan.note.clone();
-                plans.push(Some(plan));
-            }
-            Err(e) => {
-                report.status = Status::Failed;
-                report.error = Some(error_text(&e));
-                plans.push(None);
-            }
-        }
-        reports.push(report);
-    }
+    let (mut reports, plans) = plan_files(&locations, clients, intent, &entry, &project_dir);
 
     if mode == ExposureMode::None && !args.json {
         println!(
@@ -214,6 +182,51 @@ pub async fn run(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Each client's report and, when its config file could be planned, the plan for it (`None`
+/// when the report says why not), in the order of `clients`.
+fn plan_files(
+    locations: &Locations,
+    clients: Vec<Client>,
+    intent: Intent,
+    entry: &CapaEntry,
+    project_dir: &Path,
+) -> (Vec<FileReport>, Vec<Option<FilePlan>>) {
+    let mut reports = Vec::new();
+    let mut plans = Vec::new();
+    for client in clients {
+        let mut report = FileReport {
+            client,
+            path: None,
+            scope: None,
+            action: None,
+            status: Status::Unchanged,
+            note: None,
+            error: None,
+            label: client.display_name().to_owned(),
+        };
+        let planned = locations.file(client).and_then(|file| {
+            report.label = label(&file, project_dir);
+            report.path = Some(file.path.clone());
+            report.scope = Some(file.scope);
+            FilePlan::new(file, intent, entry)
+        });
+        match planned {
+            Ok(plan) => {
+                report.action = Some(plan.action);
+                report.note.clone_from(&plan.note);
+                plans.push(Some(plan));
+            }
+            Err(e) => {
+                report.status = Status::Failed;
+                report.error = Some(error_text(&e));
+                plans.push(None);
+            }
+        }
+        reports.push(report);
+    }
+    (reports, plans)
 }
 
 /// The project's capabilities file and its directory.

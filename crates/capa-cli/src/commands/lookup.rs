@@ -12,7 +12,7 @@ use crate::cli::{DescribeArgs, GlobalArgs, SearchArgs};
 use crate::output;
 use crate::setup::open_hub;
 
-pub async fn search(
+pub(super) async fn search(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,
@@ -30,7 +30,7 @@ pub async fn search(
     print_answer(&answer?, args.json)
 }
 
-pub async fn describe(
+pub(super) async fn describe(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,

@@ -10,7 +10,7 @@ use capa_core::{HubPaths, Redactor};
 use crate::cli::GlobalArgs;
 use crate::setup;
 
-pub async fn run(
+pub(super) async fn run(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,

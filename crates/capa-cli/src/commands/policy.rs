@@ -7,7 +7,7 @@
 //! the file is written, and a loosening waits for `capa policy confirm` at a terminal or
 //! "Confirm" in the app.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::anyhow;
@@ -24,41 +24,14 @@ use crate::output;
 /// `capa policy list --json`.
 #[derive(Serialize)]
 struct Listing<'a> {
-    file: &'a PathBuf,
+    file: &'a Path,
     rules: &'a [PolicyRule],
 }
 
-pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<ExitCode> {
+pub(super) async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<ExitCode> {
     let file = paths.policy_file();
     match command {
-        PolicyCommand::List { json } => {
-            let rules = policy::rules(paths).map_err(file_error)?;
-            if json {
-                output::json(&Listing {
-                    file: &file,
-                    rules: &rules,
-                })?;
-            } else if rules.is_empty() {
-                println!("No policy rules ({}).", file.display());
-                println!(
-                    "Tools run freely, except those their server marks destructive, which ask. \
-                     Add a rule with `capa policy set <pattern> <allow|ask|deny>`."
-                );
-            } else {
-                let rows: Vec<Vec<String>> = rules
-                    .iter()
-                    .map(|r| {
-                        vec![
-                            r.pattern.clone(),
-                            r.connection.clone().unwrap_or_else(|| "(any)".to_owned()),
-                            r.decision.to_string(),
-                        ]
-                    })
-                    .collect();
-                output::table(&["MATCH", "CONNECTION", "DECISION"], &rows);
-                println!("\nFrom {}.", file.display());
-            }
-        }
+        PolicyCommand::List { json } => list(paths, &file, json)?,
         PolicyCommand::Set {
             pattern,
             decision,
@@ -138,6 +111,37 @@ pub async fn run(paths: &HubPaths, command: PolicyCommand) -> anyhow::Result<Exi
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `capa policy list`: the rules of `file`, as a table or JSON.
+fn list(paths: &HubPaths, file: &Path, json: bool) -> anyhow::Result<()> {
+    let rules = policy::rules(paths).map_err(file_error)?;
+    if json {
+        output::json(&Listing {
+            file,
+            rules: &rules,
+        })?;
+    } else if rules.is_empty() {
+        println!("No policy rules ({}).", file.display());
+        println!(
+            "Tools run freely, except those their server marks destructive, which ask. \
+             Add a rule with `capa policy set <pattern> <allow|ask|deny>`."
+        );
+    } else {
+        let rows: Vec<Vec<String>> = rules
+            .iter()
+            .map(|r| {
+                vec![
+                    r.pattern.clone(),
+                    r.connection.clone().unwrap_or_else(|| "(any)".to_owned()),
+                    r.decision.to_string(),
+                ]
+            })
+            .collect();
+        output::table(&["MATCH", "CONNECTION", "DECISION"], &rows);
+        println!("\nFrom {}.", file.display());
+    }
+    Ok(())
 }
 
 /// What a change made without a person at the terminal means.

@@ -38,7 +38,7 @@ fn arguments(args: &ShArgs) -> anyhow::Result<Map<String, Value>> {
     Ok(object)
 }
 
-pub async fn run(
+pub(super) async fn run(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,

@@ -13,7 +13,7 @@ use crate::cli::{GlobalArgs, SourcesCommand, ToolsCommand};
 use crate::setup::open_hub;
 use crate::{output, setup};
 
-pub async fn sources(
+pub(super) async fn sources(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,
@@ -71,7 +71,7 @@ async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Res
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn print_sources(sources: &[SourceView]) {
+pub(super) fn print_sources(sources: &[SourceView]) {
     let rows: Vec<Vec<String>> = sources
         .iter()
         .map(|s| {
@@ -102,7 +102,7 @@ pub fn print_sources(sources: &[SourceView]) {
     }
 }
 
-pub async fn tools(
+pub(super) async fn tools(
     global: &GlobalArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,

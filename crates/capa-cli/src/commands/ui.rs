@@ -13,7 +13,7 @@ use capa_host::{RemoteHub, RunningHub};
 
 use crate::cli::UiArgs;
 
-pub async fn run(paths: &HubPaths, args: UiArgs) -> anyhow::Result<ExitCode> {
+pub(super) async fn run(paths: &HubPaths, args: UiArgs) -> anyhow::Result<ExitCode> {
     let Some(hub) = RunningHub::find(paths).await.map(RemoteHub::new) else {
         bail!(
             "no hub is running for {}: start it with `capa hub serve` or the desktop app",

@@ -1,4 +1,4 @@
-//! Helpers of the `capa sh` tests (sh.rs, sh_approvals.rs): a `toolExposure: none` project
+//! Helpers of the `capa sh` tests (`sh.rs`, `sh_approvals.rs`): a `toolExposure: none` project
 //! with server-everything, and capa run in it.
 // Each test binary uses some of these helpers.
 #![allow(dead_code)]
@@ -11,9 +11,9 @@ use crate::support::{self, everything_js, node};
 
 /// A temp project: capabilities.yaml with `toolExposure: none`, the demo source and
 /// server-everything, which the person trusted at a terminal (`capa sources confirm`; a
-/// project's file runs nothing before); `data/` and `config/` are its CAPA_DATA_DIR and
-/// CAPA_CONFIG_DIR.
-pub fn none_project() -> tempfile::TempDir {
+/// project's file runs nothing before); `data/` and `config/` are its `CAPA_DATA_DIR` and
+/// `CAPA_CONFIG_DIR`.
+pub(crate) fn none_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = serde_json::json!({
         "options": {"toolExposure": "none", "demo": true},
@@ -37,25 +37,25 @@ pub fn none_project() -> tempfile::TempDir {
     dir
 }
 
-pub fn command(dir: &Path, args: &[&str]) -> Command {
+pub(crate) fn command(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = support::in_dir(env!("CARGO_BIN_EXE_capa"), dir);
     cmd.args(args).stdin(Stdio::null());
     cmd
 }
 
-pub fn capa(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn capa(dir: &Path, args: &[&str]) -> Output {
     command(dir, args).output().expect("capa runs")
 }
 
-pub fn stdout(output: &Output) -> String {
+pub(crate) fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-pub fn stderr(output: &Output) -> String {
+pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-pub fn show(output: &Output) -> String {
+pub(crate) fn show(output: &Output) -> String {
     format!(
         "exit {:?}\n--- stdout\n{}--- stderr\n{}",
         output.status.code(),
@@ -64,10 +64,10 @@ pub fn show(output: &Output) -> String {
     )
 }
 
-pub const SUM_2_3: &str = "The sum of 2 and 3 is 5.";
+pub(crate) const SUM_2_3: &str = "The sum of 2 and 3 is 5.";
 
 /// The text blocks of a printed result: the result itself, or under `result` in an envelope.
-pub fn texts(value: &serde_json::Value) -> Vec<String> {
+pub(crate) fn texts(value: &serde_json::Value) -> Vec<String> {
     let result = if value.get("content").is_some() {
         value
     } else {
@@ -84,7 +84,7 @@ pub fn texts(value: &serde_json::Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-pub fn notes(dir: &Path) -> Vec<String> {
+pub(crate) fn notes(dir: &Path) -> Vec<String> {
     let out = capa(dir, &["sh", "demo", "list_notes"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     serde_json::from_str(stdout(&out).trim()).unwrap_or_else(|e| panic!("{e}: {}", show(&out)))
@@ -92,7 +92,7 @@ pub fn notes(dir: &Path) -> Vec<String> {
 
 /// The pending approvals in the project's database, as `capabilities hub pending --json` lists
 /// them (no hub runs: the command reads the database).
-pub fn pending_ids(dir: &Path) -> Vec<String> {
+pub(crate) fn pending_ids(dir: &Path) -> Vec<String> {
     let out = capa(dir, &["hub", "pending", "--json"]);
     assert!(out.status.success(), "{}", show(&out));
     let listed: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
@@ -105,7 +105,7 @@ pub fn pending_ids(dir: &Path) -> Vec<String> {
 }
 
 /// Waits until one approval is pending, and returns its id.
-pub fn one_pending(dir: &Path) -> String {
+pub(crate) fn one_pending(dir: &Path) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let ids = pending_ids(dir);
@@ -118,7 +118,7 @@ pub fn one_pending(dir: &Path) -> String {
 }
 
 /// `capa hub serve` for the project; SIGTERM (then SIGKILL) when dropped.
-pub struct Hub(pub Child);
+pub(crate) struct Hub(pub Child);
 
 impl Drop for Hub {
     fn drop(&mut self) {
@@ -138,7 +138,7 @@ impl Drop for Hub {
 }
 
 /// The state of each source as `capa sources list --json` reports it.
-pub fn source_states(dir: &Path) -> Vec<(String, String)> {
+pub(crate) fn source_states(dir: &Path) -> Vec<(String, String)> {
     let out = capa(dir, &["sources", "list", "--json"]);
     assert!(out.status.success(), "{}", show(&out));
     let listed: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The repository's root.
-pub fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// The Node that runs upstream servers: the repository's own when there is one.
-pub fn node() -> PathBuf {
+pub(crate) fn node() -> PathBuf {
     let bundled = repo_root().join("node_modules/.bin/node");
     if bundled.exists() {
         bundled
@@ -21,7 +21,7 @@ pub fn node() -> PathBuf {
 }
 
 /// server-everything's entry point (installed by `npm ci`).
-pub fn everything_js() -> PathBuf {
+pub(crate) fn everything_js() -> PathBuf {
     let js = repo_root().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     assert!(js.exists(), "{} missing: run npm ci", js.display());
     js.canonicalize().expect("canonical path")
@@ -29,7 +29,7 @@ pub fn everything_js() -> PathBuf {
 
 /// `program` run in `dir` as these tests run capa: `dir/data` and `dir/config` as its data and
 /// config dirs, no browser, no `RUST_LOG` from outside.
-pub fn in_dir(program: impl AsRef<std::ffi::OsStr>, dir: &Path) -> Command {
+pub(crate) fn in_dir(program: impl AsRef<std::ffi::OsStr>, dir: &Path) -> Command {
     let mut command = Command::new(program);
     command
         .current_dir(dir)
@@ -42,7 +42,7 @@ pub fn in_dir(program: impl AsRef<std::ffi::OsStr>, dir: &Path) -> Command {
 
 /// Runs capa on a pseudo-terminal (util-linux `script`), as a person at a terminal does, with
 /// `input` typed in. Output is the terminal's (stdout and stderr together).
-pub fn at_terminal(dir: &Path, args: &[&str], input: &str) -> Output {
+pub(crate) fn at_terminal(dir: &Path, args: &[&str], input: &str) -> Output {
     let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
     let line = std::iter::once(env!("CARGO_BIN_EXE_capa"))
         .chain(args.iter().copied())
@@ -64,7 +64,7 @@ pub fn at_terminal(dir: &Path, args: &[&str], input: &str) -> Output {
 }
 
 /// A `capa hub serve` child, stopped (SIGKILL) when dropped.
-pub struct ServedHub {
+pub(crate) struct ServedHub {
     pub child: std::process::Child,
     pub data_dir: std::path::PathBuf,
 }
@@ -79,7 +79,7 @@ impl Drop for ServedHub {
 impl ServedHub {
     /// Starts `program hub serve` on a free loopback port with `dir`'s data and config dirs,
     /// and waits for its discovery file; `env` is added (a `None` value removes a variable).
-    pub fn start(program: &Path, dir: &Path, env: &[(&str, Option<&str>)]) -> Self {
+    pub(crate) fn start(program: &Path, dir: &Path, env: &[(&str, Option<&str>)]) -> Self {
         let mut command = in_dir(program, dir);
         command
             .args(["hub", "serve", "--http", "127.0.0.1:0"])
@@ -95,7 +95,7 @@ impl ServedHub {
             child: command.spawn().expect("hub serve"),
             data_dir: dir.join("data"),
         };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
         while hub.discovery().is_none() {
             assert!(
                 std::time::Instant::now() < deadline,
@@ -107,19 +107,19 @@ impl ServedHub {
     }
 
     /// `hub.json` as JSON, once it names this child.
-    pub fn discovery(&self) -> Option<serde_json::Value> {
+    pub(crate) fn discovery(&self) -> Option<serde_json::Value> {
         let text = std::fs::read_to_string(self.data_dir.join("hub.json")).ok()?;
         let value: serde_json::Value = serde_json::from_str(&text).ok()?;
         (value["pid"].as_u64() == Some(u64::from(self.child.id()))).then_some(value)
     }
 
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         self.discovery()
             .and_then(|d| d["url"].as_str().map(str::to_owned))
             .expect("url")
     }
 
-    pub fn token(&self) -> String {
+    pub(crate) fn token(&self) -> String {
         std::fs::read_to_string(self.data_dir.join("token"))
             .expect("token")
             .trim()
@@ -129,7 +129,7 @@ impl ServedHub {
 
 /// A plain HTTP/1.1 request to `url` (`http://host:port/path`), redirects not followed: the
 /// status and the body.
-pub fn http(method: &str, url: &str, headers: &[(&str, &str)]) -> (u16, String) {
+pub(crate) fn http(method: &str, url: &str, headers: &[(&str, &str)]) -> (u16, String) {
     use std::io::{Read, Write};
     let rest = url.strip_prefix("http://").expect("http URL");
     let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
@@ -159,7 +159,7 @@ pub fn http(method: &str, url: &str, headers: &[(&str, &str)]) -> (u16, String) 
 
 /// `capa mcp` driven over pipes by a minimal JSON-RPC client (no terminal: as a client app
 /// starts it).
-pub struct StdioMcp {
+pub(crate) struct StdioMcp {
     child: std::process::Child,
     input: Option<std::process::ChildStdin>,
     output: std::io::BufReader<std::process::ChildStdout>,
@@ -167,12 +167,12 @@ pub struct StdioMcp {
 
 impl StdioMcp {
     /// Starts `capa mcp` in `dir` and initializes the session.
-    pub fn start(dir: &Path) -> Self {
+    pub(crate) fn start(dir: &Path) -> Self {
         Self::start_at(dir, dir)
     }
 
     /// [`StdioMcp::start`] with `dir`'s data and config dirs, run in `cwd` (a project).
-    pub fn start_at(dir: &Path, cwd: &Path) -> Self {
+    pub(crate) fn start_at(dir: &Path, cwd: &Path) -> Self {
         let mut child = in_dir(env!("CARGO_BIN_EXE_capa"), dir)
             .current_dir(cwd)
             .arg("mcp")
@@ -191,7 +191,7 @@ impl StdioMcp {
         mcp.request(
             1,
             "initialize",
-            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            &serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
                 "clientInfo": {"name": "capa-cli-test", "version": "1"}}),
         );
         mcp.notify("notifications/initialized");
@@ -205,16 +205,16 @@ impl StdioMcp {
         input.flush().expect("flush");
     }
 
-    pub fn notify(&mut self, method: &str) {
+    pub(crate) fn notify(&mut self, method: &str) {
         self.send(&serde_json::json!({"jsonrpc": "2.0", "method": method}));
     }
 
     /// Sends a request and returns its answer (other messages are skipped).
-    pub fn request(
+    pub(crate) fn request(
         &mut self,
         id: i64,
         method: &str,
-        params: serde_json::Value,
+        params: &serde_json::Value,
     ) -> serde_json::Value {
         use std::io::BufRead;
         self.send(
@@ -235,7 +235,7 @@ impl StdioMcp {
     }
 
     /// Closes stdin and waits for the process to end.
-    pub fn close(mut self) {
+    pub(crate) fn close(mut self) {
         drop(self.input.take());
         let _ = self.child.wait();
     }

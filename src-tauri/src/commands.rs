@@ -11,7 +11,7 @@ use crate::{tray, windows};
 
 /// An error across the UI boundary: the UI matches on `code`, never on `message`.
 #[derive(Debug, Clone, Serialize)]
-pub struct CommandError {
+pub(crate) struct CommandError {
     pub code: &'static str,
     pub message: String,
 }
@@ -42,21 +42,24 @@ fn popups(app: &AppHandle) -> Result<tauri::State<'_, Popups>, CommandError> {
 
 /// Shows (or opens) the settings window.
 #[tauri::command]
-pub async fn open_settings(app: AppHandle) -> Result<(), CommandError> {
+pub(crate) async fn open_settings(app: AppHandle) -> Result<(), CommandError> {
     windows::open_settings(&app)?;
     Ok(())
 }
 
 /// Shows the approval popup of the next pending run; returns its run id, none when nothing waits.
 #[tauri::command]
-pub async fn open_next_approval(app: AppHandle) -> Result<Option<String>, CommandError> {
+pub(crate) async fn open_next_approval(app: AppHandle) -> Result<Option<String>, CommandError> {
     let desktop = desktop(&app)?;
     Ok(popups(&app)?.open_next(&app, &desktop.hosted.hub)?)
 }
 
 /// Pauses approvals (calls that would ask are denied until resumed) or resumes them.
 #[tauri::command]
-pub async fn pause_approvals(app: AppHandle, paused: bool) -> Result<AppState, CommandError> {
+pub(crate) async fn pause_approvals(
+    app: AppHandle,
+    paused: bool,
+) -> Result<AppState, CommandError> {
     let desktop = desktop(&app)?;
     desktop.hosted.hub.set_approvals_paused(paused);
     let mut state = popups(&app)?.state(&desktop.hosted.hub);
@@ -70,7 +73,7 @@ pub async fn pause_approvals(app: AppHandle, paused: bool) -> Result<AppState, C
 /// Async, as every command here: a synchronous command runs on the main thread, which the tray's
 /// setters (called from the popup watcher) wait for.
 #[tauri::command]
-pub async fn state(app: AppHandle) -> Result<AppState, CommandError> {
+pub(crate) async fn state(app: AppHandle) -> Result<AppState, CommandError> {
     let desktop = desktop(&app)?;
     let mut state = popups(&app)?.state(&desktop.hosted.hub);
     state.tray = tray::shown(&app);
@@ -85,7 +88,7 @@ pub async fn state(app: AppHandle) -> Result<AppState, CommandError> {
 /// The approval popup calling it has painted the pending call of `run_id`: the app records and
 /// logs how long after the call that was. Returns the milliseconds; none from another window.
 #[tauri::command]
-pub async fn popup_shown(
+pub(crate) async fn popup_shown(
     app: AppHandle,
     window: WebviewWindow,
     run_id: String,
@@ -96,13 +99,13 @@ pub async fn popup_shown(
 
 /// Closes the window that calls it (the popup after a decision); the next queued popup follows.
 #[tauri::command]
-pub async fn close_window(window: WebviewWindow) -> Result<(), CommandError> {
+pub(crate) async fn close_window(window: WebviewWindow) -> Result<(), CommandError> {
     window.close()?;
     Ok(())
 }
 
 /// What the tray's menu items do: the same commands the UI and the tests call.
-pub fn on_tray_menu(app: &AppHandle, id: &str) {
+pub(crate) fn on_tray_menu(app: &AppHandle, id: &str) {
     let app = app.clone();
     let id = id.to_owned();
     tauri::async_runtime::spawn(async move {

@@ -6,7 +6,7 @@ use capa_host::Hosted;
 use crate::hub_origin::HubOrigin;
 
 /// The hub this app hosts, and the origin its windows load.
-pub struct Desktop {
+pub(crate) struct Desktop {
     pub hosted: Hosted,
     /// The hub's origin: the only one the windows load and grant the app's commands to.
     pub origin: HubOrigin,
@@ -23,7 +23,7 @@ impl std::fmt::Debug for Desktop {
 impl Desktop {
     /// Path of the UI's entry for a window of this app: a fresh one-time login link
     /// (`/app/login/<token>`), which starts the window's UI session and lands on `/app/`.
-    pub fn login_path(&self) -> String {
+    pub(crate) fn login_path(&self) -> String {
         let link = self.hosted.ui.issue_link();
         if link.is_empty() {
             // No randomness for a link: the UI shows its signed-out page.

@@ -7,11 +7,11 @@ use std::io::IsTerminal;
 
 /// Set (to anything) to never show the dialog: for tests and scripts that read stderr through
 /// a pipe, where the dialog would wait for a click nobody makes. Launchers never set it.
-pub const NO_DIALOG_ENV: &str = "CAPA_NO_DIALOG";
+pub(crate) const NO_DIALOG_ENV: &str = "CAPA_NO_DIALOG";
 
 /// Prints `error` and, when stderr is no terminal, shows it in a dialog; returns once the
 /// dialog is closed. GTK must be initialised on this thread, or be initialisable.
-pub fn report(error: &anyhow::Error) {
+pub(crate) fn report(error: &anyhow::Error) {
     let message = format!("{error:#}");
     eprintln!("error: {message}");
     if !std::io::stderr().is_terminal() && std::env::var_os(NO_DIALOG_ENV).is_none() {

@@ -31,13 +31,13 @@ const POPUP_COMMANDS: &[&str] = &["state", "close_window", "popup_shown"];
 
 /// The hub's origin, the one place the app's windows load pages from.
 #[derive(Debug, Clone)]
-pub struct HubOrigin {
+pub(crate) struct HubOrigin {
     url: Url,
 }
 
 impl HubOrigin {
     /// The origin of `base_url` (`http://127.0.0.1:<port>`, the server's bound address).
-    pub fn parse(base_url: &str) -> anyhow::Result<Self> {
+    pub(crate) fn parse(base_url: &str) -> anyhow::Result<Self> {
         let url = Url::parse(base_url)
             .map_err(|e| anyhow::anyhow!("the hub's URL {base_url} is not a URL: {e}"))?;
         if !url.origin().is_tuple() {
@@ -47,12 +47,12 @@ impl HubOrigin {
     }
 
     /// Whether `url` is a page of the hub (same scheme, host and port).
-    pub fn contains(&self, url: &Url) -> bool {
+    pub(crate) fn contains(&self, url: &Url) -> bool {
         url.origin() == self.url.origin()
     }
 
     /// `http://127.0.0.1:<port>`, without a path.
-    pub fn origin(&self) -> String {
+    pub(crate) fn origin(&self) -> String {
         self.url.origin().ascii_serialization()
     }
 
@@ -61,7 +61,7 @@ impl HubOrigin {
     /// window nothing. Replaces a static capability file, which could only name the origin with a
     /// wildcard port (`http://127.0.0.1:*`), so that any local server on another port, loaded in
     /// a window, could have called the commands.
-    pub fn grant_ipc<R: Runtime, M: Manager<R>>(&self, app: &M) -> anyhow::Result<()> {
+    pub(crate) fn grant_ipc<R: Runtime, M: Manager<R>>(&self, app: &M) -> anyhow::Result<()> {
         let pattern = format!("{}/*", self.origin());
         // Tauri parses the pattern again when the capability is added and panics on a bad one:
         // check it here, where a bad one is an error.
@@ -89,7 +89,7 @@ impl HubOrigin {
 
     /// Keeps the window being built on the hub's origin: navigations elsewhere are refused (and
     /// handed to the system browser), new windows are never opened inside the app.
-    pub fn confine<'a, R: Runtime, M: Manager<R>>(
+    pub(crate) fn confine<'a, R: Runtime, M: Manager<R>>(
         &self,
         builder: WebviewWindowBuilder<'a, R, M>,
         label: &str,
@@ -139,10 +139,10 @@ fn refuse(label: &str, url: &Url, what: &'static str) {
     // Off the main thread, which runs the webviews: starting a program may take a moment.
     tauri::async_runtime::spawn_blocking(move || match capa_server::open_in_browser(&target) {
         Ok(()) => {
-            tracing::info!(window = %label, %origin, "{what} outside the hub refused; opened in the system browser")
+            tracing::info!(window = %label, %origin, "{what} outside the hub refused; opened in the system browser");
         }
         Err(e) => {
-            tracing::warn!(window = %label, %origin, error = %e, "{what} outside the hub refused; the system browser did not start")
+            tracing::warn!(window = %label, %origin, error = %e, "{what} outside the hub refused; the system browser did not start");
         }
     });
 }
@@ -259,7 +259,7 @@ mod tests {
                 error: CallbackFn(1),
                 url: url(origin),
                 body: InvokeBody::default(),
-                headers: Default::default(),
+                headers: tauri::http::HeaderMap::default(),
                 invoke_key: INVOKE_KEY.to_owned(),
             },
         )

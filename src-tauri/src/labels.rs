@@ -1,8 +1,8 @@
 //! The labels of the app's windows, which the windows are opened with and the hub's origin is
-//! granted to (hub_origin.rs).
+//! granted to (`hub_origin.rs`).
 
 /// The label of the settings window.
-pub const SETTINGS: &str = "settings";
+pub(crate) const SETTINGS: &str = "settings";
 
 /// The labels of the approval popups: `approval-1`, `approval-2`, … (never reused).
-pub const POPUP_PREFIX: &str = "approval-";
+pub(crate) const POPUP_PREFIX: &str = "approval-";

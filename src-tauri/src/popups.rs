@@ -18,7 +18,7 @@ use crate::{tray, windows};
 /// The popup queue. Runs are keyed by run id; a run is shown at most once on its own (a person
 /// who closes the popup without deciding reopens it from the tray).
 #[derive(Debug, Default)]
-pub struct Popups {
+pub(crate) struct Popups {
     inner: Mutex<Queue>,
     /// Wakes the watcher at once (the hub's page opener, a decision, a closed popup).
     pub poke: Arc<Notify>,
@@ -75,7 +75,7 @@ fn runs_of(pending: &[PendingInput]) -> Vec<String> {
 
 impl Popups {
     /// The app's state as the `state` command reports it.
-    pub fn state(&self, hub: &Hub) -> AppState {
+    pub(crate) fn state(&self, hub: &Hub) -> AppState {
         let pending = approvals(hub);
         let popup = self.inner.lock().ok().and_then(|q| {
             q.shown.as_ref().map(|(run_id, label)| PopupState {
@@ -115,7 +115,7 @@ impl Popups {
     /// The popup `label` has painted the pending call of `run_id` (its page says so): records and
     /// logs the time from the run's oldest pending approval being recorded to now. Returns it;
     /// none when `label` is not the popup of `run_id` on screen.
-    pub fn painted(&self, hub: &Hub, label: &str, run_id: &str) -> Option<u64> {
+    pub(crate) fn painted(&self, hub: &Hub, label: &str, run_id: &str) -> Option<u64> {
         let asked = approvals(hub)
             .into_iter()
             .filter(|p| p.run_id == run_id)
@@ -134,7 +134,7 @@ impl Popups {
     }
 
     /// A popup window was closed (by the person, the UI or the app).
-    pub fn closed(&self, label: &str) {
+    pub(crate) fn closed(&self, label: &str) {
         if let Ok(mut q) = self.inner.lock()
             && let Some((run, _)) = q.shown.take_if(|(_, l)| l == label)
         {
@@ -145,7 +145,7 @@ impl Popups {
 
     /// Shows the popup of the next pending run (queued first, then any other): the tray's
     /// "N pending approvals". Focuses the popup already on screen. Returns the run shown.
-    pub fn open_next(&self, app: &AppHandle, hub: &Hub) -> tauri::Result<Option<String>> {
+    pub(crate) fn open_next(&self, app: &AppHandle, hub: &Hub) -> tauri::Result<Option<String>> {
         if let Some((run, label)) = self.inner.lock().ok().and_then(|q| q.shown.clone()) {
             if let Some(window) = app.get_webview_window(&label) {
                 windows::focus(&window);
@@ -257,7 +257,7 @@ fn notify_approval(app: &AppHandle, input: &PendingInput) {
 }
 
 /// Points the hub's approval page opener at the popups and watches the hub until the app ends.
-pub fn watch(app: AppHandle) {
+pub(crate) fn watch(app: AppHandle) {
     let (Some(desktop), Some(popups)) = (app.try_state::<Desktop>(), app.try_state::<Popups>())
     else {
         return;
@@ -285,7 +285,7 @@ pub fn watch(app: AppHandle) {
                 _ = asking.changed() => {}
                 () = poke.notified() => {}
                 // Expiries, source states, and a safety net for missed changes.
-                () = tokio::time::sleep(Duration::from_millis(1000)) => {}
+                () = tokio::time::sleep(Duration::from_secs(1)) => {}
             }
         }
     });

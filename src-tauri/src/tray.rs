@@ -18,7 +18,7 @@ const ERROR: &[u8] = include_bytes!("../../icons/tray-error.png");
 /// The tray and the menu items whose text or check mark follows the hub. The handles are cheap
 /// clones of the same native objects.
 #[derive(Clone)]
-pub struct Tray {
+pub(crate) struct Tray {
     icon: TrayIcon,
     pending: MenuItem<tauri::Wry>,
     pause: CheckMenuItem<tauri::Wry>,
@@ -99,7 +99,7 @@ fn image(name: &str) -> tauri::Result<Image<'static>> {
 
 /// Builds the tray. Where the desktop has no tray (no status notifier host), the app still runs
 /// and the error is returned for the log.
-pub fn build(app: &AppHandle, on_menu: fn(&AppHandle, &str)) -> tauri::Result<Tray> {
+pub(crate) fn build(app: &AppHandle, on_menu: fn(&AppHandle, &str)) -> tauri::Result<Tray> {
     let pending = MenuItem::with_id(app, "pending", "No pending approvals", false, None::<&str>)?;
     let settings = MenuItem::with_id(app, "settings", "Open settings", true, None::<&str>)?;
     let pause = CheckMenuItem::with_id(app, "pause", "Pause approvals", true, false, None::<&str>)?;
@@ -124,7 +124,7 @@ pub fn build(app: &AppHandle, on_menu: fn(&AppHandle, &str)) -> tauri::Result<Tr
 /// Where the app keeps its tray (managed state): none until it is built, and none on a desktop
 /// without one.
 #[derive(Debug, Default)]
-pub struct TraySlot(pub Mutex<Option<Tray>>);
+pub(crate) struct TraySlot(pub Mutex<Option<Tray>>);
 
 /// The app's tray, when it has one. The lock is held only to clone the handles: the tray's
 /// setters wait for the main thread, which may itself be waiting for this lock.
@@ -134,13 +134,13 @@ fn tray(app: &AppHandle) -> Option<Tray> {
 }
 
 /// What the tray shows now; none where the desktop has no tray.
-pub fn shown(app: &AppHandle) -> Option<Look> {
+pub(crate) fn shown(app: &AppHandle) -> Option<Look> {
     let tray = tray(app)?;
     tray.shown.lock().ok()?.clone()
 }
 
 /// Makes the tray show `state`.
-pub fn refresh(app: &AppHandle, state: &AppState) {
+pub(crate) fn refresh(app: &AppHandle, state: &AppState) {
     let Some(tray) = tray(app) else {
         return;
     };

@@ -6,7 +6,7 @@ use serde::Serialize;
 /// What the app shows about the hub (the `state` command, the tray).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AppState {
+pub(crate) struct AppState {
     /// Pending approvals (calls waiting for a person).
     pub pending: usize,
     /// Runs with pending approvals, oldest first.
@@ -26,7 +26,7 @@ pub struct AppState {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SourceState {
+pub(crate) struct SourceState {
     pub id: String,
     pub state: capa_core::SourceState,
     pub last_error: Option<String>,
@@ -35,7 +35,7 @@ pub struct SourceState {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PopupState {
+pub(crate) struct PopupState {
     pub run_id: String,
     pub label: String,
     /// Milliseconds from the call asking to the popup painting it; none until it has.
@@ -46,12 +46,12 @@ pub struct PopupState {
 }
 
 impl SourceState {
-    pub fn failing(&self) -> bool {
+    pub(crate) fn failing(&self) -> bool {
         self.state.is_trouble()
     }
 
     /// New or changed outside the app: it starts once the person confirms it.
-    pub fn unconfirmed(&self) -> bool {
+    pub(crate) fn unconfirmed(&self) -> bool {
         self.state == capa_core::SourceState::NeedsConfirmation
     }
 }
@@ -60,7 +60,7 @@ impl SourceState {
 /// menu's pending item, the count beside the icon and the "Pause approvals" check mark.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Look {
+pub(crate) struct Look {
     pub icon: &'static str,
     pub tooltip: String,
     pub pending_text: String,

@@ -1,11 +1,11 @@
 //! The app's windows. Both load the hub's web UI (ui/, served at `/app/`) over loopback HTTP,
 //! signed in through a one-time link, so the same UI runs in the app and in a browser. Both are
-//! kept on the hub's origin, with the commands their UI needs (hub_origin.rs).
+//! kept on the hub's origin, with the commands their UI needs (`hub_origin.rs`).
 
 use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
 use crate::desktop::Desktop;
-pub use crate::labels::{POPUP_PREFIX, SETTINGS};
+pub(crate) use crate::labels::{POPUP_PREFIX, SETTINGS};
 
 /// The settings window's URL: a one-time sign-in link to the UI.
 fn settings_url(desktop: &Desktop) -> String {
@@ -13,7 +13,7 @@ fn settings_url(desktop: &Desktop) -> String {
 }
 
 /// The popup's URL for one run: the sign-in link, then the UI's approval route.
-pub fn popup_url(desktop: &Desktop, run_id: &str) -> String {
+pub(crate) fn popup_url(desktop: &Desktop, run_id: &str) -> String {
     format!(
         "{}{}#/approve/{}",
         desktop.hosted.base_url,
@@ -30,14 +30,14 @@ fn external(url: &str) -> tauri::Result<WebviewUrl> {
 
 /// Shows `window` and gives it the focus: only for what the person asked for (the tray's items,
 /// a second launch), never for a window that comes up on its own.
-pub fn focus(window: &WebviewWindow) {
+pub(crate) fn focus(window: &WebviewWindow) {
     let _ = window.unminimize();
     let _ = window.show();
     let _ = window.set_focus();
 }
 
 /// Shows the settings window, opening it when it is not there.
-pub fn open_settings(app: &AppHandle) -> tauri::Result<()> {
+pub(crate) fn open_settings(app: &AppHandle) -> tauri::Result<()> {
     if let Some(window) = app.get_webview_window(SETTINGS) {
         focus(&window);
         return Ok(());
@@ -65,7 +65,12 @@ pub fn open_settings(app: &AppHandle) -> tauri::Result<()> {
 /// their keystrokes keep going where they were typing; it is on top, and an OS notification
 /// says it is there. Its choices ignore input for a moment whenever it gets the focus anyway
 /// (ui/src/lib/arming.ts).
-pub fn open_popup(app: &AppHandle, label: &str, run_id: &str, asked: bool) -> tauri::Result<()> {
+pub(crate) fn open_popup(
+    app: &AppHandle,
+    label: &str,
+    run_id: &str,
+    asked: bool,
+) -> tauri::Result<()> {
     let Some(desktop) = app.try_state::<Desktop>() else {
         return Ok(());
     };

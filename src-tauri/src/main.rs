@@ -28,10 +28,10 @@ use capa_core::HubPaths;
 use capa_host::{HostError, HostOptions, Hosted};
 use capa_server::ServeError;
 
-use crate::desktop::Desktop;
-use crate::hub_origin::HubOrigin;
-use crate::popups::Popups;
-use crate::tray::TraySlot;
+use desktop::Desktop;
+use hub_origin::HubOrigin;
+use popups::Popups;
+use tray::TraySlot;
 
 /// Capabilities: one hub for your MCP servers, in the tray.
 #[derive(Debug, Parser)]

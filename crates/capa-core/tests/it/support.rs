@@ -94,7 +94,11 @@ impl TestHub {
         capa_store::Store::open(&self.hub.paths().database()).expect("the hub's database opens")
     }
 
-    pub(crate) async fn call(&self, address: &str, args: Value) -> Result<Value, capa_core::CallError> {
+    pub(crate) async fn call(
+        &self,
+        address: &str,
+        args: Value,
+    ) -> Result<Value, capa_core::CallError> {
         let args = match args {
             Value::Object(map) => Some(map),
             _ => None,

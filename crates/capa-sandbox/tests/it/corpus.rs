@@ -22,7 +22,10 @@ use Expect::*;
 
 const LIMITS: &[&str] = &["compute_limit", "memory_limit", "stack_overflow"];
 
-#[expect(clippy::too_many_lines, reason = "a table of hostile programs, one entry each")]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table of hostile programs, one entry each"
+)]
 fn corpus() -> Vec<(&'static str, &'static str, Expect)> {
     vec![
         // Constructor chains to the Function constructor.

@@ -4,7 +4,10 @@
 use serde_json::{Value, json};
 
 /// `(tool name, input schema, output schema)` of the `demo` namespace, in catalog order.
-#[expect(clippy::too_many_lines, reason = "a table of schemas, one entry per construct")]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table of schemas, one entry per construct"
+)]
 pub(crate) fn constructs() -> Vec<(&'static str, Value, Option<Value>)> {
     vec![
         (

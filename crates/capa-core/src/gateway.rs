@@ -100,11 +100,11 @@ impl Gateway for HubGateway {
 
     fn input_recorded(
         &self,
-        record: &ApprovalRecord,
+        record: Option<&ApprovalRecord>,
         asked_in: Option<&AskingChannel>,
         claim_ms: u64,
     ) {
-        if let Some(channel) = asked_in
+        if let (Some(record), Some(channel)) = (record, asked_in)
             && record.kind == capa_store::InputKind::Approval
             && let Some(claim) = self.0.claim_asking(
                 &record.id,

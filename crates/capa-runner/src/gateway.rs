@@ -97,11 +97,13 @@ pub trait Gateway: Send + Sync + 'static {
     /// Whether a person paused approvals: calls that would ask are refused instead.
     fn approvals_paused(&self) -> bool;
 
-    /// A pending input of a run was recorded: the people who decide hear of it; when the client
-    /// shows its own forms (`asked_in`), it is claimed for that client for `claim_ms`.
+    /// A pending input of a run was recorded (`record`; `None` when storing or reading it back
+    /// failed, and it may be stored all the same): the people who decide hear of it; when the
+    /// client shows its own forms (`asked_in`), a recorded approval is claimed for that client
+    /// for `claim_ms`.
     fn input_recorded(
         &self,
-        record: &ApprovalRecord,
+        record: Option<&ApprovalRecord>,
         asked_in: Option<&AskingChannel>,
         claim_ms: u64,
     );

@@ -307,12 +307,16 @@ impl<G: Gateway> Step<'_, G> {
             .context
             .store
             .insert_approval(&record)
-            .map_err(|e| store_failure(&e))?;
+            .map_err(|e| store_failure(&e));
         // The client's own form asks first: claimed before anyone can see the input, so the
-        // popup does not open beside the form (the delivery renews or ends the claim).
-        self.gateway
-            .input_recorded(&stored, self.asked_in, self.context.limits.wall_ms);
-        Ok(stored)
+        // popup does not open beside the form (the delivery renews or ends the claim). The
+        // people who decide hear of it even when reading it back failed: it may be stored.
+        self.gateway.input_recorded(
+            stored.as_ref().ok(),
+            self.asked_in,
+            self.context.limits.wall_ms,
+        );
+        stored
     }
 
     /// Performs the call; a source without its connection stops the run with a pending input.

@@ -52,8 +52,14 @@ impl AskingRegistry {
         self.changed.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    fn mirror(&self, approval_id: &str, channel: &AskingChannel, until: Option<Duration>) {
-        let claim = InputClaim {
+    /// The record other hubs read of a claim of `approval_id` (see [`Self::mirror`]).
+    fn mirrored(
+        &self,
+        approval_id: &str,
+        channel: &AskingChannel,
+        until: Option<Duration>,
+    ) -> InputClaim {
+        InputClaim {
             approval_id: approval_id.to_owned(),
             owner: self.owner,
             channel: serde_json::to_string(channel).unwrap_or_default(),
@@ -61,8 +67,14 @@ impl AskingRegistry {
                 crate::clock::now_ms()
                     .saturating_add(i64::try_from(u.as_millis()).unwrap_or(i64::MAX))
             }),
-        };
-        if let Err(e) = self.store.put_input_claim(&claim) {
+        }
+    }
+
+    /// Records a claim for other hubs, after it is in this hub's memory: an older claim's drop
+    /// in between then finds its serial replaced and leaves the record alone.
+    fn mirror(&self, claim: &InputClaim) {
+        let approval_id = &claim.approval_id;
+        if let Err(e) = self.store.put_input_claim(claim) {
             tracing::warn!(error = %e, approval = approval_id, "could not record a form's claim for other hubs");
         }
     }
@@ -168,7 +180,7 @@ impl AskingRegistry {
             *serial += 1;
             *serial
         };
-        registry.mirror(approval_id, &channel, limit);
+        let mirrored = registry.mirrored(approval_id, &channel, limit);
         registry
             .claims
             .lock()
@@ -181,6 +193,7 @@ impl AskingRegistry {
                     until: limit.map(|l| Instant::now() + l),
                 },
             );
+        registry.mirror(&mirrored);
         registry.bump();
         Some(AskingClaim {
             registry: registry.clone(),
@@ -244,7 +257,7 @@ mod tests {
         let ours = AskingRegistry::new(store, owner(std::process::id()));
         let form = AskingChannel::client_form(Some("Claude Code"));
 
-        theirs.mirror("apr_1", &form, Some(Duration::from_mins(1)));
+        theirs.mirror(&theirs.mirrored("apr_1", &form, Some(Duration::from_mins(1))));
         assert_eq!(ours.elsewhere("apr_1"), Some(form.clone()));
         assert_eq!(
             theirs.elsewhere("apr_1"),
@@ -254,7 +267,7 @@ mod tests {
         theirs.unmirror("apr_1");
         assert_eq!(ours.elsewhere("apr_1"), None, "released");
 
-        theirs.mirror("apr_2", &form, None);
+        theirs.mirror(&theirs.mirrored("apr_2", &form, None));
         assert_eq!(ours.elsewhere("apr_2"), Some(form));
         other_process.kill().expect("kill");
         other_process.wait().expect("reap");

@@ -424,21 +424,17 @@ impl Hub {
         tools
             .iter()
             .map(|tool| {
-                let definition = crate::tools::definition_of(tool);
-                if self.redactor.is_empty() {
-                    return definition;
-                }
-                let Ok(mut value) = serde_json::to_value(&definition) else {
-                    return definition;
+                // The wire form once: read for secrets, redacted in place, then the definition.
+                let Ok(mut value) = serde_json::to_value(tool) else {
+                    return crate::tools::definition_of(tool);
                 };
-                let Ok(text) = serde_json::to_string(&value) else {
-                    return definition;
-                };
-                if !self.redactor.contains_secret(&text) {
-                    return definition;
+                if !self.redactor.is_empty()
+                    && serde_json::to_string(&value)
+                        .is_ok_and(|text| self.redactor.contains_secret(&text))
+                {
+                    self.redactor.redact_json(&mut value);
                 }
-                self.redactor.redact_json(&mut value);
-                serde_json::from_value(value).unwrap_or(definition)
+                serde_json::from_value(value).unwrap_or_else(|_| crate::tools::definition_of(tool))
             })
             .collect()
     }

@@ -8,6 +8,11 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPV2,
+} from '@modelcontextprotocol/client';
+
+import {
   makeSandbox,
   removeSandboxes,
   writeCapabilities,
@@ -302,8 +307,50 @@ describe('hub over Streamable HTTP', () => {
     }
   });
 
+  // With Nagle on, a response written as headers then body waits for the client's delayed ACK:
+  // ~40 ms a request. The bound is far above a loopback round trip (about 1 ms) and far below
+  // that stall, so a noisy machine does not fail it and Nagle does.
+  it('answers the TS SDK clients of both protocol eras without a delayed-ACK stall', async () => {
+    const transport = new StreamableHTTPV2(new URL(hub.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${hub.token}` } },
+    });
+    const modern = new ClientV2(
+      { name: 'e2e-http-v2', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await modern.connect(transport);
+    try {
+      assert.equal(modern.getNegotiatedProtocolVersion(), '2026-07-28');
+      assert.equal(client.transport.protocolVersion, '2025-11-25');
+      for (const [era, c] of [['2025-11-25', client], ['2026-07-28', modern]]) {
+        const call = await medianMs(() => c.callTool({ name: 'demo.add', arguments: { a: 1, b: 2 } }));
+        assert.ok(call < 15, `${era}: tools/call took ${call.toFixed(1)} ms (median of 15)`);
+        // 2026-07-28 has no `ping`.
+        if (era === '2025-11-25') {
+          const ping = await medianMs(() => c.ping());
+          assert.ok(ping < 15, `${era}: ping took ${ping.toFixed(1)} ms (median of 15)`);
+        }
+      }
+    } finally {
+      await modern.close();
+    }
+  });
+
   it('sends no flood of tools/list_changed while nothing changes', async () => {
     const n = await countListChanged(client, 1000);
     assert.ok(n <= 2, `${n} notifications/tools/list_changed in 1 s with no change`);
   });
 });
+
+/** Median wall time in ms of 15 sequential calls, after 3 to warm the connection. */
+async function medianMs(fn) {
+  for (let i = 0; i < 3; i++) await fn();
+  const samples = [];
+  for (let i = 0; i < 15; i++) {
+    const started = process.hrtime.bigint();
+    await fn();
+    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)];
+}

@@ -9,6 +9,7 @@ use std::time::Duration;
 pub fn client(timeout: Option<Duration>) -> Option<reqwest::Client> {
     let builder = reqwest::Client::builder()
         .no_proxy()
+        .tcp_nodelay(true)
         .redirect(reqwest::redirect::Policy::none());
     match timeout {
         Some(timeout) => builder.timeout(timeout),

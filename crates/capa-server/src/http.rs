@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use axum::extract::State;
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use capa_core::{Hub, HubPaths};
 use capa_mcp::{McpFront, surface_for};
@@ -160,6 +161,14 @@ pub async fn serve_with(
     );
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
+        // Nagle off on every accepted socket: a response that goes out as two small writes
+        // (headers, then the body) otherwise waits for the client's delayed ACK, ~40 ms per
+        // request for HTTP/1.1 clients such as the TS and Python SDKs.
+        let listener = listener.tap_io(|stream| {
+            if let Err(e) = stream.set_nodelay(true) {
+                tracing::debug!(error = %e, "could not set TCP_NODELAY on a connection");
+            }
+        });
         let served = axum::serve(listener, router)
             .with_graceful_shutdown(async move { stop.cancelled_owned().await })
             .await;

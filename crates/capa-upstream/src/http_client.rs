@@ -60,6 +60,8 @@ impl BoundedHttpClient {
         });
         let inner = reqwest::Client::builder()
             .pool_max_idle_per_host(0)
+            // reqwest's default, said here because the latency of every call depends on it.
+            .tcp_nodelay(true)
             .redirect(redirects)
             .build()?;
         Ok(Self { inner })

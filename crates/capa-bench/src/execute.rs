@@ -1,14 +1,13 @@
-//! `execute` measured: through the MCP front (stdio and HTTP) against a `search` round trip in the
-//! same session, the sandbox's cold start alone, the cost of a tool call made from guest code
-//! against the same call made directly, `Promise.all` of 40 slow calls under `maxConcurrent`, and
-//! runs per second with 16 concurrent clients.
+//! `execute` measured with rmcp clients: through the MCP front (stdio and HTTP) against a `search`
+//! round trip in the same session, the cost of a tool call made from guest code against the same
+//! call made directly, `Promise.all` of 40 slow calls under `maxConcurrent` against its floor
+//! (five waves of 8 parallel direct calls to the same upstream), and runs per second with 16
+//! concurrent clients. The official clients, the in-process sandbox and the peer are measured in
+//! `clients.rs`, `inprocess.rs` and `peer.rs`.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use capa_sandbox::{CallStop, Host, HostCall, Limits, RunInput, ToolFailure};
-use futures::future::BoxFuture;
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use tokio::process::Command;
@@ -27,13 +26,17 @@ pub(crate) struct FrontRow {
 #[derive(Debug)]
 pub(crate) struct ExecuteReport {
     pub fronts: Vec<FrontRow>,
-    pub cold_start_us: Samples,
     /// Per call: direct `tools/call` to server-everything's echo, and the same call from guest
     /// code through the hub (execute of 50 calls minus execute of none, per call).
     pub direct_call_us: Samples,
     pub guest_call_us: f64,
     /// `Promise.all` of 40 calls to a 10 ms upstream, maxConcurrent 8.
     pub fan_out_ms: Samples,
+    /// Its floor, interleaved with it: five sequential waves of 8 parallel direct calls to the
+    /// same upstream over one session.
+    pub fan_out_floor_ms: Samples,
+    /// One direct call to that upstream (10 ms delay), ms.
+    pub slow_call_ms: Samples,
     pub runs_per_second: f64,
     pub clients: usize,
     pub load_rss_kib: u64,
@@ -90,38 +93,35 @@ async fn front(client: &Client, transport: &'static str, n: usize) -> anyhow::Re
     })
 }
 
-struct NoHost;
-
-impl Host for NoHost {
-    fn call(&self, _call: HostCall) -> BoxFuture<'static, Result<Value, CallStop>> {
-        Box::pin(async { Ok(Value::Null) })
+/// `Promise.all` of 40 slow calls through the hub, interleaved with its floor (five waves of 8
+/// parallel direct calls to the same upstream) and one direct call; each in ms.
+async fn fan_out(env: &BenchEnv, hub: &Client) -> anyhow::Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    eprintln!("capa-bench: Promise.all of 40 slow calls, and its floor…");
+    let slow_direct = stdio_client({
+        let mut c = Command::new("node");
+        c.arg(&env.catalog_server)
+            .args(["github", "--delay-ms", "10"]);
+        c
+    })
+    .await?;
+    let fan_out = "await Promise.all(Array.from({ length: 40 }, () => slow.get_me({}))); return 1;";
+    let (mut fan_out_ms, mut floor_ms, mut slow_call_ms) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..10 {
+        fan_out_ms.push(time(execute(hub, fan_out)).await? / 1000.0);
+        floor_ms.push(time(five_waves(&slow_direct)).await? / 1000.0);
+        slow_call_ms.push(time(call(&slow_direct, "get_me", json!({}))).await? / 1000.0);
     }
-    fn search(&self, _query: String) -> BoxFuture<'static, Result<String, ToolFailure>> {
-        Box::pin(async { Ok(String::new()) })
-    }
-    fn describe(&self, _targets: Vec<String>) -> BoxFuture<'static, Result<String, ToolFailure>> {
-        Box::pin(async { Ok(String::new()) })
-    }
+    let _ = slow_direct.cancel().await;
+    Ok((fan_out_ms, floor_ms, slow_call_ms))
 }
 
-/// A fresh runtime, context and prelude, then `return 1`.
-async fn cold_start(n: usize) -> Samples {
-    let host: Arc<dyn Host> = Arc::new(NoHost);
-    let mut samples = Vec::new();
-    for i in 0..n {
-        let input = RunInput {
-            code: "return 1".to_owned(),
-            namespaces: Vec::new(),
-            seed: i as u64,
-            clock_start_ms: 0,
-            limits: Limits::default(),
-            calls_before: 0,
-        };
-        let started = Instant::now();
-        let _ = capa_sandbox::run(input, host.clone()).await;
-        samples.push(started.elapsed().as_secs_f64() * 1e6);
+/// What 40 calls under `maxConcurrent` 8 cannot beat: five waves of 8 parallel calls, each wave
+/// waiting for its slowest.
+async fn five_waves(client: &Client) -> anyhow::Result<()> {
+    for _ in 0..5 {
+        futures::future::try_join_all((0..8).map(|_| call(client, "get_me", json!({})))).await?;
     }
-    Samples(samples)
+    Ok(())
 }
 
 pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
@@ -160,12 +160,7 @@ pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
         (Samples(with_calls).percentile(0.5) - Samples(without).percentile(0.5)) / 50.0;
     let _ = direct.cancel().await;
 
-    eprintln!("capa-bench: Promise.all of 40 slow calls…");
-    let fan_out = "await Promise.all(Array.from({ length: 40 }, () => slow.get_me({}))); return 1;";
-    let mut fan_out_ms = Vec::new();
-    for _ in 0..10 {
-        fan_out_ms.push(time(execute(&stdio, fan_out)).await? / 1000.0);
-    }
+    let (fan_out_ms, floor_ms, slow_call_ms) = fan_out(env, &stdio).await?;
     let _ = stdio.cancel().await;
 
     eprintln!("capa-bench: execute over HTTP, and 16 clients…");
@@ -210,10 +205,11 @@ pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
     drop(hub);
     Ok(ExecuteReport {
         fronts,
-        cold_start_us: cold_start(300).await,
         direct_call_us: Samples(direct_samples),
         guest_call_us,
         fan_out_ms: Samples(fan_out_ms),
+        fan_out_floor_ms: Samples(floor_ms),
+        slow_call_ms: Samples(slow_call_ms),
         runs_per_second: counts.iter().sum::<u64>() as f64 / elapsed,
         clients,
         load_rss_kib,

@@ -5,7 +5,9 @@
 //! - the hub's resident memory, idle, with three upstreams (and with none, as a baseline);
 //! - code mode's lookups over the real catalogs: index build, `search` and `describe` latency,
 //!   search quality against two baselines, and the surface's token cost;
-//! - `execute`: through the front, sandbox cold start, guest calls vs direct, fan-out, load;
+//! - `execute` (issue 17's targets first): through the front with rmcp and the official TS and
+//!   Python clients, sandbox cold start and guest calls in process beside Executor's sandbox,
+//!   guest calls vs direct, fan-out vs its floor, load;
 //! - approvals: replay of a 500-call run on resume, and decision-to-result per delivery path;
 //! - the desktop app (`--desktop BIN`, under a display): its resident memory, and the time from a
 //!   call that asks to its approval popup.
@@ -15,12 +17,16 @@
 
 mod approvals;
 mod calls;
+mod clients;
 mod desktop;
 mod execute;
+mod inprocess;
 mod lookup;
 mod memory;
+mod peer;
 mod procs;
 mod report;
+mod speed;
 
 use std::path::PathBuf;
 
@@ -76,7 +82,7 @@ async fn main() -> anyhow::Result<()> {
     eprintln!("capa-bench: idle memory…");
     let memory = memory::idle_memory(&env).await?;
     let lookups = tokio::task::spawn_blocking(lookup::measure).await??;
-    let executes = execute::measure(&env).await?;
+    let speed = speed::measure(&env).await?;
     let approvals = approvals::measure().await?;
     let desktop = match &desktop_app {
         Some(app) => report::desktop(&desktop::measure(&env, app).await?),
@@ -84,7 +90,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let text = report::markdown(&rows, &memory, calls_per_round)
         + &report::lookups(&lookups)
-        + &report::execute(&executes)
+        + &report::execute(&speed)
         + &report::approvals(&approvals)
         + &desktop;
     print!("{text}");

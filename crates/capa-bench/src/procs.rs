@@ -15,6 +15,13 @@ pub(crate) struct BenchEnv {
     pub time_server: PathBuf,
     /// The catalog fixture server (tests/fixtures/catalog-server.mjs).
     pub catalog_server: PathBuf,
+    /// The venv's Python, which has the `mcp` SDK.
+    pub python: PathBuf,
+    /// Client drivers (tests/bench/): the TypeScript SDKs, the Python SDK, and the Executor
+    /// sandbox measured as a peer.
+    pub ts_client: PathBuf,
+    pub py_client: PathBuf,
+    pub executor_peer: PathBuf,
 }
 
 impl BenchEnv {
@@ -50,6 +57,13 @@ impl BenchEnv {
             )?,
             time_server: need("tests/.venv/bin/mcp-server-time")?,
             catalog_server: need("tests/fixtures/catalog-server.mjs")?,
+            python: need("tests/.venv/bin/python")?,
+            ts_client: need("tests/bench/ts_client.mjs")?,
+            py_client: need("tests/bench/py_client.py")?,
+            executor_peer: {
+                need("node_modules/@executor-js/runtime-quickjs/package.json")?;
+                need("tests/bench/executor_peer.mjs")?
+            },
             capa,
         })
     }

@@ -1,13 +1,15 @@
 //! The markdown written to `docs/benchmarks.md`.
 
 mod desktop;
+mod execute;
+mod targets;
 
 use std::fmt::Write;
 
 pub(crate) use desktop::desktop;
+pub(crate) use execute::execute;
 
 use crate::calls::OverheadRow;
-use crate::execute::ExecuteReport;
 use crate::lookup::LookupReport;
 use crate::memory::MemoryRow;
 
@@ -160,73 +162,6 @@ pub(crate) fn lookups(report: &LookupReport) -> String {
             row.tokens.expose_all_o200k as f64 / report.code_o200k.max(1) as f64
         );
     }
-    s
-}
-
-/// The `execute` sections.
-pub(crate) fn execute(report: &ExecuteReport) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "\n## `execute`\n");
-    let _ = writeln!(
-        s,
-        "Through the MCP front: `execute` of `return 1` (pipeline, a fresh sandbox, the run recorded in SQLite) \
-         against a `search` in the same session as the baseline round trip, 200 of each, alternating. The hub \
-         serves code mode with the demo source, server-everything and the catalog fixture server.\n"
-    );
-    let _ = writeln!(
-        s,
-        "| transport | search p50 (µs) | execute p50 (µs) | execute p99 (µs) | execute / search p50 |"
-    );
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|");
-    for row in &report.fronts {
-        let (search, execute) = (row.search.percentile(0.5), row.execute.percentile(0.5));
-        let _ = writeln!(
-            s,
-            "| {} | {search:.0} | {execute:.0} | {:.0} | {:.2}× |",
-            row.transport,
-            row.execute.percentile(0.99),
-            execute / search
-        );
-    }
-    let _ = writeln!(s, "\n| measure | value |");
-    let _ = writeln!(s, "|---|---:|");
-    let _ = writeln!(
-        s,
-        "| sandbox cold start + `return 1`, in process (p50 / p99) | {:.0} µs / {:.0} µs |",
-        report.cold_start_us.percentile(0.5),
-        report.cold_start_us.percentile(0.99)
-    );
-    let direct = report.direct_call_us.percentile(0.5);
-    let _ = writeln!(
-        s,
-        "| one tool call from guest code (50 sequential `everything.echo`, minus an empty run, per call) | {:.0} µs |",
-        report.guest_call_us
-    );
-    let _ = writeln!(
-        s,
-        "| the same call made directly to server-everything (p50) | {direct:.0} µs |"
-    );
-    let _ = writeln!(
-        s,
-        "| guest call / direct call | {:.2}× |",
-        report.guest_call_us / direct
-    );
-    let _ = writeln!(
-        s,
-        "| `Promise.all` of 40 calls to a 10 ms upstream, maxConcurrent 8 (ideal ≈ 50 ms; p50 / p99) | {:.0} ms / {:.0} ms |",
-        report.fan_out_ms.percentile(0.5),
-        report.fan_out_ms.percentile(0.99)
-    );
-    let _ = writeln!(
-        s,
-        "| runs per second, {} concurrent HTTP clients, 2 cores (each run sums 1,000 squares) | {:.0} |",
-        report.clients, report.runs_per_second
-    );
-    let _ = writeln!(
-        s,
-        "| hub RSS during that load (peak) | {:.1} MiB |",
-        report.load_rss_kib as f64 / 1024.0
-    );
     s
 }
 

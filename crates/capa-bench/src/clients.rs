@@ -1,0 +1,185 @@
+//! `execute` through the MCP front with the official clients: the TypeScript SDK 1.x and 2.x and
+//! the Python SDK 2.x, each a driver in tests/bench/ that runs its own session and prints its
+//! samples as JSON. In each session the driver alternates one baseline request (`ping`, or
+//! `server/discover` under 2026-07-28, which removed `ping`) with one `execute` of `return 1`.
+//!
+//! Over stdio each driver starts `capa mcp` itself; over HTTP all drivers talk to one
+//! `capa hub serve`, token from its data dir.
+
+use std::process::Stdio;
+
+use anyhow::{Context, bail};
+use serde_json::Value;
+use tokio::process::Command;
+
+use crate::calls::Samples;
+use crate::procs::{self, BenchEnv};
+
+/// Rounds of (baseline, `execute`) in each session.
+const ROUNDS: usize = 200;
+/// The hub the clients talk to: code mode with the demo source only, so no upstream start-up
+/// shows in a session.
+const YAML: &str = "options: { demo: true, toolExposure: code }\n";
+
+/// Which official client a driver runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sdk {
+    /// `@modelcontextprotocol/sdk` 1.x.
+    TsV1,
+    /// `@modelcontextprotocol/client` 2.x.
+    TsV2,
+    /// Python `mcp` 2.x.
+    Python,
+}
+
+impl Sdk {
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Self::TsV1 => "TS SDK 1.x (`@modelcontextprotocol/sdk` 1.32.2)",
+            Self::TsV2 => "TS SDK 2.x (`@modelcontextprotocol/client` 2.4.0)",
+            Self::Python => "Python SDK (`mcp` 2.3.0)",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Front {
+    Stdio,
+    Http,
+}
+
+impl Front {
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Self::Stdio => "stdio",
+            Self::Http => "HTTP",
+        }
+    }
+    fn arg(self) -> &'static str {
+        match self {
+            Self::Stdio => "stdio",
+            Self::Http => "http",
+        }
+    }
+}
+
+/// One client session's samples, in µs.
+#[derive(Debug)]
+pub(crate) struct ClientRow {
+    pub sdk: Sdk,
+    pub front: Front,
+    /// The protocol version the session negotiated (for TS 1.x: the one it asks for).
+    pub protocol: String,
+    /// The baseline request's method: `ping` or `server/discover`.
+    pub baseline: String,
+    pub ping: Samples,
+    pub execute: Samples,
+}
+
+const SESSIONS: [(Sdk, Front); 6] = [
+    (Sdk::TsV1, Front::Stdio),
+    (Sdk::TsV2, Front::Stdio),
+    (Sdk::Python, Front::Stdio),
+    (Sdk::TsV1, Front::Http),
+    (Sdk::TsV2, Front::Http),
+    (Sdk::Python, Front::Http),
+];
+
+pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<Vec<ClientRow>> {
+    let hub = procs::hub(env, YAML).await?;
+    let url = format!("{}/mcp", hub.url);
+    let mut rows = Vec::new();
+    for (sdk, front) in SESSIONS {
+        eprintln!(
+            "capa-bench: execute from {} over {}…",
+            sdk.label(),
+            front.label()
+        );
+        let dir = tempfile::tempdir()?;
+        let mut command = driver(env, sdk, front);
+        match front {
+            Front::Stdio => {
+                let config = procs::write_config(dir.path(), YAML)?;
+                command
+                    .arg(&env.capa)
+                    .arg("--config")
+                    .arg(&config)
+                    .arg("mcp")
+                    .env("CAPA_DATA_DIR", dir.path().join("data"))
+                    .env("CAPA_CONFIG_DIR", dir.path().join("config"))
+                    .env("RUST_LOG", "warn");
+            }
+            Front::Http => {
+                command.arg(&url).env("CAPA_BENCH_TOKEN", &hub.token);
+            }
+        }
+        rows.push(run_driver(command, sdk, front).await?);
+    }
+    Ok(rows)
+}
+
+/// `node ts_client.mjs v1|v2 <front> <rounds>` or `python py_client.py <front> <rounds>`; the
+/// target follows.
+fn driver(env: &BenchEnv, sdk: Sdk, front: Front) -> Command {
+    let mut command = match sdk {
+        Sdk::TsV1 | Sdk::TsV2 => {
+            let mut c = Command::new("node");
+            c.arg(&env.ts_client)
+                .arg(if sdk == Sdk::TsV1 { "v1" } else { "v2" });
+            c
+        }
+        Sdk::Python => {
+            let mut c = Command::new(&env.python);
+            c.arg(&env.py_client);
+            c
+        }
+    };
+    command.arg(front.arg()).arg(ROUNDS.to_string());
+    command
+}
+
+async fn run_driver(mut command: Command, sdk: Sdk, front: Front) -> anyhow::Result<ClientRow> {
+    let value = json_from(&mut command, &format!("{sdk:?} over {front:?}")).await?;
+    Ok(ClientRow {
+        sdk,
+        front,
+        protocol: text(&value, "protocol")?,
+        baseline: text(&value, "baseline")?,
+        ping: samples(&value, "ping")?,
+        execute: samples(&value, "execute")?,
+    })
+}
+
+/// Runs a driver to its end and parses the JSON it prints; its stderr is shown on failure.
+pub(crate) async fn json_from(command: &mut Command, what: &str) -> anyhow::Result<Value> {
+    let output = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .with_context(|| format!("starting the driver for {what}"))?;
+    if !output.status.success() {
+        bail!(
+            "the driver for {what} failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    serde_json::from_slice(&output.stdout).with_context(|| {
+        format!(
+            "the driver for {what} printed no JSON: {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+fn text(value: &Value, key: &str) -> anyhow::Result<String> {
+    Ok(value[key].as_str().context(key.to_owned())?.to_owned())
+}
+
+pub(crate) fn samples(value: &Value, key: &str) -> anyhow::Result<Samples> {
+    let list = value[key].as_array().with_context(|| format!("{key}[]"))?;
+    Ok(Samples(list.iter().filter_map(Value::as_f64).collect()))
+}

@@ -1,0 +1,141 @@
+//! Our side of the sandbox comparisons, in process: the cold start + `return 1` of
+//! `capa_sandbox::run` (with the pool) and of `run_unpooled` (a fresh runtime every time),
+//! interleaved, and one awaited call from guest code to the built-in demo source through a hub
+//! in this process (code with 50 sequential `demo.add` calls minus an empty run, per call).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use capa_config::ConfigFiles;
+use capa_core::{EnvelopeStatus, ExecuteRequest, Hub, HubOptions, HubPaths, Redactor};
+use capa_sandbox::{CallStop, Host, HostCall, Limits, RunInput, ToolFailure};
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::calls::Samples;
+
+/// Cold starts a side, per chunk.
+const COLD_STARTS: usize = 100;
+/// Rounds of (50 calls, empty run) through the in-process hub, per chunk.
+const DEMO_ROUNDS: usize = 10;
+/// Awaited calls in the calling run.
+pub(crate) const DEMO_CALLS: usize = 50;
+
+#[derive(Debug)]
+pub(crate) struct InProcessReport {
+    /// `capa_sandbox::run` of `return 1`, µs.
+    pub pooled: Samples,
+    /// `capa_sandbox::run_unpooled` of `return 1` (a fresh runtime every time), µs.
+    pub unpooled: Samples,
+    /// One awaited `demo.add` from guest code through the hub, µs (one sample a round).
+    pub demo_call: Samples,
+}
+
+struct NoHost;
+
+impl Host for NoHost {
+    fn call(&self, _call: HostCall) -> BoxFuture<'static, Result<Value, CallStop>> {
+        Box::pin(async { Ok(Value::Null) })
+    }
+    fn search(&self, _query: String) -> BoxFuture<'static, Result<String, ToolFailure>> {
+        Box::pin(async { Ok(String::new()) })
+    }
+    fn describe(&self, _targets: Vec<String>) -> BoxFuture<'static, Result<String, ToolFailure>> {
+        Box::pin(async { Ok(String::new()) })
+    }
+}
+
+fn return_one(seed: u64) -> RunInput {
+    RunInput {
+        code: "return 1".to_owned(),
+        namespaces: Vec::new(),
+        seed,
+        clock_start_ms: 0,
+        limits: Limits::default(),
+        calls_before: 0,
+    }
+}
+
+fn micros(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e6
+}
+
+/// Cold start + `return 1`, pooled and unpooled, alternating.
+async fn cold_starts() -> (Samples, Samples) {
+    let host: Arc<dyn Host> = Arc::new(NoHost);
+    // As the hub does when it starts: the pool fills in the background.
+    capa_sandbox::prewarm();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (mut pooled, mut unpooled) = (Vec::new(), Vec::new());
+    for i in 0..COLD_STARTS {
+        let started = Instant::now();
+        let _ = capa_sandbox::run(return_one(i as u64), host.clone()).await;
+        pooled.push(micros(started));
+        let started = Instant::now();
+        let _ = capa_sandbox::run_unpooled(return_one(i as u64), host.clone()).await;
+        unpooled.push(micros(started));
+    }
+    (Samples(pooled), Samples(unpooled))
+}
+
+async fn start_hub(dir: &std::path::Path) -> anyhow::Result<Arc<Hub>> {
+    let file = dir.join("capabilities.yaml");
+    std::fs::write(&file, "options: { demo: true, toolExposure: code }\n")?;
+    let config = capa_config::load(&ConfigFiles::only(file)).context("bench config")?;
+    let hub = Hub::start(HubOptions {
+        config,
+        paths: HubPaths::in_dir(dir),
+        redactor: Redactor::new(),
+        keychain: capa_secrets::Keychain::default(),
+    })
+    .await?;
+    hub.settled(Duration::from_secs(30)).await;
+    Ok(hub)
+}
+
+async fn execute(hub: &Arc<Hub>, code: &str) -> anyhow::Result<f64> {
+    let started = Instant::now();
+    let envelope = hub
+        .execute(ExecuteRequest {
+            code: Some(code.to_owned()),
+            resume: None,
+            client: None,
+        })
+        .await?;
+    let elapsed = micros(started);
+    if envelope.status != EnvelopeStatus::Completed {
+        bail!("execute did not complete: {:?}", envelope.error);
+    }
+    Ok(elapsed)
+}
+
+/// Per awaited `demo.add` through an in-process hub: (50 calls − empty run) / 50, a round each.
+async fn demo_calls() -> anyhow::Result<Samples> {
+    let dir = tempfile::tempdir()?;
+    let hub = start_hub(dir.path()).await?;
+    let calling = format!(
+        "let s = 0; for (let i = 0; i < {DEMO_CALLS}; i++) s += await demo.add({{ a: i, b: 1 }}); return s;"
+    );
+    for _ in 0..3 {
+        execute(&hub, &calling).await?;
+    }
+    let mut per_call = Vec::new();
+    for _ in 0..DEMO_ROUNDS {
+        let with_calls = execute(&hub, &calling).await?;
+        let empty = execute(&hub, "return 1").await?;
+        per_call.push((with_calls - empty) / DEMO_CALLS as f64);
+    }
+    hub.shutdown().await;
+    Ok(Samples(per_call))
+}
+
+pub(crate) async fn measure() -> anyhow::Result<InProcessReport> {
+    eprintln!("capa-bench: sandbox cold start and demo calls in process…");
+    let (pooled, unpooled) = cold_starts().await;
+    Ok(InProcessReport {
+        pooled,
+        unpooled,
+        demo_call: demo_calls().await?,
+    })
+}

@@ -1,0 +1,145 @@
+//! The headline of the `execute` section: each speed target of issue 17 with the value measured
+//! in this run and whether it is met. Values are p50s; nothing here fails a run.
+
+use std::fmt::Write;
+
+use crate::calls::Samples;
+use crate::clients::{ClientRow, Front, Sdk};
+use crate::speed::SpeedReport;
+
+/// Ours / the peer's at or below which "N× faster" holds.
+fn faster(times: f64) -> f64 {
+    1.0 / times
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "**not met**" }
+}
+
+fn p50(samples: &Samples) -> f64 {
+    samples.percentile(0.5)
+}
+
+fn row(rows: &[ClientRow], sdk: Sdk, front: Front) -> Option<&ClientRow> {
+    rows.iter().find(|r| r.sdk == sdk && r.front == front)
+}
+
+/// One line of the table: target, measured, verdict (or a reason there is none).
+fn line(s: &mut String, target: &str, measured: &str, verdict: &str) {
+    let _ = writeln!(s, "| {target} | {measured} | {verdict} |");
+}
+
+/// `execute` through MCP from the TS SDK 1.x client, and against the peer sandbox.
+fn through_mcp(s: &mut String, report: &SpeedReport, peer_cold: f64) {
+    for (front, limit_us) in [(Front::Stdio, 1500.0), (Front::Http, 2000.0)] {
+        let target = format!(
+            "`execute` of `return 1` through MCP over {}, TS SDK 1.x client: ≤ {:.1} ms",
+            front.label(),
+            limit_us / 1000.0
+        );
+        match row(&report.clients, Sdk::TsV1, front) {
+            Some(r) => {
+                let ours = p50(&r.execute);
+                line(
+                    s,
+                    &target,
+                    &format!("{:.2} ms", ours / 1000.0),
+                    verdict(ours <= limit_us),
+                );
+                line(
+                    s,
+                    &format!(
+                        "… and ≥ 3× faster than Executor's daemon (over {})",
+                        front.label()
+                    ),
+                    &format!(
+                        "daemon not runnable here; vs the peer sandbox's cold start + `return 1` ({:.2} ms, \
+                         no transport): ours/peer {:.2}×",
+                        peer_cold / 1000.0,
+                        ours / peer_cold
+                    ),
+                    &format!(
+                        "{} (vs the peer sandbox)",
+                        verdict(ours / peer_cold <= faster(3.0))
+                    ),
+                );
+            }
+            None => line(s, &target, "not measured", "–"),
+        }
+    }
+}
+
+pub(crate) fn headline(report: &SpeedReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Targets of issue 17 (\"Speed\") against this run, p50s. Executor's daemon cannot run here, so each \
+         \"faster than Executor\" target is compared with Executor's own sandbox \
+         (`{}` under Node, in process, no transport) measured in this run; ours/peer at or below \
+         1/N means N× faster. Nothing here is asserted.\n",
+        report.peer.runtime
+    );
+    let _ = writeln!(s, "| target | measured | verdict |");
+    let _ = writeln!(s, "|---|---|---|");
+    let peer_cold = p50(&report.peer.cold_start_us);
+    through_mcp(&mut s, report, peer_cold);
+    let pooled = p50(&report.in_process.pooled);
+    line(
+        &mut s,
+        "sandbox cold start + `return 1` in process, with the pool: ≤ 0.3 ms",
+        &format!("{:.3} ms", pooled / 1000.0),
+        verdict(pooled <= 300.0),
+    );
+    line(
+        &mut s,
+        "… and ≥ 3× faster than Executor's",
+        &format!(
+            "ours/peer {:.2}× ({:.0} µs vs {peer_cold:.0} µs)",
+            pooled / peer_cold,
+            pooled
+        ),
+        verdict(pooled / peer_cold <= faster(3.0)),
+    );
+    let demo = p50(&report.in_process.demo_call);
+    let peer_call = p50(&report.peer.per_call_us);
+    line(
+        &mut s,
+        "one awaited call to the demo source from guest code, in process: ≤ 20 µs",
+        &format!("{demo:.1} µs"),
+        verdict(demo <= 20.0),
+    );
+    line(
+        &mut s,
+        "… and ≥ 2× faster than Executor's",
+        &format!(
+            "ours/peer {:.2}× ({demo:.1} µs vs {peer_call:.1} µs)",
+            demo / peer_call
+        ),
+        verdict(demo / peer_call <= faster(2.0)),
+    );
+    let e = &report.execute;
+    let direct = p50(&e.direct_call_us);
+    let limit = 1.2 * direct + 100.0;
+    line(
+        &mut s,
+        "one call to a stdio upstream (server-everything `echo`) from guest code: ≤ 1.2× direct + 100 µs",
+        &format!(
+            "{:.0} µs vs limit {limit:.0} µs (direct {direct:.0} µs; {:.2}× direct)",
+            e.guest_call_us,
+            e.guest_call_us / direct
+        ),
+        verdict(e.guest_call_us <= limit),
+    );
+    let (fan_out, floor) = (p50(&e.fan_out_ms), p50(&e.fan_out_floor_ms));
+    line(
+        &mut s,
+        "`Promise.all` of 40 calls to a 10 ms upstream, maxConcurrent 8: ≤ 1.1× the five-wave floor",
+        &format!(
+            "{fan_out:.1} ms vs floor {floor:.1} ms: {:.2}× (5 × one direct call: {:.1} ms)",
+            fan_out / floor,
+            5.0 * p50(&e.slow_call_ms)
+        ),
+        verdict(fan_out <= 1.1 * floor),
+    );
+    s
+}

@@ -1,0 +1,64 @@
+//! Everything the `execute` section of the report shows (issue 17, "Speed"), gathered in one
+//! run: the rmcp measurements of `execute.rs`, the official clients, our sandbox in process,
+//! and the Executor sandbox as a peer. Ours and the peer's are measured in alternating chunks so
+//! that a noisy neighbour slows both alike.
+
+use crate::calls::Samples;
+use crate::clients::{self, ClientRow};
+use crate::execute::{self, ExecuteReport};
+use crate::inprocess::{self, InProcessReport};
+use crate::peer::{self, PeerReport};
+use crate::procs::BenchEnv;
+
+/// Chunks of ours, then the peer's, alternating.
+const CHUNKS: usize = 3;
+
+#[derive(Debug)]
+pub(crate) struct SpeedReport {
+    pub execute: ExecuteReport,
+    pub clients: Vec<ClientRow>,
+    pub in_process: InProcessReport,
+    pub peer: PeerReport,
+}
+
+pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<SpeedReport> {
+    let execute = execute::measure(env).await?;
+    let clients = clients::measure(env).await?;
+    let mut ours: Option<InProcessReport> = None;
+    let mut theirs: Option<PeerReport> = None;
+    for _ in 0..CHUNKS {
+        let chunk = inprocess::measure().await?;
+        ours = Some(match ours {
+            None => chunk,
+            Some(mut all) => {
+                extend(&mut all.pooled, chunk.pooled);
+                extend(&mut all.unpooled, chunk.unpooled);
+                extend(&mut all.demo_call, chunk.demo_call);
+                all
+            }
+        });
+        let chunk = peer::measure(env).await?;
+        theirs = Some(match theirs {
+            None => chunk,
+            Some(mut all) => {
+                extend(&mut all.cold_start_us, chunk.cold_start_us);
+                extend(&mut all.per_call_us, chunk.per_call_us);
+                all.module_load_us = all.module_load_us.min(chunk.module_load_us);
+                all
+            }
+        });
+    }
+    let (Some(in_process), Some(peer)) = (ours, theirs) else {
+        anyhow::bail!("no chunk measured");
+    };
+    Ok(SpeedReport {
+        execute,
+        clients,
+        in_process,
+        peer,
+    })
+}
+
+fn extend(all: &mut Samples, more: Samples) {
+    all.0.extend(more.0);
+}

@@ -324,9 +324,9 @@ impl Hub {
             request_bytes: i64::try_from(request_bytes).unwrap_or(i64::MAX),
             response_bytes: i64::try_from(response_bytes).unwrap_or(i64::MAX),
         };
-        if let Err(e) = self.store.record_call(&record) {
-            tracing::error!(error = %e, "could not record a tool call");
-        }
+        // History waits for the next group commit: nothing reads it before the next query,
+        // which commits it first.
+        self.store.defer_call_record(record);
         outcome.map_err(|e| match e {
             CallError::Upstream(u) => CallError::Upstream(redact_upstream_error(&self.redactor, u)),
             other => other,

@@ -207,6 +207,7 @@ impl<G: Gateway> Runner<G> {
             ),
             Ok(prepared) => {
                 let journal = journal::load(self.store(), &run_id);
+                let inputs = journal::inputs(self.store(), &run_id);
                 let input = RunInput {
                     code: prepared.js,
                     namespaces: self.sandbox_namespaces(),
@@ -221,6 +222,7 @@ impl<G: Gateway> Runner<G> {
                     run_id: run_id.clone(),
                     client: attempt.client.clone(),
                     journal,
+                    inputs,
                     asked_in: options.asked_in,
                 });
                 let output = capa_sandbox::run_cancellable(input, host, options.cancel).await;

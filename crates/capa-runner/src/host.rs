@@ -6,7 +6,7 @@
 //! the same thing at the same place); a call a person must approve first stops the run
 //! ([`CallStop::Suspend`]) with a pending input recorded; an approved one is performed for real.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::context::RunnerContext;
 use crate::gateway::{CallFailure, Gate, Gateway};
-use crate::journal::{self, Entry};
+use crate::journal::{self, Durability, Entry};
 use capa_domain::{AskingChannel, preview};
 
 /// One attempt's view of the hub.
@@ -28,6 +28,10 @@ pub(crate) struct RunHost<G: Gateway> {
     pub client: Option<String>,
     /// The run's journal by call index, as it stood when the attempt began.
     pub journal: HashMap<u32, JournalEntry>,
+    /// The call indexes with an input (approval or connection) recorded when the attempt
+    /// began; `None` when they could not be read. Only a call itself records its input, so a
+    /// call at another index has none to look up.
+    pub inputs: Option<HashSet<u32>>,
     /// The client shows its own approval forms: approvals are claimed for it when recorded.
     pub asked_in: Option<AskingChannel>,
 }
@@ -39,6 +43,10 @@ impl<G: Gateway> Host for RunHost<G> {
         let run_id = self.run_id.clone();
         let client = self.client.clone();
         let journaled = self.journal.get(&call.index).cloned();
+        let may_have_input = self
+            .inputs
+            .as_ref()
+            .is_none_or(|inputs| inputs.contains(&call.index));
         let asked_in = self.asked_in.clone();
         Box::pin(async move {
             let digest =
@@ -50,6 +58,7 @@ impl<G: Gateway> Host for RunHost<G> {
                 call: &call,
                 digest: &digest,
                 asked_in: asked_in.as_ref(),
+                may_have_input,
                 shown: std::sync::OnceLock::new(),
             };
             if let Some(entry) = journaled {
@@ -58,23 +67,33 @@ impl<G: Gateway> Host for RunHost<G> {
                 }
                 step.after_interruption(&entry).await?;
             }
-            let (permit, waited_for_connection) = step.gate().await?;
+            let cleared = step.gate().await?;
+            // A call a replay would make again anyway (it only reads, and no person allowed
+            // it) need not be durable before it goes out, nor its answer before the guest
+            // sees it: its entries wait for the next group commit. Any other call's entries
+            // are durable first, as the journal promises.
+            let durable = if cleared.by_policy && step.reads_only() {
+                Durability::Grouped
+            } else {
+                Durability::Now
+            };
             let started = Instant::now();
             // Written before the call goes out: if this process ends before the answer, the
             // replay knows the call may have taken effect.
-            step.entry().in_flight();
-            let outcome = step.perform(permit, client).await;
+            step.entry().in_flight(durable);
+            let outcome = step.perform(cleared.permit, client).await;
             if let Err(CallStop::Suspend) = &outcome {
                 step.entry().forget();
                 return outcome;
             }
-            if let Some(id) = waited_for_connection {
+            if let Some(id) = cleared.waited_for_connection {
                 step.connection_arrived(&id);
             }
             step.entry().answered(
                 &context.redactor,
                 &outcome,
                 i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+                durable,
             );
             outcome
         })
@@ -99,22 +118,36 @@ struct Step<'a, G: Gateway> {
     call: &'a HostCall,
     digest: &'a str,
     asked_in: Option<&'a AskingChannel>,
+    /// Whether an input may be recorded for this call's index (see [`RunHost::inputs`]).
+    may_have_input: bool,
     /// The call's arguments as a person may see them, made once per call: the pending input,
     /// the in-flight entry and the answer's entry all show it.
     shown: std::sync::OnceLock<Value>,
+}
+
+/// What the authorizer let through.
+struct Cleared<P> {
+    permit: P,
+    /// The policy allowed the call (no person did).
+    by_policy: bool,
+    /// The input recorded when this call last lacked its connection.
+    waited_for_connection: Option<String>,
 }
 
 impl<G: Gateway> Step<'_, G> {
     /// Whether the call may go ahead now, decided by the hub's authorizer: a call the policy
     /// allows goes; one it denies is refused; one that needs a person goes once a person
     /// approved it (this call, or the tool for the rest of the run), else the run stops with a
-    /// pending input. Returns the permit and the id of the input recorded when this call last
-    /// lacked its connection.
-    async fn gate(&self) -> Result<(G::Permit, Option<String>), CallStop> {
+    /// pending input.
+    async fn gate(&self) -> Result<Cleared<G::Permit>, CallStop> {
         let store = &self.context.store;
-        let recorded = store
-            .approval_for_call(self.run_id, self.call.index)
-            .map_err(|e| store_failure(&e))?;
+        let recorded = if self.may_have_input {
+            store
+                .approval_for_call(self.run_id, self.call.index)
+                .map_err(|e| store_failure(&e))?
+        } else {
+            None
+        };
         if let Some(record) = &recorded
             && record.args_digest != self.digest
         {
@@ -129,7 +162,11 @@ impl<G: Gateway> Step<'_, G> {
                 let waited = recorded
                     .filter(|r| r.kind == InputKind::Connection)
                     .map(|r| r.id);
-                return Ok((permit, waited));
+                return Ok(Cleared {
+                    permit,
+                    by_policy: true,
+                    waited_for_connection: waited,
+                });
             }
             Gate::Refused(failure) => return Err(self.refused(failure)),
             Gate::NeedsPerson {
@@ -141,7 +178,7 @@ impl<G: Gateway> Step<'_, G> {
         if let Some(record) = recorded {
             return match (record.kind, record.status) {
                 (InputKind::Approval, ApprovalStatus::Approved) => {
-                    Ok((self.gateway.approved(question), None))
+                    Ok(self.approved(question))
                 }
                 (InputKind::Approval, ApprovalStatus::Denied) => Err(self.refused(ToolFailure {
                     hint: Some("Do not retry it; tell the user what you wanted to do.".into()),
@@ -173,7 +210,7 @@ impl<G: Gateway> Step<'_, G> {
             .is_granted_for_run(self.run_id, &self.call.address)
             .map_err(|e| store_failure(&e))?;
         if granted {
-            return Ok((self.gateway.approved(question), None));
+            return Ok(self.approved(question));
         }
         if self.gateway.approvals_paused() {
             return Err(self.refused(ToolFailure {
@@ -185,6 +222,23 @@ impl<G: Gateway> Step<'_, G> {
         Err(CallStop::Suspend)
     }
 
+    fn approved(&self, question: G::Question) -> Cleared<G::Permit> {
+        Cleared {
+            permit: self.gateway.approved(question),
+            by_policy: false,
+            waited_for_connection: None,
+        }
+    }
+
+    /// Whether the call's tool says it only reads (an upstream's hint).
+    fn reads_only(&self) -> bool {
+        self.gateway
+            .catalog()
+            .get(&self.call.address)
+            .and_then(|t| t.definition.read_only_hint())
+            .unwrap_or(false)
+    }
+
     /// A call whose journal entry is still in flight: it went out and its answer never came
     /// back before the attempt ended (the hub stopped, or the call was cancelled with its
     /// attempt), so nobody knows whether it took effect. It is made again only when its tool
@@ -193,12 +247,7 @@ impl<G: Gateway> Step<'_, G> {
     /// guest with `outcome_unknown` (journaled), so a replay never repeats a write.
     async fn after_interruption(&self, entry: &JournalEntry) -> Result<(), CallStop> {
         journal::same_call(entry, self.call, self.digest)?;
-        let read_only = self
-            .gateway
-            .catalog()
-            .get(&self.call.address)
-            .and_then(|t| t.definition.read_only_hint())
-            .unwrap_or(false);
+        let read_only = self.reads_only();
         let allowed = matches!(
             self.gateway
                 .authorize(&self.call.address, self.call.connection.as_deref())
@@ -240,8 +289,12 @@ impl<G: Gateway> Step<'_, G> {
     /// A refusal is journaled like any answer, so a later replay sees the same.
     fn refused(&self, failure: ToolFailure) -> CallStop {
         let stop = CallStop::Failed(failure);
-        self.entry()
-            .answered(&self.context.redactor, &Err(stop.clone()), 0);
+        self.entry().answered(
+            &self.context.redactor,
+            &Err(stop.clone()),
+            0,
+            Durability::Now,
+        );
         stop
     }
 

@@ -15,7 +15,7 @@
 //!   reads and the policy allows it without a person; any other gets `outcome_unknown`
 //!   (see `host.rs`), so a replay never repeats a write.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use capa_domain::Redactor;
 use capa_sandbox::{CallStop, HostCall, RunError, ToolFailure};
@@ -29,6 +29,18 @@ pub(crate) fn load(store: &Store, run_id: &str) -> HashMap<u32, JournalEntry> {
         Err(e) => {
             tracing::error!(error = %e, run = %run_id, "could not read a run's journal");
             HashMap::new()
+        }
+    }
+}
+
+/// The call indexes of the run with an input recorded, as they stand when an attempt begins;
+/// `None` when they could not be read (every call then looks its input up).
+pub(crate) fn inputs(store: &Store, run_id: &str) -> Option<HashSet<u32>> {
+    match store.approvals_of_run(run_id) {
+        Ok(inputs) => Some(inputs.into_iter().map(|a| a.call_index).collect()),
+        Err(e) => {
+            tracing::warn!(error = %e, run = %run_id, "could not read a run's inputs");
+            None
         }
     }
 }
@@ -74,6 +86,16 @@ pub(crate) fn diverged(call: &HostCall, before: &str) -> CallStop {
     })
 }
 
+/// When a journal entry must be durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Durability {
+    /// Before the write returns (committed with whatever else waits: group commit).
+    Now,
+    /// With the next group commit, within milliseconds (see capa-store's `deferred.rs`):
+    /// for a call a replay makes again anyway.
+    Grouped,
+}
+
 /// One call's place in the journal.
 pub(crate) struct Entry<'a> {
     pub store: &'a Store,
@@ -85,6 +107,17 @@ pub(crate) struct Entry<'a> {
 }
 
 impl Entry<'_> {
+    fn write(&self, entry: JournalEntry, durability: Durability, what: &str) {
+        match durability {
+            Durability::Grouped => self.store.defer_journal_call(self.run_id, entry),
+            Durability::Now => {
+                if let Err(e) = self.store.journal_call(self.run_id, &entry) {
+                    tracing::error!(error = %e, run = %self.run_id, "could not journal {what}");
+                }
+            }
+        }
+    }
+
     fn entry(&self, ok: bool, outcome: String, ms: i64, in_flight: bool) -> JournalEntry {
         JournalEntry {
             index: self.call.index,
@@ -101,11 +134,9 @@ impl Entry<'_> {
 
     /// Written before the call goes out: if this process ends before the answer, the replay
     /// knows the call may have taken effect.
-    pub(crate) fn in_flight(&self) {
+    pub(crate) fn in_flight(&self, durability: Durability) {
         let entry = self.entry(false, "null".to_owned(), 0, true);
-        if let Err(e) = self.store.journal_call(self.run_id, &entry) {
-            tracing::error!(error = %e, run = %self.run_id, "could not journal a call before making it");
-        }
+        self.write(entry, durability, "a call before making it");
     }
 
     /// The call stopped the run before it went out (it waits for its connection): the replay
@@ -118,7 +149,13 @@ impl Entry<'_> {
 
     /// The call's outcome (a result or the failure the guest saw), redacted. A stop that is not
     /// an outcome (the run waits, or aborts) writes nothing.
-    pub(crate) fn answered(&self, redactor: &Redactor, outcome: &Result<Value, CallStop>, ms: i64) {
+    pub(crate) fn answered(
+        &self,
+        redactor: &Redactor,
+        outcome: &Result<Value, CallStop>,
+        ms: i64,
+        durability: Durability,
+    ) {
         let (ok, text) = match outcome {
             Ok(value) => (true, value.to_string()),
             Err(CallStop::Failed(failure)) => (
@@ -128,9 +165,7 @@ impl Entry<'_> {
             Err(_) => return,
         };
         let entry = self.entry(ok, redactor.redact(&text), ms, false);
-        if let Err(e) = self.store.journal_call(self.run_id, &entry) {
-            tracing::error!(error = %e, run = %self.run_id, "could not journal a call");
-        }
+        self.write(entry, durability, "a call");
     }
 }
 

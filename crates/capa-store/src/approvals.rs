@@ -139,11 +139,10 @@ impl Store {
     ) -> Result<Option<ApprovalRecord>, StoreError> {
         Ok(self
             .conn()?
-            .query_row(
-                &format!("SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND call_index = ?2"),
-                params![run_id, call_index],
-                from_row,
-            )
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND call_index = ?2"
+            ))?
+            .query_row(params![run_id, call_index], from_row)
             .optional()?)
     }
 

@@ -57,27 +57,15 @@ pub struct RecordedCall {
 }
 
 impl Store {
-    /// Appends one call record.
+    /// Appends one call record now; its row id.
     pub fn record_call(&self, call: &CallRecord) -> Result<i64, StoreError> {
-        let conn = self.conn()?;
-        conn.execute(
-            "INSERT INTO tool_calls (address, connection, client, started_at_ms, duration_ms, status,
-                                     error_code, error_message, request_bytes, response_bytes)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![
-                call.address,
-                call.connection,
-                call.client,
-                call.started_at_ms,
-                call.duration_ms,
-                call.status.as_str(),
-                call.error_code,
-                call.error_message,
-                call.request_bytes,
-                call.response_bytes,
-            ],
-        )?;
-        Ok(conn.last_insert_rowid())
+        Ok(insert_call(&*self.conn()?, call)?)
+    }
+
+    /// Appends one call record with the next group of queued writes (`deferred.rs`): history
+    /// is not needed before the next read, and every read commits the queue first.
+    pub fn defer_call_record(&self, call: CallRecord) {
+        self.shared.defer(crate::deferred::Deferred::Call(call));
     }
 
     /// The newest `limit` calls, newest first.
@@ -107,4 +95,26 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// Inserts one call record on `conn`; its row id.
+pub(crate) fn insert_call(conn: &rusqlite::Connection, call: &CallRecord) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO tool_calls (address, connection, client, started_at_ms, duration_ms, status,
+                                 error_code, error_message, request_bytes, response_bytes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        call.address,
+        call.connection,
+        call.client,
+        call.started_at_ms,
+        call.duration_ms,
+        call.status.as_str(),
+        call.error_code,
+        call.error_message,
+        call.request_bytes,
+        call.response_bytes,
+    ])?;
+    Ok(conn.last_insert_rowid())
 }

@@ -8,6 +8,7 @@ mod approvals;
 mod calls;
 mod claims;
 mod connections;
+mod deferred;
 mod input_kind;
 mod migrations;
 mod policy;
@@ -15,7 +16,7 @@ mod run_state;
 mod runs;
 
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use approvals::{ApprovalRecord, ApprovalStatus};
 pub use calls::{CallRecord, CallStatus, RecordedCall};
@@ -47,9 +48,20 @@ pub enum StoreError {
 }
 
 /// The database. Cheap to share behind an `Arc`; each call holds the connection briefly.
+///
+/// Writes that nothing reads at once (call records, most journal entries) are queued and
+/// committed together (`deferred.rs`); every other statement commits the queue first, so what
+/// the store answers is always what was written.
 #[derive(Debug)]
 pub struct Store {
-    conn: Mutex<rusqlite::Connection>,
+    shared: Arc<deferred::Shared>,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.shared.close();
+        self.shared.commit_now();
+    }
 }
 
 impl Store {
@@ -70,13 +82,28 @@ impl Store {
 
     fn with_connection(mut conn: rusqlite::Connection) -> Result<Self, StoreError> {
         migrations::migrate(&mut conn)?;
+        // Statements of the hot paths are prepared once and kept (`prepare_cached`).
+        conn.set_prepared_statement_cache_capacity(64);
         Ok(Self {
-            conn: Mutex::new(conn),
+            shared: Arc::new(deferred::Shared {
+                conn: Mutex::new(conn),
+                queue: deferred::Queue::default(),
+            }),
         })
     }
 
+    /// The connection, with every queued write committed first.
     fn conn(&self) -> Result<MutexGuard<'_, rusqlite::Connection>, StoreError> {
-        self.conn.lock().map_err(|_| StoreError::Poisoned)
+        let mut conn = self.shared.conn.lock().map_err(|_| StoreError::Poisoned)?;
+        self.shared.queue.commit_pending(&mut conn);
+        Ok(conn)
+    }
+
+    /// Commits every queued write now (one transaction): what was written before this call is
+    /// durable when it returns.
+    pub fn flush(&self) -> Result<(), StoreError> {
+        drop(self.conn()?);
+        Ok(())
     }
 
     /// The schema version after migrations.

@@ -257,25 +257,20 @@ impl Store {
         Ok(runs)
     }
 
-    /// Appends one journal entry of a run.
+    /// Appends one journal entry of a run, durable when this returns: committed in one
+    /// transaction with every write queued before it (group commit).
     pub fn journal_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError> {
-        self.conn()?.execute(
-            "INSERT OR REPLACE INTO run_calls (run_id, idx, address, connection, arguments, ok, outcome, ms, args_digest, in_flight)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![
-                run_id,
-                entry.index,
-                entry.address,
-                entry.connection,
-                entry.arguments,
-                entry.ok,
-                entry.outcome,
-                entry.ms,
-                entry.args_digest,
-                entry.in_flight
-            ],
-        )?;
-        Ok(())
+        self.defer_journal_call(run_id, entry.clone());
+        self.flush()
+    }
+
+    /// [`Store::journal_call`] with the next group of queued writes (`deferred.rs`); durable
+    /// at the next statement on the database, [`Store::flush`], or within a few milliseconds.
+    pub fn defer_journal_call(&self, run_id: &str, entry: JournalEntry) {
+        self.shared.defer(crate::deferred::Deferred::Journal {
+            run_id: run_id.to_owned(),
+            entry,
+        });
     }
 
     /// Drops one journal entry (a call that stopped its run before it went out).
@@ -290,7 +285,7 @@ impl Store {
     /// A run's journal in call order.
     pub fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
         let conn = self.conn()?;
-        let mut statement = conn.prepare(
+        let mut statement = conn.prepare_cached(
             "SELECT idx, address, connection, arguments, ok, outcome, ms, args_digest, in_flight FROM run_calls
              WHERE run_id = ?1 ORDER BY idx",
         )?;
@@ -311,6 +306,31 @@ impl Store {
             .collect::<Result<_, _>>()?;
         Ok(entries)
     }
+}
+
+/// Inserts or replaces one journal entry on `conn`.
+pub(crate) fn write_journal_entry(
+    conn: &rusqlite::Connection,
+    run_id: &str,
+    entry: &JournalEntry,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO run_calls (run_id, idx, address, connection, arguments, ok, outcome, ms, args_digest, in_flight)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        run_id,
+        entry.index,
+        entry.address,
+        entry.connection,
+        entry.arguments,
+        entry.ok,
+        entry.outcome,
+        entry.ms,
+        entry.args_digest,
+        entry.in_flight
+    ])?;
+    Ok(())
 }
 
 #[cfg(test)]

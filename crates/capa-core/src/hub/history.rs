@@ -15,6 +15,13 @@ pub struct RunHistory {
 }
 
 impl Hub {
+    /// Commits now the writes that wait to share a transaction (call history, the journal
+    /// entries of calls that only read); they are otherwise committed within milliseconds, and
+    /// before any read of this hub's. For readers of the database file beside the hub.
+    pub fn commit_writes(&self) -> Result<(), StoreError> {
+        self.store.flush()
+    }
+
     /// Runs matching `filter`, newest first.
     pub fn find_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, StoreError> {
         self.store.find_runs(filter)

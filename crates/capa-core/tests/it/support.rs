@@ -91,6 +91,9 @@ impl TestHub {
     /// The hub's database, opened apart as another reader would (the hub keeps its own handle
     /// to itself): what a test checks is what was written to the file.
     pub(crate) fn store(&self) -> capa_store::Store {
+        self.hub
+            .commit_writes()
+            .expect("the hub commits its queued writes");
         capa_store::Store::open(&self.hub.paths().database()).expect("the hub's database opens")
     }
 

@@ -1,0 +1,159 @@
+//! Writes that may wait: committed together, in the order they were made, in one transaction.
+//!
+//! A run's guest calls used to pay one SQLite write transaction each for the call record and
+//! two for the journal (in flight, then answered): most of a call's cost. Writes that nothing
+//! reads at once are queued here instead, and the queue is committed as one transaction
+//! (group commit, across every run and client of the hub):
+//! - before any other statement runs on the connection ([`crate::Store`]'s every read and
+//!   write takes the connection through `commit_pending`), so a read always sees every write
+//!   made before it, and writes keep their order;
+//! - by [`crate::Store::flush`], where a caller needs its write durable now (the journal entry
+//!   of a call that may write, before the call goes out);
+//! - at the latest [`FLUSH_DELAY`] after the first write was queued, by a thread of the store;
+//! - when the store is dropped.
+//!
+//! Durable here means what it means for every write of the store (WAL, `synchronous=NORMAL`):
+//! committed, so a hub that is killed keeps it; a power cut may lose the last commits.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use crate::calls::CallRecord;
+use crate::runs::JournalEntry;
+
+/// How long a queued write may wait for others to share its transaction.
+pub(crate) const FLUSH_DELAY: Duration = Duration::from_millis(2);
+
+/// One queued write.
+#[derive(Debug)]
+pub(crate) enum Deferred {
+    /// A run's journal entry (inserted or replaced by its position).
+    Journal { run_id: String, entry: JournalEntry },
+    /// A tool call's history record.
+    Call(CallRecord),
+}
+
+impl Deferred {
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Journal { .. } => "journal entry",
+            Self::Call(_) => "call record",
+        }
+    }
+
+    fn apply(&self, conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+        match self {
+            Self::Journal { run_id, entry } => {
+                crate::runs::write_journal_entry(conn, run_id, entry)
+            }
+            Self::Call(call) => crate::calls::insert_call(conn, call).map(|_| ()),
+        }
+    }
+}
+
+/// The queue of writes not committed yet, and the thread that commits them when nobody else
+/// does.
+#[derive(Debug, Default)]
+pub(crate) struct Queue {
+    pending: Mutex<Vec<Deferred>>,
+    wake: Condvar,
+    closing: AtomicBool,
+    flusher: OnceLock<()>,
+}
+
+/// What the flusher thread needs: the connection and the queue.
+pub(crate) struct Shared {
+    pub conn: Mutex<rusqlite::Connection>,
+    pub queue: Queue,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("queue", &self.queue)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Deferred>> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Commits every queued write on `conn` (held by the caller) in one transaction. A write
+    /// that fails (its run was deleted meanwhile, say) is logged and skipped: SQLite undoes
+    /// only that statement, so the others still commit. A failed commit is logged: the writes
+    /// are lost as failed direct writes would be, and the caller's own statement still runs.
+    pub(crate) fn commit_pending(&self, conn: &mut rusqlite::Connection) {
+        let writes = std::mem::take(&mut *self.lock());
+        if writes.is_empty() {
+            return;
+        }
+        let committed = conn.transaction().and_then(|tx| {
+            for write in &writes {
+                if let Err(e) = write.apply(&tx) {
+                    tracing::error!(error = %e, write = write.kind(), "could not write a queued record");
+                }
+            }
+            tx.commit()
+        });
+        if let Err(e) = committed {
+            tracing::error!(error = %e, writes = writes.len(), "could not commit queued writes");
+        }
+    }
+}
+
+impl Shared {
+    /// Queues a write and makes sure the flusher thread will commit it.
+    pub(crate) fn defer(self: &Arc<Self>, write: Deferred) {
+        self.queue.lock().push(write);
+        self.queue.flusher.get_or_init(|| {
+            let shared = Arc::clone(self);
+            let spawned = std::thread::Builder::new()
+                .name("capa-store-flush".into())
+                .spawn(move || shared.flush_until_closed());
+            if let Err(e) = spawned {
+                // Writes are still committed by the next statement on the connection, by a
+                // flush and at drop; only the bound on their wait is lost.
+                tracing::warn!(error = %e, "could not start the database's flush thread");
+            }
+        });
+        self.queue.wake.notify_one();
+    }
+
+    /// Commits what is queued now.
+    pub(crate) fn commit_now(&self) {
+        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
+        self.queue.commit_pending(&mut conn);
+    }
+
+    /// Stops the flusher thread (after it commits what is left).
+    pub(crate) fn close(&self) {
+        self.queue.closing.store(true, Ordering::Release);
+        self.queue.wake.notify_all();
+    }
+
+    fn flush_until_closed(&self) {
+        loop {
+            {
+                let pending = self.queue.lock();
+                let pending = self
+                    .queue
+                    .wake
+                    .wait_while(pending, |p| {
+                        p.is_empty() && !self.queue.closing.load(Ordering::Acquire)
+                    })
+                    .unwrap_or_else(PoisonError::into_inner);
+                if pending.is_empty() {
+                    return;
+                }
+            }
+            if !self.queue.closing.load(Ordering::Acquire) {
+                // Let the writes of the next moments share this transaction.
+                std::thread::sleep(FLUSH_DELAY);
+            }
+            self.commit_now();
+        }
+    }
+}

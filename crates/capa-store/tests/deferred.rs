@@ -1,0 +1,127 @@
+//! Queued writes (call records, journal entries): every read sees them, they keep their order,
+//! and they reach the file without another statement — within the flush delay, or at drop.
+
+use std::time::{Duration, Instant};
+
+use capa_store::{CallRecord, CallStatus, JournalEntry, RunRecord, Store};
+
+fn call(address: &str) -> CallRecord {
+    CallRecord {
+        address: address.into(),
+        connection: None,
+        client: Some("test".into()),
+        started_at_ms: 1,
+        duration_ms: 2,
+        status: CallStatus::Ok,
+        error_code: None,
+        error_message: None,
+        request_bytes: 3,
+        response_bytes: 4,
+    }
+}
+
+fn entry(index: u32, outcome: &str, in_flight: bool) -> JournalEntry {
+    JournalEntry {
+        index,
+        address: "demo.t".into(),
+        connection: None,
+        arguments: "{}".into(),
+        ok: !in_flight,
+        outcome: outcome.into(),
+        ms: 1,
+        args_digest: Some("d".into()),
+        in_flight,
+    }
+}
+
+fn run(id: &str) -> RunRecord {
+    RunRecord {
+        id: id.into(),
+        code: "return 1".into(),
+        seed: 1,
+        clock_start_ms: 1,
+        client: None,
+        status: capa_store::RunState::Running,
+        envelope: None,
+        attempts: 1,
+        created_at_ms: 1,
+        updated_at_ms: 1,
+        resumable: true,
+        owner: None,
+    }
+}
+
+/// Rows of `table` as another process would see them: through its own connection to the file.
+fn rows_on_disk(path: &std::path::Path, table: &str) -> i64 {
+    let conn = rusqlite::Connection::open(path).expect("open raw");
+    conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+        .expect("count")
+}
+
+#[test]
+fn a_read_sees_every_queued_write_in_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(&dir.path().join("hub.db")).expect("open");
+    store.insert_run(&run("run_1")).expect("run");
+    store.defer_call_record(call("demo.a"));
+    store.defer_call_record(call("demo.b"));
+    // In flight, then answered, then answered again by a write that does not wait: the last
+    // write of a position wins, as if each had been made at once.
+    store.defer_journal_call("run_1", entry(0, "null", true));
+    store.defer_journal_call("run_1", entry(0, "1", false));
+    store
+        .journal_call("run_1", &entry(0, "2", false))
+        .expect("journal");
+    let calls = store.recent_calls(10).expect("calls");
+    let addresses: Vec<&str> = calls.iter().map(|c| c.call.address.as_str()).collect();
+    assert_eq!(addresses, ["demo.b", "demo.a"], "newest first");
+    let journal = store.journal("run_1").expect("journal");
+    assert_eq!(journal, vec![entry(0, "2", false)]);
+}
+
+#[test]
+fn queued_writes_reach_the_file_without_another_statement() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("hub.db");
+    let store = Store::open(&path).expect("open");
+    store.defer_call_record(call("demo.a"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while rows_on_disk(&path, "tool_calls") == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the queued write never reached the file"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn flush_and_drop_make_queued_writes_durable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("hub.db");
+    let store = Store::open(&path).expect("open");
+    store.defer_call_record(call("demo.a"));
+    store.flush().expect("flush");
+    assert_eq!(rows_on_disk(&path, "tool_calls"), 1);
+    for i in 0..50 {
+        store.defer_call_record(call(&format!("demo.{i}")));
+    }
+    drop(store);
+    assert_eq!(rows_on_disk(&path, "tool_calls"), 51);
+}
+
+#[test]
+fn a_write_that_fails_does_not_lose_the_others_of_its_group() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("hub.db");
+    let store = Store::open(&path).expect("open");
+    store.insert_run(&run("run_1")).expect("run");
+    store.defer_call_record(call("demo.a"));
+    // No such run: the foreign key refuses this entry alone.
+    store.defer_journal_call("run_gone", entry(0, "1", false));
+    store.defer_journal_call("run_1", entry(0, "1", false));
+    store.flush().expect("flush");
+    assert_eq!(rows_on_disk(&path, "tool_calls"), 1);
+    assert_eq!(store.journal("run_1").expect("journal").len(), 1);
+    assert!(store.journal("run_gone").expect("journal").is_empty());
+}

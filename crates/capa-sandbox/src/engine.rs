@@ -1,5 +1,6 @@
-//! One run on its own thread: a fresh QuickJS runtime and context, the prelude, the model's code,
-//! and the event loop that feeds it tool results in issue order and fires its timers.
+//! One run on its own thread, in a sandbox of its own (a fresh QuickJS runtime and context,
+//! `sandbox.rs`): the prelude, the model's code, and the event loop that feeds it tool results in
+//! issue order and fires its timers.
 //!
 //! The guest runs only inside `Meter::segment`; the time between segments (waiting for the host)
 //! is never guest time. The interrupt handler compares the guest time used so far against
@@ -13,12 +14,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use rquickjs::context::{EvalOptions, intrinsic};
+use rquickjs::context::EvalOptions;
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
 
 use crate::guest_code::{CODE_FILE, wrapped};
 use crate::meter::{CANCELLED, Meter, Trip};
 use crate::oom::Watch;
+use crate::sandbox::Sandbox;
 use crate::state::{Event, Finish, Next, State, Stop};
 use crate::thrown::{ThrownRecord, caught, classify, memory_error};
 use crate::{RunError, RunInput};
@@ -108,9 +110,15 @@ impl Driver<'_> {
                     if let Some(e) = self.meter.error(self.limits) {
                         return Err(Outcome::Error(e));
                     }
-                    // Jobs fail only inside the engine (a handler's error rejects its promise)
-                    // or in a `queueMicrotask` callback.
-                    let e = ctx.with(|ctx| self.thrown(&ctx, false));
+                    // Jobs fail only inside the engine: a handler's error rejects its promise,
+                    // and the prelude's `queueMicrotask` ends the run with its callback's
+                    // (clock.js). A `null` here is QuickJS's out-of-memory, even when the
+                    // failed job freed what filled the heap.
+                    let e = ctx.with(|ctx| {
+                        let t = caught(&ctx);
+                        let null_oom = t.is_null;
+                        classify(t, false, null_oom)
+                    });
                     return Err(Outcome::Error(e));
                 }
             }
@@ -280,37 +288,11 @@ impl Driver<'_> {
         }
     }
 
-    fn drive(&self, input: &RunInput) -> Outcome {
-        let rt = match Runtime::new() {
-            Ok(rt) => rt,
-            Err(e) => return internal(e),
-        };
-        rt.set_memory_limit(self.limits.memory_bytes);
-        rt.set_max_stack_size(self.limits.stack_bytes);
-        rt.set_gc_threshold((self.limits.memory_bytes / 8).clamp(256 * 1024, 4 * 1024 * 1024));
-        let meter = Rc::clone(&self.meter);
-        rt.set_interrupt_handler(Some(Box::new(move || meter.interrupt())));
-        self.watch.install(&rt);
-        // No Performance (a real clock), no WeakRef/FinalizationRegistry (GC timing would leak
-        // into the run): both would break determinism.
-        let ctx = match Context::builder()
-            .with::<intrinsic::Date>()
-            .with::<intrinsic::Eval>()
-            .with::<intrinsic::RegExpCompiler>()
-            .with::<intrinsic::RegExp>()
-            .with::<intrinsic::Json>()
-            .with::<intrinsic::Proxy>()
-            .with::<intrinsic::MapSet>()
-            .with::<intrinsic::TypedArrays>()
-            .with::<intrinsic::Promise>()
-            .with::<intrinsic::DOMException>()
-            .build(&rt)
-        {
-            Ok(ctx) => ctx,
-            Err(e) => return internal(e),
-        };
-        let outcome = self.run_in(&rt, &ctx, input);
-        let outcome = self.final_outcome(&ctx, outcome);
+    fn drive(&self, sandbox: &Sandbox, input: &RunInput) -> Outcome {
+        sandbox.limit(self.limits, &self.meter, &self.watch);
+        let (rt, ctx) = (&sandbox.rt, &sandbox.ctx);
+        let outcome = self.run_in(rt, ctx, sandbox, input);
+        let outcome = self.final_outcome(ctx, outcome);
         // Persistent handles are gone (run_in's locals, the watch's); let the GC collect cycles
         // before the runtime is freed.
         self.watch.clear();
@@ -318,8 +300,8 @@ impl Driver<'_> {
         outcome
     }
 
-    fn run_in(&self, rt: &Runtime, ctx: &Context, input: &RunInput) -> Outcome {
-        match self.start(ctx, input) {
+    fn run_in(&self, rt: &Runtime, ctx: &Context, sandbox: &Sandbox, input: &RunInput) -> Outcome {
+        match self.start(ctx, sandbox, input) {
             Ok(api) => self.event_loop(rt, ctx, &api),
             Err(o) => o,
         }
@@ -327,10 +309,11 @@ impl Driver<'_> {
 
     /// Setup: prelude, then the code compiled as an async function, then started, and the jobs
     /// of that first turn run.
-    fn start(&self, ctx: &Context, input: &RunInput) -> Result<Api, Outcome> {
+    fn start(&self, ctx: &Context, sandbox: &Sandbox, input: &RunInput) -> Result<Api, Outcome> {
         let api = self.meter.segment(|| {
             ctx.with(|ctx| -> Result<Persistent<Object<'static>>, Outcome> {
-                crate::prelude::install(&ctx, input, &self.state, &self.watch)
+                let compiled = sandbox.take_prelude(&ctx);
+                crate::prelude::install(&ctx, compiled, input, &self.state, &self.watch)
                     .map_err(|e| self.engine_error(&ctx, e))
             })
         })?;
@@ -457,8 +440,9 @@ pub(crate) struct Job {
     pub started: Instant,
 }
 
-/// Run one attempt to the end on the current thread.
-pub(crate) fn execute(job: Job) -> crate::RunOutput {
+/// Run one attempt to the end on the current thread, in `sandbox` (which it leaves to the caller
+/// to free, after the output went out).
+pub(crate) fn execute(job: Job, sandbox: &Sandbox) -> crate::RunOutput {
     let Job {
         input,
         limits,
@@ -497,7 +481,7 @@ pub(crate) fn execute(job: Job) -> crate::RunOutput {
         events: &rx,
         limits: &limits,
     };
-    let mut outcome = driver.drive(&input);
+    let mut outcome = driver.drive(sandbox, &input);
     if matches!(outcome, Outcome::Suspended) {
         outcome = driver.settle_in_flight();
     }

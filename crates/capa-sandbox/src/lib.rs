@@ -11,7 +11,8 @@
 //!
 //! How a run works (details in `engine.rs`, `state.rs`, `output.rs` and `prelude/`):
 //! - Each run gets a fresh QuickJS runtime and context on a thread of its own: guest code never
-//!   blocks a tokio worker, and QuickJS's non-`Send` handles never cross threads.
+//!   blocks a tokio worker, and QuickJS's non-`Send` handles never cross threads. Usually they
+//!   were made ahead, in the pool (below).
 //! - The guest prelude (`prelude/`, one file per job, joined by `prelude.rs`) defines the
 //!   namespaces, `hub`, `ToolError`, `console`, the logical clock, seeded randomness, timers and
 //!   the small web APIs, and removes `eval` and the Function constructors.
@@ -21,6 +22,18 @@
 //!   reproduces a run exactly.
 //! - Guest time is measured only while the guest runs (`compute_ms`); the wall clock bounds the
 //!   whole run (`wall_ms`), waiting included.
+//!
+//! The pool (`pool.rs`, `sandbox.rs`): a cold start (a thread, a runtime, a context, and above
+//! all compiling the ~1,100-line prelude) costs milliseconds, several times a small run. So a few
+//! sandboxes are kept warm: each a parked thread whose runtime and context exist and whose
+//! prelude function is compiled but not yet called. A run takes one and sets everything of its
+//! own when it starts: its limits, meter, interrupt handler, out-of-memory watch, and, by
+//! calling the prelude, its host functions, namespaces, seed and clock. Nothing of one run
+//! reaches another: a warm sandbox serves exactly one run and is then freed, never reused, and
+//! the output is the same as a cold start's. There is one per core (at least one, at most
+//! four); a background thread makes a new one whenever one is taken, so a run never waits for
+//! one to be made: when none is ready (a burst) it starts cold. The pool starts on the first
+//! run, or earlier with [`prewarm`]; [`run_unpooled`] always starts cold.
 
 mod engine;
 mod guest_code;
@@ -29,8 +42,11 @@ mod logs;
 mod meter;
 mod oom;
 mod output;
+mod pool;
 mod prelude;
+mod sandbox;
 mod state;
+mod thread;
 mod thrown;
 mod types;
 
@@ -49,11 +65,7 @@ pub use types::{
     ToolBinding, ToolFailure, Truncated,
 };
 
-/// Extra stack for the sandbox thread beyond the guest's `stack_bytes`: Rust frames, and the C
-/// code QuickJS runs between its stack checks.
-const THREAD_STACK_HEADROOM: usize = 8 * 1024 * 1024;
-/// How long past `wall_ms` `run` waits for the sandbox thread to report before giving up on it.
-const WALL_GRACE: Duration = Duration::from_secs(2);
+use thread::WALL_GRACE;
 
 /// Sets the cancel flag and wakes the sandbox thread when `run` ends or is dropped.
 struct CancelOnDrop {
@@ -91,12 +103,46 @@ pub fn fit_inline(
     output::fit(result, held, &limits)
 }
 
+/// Starts the pool of warm sandboxes now rather than at the first run (the hub calls it when it
+/// starts), so that the first runs find sandboxes ready. Returns at once; they are made in the
+/// background.
+pub fn prewarm() {
+    pool::start();
+}
+
+/// How many warm sandboxes are ready to be taken now (starting the pool if it is not running).
+/// For tests and diagnostics.
+pub fn prewarmed() -> usize {
+    pool::ready()
+}
+
+/// Where a run's sandbox comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// A warm sandbox of the pool when one is ready, else cold.
+    Pooled,
+    /// Always a fresh thread and sandbox, made when the run starts.
+    Cold,
+}
+
 /// Run one attempt of model-written code. Never panics; returns within `wall_ms` (plus a short
 /// grace) whatever the guest does. Must be called from within a tokio runtime with its time
 /// driver enabled (any flavour): host calls are spawned onto it. Dropping the future cancels the
 /// run.
 pub async fn run(input: RunInput, host: Arc<dyn Host>) -> RunOutput {
     run_cancellable(input, host, CancellationToken::new()).await
+}
+
+/// [`run`] without the pool: always a cold start (a new thread, runtime and context, and the
+/// prelude compiled), as before the pool. For benchmarks comparing the two.
+pub async fn run_unpooled(input: RunInput, host: Arc<dyn Host>) -> RunOutput {
+    guarded(run_inner(
+        input,
+        host,
+        CancellationToken::new(),
+        Start::Cold,
+    ))
+    .await
 }
 
 /// [`run`], ended early when `cancel` fires (the client cancelled or went away): queued calls
@@ -107,14 +153,24 @@ pub async fn run_cancellable(
     host: Arc<dyn Host>,
     cancel: CancellationToken,
 ) -> RunOutput {
+    guarded(run_inner(input, host, cancel, Start::Pooled)).await
+}
+
+/// `run` as a failed output when it panics.
+async fn guarded(run: impl Future<Output = RunOutput>) -> RunOutput {
     use futures::FutureExt;
-    std::panic::AssertUnwindSafe(run_inner(input, host, cancel))
+    std::panic::AssertUnwindSafe(run)
         .catch_unwind()
         .await
         .unwrap_or_else(|_| RunOutput::failed("internal", "the sandbox failed unexpectedly", None))
 }
 
-async fn run_inner(input: RunInput, host: Arc<dyn Host>, token: CancellationToken) -> RunOutput {
+async fn run_inner(
+    input: RunInput,
+    host: Arc<dyn Host>,
+    token: CancellationToken,
+    start: Start,
+) -> RunOutput {
     let started = Instant::now();
     let limits = input.limits.effective();
     if input.code.len() > limits.code_bytes {
@@ -139,7 +195,7 @@ async fn run_inner(input: RunInput, host: Arc<dyn Host>, token: CancellationToke
     };
     let (done_tx, done_rx) = tokio::sync::oneshot::channel();
     let wall = Duration::from_millis(limits.wall_ms);
-    let stack = limits.stack_bytes + THREAD_STACK_HEADROOM;
+    let stack = thread::stack_for(&limits);
     let job = engine::Job {
         input,
         limits,
@@ -149,18 +205,14 @@ async fn run_inner(input: RunInput, host: Arc<dyn Host>, token: CancellationToke
         cancel,
         started,
     };
-    let spawned = std::thread::Builder::new()
-        .name("capa-sandbox".into())
-        .stack_size(stack)
-        .spawn(move || {
-            let out =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine::execute(job)))
-                    .unwrap_or_else(|_| {
-                        RunOutput::failed("internal", "the sandbox failed unexpectedly", None)
-                    });
-            let _ = done_tx.send(out);
-        });
-    if let Err(e) = spawned {
+    let task = thread::Task { job, done: done_tx };
+    let cold = match start {
+        Start::Pooled => pool::offer(task, stack),
+        Start::Cold => Some(task),
+    };
+    if let Some(task) = cold
+        && let Err(e) = thread::spawn_cold(task, stack)
+    {
         return RunOutput::failed(
             "internal",
             format!("could not start the sandbox: {e}"),

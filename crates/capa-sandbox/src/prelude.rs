@@ -35,10 +35,21 @@ const PRELUDE: &str = concat!(
 const ABSENT: &[&str] = &["eval", "Function", "Atomics", "SharedArrayBuffer"];
 const MAX_TIMER_MS: u64 = 30_000;
 
-/// Evaluates the prelude with the host object and the run's configuration; returns the API the
-/// event loop calls (settle, deliver, fire a timer).
+/// Compiles the prelude's function expression (a function object; nothing of it has run yet).
+pub(crate) fn compile<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+    let mut options = EvalOptions::default();
+    options.global = true;
+    options.strict = true;
+    options.filename = Some("prelude.js".into());
+    ctx.eval_with_options(PRELUDE, options)
+}
+
+/// Calls the prelude (`compiled` ahead by a warm sandbox, else compiled now) with the host object
+/// and the run's configuration; returns the API the event loop calls (settle, deliver, fire a
+/// timer).
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
+    compiled: Option<Function<'js>>,
     input: &RunInput,
     state: &Rc<RefCell<State>>,
     watch: &Rc<Watch>,
@@ -115,11 +126,10 @@ pub(crate) fn install<'js>(
     });
     let config = ctx.json_parse(config.to_string())?;
     watch.remember_internal_error(ctx)?;
-    let mut options = EvalOptions::default();
-    options.global = true;
-    options.strict = true;
-    options.filename = Some("prelude.js".into());
-    let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
+    let prelude = match compiled {
+        Some(f) => f,
+        None => compile(ctx)?,
+    };
     let api: Object = prelude.call((host, config))?;
     Ok(Persistent::save(ctx, api))
 }

@@ -117,3 +117,19 @@
   defineBuiltin("setTimeout", setTimeout);
   defineBuiltin("clearTimeout", clearTimeout);
 
+  // A callback's throw ends the run from here, as a timer's does, rather than failing its job:
+  // then only the engine fails a job (a handler's error rejects its promise), so a `null` that
+  // fails one is QuickJS's out-of-memory (engine.rs), however much the failed job freed.
+  const nativeQueueMicrotask = G.queueMicrotask;
+  function queueMicrotask(callback) {
+    if (typeof callback !== "function") return apply(nativeQueueMicrotask, undefined, [callback]);
+    return apply(nativeQueueMicrotask, undefined, [() => {
+      try {
+        apply(callback, undefined, []);
+      } catch (e) {
+        host.finish("error", describeError(e));
+      }
+    }]);
+  }
+  if (typeof nativeQueueMicrotask === "function") defineBuiltin("queueMicrotask", queueMicrotask);
+

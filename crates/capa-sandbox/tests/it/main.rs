@@ -7,4 +7,5 @@ mod basic;
 mod corpus;
 mod determinism;
 mod limits;
+mod pool;
 mod suspend;

@@ -1,0 +1,175 @@
+//! Warm sandboxes, made ahead so that a run does not wait for a thread, a runtime, a context and
+//! the prelude's compilation (most of a cold start: compiling the prelude alone is some
+//! milliseconds).
+//!
+//! Each warm sandbox is a thread of its own, parked with its sandbox (`sandbox.rs`) until it is
+//! handed one run; after that run it ends and its sandbox is freed. Nothing is reused between
+//! runs. A refill thread makes a new one whenever one is taken, off the request path: [`take`]
+//! never waits for one to be made, and a run that finds the pool empty starts cold.
+
+use std::num::NonZeroUsize;
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError, mpsc};
+use std::time::Duration;
+
+use crate::Limits;
+use crate::sandbox::Sandbox;
+use crate::thread::{Task, serve, stack_for};
+
+/// Warm sandboxes at most, however many cores the host has: each holds a parked thread and a
+/// runtime with the prelude compiled (about a megabyte).
+const MAX_WARM: usize = 4;
+/// How long the refill thread waits after it could not make a sandbox before it tries again.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// A warm sandbox's thread, waiting for its one run.
+struct Warm {
+    tasks: mpsc::Sender<Task>,
+}
+
+struct Pool {
+    ready: Mutex<Vec<Warm>>,
+    /// Signalled when a sandbox is taken: the refill thread makes another.
+    taken: Condvar,
+    size: usize,
+}
+
+static POOL: OnceLock<Pool> = OnceLock::new();
+
+/// The stack of a warm thread: the default limits' guest stack plus the headroom. A run that
+/// asks for more starts cold.
+fn warm_stack() -> usize {
+    stack_for(&Limits::default())
+}
+
+/// One warm sandbox per core, at least one and at most [`MAX_WARM`].
+fn size() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, NonZeroUsize::get)
+        .clamp(1, MAX_WARM)
+}
+
+fn lock(pool: &Pool) -> MutexGuard<'_, Vec<Warm>> {
+    pool.ready.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The process's pool, started (its refill thread spawned) on first use.
+fn pool() -> &'static Pool {
+    let mut fresh = false;
+    let pool = POOL.get_or_init(|| {
+        fresh = true;
+        Pool {
+            ready: Mutex::new(Vec::new()),
+            taken: Condvar::new(),
+            size: size(),
+        }
+    });
+    if fresh {
+        let started = std::thread::Builder::new()
+            .name("capa-sandbox-refill".into())
+            .spawn(move || refill(pool));
+        if let Err(e) = started {
+            tracing::warn!("could not start the sandbox pool ({e}); every run starts cold");
+        }
+    }
+    pool
+}
+
+/// Starts the pool if it is not running yet: its sandboxes are made in the background.
+pub(crate) fn start() {
+    pool();
+}
+
+/// How many warm sandboxes wait now.
+pub(crate) fn ready() -> usize {
+    lock(pool()).len()
+}
+
+/// Whether a warm thread's stack is big enough for a run that needs a thread stack of `stack`.
+fn fits_warm(stack: usize) -> bool {
+    stack <= warm_stack()
+}
+
+/// Hands `task` to a warm sandbox, if one is ready and its thread's stack is at least `stack`
+/// bytes. Never waits for a sandbox to be made: when none is ready, the task comes back, to be
+/// run cold.
+pub(crate) fn offer(task: Task, stack: usize) -> Option<Task> {
+    if !fits_warm(stack) {
+        return Some(task);
+    }
+    let pool = pool();
+    let warm = lock(pool).pop();
+    let Some(warm) = warm else {
+        return Some(task);
+    };
+    pool.taken.notify_one();
+    // An error: the thread ended before its run (it panicked while parked); run cold.
+    warm.tasks.send(task).err().map(|e| e.0)
+}
+
+/// The refill thread: keeps the pool full, one sandbox at a time.
+fn refill(pool: &'static Pool) {
+    loop {
+        {
+            let mut ready = lock(pool);
+            while ready.len() >= pool.size {
+                ready = pool
+                    .taken
+                    .wait(ready)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+        }
+        match make() {
+            Ok(warm) => lock(pool).push(warm),
+            Err(e) => {
+                tracing::warn!("could not make a warm sandbox: {e}");
+                std::thread::sleep(RETRY_AFTER);
+            }
+        }
+    }
+}
+
+/// Makes one warm sandbox on a thread of its own; returns once it is ready.
+fn make() -> Result<Warm, String> {
+    let (ready_tx, ready_rx) = mpsc::channel::<Result<mpsc::Sender<Task>, String>>();
+    std::thread::Builder::new()
+        .name("capa-sandbox".into())
+        .stack_size(warm_stack())
+        .spawn(move || {
+            let sandbox = match Sandbox::warm() {
+                Ok(sandbox) => sandbox,
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e.to_string()));
+                    return;
+                }
+            };
+            let (tasks, inbox) = mpsc::channel();
+            if ready_tx.send(Ok(tasks)).is_err() {
+                return;
+            }
+            // Parked until taken; the pool lives as long as the process.
+            if let Ok(task) = inbox.recv() {
+                serve(task, Ok(sandbox));
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    let tasks = ready_rx
+        .recv()
+        .map_err(|_| "the thread stopped while making its sandbox".to_string())??;
+    Ok(Warm { tasks })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_is_sized_by_cores_within_bounds() {
+        assert!((1..=MAX_WARM).contains(&size()));
+    }
+
+    #[test]
+    fn a_run_needing_more_stack_than_a_warm_thread_has_starts_cold() {
+        assert!(fits_warm(stack_for(&Limits::default())));
+        assert!(!fits_warm(warm_stack() + 1));
+    }
+}

@@ -290,13 +290,12 @@ impl Driver<'_> {
 
     fn drive(&self, sandbox: &Sandbox, input: &RunInput) -> Outcome {
         sandbox.limit(self.limits, &self.meter, &self.watch);
-        let (rt, ctx) = (&sandbox.rt, &sandbox.ctx);
+        let (rt, ctx) = (sandbox.rt(), sandbox.ctx());
         let outcome = self.run_in(rt, ctx, sandbox, input);
         let outcome = self.final_outcome(ctx, outcome);
-        // Persistent handles are gone (run_in's locals, the watch's); let the GC collect cycles
-        // before the runtime is freed.
+        // Persistent handles are gone (run_in's locals) or go now (the watch's); the GC collects
+        // cycles before the runtime is freed (`Sandbox::free`, after the output went out).
         self.watch.clear();
-        rt.run_gc();
         outcome
     }
 
@@ -312,8 +311,10 @@ impl Driver<'_> {
     fn start(&self, ctx: &Context, sandbox: &Sandbox, input: &RunInput) -> Result<Api, Outcome> {
         let api = self.meter.segment(|| {
             ctx.with(|ctx| -> Result<Persistent<Object<'static>>, Outcome> {
-                let compiled = sandbox.take_prelude(&ctx);
-                crate::prelude::install(&ctx, compiled, input, &self.state, &self.watch)
+                let Some(prepared) = sandbox.take_prepared() else {
+                    return Err(internal("the sandbox served a run already"));
+                };
+                crate::prelude::install(&ctx, prepared, input, &self.state, &self.watch)
                     .map_err(|e| self.engine_error(&ctx, e))
             })
         })?;

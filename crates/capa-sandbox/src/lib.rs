@@ -24,13 +24,15 @@
 //!   whole run (`wall_ms`), waiting included.
 //!
 //! The pool (`pool.rs`, `sandbox.rs`): a cold start (a thread, a runtime, a context, and above
-//! all compiling the ~1,100-line prelude) costs milliseconds, several times a small run. So a few
-//! sandboxes are kept warm: each a parked thread whose runtime and context exist and whose
-//! prelude function is compiled but not yet called. A run takes one and sets everything of its
-//! own when it starts: its limits, meter, interrupt handler, out-of-memory watch, and, by
-//! calling the prelude, its host functions, namespaces, seed and clock. Nothing of one run
-//! reaches another: a warm sandbox serves exactly one run and is then freed, never reused, and
-//! the output is the same as a cold start's. There is one per core (at least one, at most
+//! all compiling and running the ~1,100-line prelude) costs milliseconds, many times a small
+//! run. So a few sandboxes are kept warm: each a parked thread whose runtime and context exist
+//! and whose prelude was compiled and called with nothing of any run (`prelude::prepare`). A run
+//! takes one and sets everything of its own when it starts: its limits, meter, interrupt
+//! handler and out-of-memory watch on the runtime, its host functions on the prelude's host
+//! object, and its namespaces, seed and clock through the prelude's `configure`. Nothing of one
+//! run reaches another: a warm sandbox serves exactly one run and is then freed, never reused.
+//! A cold start makes its sandbox the same way on the spot, so pooled and unpooled runs give
+//! the same output. There is one per core (at least one, at most
 //! four); a background thread makes a new one whenever one is taken, so a run never waits for
 //! one to be made: when none is ready (a burst) it starts cold. The pool starts on the first
 //! run, or earlier with [`prewarm`]; [`run_unpooled`] always starts cold.
@@ -134,7 +136,7 @@ pub async fn run(input: RunInput, host: Arc<dyn Host>) -> RunOutput {
 }
 
 /// [`run`] without the pool: always a cold start (a new thread, runtime and context, and the
-/// prelude compiled), as before the pool. For benchmarks comparing the two.
+/// prelude compiled and run), as before the pool. For benchmarks comparing the two.
 pub async fn run_unpooled(input: RunInput, host: Arc<dyn Host>) -> RunOutput {
     guarded(run_inner(
         input,

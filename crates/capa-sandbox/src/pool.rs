@@ -1,6 +1,5 @@
 //! Warm sandboxes, made ahead so that a run does not wait for a thread, a runtime, a context and
-//! the prelude's compilation (most of a cold start: compiling the prelude alone is some
-//! milliseconds).
+//! the prelude (most of a cold start: compiling the prelude alone takes some milliseconds).
 //!
 //! Each warm sandbox is a thread of its own, parked with its sandbox (`sandbox.rs`) until it is
 //! handed one run; after that run it ends and its sandbox is freed. Nothing is reused between
@@ -16,8 +15,12 @@ use crate::sandbox::Sandbox;
 use crate::thread::{Task, serve, stack_for};
 
 /// Warm sandboxes at most, however many cores the host has: each holds a parked thread and a
-/// runtime with the prelude compiled (about a megabyte).
+/// runtime with the prelude prepared (a few hundred KB of heap).
 const MAX_WARM: usize = 4;
+/// How long the refill thread waits after a sandbox is taken before it makes another: making one
+/// takes a core for some milliseconds, and the run that took it should have the cores first
+/// (on a busy two-core machine the warm thread otherwise waited milliseconds to be scheduled).
+const REFILL_DELAY: Duration = Duration::from_millis(20);
 /// How long the refill thread waits after it could not make a sandbox before it tries again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
@@ -118,6 +121,7 @@ fn refill(pool: &'static Pool) {
                     .unwrap_or_else(PoisonError::into_inner);
             }
         }
+        std::thread::sleep(REFILL_DELAY);
         match make() {
             Ok(warm) => lock(pool).push(warm),
             Err(e) => {
@@ -135,7 +139,7 @@ fn make() -> Result<Warm, String> {
         .name("capa-sandbox".into())
         .stack_size(warm_stack())
         .spawn(move || {
-            let sandbox = match Sandbox::warm() {
+            let sandbox = match Sandbox::new() {
                 Ok(sandbox) => sandbox,
                 Err(e) => {
                     let _ = ready_tx.send(Err(e.to_string()));

@@ -1,6 +1,10 @@
 //! The prelude (the JavaScript in `prelude/`) and what it is given: the host object whose
 //! functions the guest's calls, lookups, console and end reach Rust through, and the run's
 //! configuration (namespaces, logical clock, seed, absent globals).
+//!
+//! It is called in two steps, so that a warm sandbox (`pool.rs`) can take the first ahead:
+//! [`prepare`] compiles and calls it with what is the same for every run; [`install`] gives it
+//! the run's own when the run starts.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -35,26 +39,45 @@ const PRELUDE: &str = concat!(
 const ABSENT: &[&str] = &["eval", "Function", "Atomics", "SharedArrayBuffer"];
 const MAX_TIMER_MS: u64 = 30_000;
 
-/// Compiles the prelude's function expression (a function object; nothing of it has run yet).
-pub(crate) fn compile<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+/// The prelude called, before the run is known: the object its bridge functions go on when the
+/// run starts, and the API the event loop calls (configure, start, settle, deliver, fire a
+/// timer).
+pub(crate) struct Prepared {
+    host: Persistent<Object<'static>>,
+    api: Persistent<Object<'static>>,
+}
+
+/// Compiles the prelude's function expression and calls it with an empty host object and what is
+/// the same for every run. Runs no guest code and knows nothing of a run.
+pub(crate) fn prepare(ctx: &Ctx<'_>) -> rquickjs::Result<Prepared> {
     let mut options = EvalOptions::default();
     options.global = true;
     options.strict = true;
     options.filename = Some("prelude.js".into());
-    ctx.eval_with_options(PRELUDE, options)
+    let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
+    let host = Object::new(ctx.clone())?;
+    let config = serde_json::json!({
+        "maxTimerMs": MAX_TIMER_MS,
+        "absent": ABSENT,
+    });
+    let config = ctx.json_parse(config.to_string())?;
+    let api: Object = prelude.call((host.clone(), config))?;
+    Ok(Prepared {
+        host: Persistent::save(ctx, host),
+        api: Persistent::save(ctx, api),
+    })
 }
 
-/// Calls the prelude (`compiled` ahead by a warm sandbox, else compiled now) with the host object
-/// and the run's configuration; returns the API the event loop calls (settle, deliver, fire a
-/// timer).
+/// Starts the run in a prepared prelude: the host object gets the run's bridge functions, and
+/// `configure` the run's namespaces, logical clock and seed. Returns the API.
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
-    compiled: Option<Function<'js>>,
+    prepared: Prepared,
     input: &RunInput,
     state: &Rc<RefCell<State>>,
     watch: &Rc<Watch>,
 ) -> rquickjs::Result<Persistent<Object<'static>>> {
-    let host = Object::new(ctx.clone())?;
+    let host = prepared.host.restore(ctx)?;
     let s = Rc::clone(state);
     host.set(
         "call",
@@ -114,23 +137,19 @@ pub(crate) fn install<'js>(
         )?,
     )?;
 
-    let config = serde_json::json!({
+    let run = serde_json::json!({
         "namespaces": input.namespaces.iter().map(|ns| serde_json::json!({
             "global": ns.global,
             "tools": ns.tools.iter().map(|t| [t.member.as_str(), t.address.as_str(), t.remote_name()]).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "clockStart": input.clock_start_ms,
         "seed": seed_words(input.seed),
-        "maxTimerMs": MAX_TIMER_MS,
-        "absent": ABSENT,
     });
-    let config = ctx.json_parse(config.to_string())?;
+    let run = ctx.json_parse(run.to_string())?;
     watch.remember_internal_error(ctx)?;
-    let prelude = match compiled {
-        Some(f) => f,
-        None => compile(ctx)?,
-    };
-    let api: Object = prelude.call((host, config))?;
+    let api = prepared.api.restore(ctx)?;
+    let configure: Function = api.get("configure")?;
+    configure.call::<_, ()>((run,))?;
     Ok(Persistent::save(ctx, api))
 }
 

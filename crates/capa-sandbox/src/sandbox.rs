@@ -1,56 +1,54 @@
 //! One QuickJS runtime and context for one run, and what a run sets on them when it starts.
 //!
-//! A sandbox is made either cold, on the run's own thread when the run starts, or warm, ahead of
-//! time on a thread of the pool (`pool.rs`), with the prelude's function already compiled. Only
-//! things no run can see or change are made ahead: the runtime, the context and the prelude's
-//! compiled (not yet called) function. Everything of the run (its limits, meter, out-of-memory
-//! watch, host functions and configuration) is set by [`Sandbox::limit`] and the prelude's call
-//! when the run starts. A sandbox serves one run and is then dropped.
+//! A sandbox is made the same way whether cold (on the run's own thread when the run starts) or
+//! warm (ahead of time on a thread of the pool, `pool.rs`): a runtime, a context, and the
+//! prelude compiled and called with nothing of any run (`prelude::prepare`). What is the run's
+//! own (its limits, meter, out-of-memory watch, host functions, namespaces, seed and clock) is
+//! set by [`Sandbox::limit`] and `prelude::install` when the run starts. A sandbox serves one
+//! run and is then freed.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
 use rquickjs::context::intrinsic;
-use rquickjs::{Context, Ctx, Function, Persistent, Runtime};
+use rquickjs::{Context, Runtime};
 
 use crate::Limits;
 use crate::meter::Meter;
 use crate::oom::Watch;
+use crate::prelude::Prepared;
 
-/// A runtime and its one context, plus the prelude's function when compiled ahead.
+/// A runtime and its one context, with the prelude prepared.
 pub(crate) struct Sandbox {
-    // Fields drop in this order: the handle into the runtime before the context and runtime.
-    prelude: Cell<Option<Persistent<Function<'static>>>>,
-    pub(crate) ctx: Context,
-    pub(crate) rt: Runtime,
+    // Fields drop in this order: the handles into the runtime before the context and runtime.
+    prepared: Cell<Option<Prepared>>,
+    ctx: Context,
+    rt: Runtime,
 }
 
 impl Sandbox {
-    /// A fresh runtime and context; the prelude is compiled when the run installs it.
-    pub(crate) fn cold() -> rquickjs::Result<Sandbox> {
+    /// A fresh runtime and context with the prelude prepared, under the default limits until a
+    /// run sets its own.
+    pub(crate) fn new() -> rquickjs::Result<Sandbox> {
         let rt = Runtime::new()?;
+        let limits = Limits::default();
+        rt.set_memory_limit(limits.memory_bytes);
+        rt.set_max_stack_size(limits.stack_bytes);
         let ctx = context(&rt)?;
+        let prepared = ctx.with(|ctx| crate::prelude::prepare(&ctx))?;
         Ok(Sandbox {
-            prelude: Cell::new(None),
+            prepared: Cell::new(Some(prepared)),
             ctx,
             rt,
         })
     }
 
-    /// A fresh runtime and context with the prelude's function compiled (not called: calling it
-    /// captures the run's host functions and configuration). Under the default limits until a
-    /// run sets its own.
-    pub(crate) fn warm() -> rquickjs::Result<Sandbox> {
-        let sandbox = Sandbox::cold()?;
-        let limits = Limits::default();
-        sandbox.rt.set_memory_limit(limits.memory_bytes);
-        sandbox.rt.set_max_stack_size(limits.stack_bytes);
-        let prelude = sandbox.ctx.with(|ctx| -> rquickjs::Result<_> {
-            let f = crate::prelude::compile(&ctx)?;
-            Ok(Persistent::save(&ctx, f))
-        })?;
-        sandbox.prelude.set(Some(prelude));
-        Ok(sandbox)
+    pub(crate) fn rt(&self) -> &Runtime {
+        &self.rt
+    }
+
+    pub(crate) fn ctx(&self) -> &Context {
+        &self.ctx
     }
 
     /// Sets the run's limits and handlers on the runtime: nothing of them exists before.
@@ -64,9 +62,15 @@ impl Sandbox {
         watch.install(rt);
     }
 
-    /// The prelude's function compiled ahead, once (`None` for a cold sandbox, or when taken).
-    pub(crate) fn take_prelude<'js>(&self, ctx: &Ctx<'js>) -> Option<Function<'js>> {
-        self.prelude.take().and_then(|p| p.restore(ctx).ok())
+    /// The prepared prelude, once: a sandbox serves one run.
+    pub(crate) fn take_prepared(&self) -> Option<Prepared> {
+        self.prepared.take()
+    }
+
+    /// Frees the sandbox: first the cycles the GC can collect, then the runtime.
+    pub(crate) fn free(self) {
+        drop(self.prepared.take());
+        self.rt.run_gc();
     }
 }
 

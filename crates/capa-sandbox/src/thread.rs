@@ -39,7 +39,9 @@ pub(crate) fn serve(task: Task, sandbox: rquickjs::Result<Sandbox>) {
         Err(e) => RunOutput::failed("internal", format!("sandbox error: {e}"), None),
     };
     let _ = done.send(out);
-    drop(sandbox);
+    if let Ok(sandbox) = sandbox {
+        sandbox.free();
+    }
 }
 
 /// Starts `task` on a new thread with a cold sandbox made there.
@@ -47,6 +49,6 @@ pub(crate) fn spawn_cold(task: Task, stack: usize) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("capa-sandbox".into())
         .stack_size(stack)
-        .spawn(move || serve(task, Sandbox::cold()))
+        .spawn(move || serve(task, Sandbox::new()))
         .map(drop)
 }

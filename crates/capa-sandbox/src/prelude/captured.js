@@ -1,9 +1,12 @@
 // The guest prelude: evaluated in every fresh context before the model's code.
 //
-// It is one function expression. Rust calls it with `host` (its bridge functions) and `config`,
-// and keeps the object it returns (`start`, `settle`, `deliver`, `fireTimer`, `describeError`).
-// Nothing of `host` or of that object is reachable from the guest: they live only in this
-// closure.
+// It is one function expression. Rust calls it with `host` (an object that gets its bridge
+// functions when the run starts) and `config` (what is the same for every run), and keeps the
+// object it returns (`configure`, `start`, `settle`, `deliver`, `fireTimer`, `describeError`).
+// The call may come before the run is known (a warm sandbox, pool.rs): whatever is the run's own
+// (the host's functions, namespaces, seed, clock start) comes through `host` and `configure`
+// when it starts. Nothing of `host` or of that object is reachable from the guest: they live
+// only in this closure.
 //
 // The function's text is kept one file per job in `prelude/`, concatenated in a fixed order by
 // `prelude.rs` (`PRELUDE`): this file opens the function and captures what the others use; each

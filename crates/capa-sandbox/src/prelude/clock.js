@@ -1,6 +1,7 @@
   // ------------------------------------------------------------------- the logical clock
 
-  let now = config.clockStart;
+  // The run's clock start, set when the run starts (`configure`, run.js).
+  let now = 0;
 
   // A function declaration named Date would be hoisted over `OrigDate = Date` above: hence the
   // other name, renamed below.

@@ -143,27 +143,30 @@
   ];
   for (let i = 0; i < ownGlobals.length; i++) reserved[ownGlobals[i]] = true;
 
-  const namespaces = config.namespaces;
-  for (let i = 0; i < namespaces.length; i++) {
-    const ns = namespaces[i];
-    if (reserved[ns.global] === true) {
-      host.notice(`the source "${ns.global}" shadows a built-in global, so it is not available in code`);
-      continue;
+  // The run's namespaces, defined when the run starts (`configure`, run.js): the prelude itself
+  // runs before the run is known (a warm sandbox, pool.rs).
+  function defineNamespaces(namespaces) {
+    for (let i = 0; i < namespaces.length; i++) {
+      const ns = namespaces[i];
+      if (reserved[ns.global] === true) {
+        host.notice(`the source "${ns.global}" shadows a built-in global, so it is not available in code`);
+        continue;
+      }
+      reserved[ns.global] = true;
+      const entries = [];
+      for (let j = 0; j < ns.tools.length; j++) {
+        const address = ns.tools[j][1];
+        const fn = (input, options) => {
+          try {
+            return callTool(address, input, options);
+          } catch (e) {
+            return rejected(e);
+          }
+        };
+        pushTo(entries, [ns.tools[j][0], fn, ns.tools[j][2]]);
+      }
+      defineGlobal(ns.global, frozenNamespace(ns.global, entries));
     }
-    reserved[ns.global] = true;
-    const entries = [];
-    for (let j = 0; j < ns.tools.length; j++) {
-      const address = ns.tools[j][1];
-      const fn = (input, options) => {
-        try {
-          return callTool(address, input, options);
-        } catch (e) {
-          return rejected(e);
-        }
-      };
-      pushTo(entries, [ns.tools[j][0], fn, ns.tools[j][2]]);
-    }
-    defineGlobal(ns.global, frozenNamespace(ns.global, entries));
   }
 
   function hubSearch(query) {

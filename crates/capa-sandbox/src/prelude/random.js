@@ -1,11 +1,19 @@
   // ------------------------------------------------------------------ seeded randomness
 
-  // xoshiro128** seeded by Rust (splitmix64 of the run's seed).
-  let s0 = config.seed[0] >>> 0;
-  let s1 = config.seed[1] >>> 0;
-  let s2 = config.seed[2] >>> 0;
-  let s3 = config.seed[3] >>> 0;
-  if ((s0 | s1 | s2 | s3) === 0) s0 = 1;
+  // xoshiro128** seeded by Rust (splitmix64 of the run's seed), through `seedRandom` when the
+  // run starts (`configure`, run.js).
+  let s0 = 1;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+
+  function seedRandom(seed) {
+    s0 = seed[0] >>> 0;
+    s1 = seed[1] >>> 0;
+    s2 = seed[2] >>> 0;
+    s3 = seed[3] >>> 0;
+    if ((s0 | s1 | s2 | s3) === 0) s0 = 1;
+  }
 
   function next32() {
     const x = MathImul(s1, 5);

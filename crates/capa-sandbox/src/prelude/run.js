@@ -79,5 +79,12 @@
     apply(promiseThen, p, [finishValue, (e) => host.finish("error", describeError(e))]);
   }
 
-  return ObjectFreeze({ start, settle, deliver, fireTimer, describeError });
+  // The run starts: its clock, seed and namespaces (Rust set the host's functions just before).
+  function configure(run) {
+    now = run.clockStart;
+    seedRandom(run.seed);
+    defineNamespaces(run.namespaces);
+  }
+
+  return ObjectFreeze({ configure, start, settle, deliver, fireTimer, describeError });
 });

@@ -38,6 +38,7 @@ async fn main() -> anyhow::Result<()> {
     let mut calls_per_round = 100usize;
     let mut only_approvals = false;
     let mut only_desktop = false;
+    let mut only_speed = false;
     let mut desktop_app: Option<PathBuf> = std::env::var_os("CAPA_DESKTOP_BIN").map(PathBuf::from);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -54,9 +55,10 @@ async fn main() -> anyhow::Result<()> {
                 desktop_app = Some(args.next().map(PathBuf::from).context("--desktop BIN")?);
             }
             "--only-desktop" => only_desktop = true,
+            "--only-speed" => only_speed = true,
             "--help" | "-h" => {
                 println!(
-                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/release/capabilities-desktop (needs a display)] [--only-approvals | --only-desktop (print that section only)]"
+                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/release/capabilities-desktop (needs a display)] [--only-approvals | --only-desktop | --only-speed (print that section only)]"
                 );
                 return Ok(());
             }
@@ -71,6 +73,10 @@ async fn main() -> anyhow::Result<()> {
     if only_desktop {
         let app = desktop_app.context("--only-desktop needs --desktop BIN")?;
         print!("{}", report::desktop(&desktop::measure(&env, &app).await?));
+        return Ok(());
+    }
+    if only_speed {
+        print!("{}", report::execute(&speed::measure(&env).await?));
         return Ok(());
     }
     eprintln!("capa-bench: hub binary {}", env.capa.display());

@@ -152,6 +152,7 @@ pub async fn serve_then(
     let decided_by = config.exposure.decided_by.clone();
     let mode = config.exposure.mode;
     let hub = start_hub(config, &paths, redactor).await?;
+    hub.prewarm_sandboxes();
     if let Err(e) = prepare(hub.clone()).await {
         hub.shutdown().await;
         return Err(HostError::Prepare(e));

@@ -37,6 +37,7 @@ pub async fn serve_stdio(
         }
     }
     let hub = start_local().await?;
+    hub.prewarm_sandboxes();
     // The first `tools/list` waits for sources still starting (Hub::startup_done), so the
     // client sees every source without delaying its handshake.
     let surface: Arc<dyn Surface> = capa_server::surface_for(hub.clone());

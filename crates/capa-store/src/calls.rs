@@ -62,12 +62,6 @@ impl Store {
         Ok(insert_call(&*self.conn()?, call)?)
     }
 
-    /// Appends one call record with the next group of queued writes (`deferred.rs`): history
-    /// is not needed before the next read, and every read commits the queue first.
-    pub fn defer_call_record(&self, call: CallRecord) {
-        self.shared.defer(crate::deferred::Deferred::Call(call));
-    }
-
     /// The newest `limit` calls, newest first.
     pub fn recent_calls(&self, limit: u32) -> Result<Vec<RecordedCall>, StoreError> {
         let conn = self.conn()?;

@@ -25,6 +25,23 @@ use crate::runs::JournalEntry;
 /// How long a queued write may wait for others to share its transaction.
 pub(crate) const FLUSH_DELAY: Duration = Duration::from_millis(2);
 
+impl crate::Store {
+    /// Appends one call record with the next group of queued writes: history is not needed
+    /// before the next read, and every read commits the queue first.
+    pub fn defer_call_record(&self, call: CallRecord) {
+        self.shared.defer(Deferred::Call(call));
+    }
+
+    /// [`crate::Store::journal_call`] with the next group of queued writes; durable at the
+    /// next statement on the database, [`crate::Store::flush`], or within a few milliseconds.
+    pub fn defer_journal_call(&self, run_id: &str, entry: JournalEntry) {
+        self.shared.defer(Deferred::Journal {
+            run_id: run_id.to_owned(),
+            entry,
+        });
+    }
+}
+
 /// One queued write.
 #[derive(Debug)]
 pub(crate) enum Deferred {

@@ -264,15 +264,6 @@ impl Store {
         self.flush()
     }
 
-    /// [`Store::journal_call`] with the next group of queued writes (`deferred.rs`); durable
-    /// at the next statement on the database, [`Store::flush`], or within a few milliseconds.
-    pub fn defer_journal_call(&self, run_id: &str, entry: JournalEntry) {
-        self.shared.defer(crate::deferred::Deferred::Journal {
-            run_id: run_id.to_owned(),
-            entry,
-        });
-    }
-
     /// Drops one journal entry (a call that stopped its run before it went out).
     pub fn unjournal_call(&self, run_id: &str, index: u32) -> Result<(), StoreError> {
         self.conn()?.execute(

@@ -35,6 +35,13 @@ impl Hub {
             })
     }
 
+    /// Makes the warm sandboxes `execute` takes its runs from (capa-sandbox's pool), so the
+    /// first run does not pay for a cold one. For a hub that serves clients; a one-shot
+    /// command that runs no code need not.
+    pub fn prewarm_sandboxes(&self) {
+        capa_sandbox::prewarm();
+    }
+
     /// The limits runs get: the spec's defaults, lowered where the configuration asks.
     pub fn run_limits(&self) -> Limits {
         let configured = Limits {

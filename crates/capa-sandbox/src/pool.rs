@@ -7,8 +7,9 @@
 //! never waits for one to be made, and a run that finds the pool empty starts cold.
 
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::Limits;
 use crate::sandbox::Sandbox;
@@ -17,9 +18,12 @@ use crate::thread::{Task, serve, stack_for};
 /// Warm sandboxes at most, however many cores the host has: each holds a parked thread and a
 /// runtime with the prelude prepared (a few hundred KB of heap).
 const MAX_WARM: usize = 4;
-/// How long the refill thread waits after a sandbox is taken before it makes another: making one
-/// takes a core for some milliseconds, and the run that took it should have the cores first
-/// (on a busy two-core machine the warm thread otherwise waited milliseconds to be scheduled).
+/// How long the refill thread waits after a sandbox is taken before it makes another, unless a
+/// pooled run ends sooner: making one takes a core for some milliseconds, and the run that took
+/// it should have the cores first (on a busy two-core machine the warm thread otherwise waited
+/// milliseconds to be scheduled). Once a run has answered, its client has the result, and the
+/// refill is off every request's path: a client whose runs follow each other closely finds a
+/// warm sandbox each time.
 const REFILL_DELAY: Duration = Duration::from_millis(20);
 /// How long the refill thread waits after it could not make a sandbox before it tries again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
@@ -31,8 +35,11 @@ struct Warm {
 
 struct Pool {
     ready: Mutex<Vec<Warm>>,
-    /// Signalled when a sandbox is taken: the refill thread makes another.
+    /// Signalled when a sandbox is taken (the refill thread makes another) and when a pooled
+    /// run ended (it need not wait any longer).
     taken: Condvar,
+    /// A pooled run ended since the refill thread last looked.
+    run_ended: AtomicBool,
     size: usize,
 }
 
@@ -63,6 +70,7 @@ fn pool() -> &'static Pool {
         Pool {
             ready: Mutex::new(Vec::new()),
             taken: Condvar::new(),
+            run_ended: AtomicBool::new(false),
             size: size(),
         }
     });
@@ -104,6 +112,8 @@ pub(crate) fn offer(task: Task, stack: usize) -> Option<Task> {
     let Some(warm) = warm else {
         return Some(task);
     };
+    // The run that takes this sandbox has the cores until it ends (or the delay is over).
+    pool.run_ended.store(false, Ordering::Release);
     pool.taken.notify_one();
     // An error: the thread ended before its run (it panicked while parked); run cold.
     warm.tasks.send(task).err().map(|e| e.0)
@@ -121,7 +131,19 @@ fn refill(pool: &'static Pool) {
                     .unwrap_or_else(PoisonError::into_inner);
             }
         }
-        std::thread::sleep(REFILL_DELAY);
+        let deadline = Instant::now() + REFILL_DELAY;
+        let mut ready = lock(pool);
+        while !pool.run_ended.swap(false, Ordering::AcqRel) {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                break;
+            };
+            ready = pool
+                .taken
+                .wait_timeout(ready, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        drop(ready);
         match make() {
             Ok(warm) => lock(pool).push(warm),
             Err(e) => {
@@ -153,6 +175,10 @@ fn make() -> Result<Warm, String> {
             // Parked until taken; the pool lives as long as the process.
             if let Ok(task) = inbox.recv() {
                 serve(task, Ok(sandbox));
+                if let Some(pool) = POOL.get() {
+                    pool.run_ended.store(true, Ordering::Release);
+                    pool.taken.notify_all();
+                }
             }
         })
         .map_err(|e| e.to_string())?;

@@ -81,7 +81,8 @@ fn sandbox(s: &mut String, report: &SpeedReport) {
         s,
         "\n### The sandbox in process, beside Executor's\n\n\
          Ours: `capa_sandbox::run` (with the pool) and `capa_sandbox::run_unpooled` (a fresh runtime each \
-         time), {} runs each; and a hub in this process with the demo source running {DEMO_CALLS} sequential \
+         time), {} runs each, a pair every 40 ms or so (a client's runs come with a model's thinking between \
+         them; back to back, faster than the pool refills, every run would start cold); and a hub in this process with the demo source running {DEMO_CALLS} sequential \
          awaited `demo.add` calls minus an empty run, per call ({} rounds). The peer: `{}` under Node \
          (tests/bench/executor_peer.mjs), `execute` through `Effect.runPromise`, a fresh QuickJS runtime and \
          context each time as that runtime does, its tool answering a small object from memory; the first \

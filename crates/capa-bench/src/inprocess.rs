@@ -23,6 +23,8 @@ const RUN_GAP: Duration = Duration::from_millis(40);
 const DEMO_ROUNDS: usize = 10;
 /// Awaited calls in the calling run.
 pub(crate) const DEMO_CALLS: usize = 50;
+/// Awaited calls to a host that answers at once, in one run (the run's limit is 500).
+const HAND_OFF_CALLS: usize = 400;
 
 #[derive(Debug)]
 pub(crate) struct InProcessReport {
@@ -32,6 +34,9 @@ pub(crate) struct InProcessReport {
     pub unpooled: Samples,
     /// One awaited `demo.add` from guest code through the hub, µs (one sample a round).
     pub demo_call: Samples,
+    /// One awaited call to a host that answers at once, µs (one sample a round): the
+    /// sandbox's hand-off to the hub's runtime and back, the floor of any guest call.
+    pub hand_off: Samples,
 }
 
 struct NoHost;
@@ -51,7 +56,13 @@ impl Host for NoHost {
 fn return_one(seed: u64) -> RunInput {
     RunInput {
         code: "return 1".to_owned(),
-        namespaces: Vec::new(),
+        namespaces: vec![capa_sandbox::Namespace {
+            global: "now".to_owned(),
+            tools: vec![capa_sandbox::ToolBinding {
+                member: "answer".to_owned(),
+                address: "now.answer".to_owned(),
+            }],
+        }],
         seed,
         clock_start_ms: 0,
         limits: Limits::default(),
@@ -136,6 +147,29 @@ async fn demo_calls() -> anyhow::Result<Samples> {
     Ok(Samples(per_call))
 }
 
+/// Per awaited call to [`NoHost`] (it answers at once): (calls − empty run) / calls, pooled
+/// runs paced as in [`cold_starts`].
+async fn hand_offs() -> Samples {
+    let host: Arc<dyn Host> = Arc::new(NoHost);
+    let calling =
+        format!("for (let i = 0; i < {HAND_OFF_CALLS}; i++) await now.answer({{}}); return 1;");
+    let mut per_call = Vec::new();
+    for i in 0..DEMO_ROUNDS {
+        tokio::time::sleep(RUN_GAP).await;
+        let started = Instant::now();
+        let mut input = return_one(i as u64);
+        input.code.clone_from(&calling);
+        let _ = capa_sandbox::run(input, host.clone()).await;
+        let with_calls = micros(started);
+        tokio::time::sleep(RUN_GAP).await;
+        let started = Instant::now();
+        let _ = capa_sandbox::run(return_one(i as u64), host.clone()).await;
+        let empty = micros(started);
+        per_call.push((with_calls - empty) / HAND_OFF_CALLS as f64);
+    }
+    Samples(per_call)
+}
+
 pub(crate) async fn measure() -> anyhow::Result<InProcessReport> {
     eprintln!("capa-bench: sandbox cold start and demo calls in process…");
     let (pooled, unpooled) = cold_starts().await;
@@ -143,5 +177,6 @@ pub(crate) async fn measure() -> anyhow::Result<InProcessReport> {
         pooled,
         unpooled,
         demo_call: demo_calls().await?,
+        hand_off: hand_offs().await,
     })
 }

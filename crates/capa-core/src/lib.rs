@@ -30,7 +30,9 @@ pub use capa_domain::{
 };
 pub use capa_domain::{Decision, Loosening, Policy, PolicyVerdict, Redactor, Rule};
 pub use capa_domain::{SourceOrigin, SourceState, is_secret_name, preview};
-pub use capa_runner::{Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest};
+pub use capa_runner::{
+    Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest, INLINE_CODE_BYTES,
+};
 /// What a pending input waits for, and where a run stands (stored by `capa-store`).
 pub use capa_store::{InputKind, RunState};
 pub use capa_upstream::{

@@ -160,9 +160,9 @@ impl<G: Gateway> Runner<G> {
             updated_at_ms: started,
             owner: Some(self.slots().owner()),
         };
-        if let Err(e) = self.store().insert_run(&record) {
-            tracing::error!(error = %e, "could not record a run");
-        }
+        // Durable with the run's first call that may write, its pause or its end (each commits
+        // the store's queue first); until then a replay would need nothing of it.
+        self.store().defer_insert_run(record);
         if holds_secret {
             let envelope = Envelope::refused(&run_id, secret_in_code(), Vec::new());
             self.record_envelope(&envelope);

@@ -30,4 +30,5 @@ pub use gateway::{CallFailure, Gate, Gateway, Pending, Unready};
 pub use ids::new_approval_id;
 pub use journal::{call_digest, sources_of_run};
 pub use ownership::{Progress, interrupt_orphans, progress};
+pub use prepare::INLINE_CODE_BYTES;
 pub use slots::{MAX_RUNS, RUN_SLOT_WAIT, RunRefusal, RunSlots};

@@ -10,22 +10,35 @@ use capa_pipeline::{PipelineError, Prepared};
 
 /// The pipeline thread's stack.
 const PIPELINE_STACK_BYTES: usize = 256 * 1024 * 1024;
+/// Code up to this long is prepared on the calling thread: its nesting is bounded by its
+/// length, and at the measured worst (32 MiB for 64 KB: 512 bytes of stack per byte of code,
+/// debug build) it needs 512 KiB, a quarter of a tokio worker's 2 MiB stack. The code models
+/// send is often this short, and a thread of its own costs it a start and two wake-ups
+/// (`crates/capa-core/tests/it/deep_code.rs` holds the deepest shapes of this size).
+pub const INLINE_CODE_BYTES: usize = 1024;
 
-/// [`capa_pipeline::prepare`], off the async runtime, on a large stack.
+/// [`capa_pipeline::prepare`] in one step with its panic caught.
+fn prepare_here(code: &str, max_bytes: usize) -> Result<Prepared, PipelineError> {
+    std::panic::catch_unwind(|| capa_pipeline::prepare(code, max_bytes)).unwrap_or_else(|_| {
+        Err(PipelineError::Internal {
+            message: "the code pipeline failed unexpectedly".to_owned(),
+        })
+    })
+}
+
+/// [`capa_pipeline::prepare`], off the async runtime on a large stack (short code on the
+/// calling thread, see [`INLINE_CODE_BYTES`]).
 pub(crate) async fn prepare(code: &str, max_bytes: usize) -> Result<Prepared, PipelineError> {
+    if code.len() <= INLINE_CODE_BYTES {
+        return prepare_here(code, max_bytes);
+    }
     let (done, answer) = tokio::sync::oneshot::channel();
     let code = code.to_owned();
     let spawned = std::thread::Builder::new()
         .name("capa-pipeline".into())
         .stack_size(PIPELINE_STACK_BYTES)
         .spawn(move || {
-            let prepared = std::panic::catch_unwind(|| capa_pipeline::prepare(&code, max_bytes))
-                .unwrap_or_else(|_| {
-                    Err(PipelineError::Internal {
-                        message: "the code pipeline failed unexpectedly".to_owned(),
-                    })
-                });
-            let _ = done.send(prepared);
+            let _ = done.send(prepare_here(&code, max_bytes));
         });
     if let Err(e) = spawned {
         return Err(PipelineError::Internal {

@@ -1,7 +1,8 @@
 //! Writes that may wait: committed together, in the order they were made, in one transaction.
 //!
 //! A run's guest calls used to pay one SQLite write transaction each for the call record and
-//! two for the journal (in flight, then answered): most of a call's cost. Writes that nothing
+//! two for the journal (in flight, then answered): most of a call's cost; and a run one more
+//! for its record when it starts. Writes that nothing
 //! reads at once are queued here instead, and the queue is committed as one transaction
 //! (group commit, across every run and client of the hub):
 //! - before any other statement runs on the connection ([`crate::Store`]'s every read and
@@ -20,7 +21,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use crate::calls::CallRecord;
-use crate::runs::JournalEntry;
+use crate::runs::{JournalEntry, RunRecord};
 
 /// How long a queued write may wait for others to share its transaction.
 pub(crate) const FLUSH_DELAY: Duration = Duration::from_millis(2);
@@ -30,6 +31,13 @@ impl crate::Store {
     /// before the next read, and every read commits the queue first.
     pub fn defer_call_record(&self, call: CallRecord) {
         self.shared.defer(Deferred::Call(call));
+    }
+
+    /// [`crate::Store::insert_run`] with the next group of queued writes: a run that made no
+    /// call that may write has nothing a replay needs, and its first such call, its pause and
+    /// its end all commit the queue first.
+    pub fn defer_insert_run(&self, run: RunRecord) {
+        self.shared.defer(Deferred::Run(run));
     }
 
     /// [`crate::Store::journal_call`] with the next group of queued writes; durable at the
@@ -45,6 +53,8 @@ impl crate::Store {
 /// One queued write.
 #[derive(Debug)]
 pub(crate) enum Deferred {
+    /// A new run's record.
+    Run(RunRecord),
     /// A run's journal entry (inserted or replaced by its position).
     Journal { run_id: String, entry: JournalEntry },
     /// A tool call's history record.
@@ -54,6 +64,7 @@ pub(crate) enum Deferred {
 impl Deferred {
     fn kind(&self) -> &'static str {
         match self {
+            Self::Run(_) => "run record",
             Self::Journal { .. } => "journal entry",
             Self::Call(_) => "call record",
         }
@@ -61,6 +72,7 @@ impl Deferred {
 
     fn apply(&self, conn: &rusqlite::Connection) -> rusqlite::Result<()> {
         match self {
+            Self::Run(run) => crate::runs::insert_run_row(conn, run),
             Self::Journal { run_id, entry } => {
                 crate::runs::write_journal_entry(conn, run_id, entry)
             }

@@ -109,26 +109,7 @@ fn owner_from(pid: Option<i64>, started_ms: Option<i64>) -> Option<RunOwner> {
 impl Store {
     /// Records a new run.
     pub fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
-        self.conn()?.execute(
-            "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            params![
-                run.id,
-                run.code,
-                run.seed.cast_signed(),
-                run.clock_start_ms,
-                run.client,
-                run.status,
-                run.envelope,
-                run.attempts,
-                run.created_at_ms,
-                run.updated_at_ms,
-                run.resumable,
-                run.owner.map(|o| o.pid),
-                run.owner.map(|o| o.started_ms)
-            ],
-        )?;
-        Ok(())
+        Ok(insert_run_row(&*self.conn()?, run)?)
     }
 
     /// Sets a run's status and envelope after an attempt.
@@ -297,6 +278,30 @@ impl Store {
             .collect::<Result<_, _>>()?;
         Ok(entries)
     }
+}
+
+/// Inserts one run record on `conn`.
+pub(crate) fn insert_run_row(conn: &rusqlite::Connection, run: &RunRecord) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    )?
+    .execute(params![
+        run.id,
+        run.code,
+        run.seed.cast_signed(),
+        run.clock_start_ms,
+        run.client,
+        run.status,
+        run.envelope,
+        run.attempts,
+        run.created_at_ms,
+        run.updated_at_ms,
+        run.resumable,
+        run.owner.map(|o| o.pid),
+        run.owner.map(|o| o.started_ms)
+    ])?;
+    Ok(())
 }
 
 /// Inserts or replaces one journal entry on `conn`.

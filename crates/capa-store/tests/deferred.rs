@@ -125,3 +125,17 @@ fn a_write_that_fails_does_not_lose_the_others_of_its_group() {
     assert_eq!(store.journal("run_1").expect("journal").len(), 1);
     assert!(store.journal("run_gone").expect("journal").is_empty());
 }
+
+#[test]
+fn a_queued_run_takes_its_queued_journal_in_the_same_commit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("hub.db");
+    let store = Store::open(&path).expect("open");
+    // The journal entry refers to the run: committed in order, the foreign key holds.
+    store.defer_insert_run(run("run_q"));
+    store.defer_journal_call("run_q", entry(0, "1", false));
+    store.flush().expect("flush");
+    assert_eq!(rows_on_disk(&path, "runs"), 1);
+    assert_eq!(rows_on_disk(&path, "run_calls"), 1);
+    assert!(store.run("run_q").expect("run").is_some());
+}

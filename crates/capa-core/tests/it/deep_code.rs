@@ -90,6 +90,31 @@ async fn no_nesting_up_to_the_code_limit_ends_the_hub() {
     }
 }
 
+/// Code up to `INLINE_CODE_BYTES` is prepared on the tokio worker that runs `execute` (a 2 MiB
+/// stack here, as in the hub): every shape at the deepest level that fits must be answered, and
+/// the hub go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_deepest_short_code_is_prepared_on_a_worker_without_ending_the_hub() {
+    let hub = TestHub::start("options:\n  demo: true\n  toolExposure: code\n").await;
+    for (shape, prefix, open, middle, close) in shapes() {
+        let tail = deep(prefix, open, middle, close, 0).len();
+        let depth = (capa_core::INLINE_CODE_BYTES - tail) / (open.len() + close.len());
+        let code = deep(prefix, open, middle, close, depth);
+        assert!(
+            code.len() <= capa_core::INLINE_CODE_BYTES,
+            "{shape}: {} bytes",
+            code.len()
+        );
+        let envelope = execute_json(&hub, Some(&code), None).await;
+        assert!(
+            envelope["status"] == "completed" || envelope["error"]["code"].is_string(),
+            "{shape} at {depth}: {envelope:#}"
+        );
+    }
+    let after = execute_json(&hub, Some("return 1+1"), None).await;
+    assert_eq!(after["result"], Value::from(2), "{after:#}");
+}
+
 #[tokio::test]
 async fn ordinary_nesting_still_runs() {
     let hub = TestHub::start("options:\n  demo: true\n  toolExposure: code\n").await;

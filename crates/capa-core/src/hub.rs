@@ -381,6 +381,11 @@ impl Hub {
         if let Some(task) = task {
             task.abort();
         }
+        // The process may end without dropping the store: what waits for its group commit
+        // (history, read-only calls' journal entries) is written now.
+        if let Err(e) = self.store.flush() {
+            tracing::error!(error = %e, "could not write the last records at shutdown");
+        }
     }
 
     fn lock_upstreams(&self) -> std::sync::MutexGuard<'_, BTreeMap<UpstreamKey, Arc<Upstream>>> {

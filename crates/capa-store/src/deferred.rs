@@ -89,6 +89,8 @@ pub(crate) struct Queue {
     wake: Condvar,
     closing: AtomicBool,
     flusher: OnceLock<()>,
+    /// The flusher thread, joined when the store closes (so the connection closes with it).
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 /// What the flusher thread needs: the connection and the queue.
@@ -111,25 +113,28 @@ impl Queue {
     }
 
     /// Commits every queued write on `conn` (held by the caller) in one transaction. A write
-    /// that fails (its run was deleted meanwhile, say) is logged and skipped: SQLite undoes
-    /// only that statement, so the others still commit. A failed commit is logged: the writes
-    /// are lost as failed direct writes would be, and the caller's own statement still runs.
-    pub(crate) fn commit_pending(&self, conn: &mut rusqlite::Connection) {
+    /// that fails on its own (a constraint: its run was deleted meanwhile, say) is logged and
+    /// skipped, since SQLite undoes only that statement; one after which SQLite rolled the
+    /// whole transaction back (a full disk, an I/O error) fails the group. A failed group is
+    /// lost as failed direct writes would be; the error says so.
+    pub(crate) fn commit_pending(&self, conn: &mut rusqlite::Connection) -> rusqlite::Result<()> {
         let writes = std::mem::take(&mut *self.lock());
         if writes.is_empty() {
-            return;
+            return Ok(());
         }
-        let committed = conn.transaction().and_then(|tx| {
-            for write in &writes {
-                if let Err(e) = write.apply(&tx) {
-                    tracing::error!(error = %e, write = write.kind(), "could not write a queued record");
+        let tx = conn.transaction()?;
+        for write in &writes {
+            if let Err(e) = write.apply(&tx) {
+                if tx.is_autocommit() {
+                    tracing::error!(error = %e, writes = writes.len(), "could not commit queued writes");
+                    return Err(e);
                 }
+                tracing::error!(error = %e, write = write.kind(), "could not write a queued record");
             }
-            tx.commit()
-        });
-        if let Err(e) = committed {
-            tracing::error!(error = %e, writes = writes.len(), "could not commit queued writes");
         }
+        tx.commit().inspect_err(|e| {
+            tracing::error!(error = %e, writes = writes.len(), "could not commit queued writes");
+        })
     }
 }
 
@@ -142,25 +147,48 @@ impl Shared {
             let spawned = std::thread::Builder::new()
                 .name("capa-store-flush".into())
                 .spawn(move || shared.flush_until_closed());
-            if let Err(e) = spawned {
+            match spawned {
+                Ok(thread) => {
+                    *self
+                        .queue
+                        .thread
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = Some(thread);
+                }
                 // Writes are still committed by the next statement on the connection, by a
                 // flush and at drop; only the bound on their wait is lost.
-                tracing::warn!(error = %e, "could not start the database's flush thread");
+                Err(e) => tracing::warn!(error = %e, "could not start the database's flush thread"),
             }
         });
         self.queue.wake.notify_one();
     }
 
     /// Commits what is queued now.
-    pub(crate) fn commit_now(&self) {
+    pub(crate) fn commit_now(&self) -> rusqlite::Result<()> {
         let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
-        self.queue.commit_pending(&mut conn);
+        self.queue.commit_pending(&mut conn)
     }
 
-    /// Stops the flusher thread (after it commits what is left).
+    /// Stops the flusher thread (after it commits what is left) and waits for it to end.
     pub(crate) fn close(&self) {
-        self.queue.closing.store(true, Ordering::Release);
+        {
+            // Under the queue's lock: the flusher is either waiting (and woken) or sees the
+            // flag before it waits.
+            let _pending = self.queue.lock();
+            self.queue.closing.store(true, Ordering::Release);
+        }
         self.queue.wake.notify_all();
+        let thread = self
+            .queue
+            .thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(thread) = thread
+            && thread.thread().id() != std::thread::current().id()
+        {
+            let _ = thread.join();
+        }
     }
 
     fn flush_until_closed(&self) {
@@ -182,7 +210,8 @@ impl Shared {
                 // Let the writes of the next moments share this transaction.
                 std::thread::sleep(FLUSH_DELAY);
             }
-            self.commit_now();
+            // A failure is logged by the commit; the next write tries again.
+            let _ = self.commit_now();
         }
     }
 }

@@ -60,7 +60,8 @@ pub struct Store {
 impl Drop for Store {
     fn drop(&mut self) {
         self.shared.close();
-        self.shared.commit_now();
+        // Logged by the commit; nothing else can be done at drop.
+        let _ = self.shared.commit_now();
     }
 }
 
@@ -95,15 +96,16 @@ impl Store {
     /// The connection, with every queued write committed first.
     fn conn(&self) -> Result<MutexGuard<'_, rusqlite::Connection>, StoreError> {
         let mut conn = self.shared.conn.lock().map_err(|_| StoreError::Poisoned)?;
-        self.shared.queue.commit_pending(&mut conn);
+        // A failed group is logged by the commit; this caller's own statement still runs.
+        let _ = self.shared.queue.commit_pending(&mut conn);
         Ok(conn)
     }
 
     /// Commits every queued write now (one transaction): what was written before this call is
-    /// durable when it returns.
+    /// durable when it returns `Ok`.
     pub fn flush(&self) -> Result<(), StoreError> {
-        drop(self.conn()?);
-        Ok(())
+        let mut conn = self.shared.conn.lock().map_err(|_| StoreError::Poisoned)?;
+        Ok(self.shared.queue.commit_pending(&mut conn)?)
     }
 
     /// The schema version after migrations.

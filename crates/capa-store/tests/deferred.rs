@@ -139,3 +139,19 @@ fn a_queued_run_takes_its_queued_journal_in_the_same_commit() {
     assert_eq!(rows_on_disk(&path, "run_calls"), 1);
     assert!(store.run("run_q").expect("run").is_some());
 }
+
+#[test]
+fn a_dropped_store_closes_its_connection_with_its_flush_thread() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("hub.db");
+    let store = Store::open(&path).expect("open");
+    store.defer_call_record(call("demo.a"));
+    drop(store);
+    // SQLite removes the write-ahead log when the last connection to the file closes: the
+    // flush thread held the connection until it was joined.
+    assert!(
+        !dir.path().join("hub.db-wal").exists(),
+        "the connection is still open after the store was dropped"
+    );
+    assert_eq!(rows_on_disk(&path, "tool_calls"), 1);
+}

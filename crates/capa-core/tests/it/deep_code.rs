@@ -96,7 +96,12 @@ async fn no_nesting_up_to_the_code_limit_ends_the_hub() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_deepest_short_code_is_prepared_on_a_worker_without_ending_the_hub() {
     let hub = TestHub::start("options:\n  demo: true\n  toolExposure: code\n").await;
-    for (shape, prefix, open, middle, close) in shapes() {
+    // Two more shapes that nest one level per byte or two, after an expression.
+    let postfix = [
+        ("TypeScript non-null assertions", "return a", "!", "", ""),
+        ("member chains", "return a", ".a", "", ""),
+    ];
+    for (shape, prefix, open, middle, close) in shapes().into_iter().chain(postfix) {
         let tail = deep(prefix, open, middle, close, 0).len();
         let depth = (capa_core::INLINE_CODE_BYTES - tail) / (open.len() + close.len());
         let code = deep(prefix, open, middle, close, depth);

@@ -6,11 +6,10 @@
 //! journal instead of calling), and the same code run with the tool allowed (no approval).
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
-use capa_config::ConfigFiles;
-use capa_core::{Choice, EnvelopeStatus, ExecuteRequest, Hub, HubOptions, HubPaths, Redactor};
+use capa_core::{Choice, EnvelopeStatus, ExecuteRequest, Hub};
 use rmcp::ClientHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
@@ -43,17 +42,7 @@ pub(crate) struct ApprovalsReport {
 }
 
 async fn start_hub(dir: &std::path::Path) -> anyhow::Result<(Arc<Hub>, capa_server::HttpServer)> {
-    let file = dir.join("capabilities.yaml");
-    std::fs::write(&file, "options: { toolExposure: code }\n")?;
-    let config = capa_config::load(&ConfigFiles::only(file)).context("bench config")?;
-    let hub = Hub::start(HubOptions {
-        config,
-        paths: HubPaths::in_dir(dir),
-        redactor: Redactor::new(),
-        keychain: capa_secrets::Keychain::default(),
-    })
-    .await?;
-    hub.settled(Duration::from_secs(30)).await;
+    let hub = crate::inprocess::code_mode_hub(dir).await?;
     let server = capa_server::serve(hub.clone(), "127.0.0.1:0".parse()?, "b".repeat(64)).await?;
     Ok((hub, server))
 }

@@ -96,7 +96,9 @@ async fn cold_starts() -> (Samples, Samples) {
     (Samples(pooled), Samples(unpooled))
 }
 
-async fn start_hub(dir: &std::path::Path) -> anyhow::Result<Arc<Hub>> {
+/// A hub in this process serving code mode with the demo source, its data in `dir`, once its
+/// sources are settled.
+pub(crate) async fn code_mode_hub(dir: &std::path::Path) -> anyhow::Result<Arc<Hub>> {
     let file = dir.join("capabilities.yaml");
     std::fs::write(&file, "options: { demo: true, toolExposure: code }\n")?;
     let config = capa_config::load(&ConfigFiles::only(file)).context("bench config")?;
@@ -130,7 +132,7 @@ async fn execute(hub: &Arc<Hub>, code: &str) -> anyhow::Result<f64> {
 /// Per awaited `demo.add` through an in-process hub: (50 calls − empty run) / 50, a round each.
 async fn demo_calls() -> anyhow::Result<Samples> {
     let dir = tempfile::tempdir()?;
-    let hub = start_hub(dir.path()).await?;
+    let hub = code_mode_hub(dir.path()).await?;
     let calling = format!(
         "let s = 0; for (let i = 0; i < {DEMO_CALLS}; i++) s += await demo.add({{ a: i, b: 1 }}); return s;"
     );

@@ -51,6 +51,14 @@ fn run(id: &str) -> RunRecord {
     }
 }
 
+/// A store on a new file: its directory (removed when dropped), the file, the store.
+fn fresh_store() -> (tempfile::TempDir, std::path::PathBuf, Store) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("hub.db");
+    let store = Store::open(&path).expect("open");
+    (dir, path, store)
+}
+
 /// Rows of `table` as another process would see them: through its own connection to the file.
 fn rows_on_disk(path: &std::path::Path, table: &str) -> i64 {
     let conn = rusqlite::Connection::open(path).expect("open raw");
@@ -60,8 +68,7 @@ fn rows_on_disk(path: &std::path::Path, table: &str) -> i64 {
 
 #[test]
 fn a_read_sees_every_queued_write_in_order() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = Store::open(&dir.path().join("hub.db")).expect("open");
+    let (_dir, _path, store) = fresh_store();
     store.insert_run(&run("run_1")).expect("run");
     store.defer_call_record(call("demo.a"));
     store.defer_call_record(call("demo.b"));
@@ -81,9 +88,7 @@ fn a_read_sees_every_queued_write_in_order() {
 
 #[test]
 fn queued_writes_reach_the_file_without_another_statement() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("hub.db");
-    let store = Store::open(&path).expect("open");
+    let (_dir, path, store) = fresh_store();
     store.defer_call_record(call("demo.a"));
     let deadline = Instant::now() + Duration::from_secs(10);
     while rows_on_disk(&path, "tool_calls") == 0 {
@@ -97,9 +102,7 @@ fn queued_writes_reach_the_file_without_another_statement() {
 
 #[test]
 fn flush_and_drop_make_queued_writes_durable() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("hub.db");
-    let store = Store::open(&path).expect("open");
+    let (_dir, path, store) = fresh_store();
     store.defer_call_record(call("demo.a"));
     store.flush().expect("flush");
     assert_eq!(rows_on_disk(&path, "tool_calls"), 1);
@@ -112,9 +115,7 @@ fn flush_and_drop_make_queued_writes_durable() {
 
 #[test]
 fn a_write_that_fails_does_not_lose_the_others_of_its_group() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("hub.db");
-    let store = Store::open(&path).expect("open");
+    let (_dir, path, store) = fresh_store();
     store.insert_run(&run("run_1")).expect("run");
     store.defer_call_record(call("demo.a"));
     // No such run: the foreign key refuses this entry alone.
@@ -128,9 +129,7 @@ fn a_write_that_fails_does_not_lose_the_others_of_its_group() {
 
 #[test]
 fn a_queued_run_takes_its_queued_journal_in_the_same_commit() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("hub.db");
-    let store = Store::open(&path).expect("open");
+    let (_dir, path, store) = fresh_store();
     // The journal entry refers to the run: committed in order, the foreign key holds.
     store.defer_insert_run(run("run_q"));
     store.defer_journal_call("run_q", entry(0, "1", false));
@@ -142,9 +141,7 @@ fn a_queued_run_takes_its_queued_journal_in_the_same_commit() {
 
 #[test]
 fn a_dropped_store_closes_its_connection_with_its_flush_thread() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("hub.db");
-    let store = Store::open(&path).expect("open");
+    let (dir, path, store) = fresh_store();
     store.defer_call_record(call("demo.a"));
     drop(store);
     // SQLite removes the write-ahead log when the last connection to the file closes: the

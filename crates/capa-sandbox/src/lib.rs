@@ -33,8 +33,9 @@
 //! run reaches another: a warm sandbox serves exactly one run and is then freed, never reused.
 //! A cold start makes its sandbox the same way on the spot, so pooled and unpooled runs give
 //! the same output. There is one warm sandbox per core (at least one, at most four); a
-//! background thread makes a new one shortly after one is taken, so a run never waits for one
-//! to be made: when none is ready (a burst) it starts cold. The pool starts on the first run,
+//! background thread makes a new one once the run that took one has ended (at most 20 ms after
+//! the take), so a run never waits for one to be made: when none is ready (a burst) it starts
+//! cold. The pool starts on the first run,
 //! or earlier with [`prewarm`]; [`run_unpooled`] always starts cold.
 
 mod engine;

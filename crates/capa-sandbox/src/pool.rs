@@ -3,7 +3,7 @@
 //!
 //! Each warm sandbox is a thread of its own, parked with its sandbox (`sandbox.rs`) until it is
 //! handed one run; after that run it ends and its sandbox is freed. Nothing is reused between
-//! runs. A refill thread makes a new one whenever one is taken, off the request path: [`take`]
+//! runs. A refill thread makes a new one whenever one is taken, off the request path: [`offer`]
 //! never waits for one to be made, and a run that finds the pool empty starts cold.
 
 use std::num::NonZeroUsize;

@@ -10,7 +10,8 @@
 //!   into a file, or taking it out, without touching anything else in it;
 //! - [`plan`]: one file's change (old text, new text, action) and writing it atomically;
 //! - [`review`]: the unified diff shown before a change and the question asked;
-//! - [`warnings`]: what install tells a person about the servers' tools and the file's policies.
+//! - [`warnings`]: what install tells a person about the servers' tools and the file's policies;
+//! - [`user`]: each client's user-wide file on each OS ([`user_files`]), for the global hub.
 //!
 //! Nothing here reads the environment or prompts on its own: paths come in as arguments and the
 //! question goes through the [`review::Prompter`] the caller passes.
@@ -24,10 +25,12 @@ pub mod plan;
 pub mod review;
 #[cfg(test)]
 mod test_support;
+pub mod user;
 pub mod warnings;
 
 pub use client::{Client, ClientFile, FileFormat, Locations, Scope};
 pub use entry::{CapaEntry, Intent};
 pub use error::InstallError;
 pub use plan::{Action, FilePlan};
+pub use user::{Os, UserClient, UserFile, UserHome, user_file, user_files};
 pub use warnings::{InstallWarning, ServerTools, WarningKind};

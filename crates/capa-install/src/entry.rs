@@ -30,6 +30,14 @@ impl CapaEntry {
         }
     }
 
+    /// `capa mcp`: the global hub's entry, in a client's user-wide file.
+    pub fn global(exe: &Path) -> Self {
+        Self {
+            command: exe.display().to_string(),
+            args: vec!["mcp".into()],
+        }
+    }
+
     /// `capa mcp --config FILE`, for a capabilities file that `--project` would not find (one
     /// passed with `--config` under another name).
     pub fn for_config_file(exe: &Path, file: &Path) -> Self {

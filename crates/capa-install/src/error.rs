@@ -43,4 +43,13 @@ pub enum InstallError {
     /// found.
     #[error("cannot find Codex's user configuration: no home directory and CODEX_HOME is not set")]
     NoCodexHome,
+    /// The file changed on disk after its change was shown, so the shown change is stale.
+    #[error("{} changed since the change was shown; look at the new change and apply that", path.display())]
+    Changed { path: PathBuf },
+    /// The file is larger than capa reads.
+    #[error("{} is larger than {limit} bytes; capa does not rewrite it", path.display())]
+    TooLarge { path: PathBuf, limit: u64 },
+    /// A user-wide file's `capa` entry is not one this request may change.
+    #[error("{}: {message}", path.display())]
+    Refused { path: PathBuf, message: String },
 }

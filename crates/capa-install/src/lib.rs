@@ -11,7 +11,9 @@
 //! - [`plan`]: one file's change (old text, new text, action) and writing it atomically;
 //! - [`review`]: the unified diff shown before a change and the question asked;
 //! - [`warnings`]: what install tells a person about the servers' tools and the file's policies;
-//! - [`user`]: each client's user-wide file on each OS ([`user_files`]), for the global hub.
+//! - [`user`]: each client's user-wide file on each OS ([`user_files`]), for the global hub;
+//! - [`user_plan`]: a user file's status and connecting it to the global hub, or disconnecting it
+//!   ([`json_splice`] edits JSON/JSONC in place, so only capa's entry's bytes change).
 //!
 //! Nothing here reads the environment or prompts on its own: paths come in as arguments and the
 //! question goes through the [`review::Prompter`] the caller passes.
@@ -21,11 +23,13 @@ pub mod codex_toml;
 pub mod entry;
 mod error;
 pub mod json_file;
+pub mod json_splice;
 pub mod plan;
 pub mod review;
 #[cfg(test)]
 mod test_support;
 pub mod user;
+pub mod user_plan;
 pub mod warnings;
 
 pub use client::{Client, ClientFile, FileFormat, Locations, Scope};
@@ -33,4 +37,5 @@ pub use entry::{CapaEntry, Intent};
 pub use error::InstallError;
 pub use plan::{Action, FilePlan};
 pub use user::{Os, UserClient, UserFile, UserHome, user_file, user_files};
+pub use user_plan::{ClientStatus, Mode, Status, UserPlan};
 pub use warnings::{InstallWarning, ServerTools, WarningKind};

@@ -160,7 +160,7 @@ fn read(path: &Path) -> Result<Option<String>, InstallError> {
 /// Writes `text` to a temporary file beside the target and renames it over the target, so that
 /// a client never reads half a file. Keeps the old file's permissions; a symlinked file is
 /// written where the link points.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     let target: PathBuf = if path.is_symlink() {
         std::fs::canonicalize(path)?
     } else {

@@ -40,17 +40,24 @@ pub fn unified_diff(plan: &FilePlan, label: &str) -> String {
     if !plan.changes() {
         return String::new();
     }
-    let old = plan.old.as_deref().unwrap_or("");
-    let new = plan.new.as_deref().unwrap_or("");
-    let from = match plan.old {
+    diff_texts(plan.old.as_deref(), plan.new.as_deref(), label)
+}
+
+/// The unified diff (3 lines of context) from `old` to `new`, both named `label`, `None` being
+/// a file that does not exist (`/dev/null`). Empty when they are the same.
+pub fn diff_texts(old: Option<&str>, new: Option<&str>, label: &str) -> String {
+    if old == new {
+        return String::new();
+    }
+    let from = match old {
         Some(_) => label.to_owned(),
         None => "/dev/null".to_owned(),
     };
-    let to = match plan.new {
+    let to = match new {
         Some(_) => label.to_owned(),
         None => "/dev/null".to_owned(),
     };
-    TextDiff::from_lines(old, new)
+    TextDiff::from_lines(old.unwrap_or(""), new.unwrap_or(""))
         .unified_diff()
         .context_radius(3)
         .header(&from, &to)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks the .deb that `npm run desktop:deb` built: its files (the app, the `capa` CLI beside it,
+# Checks the .deb that `npm run desktop:deb` built: its files (the app, the `capa` CLI beside it
+# and under the product's name `capabilities`, both stripped,
 # the web UI in the app's resource dir, the desktop entry, the icons) and dependencies, then
 # unpacks it and starts the unpacked app under the display it is given (scripts/test runs this
 # with `xvfb-run -a` inside a D-Bus session): it must host the hub with the demo source, serve the
@@ -9,13 +10,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 fail() { echo "package check: $*" >&2; exit 1; }
 
-deb=$(ls target/release/bundle/deb/*.deb 2>/dev/null | head -n 1 || true)
-[ -n "$deb" ] || fail "no .deb in target/release/bundle/deb (run npm run desktop:deb)"
-echo "package check: $deb ($(du -h "$deb" | cut -f1))"
+deb=$(ls target/dist/bundle/deb/*.deb 2>/dev/null | head -n 1 || true)
+[ -n "$deb" ] || fail "no .deb in target/dist/bundle/deb (run npm run desktop:deb)"
+echo "package check: $deb ($(du -h "$deb" | cut -f1), $(dpkg-deb -f "$deb" Installed-Size) KiB installed)"
 
 contents=$(dpkg-deb -c "$deb")
 for file in usr/bin/capabilities-desktop \
             usr/bin/capa \
+            usr/bin/capabilities \
             usr/lib/Capabilities/ui/index.html \
             usr/share/applications/Capabilities.desktop \
             usr/share/icons/hicolor/32x32/apps/capabilities-desktop.png \
@@ -34,6 +36,12 @@ cleanup() {
 }
 trap cleanup EXIT
 dpkg-deb -x "$deb" "$root/pkg"
+for bin in capa capabilities-desktop; do
+  # A stripped binary has no symbol table (`.symtab`) left.
+  if readelf -S "$root/pkg/usr/bin/$bin" | grep -q '\.symtab'; then fail "/usr/bin/$bin is not stripped"; fi
+done
+version=$("$root/pkg/usr/bin/capabilities" --version 2>&1) || fail "/usr/bin/capabilities does not run: $version"
+[ "$version" = "$("$root/pkg/usr/bin/capa" --version 2>&1)" ] || fail "capabilities and capa differ: $version"
 printf 'options: { demo: true, toolExposure: code }\n' > "$root/capabilities.yaml"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # From a directory without a ui/dist anywhere above it, and without CAPA_UI_DIR.

@@ -72,7 +72,7 @@ pub(crate) async fn measure(env: &BenchEnv, app: &Path) -> anyhow::Result<Deskto
     }
     if !app.is_file() {
         bail!(
-            "{} not found: build the app (`npm run desktop:build` or `cargo build --release -p capabilities-desktop`)",
+            "{} not found: build the app (`npm run desktop:build` or `cargo build --profile dist -p capabilities-desktop`)",
             app.display()
         );
     }

@@ -23,6 +23,7 @@ mod execute;
 mod inprocess;
 mod lookup;
 mod memory;
+mod package;
 mod peer;
 mod procs;
 mod report;
@@ -40,6 +41,7 @@ async fn main() -> anyhow::Result<()> {
     let mut only_desktop = false;
     let mut only_speed = false;
     let mut desktop_app: Option<PathBuf> = std::env::var_os("CAPA_DESKTOP_BIN").map(PathBuf::from);
+    let mut deb: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -55,10 +57,11 @@ async fn main() -> anyhow::Result<()> {
                 desktop_app = Some(args.next().map(PathBuf::from).context("--desktop BIN")?);
             }
             "--only-desktop" => only_desktop = true,
+            "--deb" => deb = Some(args.next().map(PathBuf::from).context("--deb FILE")?),
             "--only-speed" => only_speed = true,
             "--help" | "-h" => {
                 println!(
-                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/release/capabilities-desktop (needs a display)] [--only-approvals | --only-desktop | --only-speed (print that section only)]"
+                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed (print that section only)]"
                 );
                 return Ok(());
             }
@@ -94,11 +97,16 @@ async fn main() -> anyhow::Result<()> {
         Some(app) => report::desktop(&desktop::measure(&env, app).await?),
         None => "\n## The desktop app\n\nNot measured in this run: `capa-bench --desktop <app binary>` under a display measures it (`scripts/test` does).\n".to_owned(),
     };
+    let package = match &deb {
+        Some(deb) => report::package(&package::measure(deb)?),
+        None => "\n## The installed package\n\nNot measured in this run: `capa-bench --deb <file>` reads the .deb (`scripts/test` does).\n".to_owned(),
+    };
     let text = report::markdown(&rows, &memory, calls_per_round)
         + &report::lookups(&lookups)
         + &report::execute(&speed)
         + &report::approvals(&approvals)
-        + &desktop;
+        + &desktop
+        + &package;
     print!("{text}");
     if let Some(out) = out {
         std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;

@@ -33,7 +33,7 @@ impl BenchEnv {
         };
         if !capa.is_file() {
             bail!(
-                "{} not found: build it (`cargo build --release -p capa-cli`) or set CAPA_BIN",
+                "{} not found: build it (`cargo build --profile dist -p capa-cli`) or set CAPA_BIN",
                 capa.display()
             );
         }

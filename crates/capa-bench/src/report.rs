@@ -2,12 +2,14 @@
 
 mod desktop;
 mod execute;
+mod package;
 mod targets;
 
 use std::fmt::Write;
 
 pub(crate) use desktop::desktop;
 pub(crate) use execute::execute;
+pub(crate) use package::package;
 
 use crate::calls::OverheadRow;
 use crate::lookup::LookupReport;

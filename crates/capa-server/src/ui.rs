@@ -12,12 +12,15 @@
 //! before.
 
 mod assets;
+mod clients;
 mod connections;
 mod events;
 pub mod handoff;
 mod runs;
 mod settings;
+mod source_logs;
 mod sources;
+mod switches;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -223,6 +226,8 @@ pub(crate) struct UiState {
     pub(crate) cancel: tokio_util::sync::CancellationToken,
     /// Where the UI's files are, chosen once at start ([`assets::ui_dir`]).
     pub(crate) ui_dir: Option<Arc<std::path::Path>>,
+    /// The Clients page's previews and last changes ([`clients`]).
+    pub(crate) clients: Arc<clients::ClientsMemory>,
 }
 
 /// The UI's routes (static files, login, session, and its API); merged under the guard.
@@ -245,7 +250,20 @@ pub(crate) fn routes(
             axum::routing::put(sources::replace).delete(sources::remove),
         )
         .route("/api/sources/{id}/restart", post(sources::restart))
+        .route("/api/sources/{id}/logs", get(source_logs::logs))
         .route("/api/sources/{id}/confirm", post(sources::confirm))
+        .route(
+            "/api/sources/{id}/enabled",
+            axum::routing::put(switches::source_enabled),
+        )
+        .route(
+            "/api/sources/{id}/write-tools-off",
+            post(switches::write_tools_off),
+        )
+        .route(
+            "/api/tools/enabled",
+            axum::routing::put(switches::tools_enabled),
+        )
         .route(
             "/api/policy/rule",
             axum::routing::put(settings::set_rule).delete(settings::reset_rule),
@@ -260,6 +278,10 @@ pub(crate) fn routes(
             "/api/connections/{source}/{name}",
             axum::routing::delete(connections::remove),
         )
+        .route("/api/clients", get(clients::list))
+        .route("/api/clients/{id}/preview", post(clients::preview))
+        .route("/api/clients/{id}/apply", post(clients::apply))
+        .route("/api/clients/{id}/undo", post(clients::undo))
         .route("/api/runs", get(runs::list))
         .route("/api/runs/{id}", get(runs::detail))
         .route("/api/events", get(events::stream))
@@ -268,6 +290,7 @@ pub(crate) fn routes(
             access,
             cancel,
             ui_dir: assets::ui_dir(ui_dir).map(Arc::from),
+            clients: Arc::default(),
         })
 }
 
@@ -349,15 +372,17 @@ async fn link(
             Err(why) => fail(StatusCode::FORBIDDEN, "handoff", why),
         };
     }
-    let no_browser = || {
+    let no_browser = |why: &str| {
         fail(
             StatusCode::SERVICE_UNAVAILABLE,
             "no_browser",
-            "the hub could not start a browser; run `capa ui --print` at an interactive terminal for a link to open yourself",
+            format!(
+                "the hub could not open a browser ({why}); run `capa ui --print` at an interactive terminal for a link to open yourself"
+            ),
         )
     };
     if std::env::var("CAPA_NO_BROWSER").is_ok_and(|v| v == "1") {
-        return no_browser();
+        return no_browser("CAPA_NO_BROWSER=1 is set for the hub");
     }
     let Some(url) = state.access.issue_url() else {
         return fail(
@@ -366,14 +391,25 @@ async fn link(
             "the system gave no randomness for a login link",
         );
     };
-    match crate::open_in_browser(&url) {
+    // Watched for a failing opener (no display, no browser), so `capa ui` says "Opened" only
+    // when something opened; off the runtime's workers, since it waits.
+    let target = url.clone();
+    let opened = tokio::task::spawn_blocking(move || {
+        crate::approval_page::browser::open_confirmed(
+            &target,
+            crate::approval_page::browser::CONFIRM_WAIT,
+        )
+    })
+    .await
+    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+    match opened {
         Ok(()) => ok(json!({"ok": true, "opened": true})),
         Err(e) => {
             tracing::warn!(error = %e, "could not open the UI in a browser");
             if let Some(token) = url.rsplit('/').next() {
                 state.access.secrets.revoke_app_link(token);
             }
-            no_browser()
+            no_browser(&e.to_string())
         }
     }
 }

@@ -14,7 +14,7 @@ pub(crate) fn desktop(report: &DesktopReport) -> String {
     let _ = writeln!(s, "\n## The desktop app\n");
     let _ = writeln!(
         s,
-        "The release app (`target/release/capabilities-desktop`, as `npm run desktop:deb` builds it) under \
+        "The packaged app (`target/dist/capabilities-desktop`, as `npm run desktop:deb` builds it) under \
          Xvfb, started as a person starts it, with its own data dir. Resident memory once every source is \
          ready and the app has settled: the app process (which hosts the hub) and, apart, its webview \
          processes (WebKitGTK renders each page in child processes); in the tray with no window \

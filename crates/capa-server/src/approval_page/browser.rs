@@ -160,8 +160,24 @@ fn file_url(path: &Path) -> String {
 /// Starts the browser on `url` through a private forwarding page. Ok when the command started;
 /// what it then does is its business.
 pub fn open(url: &str) -> std::io::Result<()> {
+    open_and_watch(url, Duration::ZERO)
+}
+
+/// How long [`open_confirmed`] watches the opener for a failure. `xdg-open` without a display
+/// (or a desktop with no browser set) gives up well within this; an opener that still runs after
+/// it is taken as a browser that opened.
+pub(crate) const CONFIRM_WAIT: Duration = Duration::from_millis(1500);
+
+/// As [`open`], and then watches the opener for up to `wait`: an opener that exits with a failure
+/// in that time (no display, no browser configured) is an error, so that a caller says "opened"
+/// only when something opened. Blocks for up to `wait`: call it off an async runtime's workers.
+pub(crate) fn open_confirmed(url: &str, wait: Duration) -> std::io::Result<()> {
+    open_and_watch(url, wait)
+}
+
+fn open_and_watch(url: &str, wait: Duration) -> std::io::Result<()> {
     let page = ForwardingPage::write(url)?;
-    let started = start_browser(&page.url());
+    let started = start_browser(&page.url(), wait);
     match started {
         Ok(()) => page.remove_later(),
         Err(_) => page.remove(),
@@ -169,10 +185,17 @@ pub fn open(url: &str) -> std::io::Result<()> {
     started
 }
 
-fn start_browser(url: &str) -> std::io::Result<()> {
+fn start_browser(url: &str, wait: Duration) -> std::io::Result<()> {
     let capa_browser = std::env::var("CAPA_BROWSER").ok();
     let browser = std::env::var("BROWSER").ok();
-    let parts = command_line(url, capa_browser.as_deref(), browser.as_deref());
+    spawn_watched(
+        &command_line(url, capa_browser.as_deref(), browser.as_deref()),
+        wait,
+    )
+}
+
+/// Starts `parts` detached; an exit with a failure within `wait` is an error.
+fn spawn_watched(parts: &[String], wait: Duration) -> std::io::Result<()> {
     let Some((program, args)) = parts.split_first() else {
         return Err(std::io::Error::other("no browser command"));
     };
@@ -189,6 +212,18 @@ fn start_browser(url: &str) -> std::io::Result<()> {
         command.process_group(0);
     }
     let mut child = command.spawn()?;
+    let deadline = std::time::Instant::now() + wait;
+    while std::time::Instant::now() < deadline {
+        match child.try_wait()? {
+            Some(status) if status.success() => return Ok(()),
+            Some(status) => {
+                return Err(std::io::Error::other(format!(
+                    "the browser command `{program}` failed ({status})"
+                )));
+            }
+            None => std::thread::sleep(Duration::from_millis(25)),
+        }
+    }
     // Reaped on a side thread when it exits, so it never lingers as a zombie; nobody waits here.
     let _ = std::thread::Builder::new()
         .name("capa-browser".to_owned())
@@ -219,6 +254,21 @@ mod tests {
         if cfg!(target_os = "linux") {
             assert_eq!(fallback[0], "xdg-open");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_watched_opener_that_fails_is_an_error_and_one_that_runs_or_succeeds_is_not() {
+        let parts = |p: &[&str]| p.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let wait = Duration::from_secs(5);
+        let failed = spawn_watched(&parts(&["sh", "-c", "exit 3"]), wait).expect_err("failed");
+        assert!(failed.to_string().contains("`sh` failed"), "{failed}");
+        spawn_watched(&parts(&["true"]), wait).expect("exit 0 is opened");
+        let started = std::time::Instant::now();
+        spawn_watched(&parts(&["sleep", "30"]), Duration::from_millis(200)).expect("still running");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // Unwatched, a failing opener is not waited for.
+        spawn_watched(&parts(&["false"]), Duration::ZERO).expect("not watched");
     }
 
     #[test]

@@ -1,0 +1,90 @@
+//! The installed package's size (issue 18: "the installed package is whole and lean"): the .deb
+//! that `npm run desktop:deb` built, as dpkg reports it, and each program it installs.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// What the package weighs.
+#[derive(Debug)]
+pub(crate) struct PackageSize {
+    pub(crate) file_name: String,
+    /// The .deb file itself.
+    pub(crate) deb_bytes: u64,
+    /// dpkg's `Installed-Size` (KiB).
+    pub(crate) installed_kib: u64,
+    /// Each file under `usr/bin/` and its size in bytes.
+    pub(crate) programs: Vec<(String, u64)>,
+}
+
+/// Reads `deb` with `dpkg-deb`.
+pub(crate) fn measure(deb: &Path) -> anyhow::Result<PackageSize> {
+    let deb_bytes = std::fs::metadata(deb)
+        .with_context(|| format!("reading {}", deb.display()))?
+        .len();
+    let installed = dpkg_deb(&["-f", &deb.to_string_lossy(), "Installed-Size"])?;
+    let installed_kib = installed
+        .trim()
+        .parse()
+        .with_context(|| format!("Installed-Size of {} is {installed:?}", deb.display()))?;
+    let listing = dpkg_deb(&["-c", &deb.to_string_lossy()])?;
+    Ok(PackageSize {
+        file_name: deb
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        deb_bytes,
+        installed_kib,
+        programs: programs(&listing),
+    })
+}
+
+fn dpkg_deb(args: &[&str]) -> anyhow::Result<String> {
+    let out = Command::new("dpkg-deb")
+        .args(args)
+        .output()
+        .context("running dpkg-deb (Debian's dpkg package)")?;
+    if !out.status.success() {
+        bail!(
+            "dpkg-deb {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `usr/bin/*` from a `dpkg-deb -c` listing (`-rwxr-xr-x root/root 48148336 2026-12-02 01:56 ./usr/bin/capa`).
+fn programs(listing: &str) -> Vec<(String, u64)> {
+    listing
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let size = fields.nth(2)?.parse().ok()?;
+            let path = fields.nth(2)?;
+            let name = path.strip_prefix("./usr/bin/")?;
+            (!name.is_empty()).then(|| (name.to_owned(), size))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_are_read_from_the_listing() {
+        let listing = "drwxr-xr-x root/root         0 2026-12-02 01:56 ./usr/bin/\n\
+            -rwxr-xr-x root/root  48148336 2026-12-02 01:56 ./usr/bin/capa\n\
+            -rwxr-xr-x root/root       210 2026-12-02 01:56 ./usr/bin/capabilities\n\
+            -rw-r--r-- root/root      4100 2026-12-02 01:56 ./usr/share/applications/Capabilities.desktop\n";
+        assert_eq!(
+            programs(listing),
+            [
+                ("capa".to_owned(), 48_148_336),
+                ("capabilities".to_owned(), 210)
+            ]
+        );
+    }
+}

@@ -13,7 +13,8 @@
 //! - [`warnings`]: what install tells a person about the servers' tools and the file's policies;
 //! - [`user`]: each client's user-wide file on each OS ([`user_files`]), for the global hub;
 //! - [`user_plan`]: a user file's status and connecting it to the global hub, or disconnecting it
-//!   ([`json_splice`] edits JSON/JSONC in place, so only capa's entry's bytes change).
+//!   ([`json_splice`] edits JSON/JSONC in place, so only capa's entry's bytes change);
+//! - [`import`]: the servers of a client's file as hub sources, and a list of well-known servers.
 //!
 //! Nothing here reads the environment or prompts on its own: paths come in as arguments and the
 //! question goes through the [`review::Prompter`] the caller passes.
@@ -22,6 +23,7 @@ pub mod client;
 pub mod codex_toml;
 pub mod entry;
 mod error;
+pub mod import;
 pub mod json_file;
 pub mod json_splice;
 pub mod plan;

@@ -36,6 +36,7 @@ mod signals;
 mod skills;
 mod source_confirmation;
 mod source_def;
+mod source_logs;
 mod sources;
 mod status;
 
@@ -80,6 +81,8 @@ pub struct Hub {
     notes: Notes,
     upstreams: Mutex<BTreeMap<UpstreamKey, Arc<Upstream>>>,
     problems: Mutex<BTreeMap<String, source_def::SourceProblem>>,
+    /// Each source's log: its child's stderr and the hub's lines about it (in memory).
+    source_logs: source_logs::SourceLogs,
     catalog: watch::Sender<SharedCatalog>,
     events: mpsc::UnboundedSender<UpstreamEvent>,
     event_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -173,6 +176,7 @@ impl Hub {
             notes: Notes::persistent(paths.demo_notes()),
             upstreams: Mutex::new(BTreeMap::new()),
             problems: Mutex::new(BTreeMap::new()),
+            source_logs: source_logs::SourceLogs::default(),
             catalog,
             events,
             event_task: Mutex::new(None),
@@ -324,6 +328,7 @@ impl Hub {
             request_bytes: i64::try_from(request_bytes).unwrap_or(i64::MAX),
             response_bytes: i64::try_from(response_bytes).unwrap_or(i64::MAX),
         };
+        self.log_call_outcome(&tool.address.namespace, &record);
         // History waits for the next group commit: nothing reads it before the next query,
         // which commits it first.
         self.store.defer_call_record(record);

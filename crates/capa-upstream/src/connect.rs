@@ -1,6 +1,7 @@
 //! Opening one connection to an upstream: spawn the child or reach the URL, then negotiate.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::ProtocolVersion;
@@ -14,6 +15,7 @@ use crate::handler::UpstreamClient;
 use crate::http_client::BoundedHttpClient;
 use crate::limits::MAX_MESSAGE_BYTES;
 use crate::line_transport::LineTransport;
+use crate::source_log::{LogLevel, LogStream, SourceLog};
 use crate::spec::{UpstreamSpec, UpstreamTransport};
 use crate::stdio::ChildTransport;
 
@@ -38,6 +40,7 @@ fn lifecycle() -> ClientLifecycleMode {
 pub(crate) async fn connect(
     spec: &UpstreamSpec,
     handler: UpstreamClient,
+    log: &Arc<SourceLog>,
 ) -> Result<(Client, Option<u32>), UpstreamError> {
     let mut pid = None;
     let unavailable = |reason: String| UpstreamError::Unavailable {
@@ -61,7 +64,7 @@ pub(crate) async fn connect(
                 .map_err(|e| unavailable(format!("cannot start `{command}`: {e}")))?;
             pid = transport.id();
             if let Some(stderr) = stderr {
-                forward_stderr(spec.source_id.clone(), stderr);
+                forward_stderr(spec.source_id.clone(), stderr, log.clone());
             }
             tokio::time::timeout(
                 CONNECT_TIMEOUT,
@@ -129,10 +132,18 @@ pub(crate) async fn connect(
     }
 }
 
-/// Every line a child writes to stderr goes to the hub's log (which redacts known secrets), cut
-/// to [`MAX_STDERR_LINE_BYTES`]: a child that writes without newlines must not grow the hub.
-fn forward_stderr(source_id: String, stderr: tokio::process::ChildStderr) {
+/// Every line a child writes to stderr goes to the hub's log (which redacts known secrets) and to
+/// the source's log (which redacts as it stores), cut to [`MAX_STDERR_LINE_BYTES`]: a child that
+/// writes without newlines must not grow the hub.
+fn forward_stderr(source_id: String, stderr: tokio::process::ChildStderr, log: Arc<SourceLog>) {
     tokio::spawn(async move {
+        let emit = |line: &[u8], cut: bool| {
+            let text = String::from_utf8_lossy(line);
+            let text = text.trim_end_matches(['\n', '\r']);
+            let more = if cut { " …(cut)" } else { "" };
+            tracing::info!(target: "capa::upstream::stderr", source = %source_id, "{text}{more}");
+            log.push(LogStream::Stderr, LogLevel::Info, &format!("{text}{more}"));
+        };
         let mut reader = BufReader::new(stderr);
         let mut line = Vec::new();
         let mut cut = false;
@@ -148,13 +159,14 @@ fn forward_stderr(source_id: String, stderr: tokio::process::ChildStderr) {
             cut |= take > room;
             reader.consume(take);
             if newline.is_some() {
-                let text = String::from_utf8_lossy(&line);
-                let text = text.trim_end_matches(['\n', '\r']);
-                let more = if cut { " …(cut)" } else { "" };
-                tracing::info!(target: "capa::upstream::stderr", source = %source_id, "{text}{more}");
+                emit(&line, cut);
                 line.clear();
                 cut = false;
             }
+        }
+        // The last words of a child that exits without a newline.
+        if !line.is_empty() {
+            emit(&line, cut);
         }
     });
 }

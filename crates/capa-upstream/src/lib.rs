@@ -18,6 +18,7 @@ mod limits;
 mod line_transport;
 mod progress;
 mod scan;
+mod source_log;
 mod spec;
 mod stdio;
 mod supervisor;
@@ -30,6 +31,10 @@ pub use limits::{
     MAX_TOOL_LIST_BYTES, MAX_TOOL_NAME_BYTES, MAX_TOOL_NESTING, MAX_TOOL_PAGES, MAX_TOOLS,
 };
 pub use progress::{Progress, ProgressRouter, ProgressSink, call_tool_with_progress};
+pub use source_log::{
+    LogLevel, LogLine, LogPage, LogStream, MAX_LOG_BYTES, MAX_LOG_LINE_BYTES, MAX_LOG_LINES,
+    SourceLog,
+};
 pub use spec::{UpstreamSpec, UpstreamTransport};
 pub use supervisor::{Upstream, UpstreamEvent, UpstreamState, UpstreamStatus};
 pub use timings::SupervisorTimings;

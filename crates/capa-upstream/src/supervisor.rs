@@ -18,6 +18,7 @@ use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
 use crate::limits::MAX_TOOL_PAGES;
 use crate::progress::{ProgressRouter, ProgressSink, call_tool_with_progress};
+use crate::source_log::{LogLevel, SourceLog};
 use crate::spec::UpstreamSpec;
 use crate::timings::SupervisorTimings;
 use crate::tool_list::{Cuts, ToolListBounds};
@@ -81,6 +82,8 @@ pub struct Upstream {
     shutdown: CancellationToken,
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
     progress: ProgressRouter,
+    /// The source's log: the child's stderr and the supervisor's lines.
+    log: Arc<SourceLog>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -104,6 +107,18 @@ impl Upstream {
         events: mpsc::UnboundedSender<UpstreamEvent>,
         timings: SupervisorTimings,
     ) -> Arc<Self> {
+        let log = SourceLog::new(capa_domain::Redactor::new());
+        Self::start_logged(spec, events, timings, log)
+    }
+
+    /// [`Upstream::start_with`], writing the child's stderr and the supervisor's lines to `log`
+    /// (the hub keeps one per source, across restarts).
+    pub fn start_logged(
+        spec: UpstreamSpec,
+        events: mpsc::UnboundedSender<UpstreamEvent>,
+        timings: SupervisorTimings,
+        log: Arc<SourceLog>,
+    ) -> Arc<Self> {
         let (snapshot, _) = watch::channel(Snapshot {
             state: UpstreamState::Starting,
             peer: None,
@@ -121,6 +136,7 @@ impl Upstream {
             shutdown: CancellationToken::new(),
             task: Mutex::new(None),
             progress: ProgressRouter::default(),
+            log,
         });
         let task = tokio::spawn(supervise(upstream.clone(), events));
         if let Ok(mut slot) = upstream.task.lock() {
@@ -131,6 +147,11 @@ impl Upstream {
 
     pub fn spec(&self) -> &UpstreamSpec {
         &self.spec
+    }
+
+    /// The log this upstream writes to.
+    pub fn log(&self) -> &Arc<SourceLog> {
+        &self.log
     }
 
     /// The tools the server listed last (empty before the first successful listing).
@@ -244,7 +265,25 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
     let timings = upstream.timings;
     let mut backoff = timings.min_backoff;
     let mut attempts: u32 = 0;
+    let log = upstream.log.clone();
+    let under = upstream
+        .spec
+        .connection
+        .as_deref()
+        .map(|c| format!(" (connection `{c}`)"))
+        .unwrap_or_default();
     loop {
+        if attempts == 0 {
+            log.hub(
+                LogLevel::Info,
+                &format!("starting {}{under}", upstream.spec.transport.describe()),
+            );
+        } else {
+            log.hub(
+                LogLevel::Info,
+                &format!("restarting (attempt {})", attempts + 1),
+            );
+        }
         upstream.update(|s| {
             s.state = UpstreamState::Starting;
             s.restarts = attempts;
@@ -259,7 +298,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         };
         let connected = tokio::select! {
             () = upstream.shutdown.cancelled() => break,
-            c = connect(&upstream.spec, handler) => c,
+            c = connect(&upstream.spec, handler, &log) => c,
         };
         // tokio's clock (the wall clock in the hub) so that tests can move it.
         let started = tokio::time::Instant::now();
@@ -275,6 +314,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
             }
             Err(e) => {
                 tracing::warn!(source = %source_id, error = %e, "upstream unavailable");
+                log.hub(LogLevel::Error, &format!("could not connect: {e}"));
                 upstream.update(|s| {
                     s.state = UpstreamState::Down;
                     s.peer = None;
@@ -286,7 +326,9 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         if started.elapsed() > timings.healthy_after {
             backoff = timings.min_backoff;
         }
-        tracing::info!(source = %source_id, wait_ms = u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX), "reconnecting after backoff");
+        let wait_ms = u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX);
+        tracing::info!(source = %source_id, wait_ms, "reconnecting after backoff");
+        log.hub(LogLevel::Info, &format!("reconnecting in {wait_ms} ms"));
         tokio::select! {
             () = upstream.shutdown.cancelled() => break,
             () = tokio::time::sleep(backoff) => {}
@@ -297,6 +339,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         s.state = UpstreamState::Stopped;
         s.peer = None;
     });
+    log.hub(LogLevel::Info, "stopped");
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -336,6 +379,21 @@ async fn serve_connection(
     match list_tools(&peer, source_id, upstream.timings.list_timeout).await {
         Ok((tools, limited)) => {
             tracing::info!(source = %source_id, tools = tools.len(), protocol = ?protocol_version, "upstream ready");
+            let pid = upstream.snapshot.borrow().pid;
+            upstream.log.hub(
+                LogLevel::Info,
+                &format!(
+                    "ready: {} tools, protocol {}{}",
+                    tools.len(),
+                    protocol_version.as_deref().unwrap_or("unknown"),
+                    pid.map(|p| format!(", pid {p}")).unwrap_or_default()
+                ),
+            );
+            for note in &limited {
+                upstream
+                    .log
+                    .hub(LogLevel::Warn, &format!("tool list over a limit: {note}"));
+            }
             upstream.update(|s| {
                 s.state = UpstreamState::Ready;
                 s.peer = Some(peer.clone());
@@ -347,6 +405,9 @@ async fn serve_connection(
             changed();
         }
         Err(e) => {
+            upstream
+                .log
+                .hub(LogLevel::Error, &format!("listing tools failed: {e}"));
             upstream.update(|s| {
                 s.state = UpstreamState::Down;
                 s.last_error = Some(e.to_string());
@@ -369,13 +430,17 @@ async fn serve_connection(
             Some(()) = tools_changed.recv() => {
                 match list_tools(&peer, source_id, upstream.timings.list_timeout).await {
                     Ok((tools, limited)) => {
+                        upstream.log.hub(LogLevel::Info, &format!("tool list changed: {} tools", tools.len()));
                         upstream.update(|s| {
                             s.tools = Arc::new(tools);
                             s.limited = limited;
                         });
                         changed();
                     }
-                    Err(e) => tracing::warn!(source = %source_id, error = %e, "refreshing tools failed; keeping the previous list"),
+                    Err(e) => {
+                        tracing::warn!(source = %source_id, error = %e, "refreshing tools failed; keeping the previous list");
+                        upstream.log.hub(LogLevel::Warn, &format!("refreshing tools failed, keeping the previous list: {e}"));
+                    }
                 }
             }
             reason = &mut waiting => {
@@ -384,6 +449,7 @@ async fn serve_connection(
                     Err(e) => format!("connection task failed ({e})"),
                 };
                 tracing::warn!(source = %source_id, %reason, "upstream lost");
+                upstream.log.hub(LogLevel::Warn, &format!("connection lost: {reason}"));
                 upstream.update(|s| {
                     s.state = UpstreamState::Down;
                     s.peer = None;

@@ -165,6 +165,7 @@ impl Hub {
         }
         self.stop_upstreams_of(id).await;
         self.set_problem(id, None);
+        self.forget_source_log(id);
         self.rebuild_catalog();
         Ok(())
     }

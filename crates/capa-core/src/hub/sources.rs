@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use capa_config::SourceTransport;
 use capa_demo::DEMO_SOURCE_ID;
-use capa_upstream::{Upstream, UpstreamSpec, UpstreamTransport};
+use capa_upstream::{LogLevel, Upstream, UpstreamSpec, UpstreamTransport};
 
 use super::Hub;
 use super::source_def::{Origin, SourceDef, SourceProblem};
@@ -28,18 +28,24 @@ impl Hub {
             && let Some(problem) = self.unconfirmed(config)
         {
             tracing::warn!(source = %def.id, "{}", problem.message());
+            self.log_source(
+                &def.id,
+                LogLevel::Warn,
+                &format!("not started: {}", problem.message()),
+            );
             self.set_problem(&def.id, Some(problem));
             return;
         }
         match self.spec_for(def, None) {
             Ok(spec) => {
                 self.set_problem(&def.id, None);
-                let upstream = Upstream::start(spec, self.events.clone());
+                let upstream = self.start_upstream(spec);
                 self.lock_upstreams()
                     .insert((def.id.clone(), None), upstream);
             }
             Err(e) => {
                 tracing::warn!(source = %def.id, error = %e, "source not started");
+                self.log_source(&def.id, LogLevel::Warn, &format!("not started: {e}"));
                 self.set_problem(&def.id, Some(SourceProblem::NeedsConnection(e.to_string())));
             }
         }
@@ -91,7 +97,7 @@ impl Hub {
             _ => {}
         }
         let spec = self.spec_for(def, connection)?;
-        let upstream = Upstream::start(spec, self.events.clone());
+        let upstream = self.start_upstream(spec);
         self.lock_upstreams().insert(key, upstream.clone());
         Ok(upstream)
     }

@@ -111,7 +111,10 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
         client: Some(client.to_owned()),
         progress: None,
     };
-    match hub.call(permit, arguments, &context).await {
+    let started = std::time::Instant::now();
+    let outcome = hub.call(permit, arguments, &context).await;
+    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    match outcome {
         Ok(result) => {
             let budget = hub.run_limits().inline_result_bytes;
             let cut = !full && capa_mcp::inline::measured(&result) > budget;
@@ -120,7 +123,7 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
             } else {
                 result
             };
-            json!({"ok": result.is_error != Some(true), "result": result, "cut": cut})
+            json!({"ok": result.is_error != Some(true), "result": result, "cut": cut, "ms": ms})
         }
         Err(e) => call_error_json(&e),
     }
@@ -152,9 +155,17 @@ fn pending_json(code: &str, input: &PendingInput) -> Value {
     })
 }
 
+/// Calls from a UI session (the app's tool tester) are recorded as the app's, others as the
+/// CLI's.
 pub(super) async fn call(
     State(hub): State<Arc<Hub>>,
+    session: Option<axum::Extension<crate::ui::UiSession>>,
     Json(request): Json<CallRequest>,
 ) -> Json<Value> {
-    Json(call_json(&hub, request, "capa-cli").await)
+    let client = if session.is_some() {
+        "capa-ui"
+    } else {
+        "capa-cli"
+    };
+    Json(call_json(&hub, request, client).await)
 }

@@ -13,6 +13,10 @@ use crate::located::Position;
 use crate::resolved::SourceConfig;
 use crate::validate::CheckedFile;
 
+mod switch;
+
+pub use switch::set_server_disabled;
+
 /// A server entry to write, as the API receives it (`command` or `url`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NewServer {
@@ -278,8 +282,13 @@ pub fn replace_server(
     })?;
     let (first, last) = item_of(file, text, &block, &server.id)?;
     let indent = indent_of(lines[first]);
+    let mut rendered = server.render(indent);
+    // A source turned off stays off: the switch is not part of the definition being edited.
+    if switch::declared_disabled(file, text, &server.id) {
+        rendered.insert(1, format!("{}  disabled: true", " ".repeat(indent)));
+    }
     let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
-    out.splice(first..=last, server.render(indent));
+    out.splice(first..=last, rendered);
     finish(file, &out, &server.id)
 }
 
@@ -289,6 +298,7 @@ fn finish(file: &Path, out: &[String], id: &str) -> Result<(String, SourceConfig
     let source = checked
         .sources
         .into_iter()
+        .chain(checked.off)
         .find(|s| s.id == id)
         .ok_or_else(|| {
             invalid(

@@ -56,7 +56,9 @@ pub struct ServerEntry {
     /// A short note shown in listings.
     #[serde(default)]
     pub description: Option<String>,
-    /// Keep the entry but do not start the server.
+    /// Turned off: the hub lists the server as `off` and starts nothing of it. Turning it on
+    /// again (removing the line, or `false`) needs a person: the app's switch, or
+    /// `capa sources enable <id>` at a terminal; otherwise the server waits for confirmation.
     #[serde(default)]
     pub disabled: bool,
 }

@@ -180,7 +180,7 @@ pub fn load(files: &ConfigFiles) -> Result<HubConfig, ConfigError> {
         .transpose()?;
     let project = project.map(|mut project| {
         if files.project_origin == ProjectOrigin::Found {
-            for source in &mut project.sources {
+            for source in project.sources.iter_mut().chain(project.off.iter_mut()) {
                 source.scope = SourceScope::Project {
                     replaces_global: global
                         .as_ref()
@@ -204,6 +204,10 @@ fn merge(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> HubConf
             config.sources.retain(|s| s.id != source.id);
             config.sources.push(source.clone());
         }
+        for source in &file.off {
+            config.off_sources.retain(|s| s.id != source.id);
+            config.off_sources.push(source.clone());
+        }
         for skill in &file.skills {
             config.skills.retain(|s| s.id != skill.id);
             config.skills.push(skill.clone());
@@ -212,6 +216,8 @@ fn merge(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> HubConf
         approval_ttl = file.approval_ttl.or(approval_ttl);
         config.demo = file.demo.unwrap_or(config.demo);
     }
+    let active: Vec<String> = config.sources.iter().map(|s| s.id.clone()).collect();
+    config.off_sources.retain(|s| !active.contains(&s.id));
     config.upstream_timeout = timeout.unwrap_or(Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS));
     config.approval_ttl = approval_ttl.unwrap_or(Duration::from_millis(MAX_APPROVAL_TTL_MS));
     config.exposure = exposure_choice(global, project);

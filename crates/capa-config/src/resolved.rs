@@ -16,6 +16,9 @@ pub const MAX_APPROVAL_TTL_MS: u64 = 86_400_000;
 pub struct HubConfig {
     /// Sources in file order (global file first, then the project file).
     pub sources: Vec<SourceConfig>,
+    /// Sources turned off (`disabled: true`) whose id no active source uses: listed as `off`,
+    /// never started.
+    pub off_sources: Vec<SourceConfig>,
     /// Skills in file order (global file first, then the project file), active and inactive.
     pub skills: Vec<SkillConfig>,
     /// The exposure mode and which file and rule decided it.
@@ -36,6 +39,7 @@ impl Default for HubConfig {
     fn default() -> Self {
         Self {
             sources: Vec::new(),
+            off_sources: Vec::new(),
             skills: Vec::new(),
             exposure: ExposureChoice {
                 mode: ExposureMode::Code,

@@ -28,6 +28,9 @@ const DEMO_ID: &str = "demo";
 pub struct CheckedFile {
     pub file: PathBuf,
     pub sources: Vec<SourceConfig>,
+    /// Servers declared with `disabled: true` (turned off): checked like the others, listed by
+    /// the hub as `off`, never started.
+    pub off: Vec<SourceConfig>,
     /// Every server id the file declares, disabled servers included.
     pub declared: BTreeSet<String>,
     pub skills: Vec<SkillConfig>,
@@ -84,6 +87,7 @@ pub(crate) fn check(
     let skills = check_skills(&mut checker, &parsed.skills, &seen, inherited);
 
     let mut sources = Vec::new();
+    let mut off = Vec::new();
     for server in &parsed.servers {
         let transport = check_def(&mut checker, &server.def, base_dir);
         let selection = check_expose(&mut checker, server);
@@ -100,11 +104,13 @@ pub(crate) fn check(
             }
             None => selection,
         };
-        if server.disabled {
-            continue;
-        }
         if let Some(transport) = transport {
-            sources.push(SourceConfig {
+            let list = if server.disabled {
+                &mut off
+            } else {
+                &mut sources
+            };
+            list.push(SourceConfig {
                 id: server.id.value.clone(),
                 transport,
                 selection,
@@ -145,6 +151,7 @@ pub(crate) fn check(
         Ok(CheckedFile {
             file: file.to_path_buf(),
             sources,
+            off,
             declared: seen.into_keys().collect(),
             skills,
             exposure: parsed.options.tool_exposure.map(|m| m.value),

@@ -39,6 +39,7 @@ mod source_def;
 mod source_logs;
 mod sources;
 mod status;
+mod switches;
 
 pub use crate::trust::source_digest;
 pub use history::RunHistory;
@@ -48,6 +49,7 @@ pub use policy::{
 pub use runtime::SourceChangeError;
 use source_def::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
+pub use switches::SourceSwitch;
 
 /// What the hub needs to start.
 #[derive(Debug)]
@@ -147,6 +149,7 @@ impl Hub {
                 description: Some(DEMO_DESCRIPTION.to_owned()),
                 selection: ToolSelection::All,
                 origin: Origin::Demo,
+                off: false,
             });
         }
         sources.extend(config.sources.iter().map(|s| SourceDef {
@@ -154,7 +157,9 @@ impl Hub {
             description: s.description.clone(),
             selection: s.selection.clone(),
             origin: Origin::Config(s.clone()),
+            off: false,
         }));
+        sources.extend(switches::off_defs(&config.off_sources));
         let policy = policy::PolicyState::load(paths.policy_file(), store.clone())
             .map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
@@ -195,6 +200,7 @@ impl Hub {
         }
         capa_runner::interrupt_orphans(&hub.store, hub.slots.owner(), now_ms());
         hub.begin_source_confirmations(&hub.config.sources);
+        hub.forget_confirmations_of_off_sources();
         for source in &hub.source_defs() {
             hub.start_default(source);
         }

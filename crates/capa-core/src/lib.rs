@@ -43,8 +43,8 @@ pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
 pub use hub::{
     CallContext, ChangedBy, Hub, HubOptions, RunHistory, STARTUP_LIMIT, SourceChangeError,
-    SourceStatus, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
-    source_digest,
+    SourceStatus, SourceSwitch, confirm_policy_rule, confirm_policy_rule_removed,
+    confirm_policy_rules, source_digest,
 };
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};

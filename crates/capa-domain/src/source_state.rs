@@ -20,6 +20,9 @@ pub enum SourceState {
     NeedsConnection,
     /// It is new or changed and waits for a person's confirmation.
     NeedsConfirmation,
+    /// A person turned it off (`disabled: true`): nothing of it runs, none of its tools is
+    /// served. Not a failure.
+    Off,
 }
 
 impl SourceState {
@@ -32,6 +35,7 @@ impl SourceState {
             Self::Stopped => "stopped",
             Self::NeedsConnection => "needs_connection",
             Self::NeedsConfirmation => "needs_confirmation",
+            Self::Off => "off",
         }
     }
 
@@ -76,6 +80,7 @@ mod tests {
             SourceState::Stopped,
             SourceState::NeedsConnection,
             SourceState::NeedsConfirmation,
+            SourceState::Off,
         ] {
             let json = serde_json::to_string(&state).expect("json");
             assert_eq!(json, format!("\"{}\"", state.as_str()));

@@ -44,12 +44,14 @@ fn def_of(config: SourceConfig) -> SourceDef {
         description: config.description.clone(),
         selection: config.selection.clone(),
         origin: Origin::Config(config),
+        off: false,
     }
 }
 
 impl Hub {
     /// A snapshot of the sources served now.
     pub(super) fn source_defs(&self) -> Vec<SourceDef> {
+        // Off sources are in the list too (shown as `off`); nothing starts them.
         self.sources
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -129,7 +131,8 @@ impl Hub {
             && self
                 .source_defs()
                 .iter()
-                .any(|d| d.id == config.id && matches!(d.origin, Origin::Config(_)))
+                // An off source's confirmation stays forgotten: turning it on is what asks.
+                .any(|d| d.id == config.id && matches!(d.origin, Origin::Config(_)) && !d.off)
         {
             self.record_confirmed(&config);
         }
@@ -143,10 +146,14 @@ impl Hub {
             if matches!(slot.origin, Origin::Demo) {
                 return Err(SourceChangeError::BuiltIn);
             }
-            *slot = def.clone();
+            // An edit of the definition keeps the switch (the file keeps `disabled: true`).
+            let off = slot.off;
+            *slot = SourceDef { off, ..def.clone() };
         }
         self.stop_upstreams_of(&def.id).await;
-        self.start_default(&def);
+        if let Some(def) = self.source_defs().into_iter().find(|d| d.id == def.id) {
+            self.start_default(&def);
+        }
         self.rebuild_catalog();
         Ok(())
     }
@@ -183,7 +190,7 @@ impl Hub {
         Ok(())
     }
 
-    async fn stop_upstreams_of(&self, id: &str) {
+    pub(super) async fn stop_upstreams_of(&self, id: &str) {
         let stopped: Vec<Arc<Upstream>> = {
             let mut upstreams = self.lock_upstreams();
             let keys: Vec<_> = upstreams.keys().filter(|(s, _)| s == id).cloned().collect();

@@ -22,7 +22,7 @@ use capa_config::{ProjectConnections, SourceConfig, SourceScope};
 use capa_store::{Store, StoreError, TrustedProjectSource};
 
 use super::Hub;
-use super::source_def::{Origin, SourceProblem, describe_target};
+use super::source_def::{OFF_MARK, Origin, SourceProblem, describe_target};
 use crate::trust::{source_digest, trust_file, trusted_record, uses_global_connections};
 
 /// A project source waiting for a person's trust, for the question a terminal asks.
@@ -150,6 +150,12 @@ impl Hub {
         let digest = source_digest(source);
         if confirmed.get(&source.id) == Some(&digest) {
             return None;
+        }
+        if confirmed.get(&source.id).is_some_and(|d| d == OFF_MARK) {
+            return Some(SourceProblem::NeedsConfirmation(format!(
+                "source `{}` was turned off, and turning it on waits for you: turn it on in Capabilities (Sources page), or run `capa sources enable {}` at a terminal",
+                source.id, source.id
+            )));
         }
         let what = if confirmed.contains_key(&source.id) {
             "changed"

@@ -11,6 +11,8 @@ pub(super) struct SourceDef {
     pub(super) description: Option<String>,
     pub(super) selection: ToolSelection,
     pub(super) origin: Origin,
+    /// Turned off by a person (`disabled: true`): listed, never started.
+    pub(super) off: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -23,6 +25,10 @@ pub(super) enum Origin {
     Demo,
 }
 
+/// The digest recorded for a source a person turned off: it matches no real digest, so the
+/// source turned on again waits for a person (see `switches.rs`).
+pub(super) const OFF_MARK: &str = "off";
+
 /// Upstreams by source and connection; `None` is the source's default connection.
 pub(super) type UpstreamKey = (String, Option<String>);
 
@@ -33,6 +39,8 @@ pub(super) enum SourceProblem {
     NeedsConnection(String),
     /// It is new or changed and waits for a person's confirmation.
     NeedsConfirmation(String),
+    /// A person turned it off: not started, and not an error.
+    Off,
 }
 
 impl SourceProblem {
@@ -40,12 +48,14 @@ impl SourceProblem {
         match self {
             Self::NeedsConnection(_) => SourceState::NeedsConnection,
             Self::NeedsConfirmation(_) => SourceState::NeedsConfirmation,
+            Self::Off => SourceState::Off,
         }
     }
 
     pub(super) fn message(&self) -> &str {
         match self {
             Self::NeedsConnection(m) | Self::NeedsConfirmation(m) => m,
+            Self::Off => "",
         }
     }
 }

@@ -24,6 +24,10 @@ impl Hub {
     }
 
     pub(super) fn start_default(&self, def: &SourceDef) {
+        if def.off {
+            self.set_problem(&def.id, Some(SourceProblem::Off));
+            return;
+        }
         if let Origin::Config(config) = &def.origin
             && let Some(problem) = self.unconfirmed(config)
         {
@@ -86,6 +90,12 @@ impl Hub {
                 return Err(CallError::Unconfirmed {
                     source_id: def.id.clone(),
                     message,
+                });
+            }
+            Some(SourceProblem::Off) => {
+                return Err(CallError::UnknownTool {
+                    address: address.to_string(),
+                    suggestions: Vec::new(),
                 });
             }
             Some(SourceProblem::NeedsConnection(message)) if connection.is_none() => {

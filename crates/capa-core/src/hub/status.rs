@@ -7,7 +7,7 @@ use capa_upstream::{Tool, UpstreamState};
 use serde::{Deserialize, Serialize};
 
 use super::Hub;
-use super::source_def::{Origin, describe_target};
+use super::source_def::{Origin, SourceProblem, describe_target};
 
 /// A source's state for listings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,6 +68,7 @@ impl Hub {
                     },
                     state,
                     last_error: problem
+                        .filter(|p| *p != SourceProblem::Off)
                         .map(|p| p.message().to_owned())
                         .or_else(|| status.as_ref().and_then(|s| s.last_error.clone())),
                     tools: catalog

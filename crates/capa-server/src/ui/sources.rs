@@ -93,12 +93,12 @@ pub(crate) async fn list(State(state): State<UiState>) -> Response {
     ok(json!(listed))
 }
 
-fn global_file(state: &UiState) -> PathBuf {
+pub(super) fn global_file(state: &UiState) -> PathBuf {
     state.hub.paths().global_config()
 }
 
 /// A refusal, answered as `{ok: false, error}`.
-struct Refusal(StatusCode, &'static str, String);
+pub(super) struct Refusal(StatusCode, &'static str, String);
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
@@ -107,7 +107,7 @@ impl IntoResponse for Refusal {
 }
 
 /// Refuses a change to a source the API may not edit: the demo, or one from another file.
-fn editable(state: &UiState, id: &str) -> Result<(), Refusal> {
+pub(super) fn editable(state: &UiState, id: &str) -> Result<(), Refusal> {
     if !state.hub.has_source(id) {
         return Err(Refusal(
             StatusCode::NOT_FOUND,
@@ -136,7 +136,7 @@ fn editable(state: &UiState, id: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
-fn read_text(file: &FsPath) -> Result<String, Refusal> {
+pub(super) fn read_text(file: &FsPath) -> Result<String, Refusal> {
     match std::fs::read_to_string(file) {
         Ok(text) => Ok(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
@@ -148,7 +148,7 @@ fn read_text(file: &FsPath) -> Result<String, Refusal> {
     }
 }
 
-fn write_text(file: &FsPath, text: &str) -> Result<(), Refusal> {
+pub(super) fn write_text(file: &FsPath, text: &str) -> Result<(), Refusal> {
     let io = |e: std::io::Error| {
         Refusal(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -165,7 +165,7 @@ fn write_text(file: &FsPath, text: &str) -> Result<(), Refusal> {
     std::fs::rename(&temp, file).map_err(io)
 }
 
-fn invalid(e: &capa_config::ConfigError) -> Response {
+pub(super) fn invalid(e: &capa_config::ConfigError) -> Response {
     fail(StatusCode::BAD_REQUEST, "invalid_config", e.to_string())
 }
 
@@ -186,7 +186,7 @@ pub(crate) async fn confirm(
 }
 
 /// Serialises edits of the global file (two quick requests must not lose one).
-static EDITS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(super) static EDITS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// `POST /api/sources`: adds a source to the global file and starts it.
 pub(crate) async fn add(

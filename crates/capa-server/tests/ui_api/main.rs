@@ -18,3 +18,4 @@ mod assets;
 mod connections;
 mod login;
 mod sources;
+mod switches;

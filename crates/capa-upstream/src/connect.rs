@@ -11,6 +11,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::error::UpstreamError;
+use crate::explain::{self, Target};
 use crate::handler::UpstreamClient;
 use crate::http_client::BoundedHttpClient;
 use crate::limits::MAX_MESSAGE_BYTES;
@@ -43,6 +44,9 @@ pub(crate) async fn connect(
     log: &Arc<SourceLog>,
 ) -> Result<(Client, Option<u32>), UpstreamError> {
     let mut pid = None;
+    // The log's position before this attempt: a failed handshake quotes the child's last
+    // stderr line of this attempt only.
+    let log_start = log.after(u64::MAX).next;
     let unavailable = |reason: String| UpstreamError::Unavailable {
         source_id: spec.source_id.clone(),
         reason,
@@ -61,7 +65,7 @@ pub(crate) async fn connect(
             }
             die_with_parent(&mut cmd);
             let (transport, stderr) = ChildTransport::spawn(cmd)
-                .map_err(|e| unavailable(format!("cannot start `{command}`: {e}")))?;
+                .map_err(|e| unavailable(explain::spawn_failure(command, &e)))?;
             pid = transport.id();
             if let Some(stderr) = stderr {
                 forward_stderr(spec.source_id.clone(), stderr, log.clone());
@@ -124,12 +128,41 @@ pub(crate) async fn connect(
     };
     match started {
         Ok(Ok(client)) => Ok((client, pid)),
-        Ok(Err(e)) => Err(unavailable(format!("MCP handshake failed: {e}"))),
+        Ok(Err(e)) => Err(unavailable(
+            handshake_failure(spec, &e, log, log_start).await,
+        )),
         Err(_) => Err(unavailable(format!(
             "no MCP handshake within {} s",
             CONNECT_TIMEOUT.as_secs()
         ))),
     }
+}
+
+/// One sentence for a failed handshake ([`crate::explain`]), quoting the child's last stderr
+/// line of this attempt. A child that dies writes its last words as it exits, so they are given
+/// a moment to arrive through the stderr forwarder.
+async fn handshake_failure(
+    spec: &UpstreamSpec,
+    error: &(dyn std::error::Error + Send + Sync + 'static),
+    log: &SourceLog,
+    log_start: u64,
+) -> String {
+    let target = match &spec.transport {
+        UpstreamTransport::Stdio { command, .. } => Target::Command(command),
+        UpstreamTransport::Http { url, .. } => Target::Url(url),
+        UpstreamTransport::InProcess { .. } => Target::InProcess,
+    };
+    if matches!(target, Target::Command(_)) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let last_stderr = log
+        .after(log_start)
+        .lines
+        .into_iter()
+        .rev()
+        .find(|l| l.stream == LogStream::Stderr)
+        .map(|l| l.text);
+    explain::handshake_failure(target, error, last_stderr.as_deref())
 }
 
 /// Every line a child writes to stderr goes to the hub's log (which redacts known secrets) and to

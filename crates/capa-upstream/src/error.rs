@@ -85,6 +85,15 @@ impl UpstreamError {
         )
     }
 
+    /// The sentence for a source's status, where the source is already named: an
+    /// `Unavailable`'s reason without the "`id` is unavailable:" that a call's error carries.
+    pub fn status_text(&self) -> String {
+        match self {
+            Self::Unavailable { reason, .. } => reason.clone(),
+            other => other.to_string(),
+        }
+    }
+
     /// A stable code for clients and the store.
     pub fn code(&self) -> &'static str {
         match self {

@@ -11,6 +11,7 @@
 mod bounded;
 mod connect;
 mod error;
+mod explain;
 mod handler;
 mod http_client;
 mod in_flight;

@@ -318,7 +318,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
                 upstream.update(|s| {
                     s.state = UpstreamState::Down;
                     s.peer = None;
-                    s.last_error = Some(e.to_string());
+                    s.last_error = Some(e.status_text());
                 });
                 changed();
             }
@@ -410,7 +410,7 @@ async fn serve_connection(
                 .hub(LogLevel::Error, &format!("listing tools failed: {e}"));
             upstream.update(|s| {
                 s.state = UpstreamState::Down;
-                s.last_error = Some(e.to_string());
+                s.last_error = Some(e.status_text());
             });
             changed();
             let _ = client.cancel().await;

@@ -8,13 +8,15 @@ import type { Page, PageContext } from './pages/page';
 import { pendingPage } from './pages/pending';
 import { policiesPage } from './pages/policies';
 import { runsPage } from './pages/runs';
+import { sourcePage } from './pages/source';
 import { sourcesPage } from './pages/sources';
 import { toolsPage } from './pages/tools';
 import { welcomePage } from './pages/welcome';
 
 const PAGES: Record<string, { label: string; make: (ctx: PageContext) => Page; nav: boolean }> = {
   welcome: { label: 'Welcome', make: welcomePage, nav: true },
-  sources: { label: 'Sources', make: sourcesPage, nav: true },
+  // `#/sources/<id>`: one source's status, log and tool tester.
+  sources: { label: 'Sources', make: (ctx) => (ctx.route.params[0] ? sourcePage(ctx) : sourcesPage(ctx)), nav: true },
   tools: { label: 'Tools', make: toolsPage, nav: true },
   connections: { label: 'Connections', make: connectionsPage, nav: true },
   policies: { label: 'Policies', make: policiesPage, nav: true },

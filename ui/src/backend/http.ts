@@ -6,6 +6,8 @@ import {
   ApiError,
   type ApprovalsView,
   type Backend,
+  type CallAnswer,
+  type CallInput,
   type Choice,
   type Connection,
   type ConnectionInput,
@@ -18,6 +20,7 @@ import {
   type RunSummary,
   type Session,
   type SourceInput,
+  type SourceLogPage,
   type SourceStatus,
   type ToolListing,
 } from './types';
@@ -95,7 +98,7 @@ export class HttpBackend implements Backend {
       if (response.status === 401 && this.key) forgetPageSessionKey();
       const message =
         error?.message ?? (text.trim() || `${method} ${path} failed with HTTP ${response.status}`);
-      throw new ApiError(code, message, response.status);
+      throw new ApiError(code, message, response.status, response.ok ? parsed : undefined);
     }
     return parsed as T;
   }
@@ -122,6 +125,20 @@ export class HttpBackend implements Backend {
   }
   async confirmSource(id: string): Promise<void> {
     await this.request('POST', `/api/sources/${enc(id)}/confirm`);
+  }
+
+  async sourceLogs(id: string, after: number): Promise<SourceLogPage> {
+    const page = await this.request<Partial<SourceLogPage>>('GET', `/api/sources/${enc(id)}/logs?after=${after}`);
+    return { lines: page.lines ?? [], dropped: page.dropped ?? 0, next: page.next ?? after };
+  }
+  async callTool(call: CallInput): Promise<CallAnswer> {
+    try {
+      return await this.request<CallAnswer>('POST', '/api/call', call);
+    } catch (error) {
+      // `{ok: false, …}` from /api/call is the call's answer; HTTP failures stay errors.
+      if (error instanceof ApiError && error.answer) return error.answer as CallAnswer;
+      throw error;
+    }
   }
 
   async tools(): Promise<ToolListing[]> {

@@ -211,15 +211,63 @@ export interface HubEvent {
   sources?: Record<string, number>;
 }
 
+/** One line of a source's log (`GET /api/sources/<id>/logs`), redacted by the hub. */
+export interface SourceLogLine {
+  seq: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+  /** `stderr` (the server's own output) or `hub` (what the hub says about it). */
+  stream: string;
+  /** `info`, `warn` or `error`. */
+  level: string;
+  text: string;
+}
+
+/** `GET /api/sources/<id>/logs?after=<seq>`. */
+export interface SourceLogPage {
+  lines: SourceLogLine[];
+  /** Lines the hub's ring dropped since it started (oldest first). */
+  dropped: number;
+  /** The `after` to ask with next. */
+  next: number;
+}
+
+/** `POST /api/call`. */
+export interface CallInput {
+  address: string;
+  arguments?: Record<string, unknown>;
+  connection?: string;
+  /** The pending approval an earlier answer named. */
+  approval?: string;
+  waitMs?: number;
+  abandon?: boolean;
+}
+
+/** What `POST /api/call` answered; `ok: false` is an answer too (tool errors, approvals). */
+export interface CallAnswer {
+  ok: boolean;
+  /** The MCP `CallToolResult`, cut to `inlineResultBytes` unless `cut` is false. */
+  result?: { content?: unknown[]; structuredContent?: unknown; isError?: boolean };
+  cut?: boolean;
+  /** How long the tool call took in the hub, in milliseconds. */
+  ms?: number;
+  error?: { code: string; message: string; retryable?: boolean };
+  /** The pending input when the call waits for a person. */
+  approval?: PendingApproval;
+}
+
 /** An error the API answered (`{ok:false, error:{code,message}}`): pages show `message`. */
 export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
-  constructor(code: string, message: string, status = 0) {
+  /** The whole `{ok: false, …}` body of an HTTP 200 answer, for callers that read more. */
+  readonly answer: unknown;
+  constructor(code: string, message: string, status = 0, answer?: unknown) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.status = status;
+    this.answer = answer;
   }
 }
 
@@ -237,6 +285,11 @@ export interface Backend {
   confirmSource(id: string): Promise<void>;
 
   tools(): Promise<ToolListing[]>;
+  /** A source's log lines after `after` (0: all the hub keeps). */
+  sourceLogs(id: string, after: number): Promise<SourceLogPage>;
+  /** A call through the authorizer (`POST /api/call`): answered, never thrown, when the hub
+   * answers `ok: false` (a tool error, a denial, an approval to wait for). */
+  callTool(call: CallInput): Promise<CallAnswer>;
   /** The hub's own search; answers its text. */
   search(query: string, options?: { namespace?: string; limit?: number }): Promise<string>;
 

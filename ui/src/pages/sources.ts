@@ -2,6 +2,7 @@
 import type { SourceInput, SourceStatus } from '../backend/types';
 import { clear, errorText, field, h, notice } from '../lib/dom';
 import { parseLines, parsePairs, splitCommandLine } from '../lib/forms';
+import { href } from '../lib/router';
 import type { Page, PageContext } from './page';
 
 export function sourcesPage({ backend }: PageContext): Page {
@@ -129,7 +130,7 @@ export function sourcesPage({ backend }: PageContext): Page {
     h(
       'tr',
       { 'data-source': s.id },
-      h('th', { scope: 'row' }, s.id, s.description ? h('div', { class: 'hint' }, s.description) : null),
+      h('th', { scope: 'row' }, h('a', { href: href('sources', s.id), title: `Log and tool tester of ${s.id}` }, s.id), s.description ? h('div', { class: 'hint' }, s.description) : null),
       h('td', {}, h('span', { class: `badge state-${s.state}` }, s.state)),
       h('td', { class: 'num' }, String(s.tools)),
       h('td', {}, h('code', { class: 'wrap' }, s.target)),

@@ -1,0 +1,81 @@
+// One source at `#/sources/<id>`: its status, its live log (stderr and the hub's lines) and a
+// tester for its tools. Live updates (`/api/events`) refresh the status and the tool list; the
+// log polls on its own; neither touches what a person is typing in the tester.
+import type { SourceStatus } from '../backend/types';
+import { clear, errorText, h, notice } from '../lib/dom';
+import { href } from '../lib/router';
+import type { Page, PageContext } from './page';
+import { sourceLogPanel } from './source-log';
+import { toolTester } from './tool-tester';
+
+function facts(s: SourceStatus): HTMLElement {
+  const row = (term: string, value: Node | string | null | undefined) =>
+    value === null || value === undefined || value === '' ? null : [h('dt', {}, term), h('dd', {}, value)];
+  return h(
+    'dl',
+    { class: 'facts' },
+    row('Status', h('span', { class: `badge state-${s.state}` }, s.state)),
+    row('Command or URL', h('code', { class: 'wrap' }, s.target)),
+    row('Tools', String(s.tools)),
+    row('Restarts', s.restarts ? String(s.restarts) : null),
+    row('Process', s.pid ? `pid ${s.pid}` : null),
+    row('Protocol', s.protocol_version ?? null),
+    row('Connections', s.connections?.length ? s.connections.join(', ') : null),
+    row('Declared in', s.file ?? (s.origin === 'demo' ? 'built in' : null)),
+    row('Last error', s.last_error ? h('span', { class: 'error-text' }, s.last_error) : null),
+  );
+}
+
+export function sourcePage({ backend, route }: PageContext): Page {
+  const id = route.params[0] ?? '';
+  const status = h('div', { class: 'card source-status' });
+  const message = h('div');
+  const log = sourceLogPanel(backend, id);
+  const tester = toolTester(backend, id);
+  const restart = h('button', { type: 'button' }, 'Restart');
+  restart.addEventListener('click', async () => {
+    clear(message);
+    try {
+      await backend.restartSource(id);
+      message.append(notice('ok', `Restarted ${id}.`));
+      await refresh();
+    } catch (error) {
+      message.append(notice('error', errorText(error)));
+    }
+  });
+  const element = h(
+    'section',
+    { class: 'source-page' },
+    h('p', { class: 'crumbs' }, h('a', { href: href('sources') }, '← Sources')),
+    h('h2', {}, 'Source ', h('code', {}, id)),
+    message,
+    status,
+    h('div', { class: 'source-panels' }, log.element, tester.element),
+  );
+
+  const refresh = async () => {
+    try {
+      const [sources, tools] = await Promise.all([backend.sources(), backend.tools()]);
+      const source = sources.find((s) => s.id === id);
+      clear(status);
+      if (!source) {
+        status.append(notice('error', `There is no source “${id}”. It may have been removed; see the Sources page.`));
+        return;
+      }
+      status.append(h('div', { class: 'status-head' }, h('h3', {}, source.description ?? 'Status'), restart), facts(source));
+      tester.setTools(tools.filter((t) => t.source === id));
+    } catch (error) {
+      clear(status);
+      status.append(notice('error', errorText(error)));
+    }
+  };
+  return {
+    title: `Source ${id}`,
+    element,
+    refresh,
+    dispose() {
+      log.dispose();
+      tester.dispose();
+    },
+  };
+}

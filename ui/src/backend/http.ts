@@ -2,6 +2,8 @@
 // `X-Capa-Csrf` on every request, reads included (session-key.ts says why).
 import { runsQuery } from '../lib/runs';
 import { SESSION_PARAM, forgetPageSessionKey, pageSessionKey } from './session-key';
+import type { ClientId, ClientPreview, ClientStatus, ClientsView } from './client-types';
+import type { ImportChoice, ImportClient, ImportPick, ImportPreview, ImportResult, SavedConnection, WellKnownInput, WellKnownServer } from './import-types';
 import {
   ApiError,
   type ApprovalsView,
@@ -22,7 +24,9 @@ import {
   type SourceInput,
   type SourceLogPage,
   type SourceStatus,
+  type SourceSwitchResult,
   type ToolListing,
+  type ToolSwitchState,
 } from './types';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -107,6 +111,18 @@ export class HttpBackend implements Backend {
     return this.request<Session>('GET', '/api/session');
   }
 
+  async clients(): Promise<ClientsView> {
+    return this.request<ClientsView>('GET', '/api/clients');
+  }
+  async previewClient(id: ClientId, action: 'connect' | 'disconnect'): Promise<ClientPreview> {
+    return this.request<ClientPreview>('POST', `/api/clients/${enc(id)}/preview`, { action });
+  }
+  async applyClient(id: ClientId, planId: string): Promise<ClientStatus> {
+    return (await this.request<{ client: ClientStatus }>('POST', `/api/clients/${enc(id)}/apply`, { planId })).client;
+  }
+  async undoClient(id: ClientId): Promise<ClientStatus> {
+    return (await this.request<{ client: ClientStatus }>('POST', `/api/clients/${enc(id)}/undo`)).client;
+  }
   async sources(): Promise<SourceStatus[]> {
     return listOf<SourceStatus>(await this.request('GET', '/api/sources'), 'sources');
   }
@@ -144,6 +160,17 @@ export class HttpBackend implements Backend {
   async tools(): Promise<ToolListing[]> {
     return listOf<ToolListing>(await this.request('GET', '/api/tools'), 'tools');
   }
+  setSourceEnabled(id: string, enabled: boolean): Promise<SourceSwitchResult> {
+    return this.request<SourceSwitchResult>('PUT', `/api/sources/${enc(id)}/enabled`, { enabled });
+  }
+  async setToolsEnabled(addresses: string[], enabled: boolean): Promise<ToolSwitchState[]> {
+    const answer = await this.request<{ tools?: ToolSwitchState[] }>('PUT', '/api/tools/enabled', { addresses, enabled });
+    return answer.tools ?? [];
+  }
+  async writeToolsOff(source: string): Promise<ToolSwitchState[]> {
+    const answer = await this.request<{ tools?: ToolSwitchState[] }>('POST', `/api/sources/${enc(source)}/write-tools-off`);
+    return answer.tools ?? [];
+  }
   async search(query: string, options: { namespace?: string; limit?: number } = {}): Promise<string> {
     const answer = await this.request<{ text?: string }>('POST', '/api/search', { query, ...options });
     return answer.text ?? '';
@@ -166,11 +193,34 @@ export class HttpBackend implements Backend {
   async connections(): Promise<Connection[]> {
     return listOf<Connection>(await this.request('GET', '/api/connections'), 'connections');
   }
-  async saveConnection(connection: ConnectionInput): Promise<void> {
-    await this.request('PUT', '/api/connections', connection);
+  async saveConnection(connection: ConnectionInput): Promise<SavedConnection> {
+    const answer = await this.request<SavedConnection | null>('PUT', '/api/connections', connection);
+    return { warning: answer?.warning ?? null };
   }
   async removeConnection(source: string, name: string): Promise<void> {
     await this.request('DELETE', `/api/connections/${enc(source)}/${enc(name)}`);
+  }
+
+  async importClients(): Promise<ImportClient[]> {
+    return listOf<ImportClient>(await this.request('GET', '/api/import/clients'), 'clients');
+  }
+  importPreview(choice: ImportChoice): Promise<ImportPreview> {
+    return this.request<ImportPreview>('POST', '/api/import/preview', choice);
+  }
+  async importApply(choice: ImportChoice, servers: ImportPick[]): Promise<ImportResult> {
+    try {
+      return await this.request<ImportResult>('POST', '/api/import/apply', { ...choice, servers });
+    } catch (error) {
+      // `{ok: false, added, failed}`: some were not added; the answer says which and why.
+      if (error instanceof ApiError && error.answer) return error.answer as ImportResult;
+      throw error;
+    }
+  }
+  async wellKnown(): Promise<WellKnownServer[]> {
+    return listOf<WellKnownServer>(await this.request('GET', '/api/import/well-known'), 'servers');
+  }
+  addWellKnown(input: WellKnownInput): Promise<{ id: string }> {
+    return this.request<{ id: string }>('POST', '/api/import/well-known', input);
   }
 
   async runs(filter: RunFilter): Promise<RunSummary[]> {
@@ -195,6 +245,10 @@ export class HttpBackend implements Backend {
   async openSettings(): Promise<void> {}
   async closeWindow(): Promise<void> {}
   async popupShown(_runId: string): Promise<void> {}
+  async popupReady(): Promise<void> {}
+  async openRun(_runId: string): Promise<boolean> {
+    return false;
+  }
 
   subscribe(listener: (event: HubEvent) => void): () => void {
     if (!this.events) return () => {};

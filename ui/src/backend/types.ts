@@ -2,6 +2,11 @@
 // hub's local API) and `TauriBackend` (the desktop window, served by the hub too: app-only actions go
 // through Tauri commands, everything else over HTTP). Shapes follow the hub's JSON API (docs/ui.md).
 
+import type { ClientId, ClientPreview, ClientStatus, ClientsView } from './client-types';
+export type { ClientId, ClientPreview, ClientStatus, ClientsView } from './client-types';
+import type { ImportChoice, ImportClient, ImportPick, ImportPreview, ImportResult, SavedConnection, WellKnownInput, WellKnownServer } from './import-types';
+export type * from './import-types';
+
 export type Decision = 'allow' | 'ask' | 'deny';
 export type Choice = 'approve_once' | 'approve_run' | 'always_allow' | 'deny';
 
@@ -84,6 +89,22 @@ export interface HeldChange {
   /** The confirmed decision; absent for a new allow rule that matches no tool yet. */
   from?: Decision;
   to: Decision;
+}
+
+/** Where a source stands after its switch moved: `held` is on in the file but waiting for a
+ * person (the change came with the hub's token alone). */
+export interface SourceSwitchResult {
+  state: 'off' | 'on' | 'held';
+  message: string;
+}
+
+/** A tool's switch after `PUT /api/tools/enabled` (docs/policies.md, "Switches"). */
+export interface ToolSwitchState {
+  address: string;
+  enabled: boolean;
+  /** Turned on in the policy file, but that waits for a person's confirmation. */
+  held: boolean;
+  reason: string;
 }
 
 /** `GET /api/policy`. */
@@ -193,6 +214,8 @@ export interface PendingApproval {
   reason: string;
   createdAtMs: number;
   expiresAtMs: number;
+  /** The client that asks, "name version" as it introduced itself (cleaned and bounded by the hub). */
+  client?: string;
 }
 
 /** `GET /api/approvals`. */
@@ -285,6 +308,11 @@ export interface Backend {
   confirmSource(id: string): Promise<void>;
 
   tools(): Promise<ToolListing[]>;
+  /** On/off switches: a source (`disabled: true` in its file), tools (deny rules), and every
+   * tool of a source not declared read-only. */
+  setSourceEnabled(id: string, enabled: boolean): Promise<SourceSwitchResult>;
+  setToolsEnabled(addresses: string[], enabled: boolean): Promise<ToolSwitchState[]>;
+  writeToolsOff(source: string): Promise<ToolSwitchState[]>;
   /** A source's log lines after `after` (0: all the hub keeps). */
   sourceLogs(id: string, after: number): Promise<SourceLogPage>;
   /** A call through the authorizer (`POST /api/call`): answered, never thrown, when the hub
@@ -299,9 +327,23 @@ export interface Backend {
   setRule(rule: PolicyRule): Promise<void>;
   resetRule(pattern: string, connection?: string): Promise<void>;
 
+  /** MCP clients' user-wide files: status, a previewed change (connect/disconnect), apply, undo. */
+  clients(): Promise<ClientsView>;
+  previewClient(id: ClientId, action: 'connect' | 'disconnect'): Promise<ClientPreview>;
+  applyClient(id: ClientId, planId: string): Promise<ClientStatus>;
+  undoClient(id: ClientId): Promise<ClientStatus>;
+
   connections(): Promise<Connection[]>;
-  saveConnection(connection: ConnectionInput): Promise<void>;
+  /** Answers a warning when no source refers to the field (`${secret:NAME}`). */
+  saveConnection(connection: ConnectionInput): Promise<SavedConnection>;
   removeConnection(source: string, name: string): Promise<void>;
+
+  /** The Import page: client files, their servers, and the curated list (`/api/import/*`). */
+  importClients(): Promise<ImportClient[]>;
+  importPreview(choice: ImportChoice): Promise<ImportPreview>;
+  importApply(choice: ImportChoice, servers: ImportPick[]): Promise<ImportResult>;
+  wellKnown(): Promise<WellKnownServer[]>;
+  addWellKnown(input: WellKnownInput): Promise<{ id: string }>;
 
   runs(filter: RunFilter): Promise<RunSummary[]>;
   run(id: string): Promise<RunDetail>;
@@ -317,6 +359,11 @@ export interface Backend {
   /** App-only: this popup has painted the pending call of `runId` (the app logs how long the
    * popup took to appear; a no-op in a browser). */
   popupShown(runId: string): Promise<void>;
+  /** App-only: this hidden, pre-loaded popup waits for a run (a no-op in a browser). */
+  popupReady(): Promise<void>;
+  /** App-only: open run `runId` in the settings window, keeping this popup (in a browser: false,
+   * and the page follows the link itself). */
+  openRun(runId: string): Promise<boolean>;
 
   /** Live updates; returns the unsubscribe function. */
   subscribe(listener: (event: HubEvent) => void): () => void;

@@ -1,8 +1,29 @@
-// Policies: the rules of policy.yaml; add one, reset (remove) one; confirm changes made outside
-// this window that loosen the policy (they wait for a person: docs/policies.md).
-import type { Decision, HeldChange } from '../backend/types';
+// Policies: the rules of policy.yaml and, below them, the hub's built-in defaults (what decides a
+// tool no rule matches); add a rule, remove one (back to the default); confirm changes made
+// outside this window that loosen the policy (they wait for a person).
+import type { Decision, HeldChange, PolicyRule } from '../backend/types';
 import { clear, errorText, field, h, notice } from '../lib/dom';
 import type { Page, PageContext } from './page';
+
+/** What the hub decides for a tool no rule of yours matches (the engine's defaults, in the order
+ * it applies them). Your rules win over both. */
+export const BUILT_IN_RULES: { applies: string; decision: Decision; why: string }[] = [
+  {
+    applies: 'Tools their server marks destructive (destructiveHint, and not readOnlyHint)',
+    decision: 'ask',
+    why: 'The mark is a hint from the server: it can make a tool ask, never let one run freely.',
+  },
+  {
+    applies: 'Every other tool, annotated or not',
+    decision: 'allow',
+    why: "Most servers annotate nothing; add a rule for * with ask to be asked for every tool.",
+  },
+];
+
+/** A deny rule for one tool address: what the Tools page's switch writes. */
+export function isToolSwitch(rule: PolicyRule): boolean {
+  return rule.decision === 'deny' && !rule.connection && !rule.pattern.includes('*') && rule.pattern.includes('.');
+}
 
 export function policiesPage({ backend }: PageContext): Page {
   const message = h('div');
@@ -33,7 +54,11 @@ export function policiesPage({ backend }: PageContext): Page {
     'section',
     {},
     h('h2', {}, 'Policies'),
-    h('p', {}, 'A rule says whether matching tools run (allow), wait for you (ask) or are hidden (deny). The most specific rule wins; see docs/policies.md.'),
+    h(
+      'p',
+      {},
+      'A rule says whether matching tools run (allow), wait for you (ask) or are hidden (deny). The most specific rule wins: an exact tool, then a pattern, then a whole source, then *. A rule for one connection beats one for any. Where none of your rules matches, the built-in defaults at the end of the table decide.',
+    ),
     file,
     message,
     held,
@@ -80,19 +105,18 @@ export function policiesPage({ backend }: PageContext): Page {
       showHeld(view.held);
       clear(list);
       list.append(
-        view.rules.length
-          ? h(
+        h(
               'table',
               {},
-              h('thead', {}, h('tr', {}, ['Pattern', 'Connection', 'Decision', ''].map((t) => h('th', { scope: 'col' }, t)))),
+              h('thead', {}, h('tr', {}, ['Applies to', 'Connection', 'Decision', ''].map((t) => h('th', { scope: 'col' }, t)))),
               h(
                 'tbody',
                 {},
                 view.rules.map((r) =>
                   h(
                     'tr',
-                    {},
-                    h('th', { scope: 'row' }, h('code', {}, r.pattern)),
+                    { 'data-rule': r.pattern },
+                    h('th', { scope: 'row' }, h('code', {}, r.pattern), isToolSwitch(r) ? h('div', { class: 'hint' }, 'Tool turned off (its switch on the Tools page)') : null),
                     h('td', {}, r.connection ?? 'any'),
                     h('td', {}, h('span', { class: `badge ${r.decision}` }, r.decision)),
                     h(
@@ -102,7 +126,7 @@ export function policiesPage({ backend }: PageContext): Page {
                         'button',
                         {
                           type: 'button',
-                          'aria-label': `Reset ${r.pattern}${r.connection ? ` for ${r.connection}` : ''}`,
+                          'aria-label': `Remove rule ${r.pattern}${r.connection ? ` for ${r.connection}` : ''} (back to default)`,
                           onclick: async () => {
                             clear(message);
                             try {
@@ -113,14 +137,23 @@ export function policiesPage({ backend }: PageContext): Page {
                             }
                           },
                         },
-                        'Reset',
+                        'Remove rule (back to default)',
                       ),
                     ),
                   ),
                 ),
+                BUILT_IN_RULES.map((b) =>
+                  h(
+                    'tr',
+                    { class: 'built-in', 'data-built-in': b.decision },
+                    h('th', { scope: 'row' }, b.applies, h('div', { class: 'hint' }, b.why)),
+                    h('td', {}, 'any'),
+                    h('td', {}, h('span', { class: `badge ${b.decision}` }, b.decision)),
+                    h('td', { class: 'actions' }, h('span', { class: 'badge' }, 'built in'), h('div', { class: 'hint' }, 'Add a rule to change it.')),
+                  ),
+                ),
               ),
             )
-          : h('p', { class: 'empty' }, 'No rules: tool annotations decide (destructive tools ask).'),
       );
     } catch (error) {
       clear(list);

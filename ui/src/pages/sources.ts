@@ -2,7 +2,10 @@
 import type { SourceInput, SourceStatus } from '../backend/types';
 import { clear, errorText, field, h, notice } from '../lib/dom';
 import { parseLines, parsePairs, splitCommandLine } from '../lib/forms';
+import { sourceSwitch } from '../lib/switch';
+import { outcome, settle } from '../lib/settle';
 import { href } from '../lib/router';
+import { secretRefOffers } from '../lib/secret-refs';
 import type { Page, PageContext } from './page';
 
 export function sourcesPage({ backend }: PageContext): Page {
@@ -21,6 +24,9 @@ export function sourcesPage({ backend }: PageContext): Page {
   const headers = h('textarea', { name: 'headers', rows: 2 });
   const commandFields = h('div', {}, field('Command', command), field('Arguments', args, 'One per line.'), field('Environment', env, 'KEY=value, one per line.'));
   const urlFields = h('div', { hidden: true }, field('URL', url, 'A Streamable HTTP MCP endpoint.'), field('Headers', headers, 'Name: value, one per line.'));
+  // `${secret:NAME}` references of existing connections, under Environment / Headers.
+  const refs = secretRefOffers(backend, env, headers);
+  void refs.update(null);
   const legend = h('legend', {}, 'Add a source');
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Add source');
   const cancel = h('button', { type: 'button', hidden: true }, 'Cancel');
@@ -43,6 +49,7 @@ export function sourcesPage({ backend }: PageContext): Page {
       h('p', { class: 'toggle', role: 'radiogroup', 'aria-label': 'Kind' }, kindCommand, h('label', { for: 'kind-command' }, 'Local command'), ' ', kindUrl, h('label', { for: 'kind-url' }, 'Remote URL')),
       commandFields,
       urlFields,
+      refs.element,
       h('p', {}, submit, ' ', cancel),
     ),
   );
@@ -55,6 +62,7 @@ export function sourcesPage({ backend }: PageContext): Page {
     submit.textContent = 'Add source';
     cancel.hidden = true;
     syncKind();
+    void refs.update(null);
   };
   cancel.addEventListener('click', resetForm);
 
@@ -85,6 +93,7 @@ export function sourcesPage({ backend }: PageContext): Page {
     submit.textContent = 'Save';
     cancel.hidden = false;
     syncKind();
+    void refs.update(source.id);
     id.scrollIntoView({ block: 'nearest' });
     description.focus();
   };
@@ -105,10 +114,16 @@ export function sourcesPage({ backend }: PageContext): Page {
       if (Object.keys(pairs).length) input.headers = pairs;
     }
     try {
+      const verb = editing ? 'Saved' : 'Added';
       if (editing) await backend.updateSource(input);
       else await backend.addSource(input);
-      message.append(notice('ok', `${editing ? 'Saved' : 'Added'} ${input.id}.`));
       resetForm();
+      await refresh();
+      // Said once the source started or failed: a source that cannot connect is not a success.
+      const pending = notice('info', `${verb} ${input.id}; starting…`);
+      message.append(pending);
+      const settled = outcome(verb, input.id, await settle(() => backend.sources(), input.id));
+      pending.replaceWith(notice(settled.kind, settled.text));
       await refresh();
     } catch (error) {
       message.append(notice('error', errorText(error)));
@@ -126,12 +141,18 @@ export function sourcesPage({ backend }: PageContext): Page {
     }
   };
 
+  const switched = async (kind: 'ok' | 'error', text: string) => {
+    clear(message);
+    message.append(notice(kind, text));
+    if (kind === 'ok') await refresh();
+  };
+
   const row = (s: SourceStatus) =>
     h(
       'tr',
       { 'data-source': s.id },
       h('th', { scope: 'row' }, h('a', { href: href('sources', s.id), title: `Log and tool tester of ${s.id}` }, s.id), s.description ? h('div', { class: 'hint' }, s.description) : null),
-      h('td', {}, h('span', { class: `badge state-${s.state}` }, s.state)),
+      h('td', {}, sourceSwitch(backend, s, switched), h('span', { class: `badge state-${s.state}` }, s.state)),
       h('td', { class: 'num' }, String(s.tools)),
       h('td', {}, h('code', { class: 'wrap' }, s.target)),
       h(
@@ -164,7 +185,8 @@ export function sourcesPage({ backend }: PageContext): Page {
       ),
     );
 
-  const element = h('section', {}, h('h2', {}, 'Sources'), message, list, form);
+  const importLink = h('p', { class: 'hint' }, 'Or ', h('a', { href: '#/import' }, 'import sources from another client, or add a well-known server'), '.');
+  const element = h('section', {}, h('h2', {}, 'Sources'), message, list, importLink, form);
   const refresh = async () => {
     try {
       const sources = await backend.sources();

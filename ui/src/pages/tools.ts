@@ -1,6 +1,9 @@
-// Tools: the hub's own search, and the policy of each tool (allow / ask / deny).
-import type { Decision, ToolListing } from '../backend/types';
+// Tools: the hub's own search, and each tool by source with its on/off switch and policy
+// (allow / ask / deny). A tool off is a deny rule for its address; turning it on removes that
+// rule. "Turn off all write tools" turns off every tool its server does not declare read-only.
+import type { Decision, PolicyView, SourceStatus, ToolListing } from '../backend/types';
 import { clear, errorText, h, notice } from '../lib/dom';
+import { declaredReadOnly, switchControl, toolSwitch } from '../lib/switch';
 import type { Page, PageContext } from './page';
 
 const DECISIONS: Decision[] = ['allow', 'ask', 'deny'];
@@ -27,25 +30,113 @@ export function toolsPage({ backend }: PageContext): Page {
     }
   });
 
+  /** Runs a change, says how it went, refreshes; a failure is shown and rethrown. */
+  const apply = async (run: () => Promise<string>) => {
+    clear(message);
+    try {
+      message.append(notice('ok', await run()));
+      await refresh();
+    } catch (error) {
+      message.append(notice('error', errorText(error)));
+      throw error;
+    }
+  };
+
   const policySelect = (tool: ToolListing) => {
     const select = h(
       'select',
       { 'aria-label': `Policy for ${tool.address}`, 'data-address': tool.address },
       DECISIONS.map((d) => h('option', { value: d, selected: tool.policy === d }, d)),
     );
-    select.addEventListener('change', async () => {
-      clear(message);
+    select.addEventListener('change', () => {
       const decision = select.value as Decision;
-      try {
+      apply(async () => {
         await backend.setRule({ pattern: tool.address, decision });
-        message.append(notice('ok', `${tool.address} → ${decision}`));
-        await refresh();
-      } catch (error) {
+        return `${tool.address} → ${decision}`;
+      }).catch(() => {
         select.value = tool.policy;
-        message.append(notice('error', errorText(error)));
-      }
+      });
     });
     return select;
+  };
+
+  const toolRow = (tool: ToolListing, policy: PolicyView) => {
+    const state = toolSwitch(tool, policy);
+    const control = switchControl({
+      label: `Tool ${tool.address}`,
+      on: state.on,
+      ...(state.waiting ? { stateText: 'Off, waits for you' } : {}),
+      ...(state.locked !== undefined ? { locked: state.locked } : {}),
+      onToggle: (on) =>
+        apply(async () => {
+          const [answer] = await backend.setToolsEnabled([tool.address], on);
+          if (on && answer && !answer.enabled) {
+            return answer.held
+              ? `${tool.address} stays off until you confirm it on the Policies page.`
+              : `${tool.address} stays off: ${answer.reason}.`;
+          }
+          return `${tool.address} is ${on ? 'on' : 'off'}.`;
+        }),
+    });
+    return h(
+      'tr',
+      { 'data-tool': tool.address, class: state.on ? null : 'off' },
+      h(
+        'th',
+        { scope: 'row' },
+        h('code', {}, tool.address),
+        tool.policy === 'ask' ? h('span', { class: 'badge ask' }, '[asks]') : null,
+        declaredReadOnly(tool) ? h('span', { class: 'badge', title: 'Its server says it only reads (readOnlyHint), a hint the hub does not check.' }, 'read-only') : null,
+      ),
+      h('td', {}, (tool.description ?? '').split('\n')[0] ?? ''),
+      h('td', {}, control),
+      h('td', {}, policySelect(tool)),
+    );
+  };
+
+  const group = (source: string, tools: ToolListing[], policy: PolicyView, status?: SourceStatus) => {
+    const writeTools = tools.filter((t) => !declaredReadOnly(t) && t.policy !== 'deny');
+    const header = h(
+      'div',
+      { class: 'group-head' },
+      h('h3', {}, source, status && status.state !== 'ready' ? h('span', { class: `badge state-${status.state}` }, status.state) : null),
+      tools.length
+        ? h(
+            'button',
+            {
+              type: 'button',
+              'aria-label': `Turn off all write tools of ${source}`,
+              disabled: writeTools.length === 0,
+              title: 'Every tool its server does not declare read-only.',
+              onclick: () =>
+                void apply(async () => {
+                  const off = await backend.writeToolsOff(source);
+                  return off.length ? `Turned off ${off.length} tool${off.length === 1 ? '' : 's'} of ${source} not declared read-only.` : `${source} has no tools that are not declared read-only.`;
+                }).catch(() => undefined),
+            },
+            'Turn off all write tools',
+          )
+        : null,
+    );
+    const body = tools.length
+      ? h(
+          'table',
+          {},
+          h('thead', {}, h('tr', {}, ['Tool', 'Description', 'On', 'Policy'].map((t) => h('th', { scope: 'col' }, t)))),
+          h('tbody', {}, tools.map((t) => toolRow(t, policy))),
+        )
+      : h(
+          'p',
+          { class: 'empty' },
+          status?.state === 'off' ? `${source} is off: turn it on on the Sources page to serve its tools.` : `${source} serves no tools now${status ? ` (${status.state})` : ''}.`,
+        );
+    return h(
+      'section',
+      { class: 'card tool-group', 'data-source-group': source, 'aria-label': `Tools of ${source}` },
+      header,
+      h('p', { class: 'hint' }, 'A tool off is hidden from every client and refused when called. "Write tools" are those the server does not declare read-only.'),
+      body,
+    );
   };
 
   const element = h(
@@ -60,25 +151,20 @@ export function toolsPage({ backend }: PageContext): Page {
   );
   const refresh = async () => {
     try {
-      const tools = await backend.tools();
+      const [tools, policy, sources] = await Promise.all([backend.tools(), backend.policy(), backend.sources()]);
       clear(list);
+      const ids = [...new Set([...sources.map((s) => s.id), ...tools.map((t) => t.source)])];
       list.append(
-        tools.length
+        ids.length
           ? h(
-              'table',
-              {},
-              h('thead', {}, h('tr', {}, ['Tool', 'Description', 'Policy'].map((t) => h('th', { scope: 'col' }, t)))),
-              h(
-                'tbody',
-                {},
-                tools.map((t) =>
-                  h(
-                    'tr',
-                    { 'data-tool': t.address },
-                    h('th', { scope: 'row' }, h('code', {}, t.address), t.policy === 'ask' ? h('span', { class: 'badge ask' }, '[asks]') : null),
-                    h('td', {}, (t.description ?? '').split('\n')[0] ?? ''),
-                    h('td', {}, policySelect(t)),
-                  ),
+              'div',
+              { class: 'tool-groups' },
+              ids.map((id) =>
+                group(
+                  id,
+                  tools.filter((t) => t.source === id),
+                  policy,
+                  sources.find((s) => s.id === id),
                 ),
               ),
             )

@@ -7,7 +7,7 @@
 // `#/approve/<runId>`. Screenshots of each page go to docs/screenshots/ui-<page>.png.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -124,11 +124,13 @@ describe('settings UI in the browser', { skip }, () => {
     assert.equal(session.body.csrf, session.key, JSON.stringify(session));
     assert.equal(session.cookieOnly, 403, JSON.stringify(session));
 
-    for (const text of ['claude mcp add capa -- capa mcp', '[mcp_servers.capa]', `${hub.url}/mcp`]) {
+    // Snippets name the capa program by its absolute path (ui-clients.test.mjs checks them all).
+    const capa = realpathSync(CAPA_BIN);
+    for (const text of [`claude mcp add --scope user capa -- ${capa} mcp`, '[mcp_servers.capa]', `${hub.url}/mcp`]) {
       await page.getByText(text).first().waitFor();
     }
     const cursor = await page.locator('pre[data-client="Cursor"]').textContent();
-    assert.deepEqual(JSON.parse(cursor), { mcpServers: { capa: { command: 'capa', args: ['mcp'] } } });
+    assert.deepEqual(JSON.parse(cursor), { mcpServers: { capa: { command: capa, args: ['mcp'] } } });
     await page.getByText('The demo source is there').waitFor();
     await shot('welcome');
   });

@@ -3,6 +3,7 @@ import type { Backend, HubEvent } from './backend/types';
 import { clear, errorText, h, notice } from './lib/dom';
 import { parseHash, type Route } from './lib/router';
 import { approvePage } from './pages/approve';
+import { clientsPage } from './pages/clients';
 import { connectionsPage } from './pages/connections';
 import type { Page, PageContext } from './pages/page';
 import { pendingPage } from './pages/pending';
@@ -15,6 +16,7 @@ import { welcomePage } from './pages/welcome';
 
 const PAGES: Record<string, { label: string; make: (ctx: PageContext) => Page; nav: boolean }> = {
   welcome: { label: 'Welcome', make: welcomePage, nav: true },
+  clients: { label: 'Clients', make: clientsPage, nav: true },
   // `#/sources/<id>`: one source's status, log and tool tester.
   sources: { label: 'Sources', make: (ctx) => (ctx.route.params[0] ? sourcePage(ctx) : sourcesPage(ctx)), nav: true },
   tools: { label: 'Tools', make: toolsPage, nav: true },

@@ -309,13 +309,19 @@ pub(crate) enum DecisionArg {
 }
 
 #[derive(Debug, clap::Args)]
+#[expect(clippy::struct_excessive_bools, reason = "each bool is a command-line flag")]
 pub(crate) struct InstallArgs {
     /// Configure this client (repeatable); default: every client found in the project.
     #[arg(long = "client", value_name = "CLIENT", value_enum)]
     pub clients: Vec<ClientArg>,
-    /// Change files without asking (also consent to write the user-level Codex config).
+    /// Change files without asking.
     #[arg(long, short)]
     pub yes: bool,
+    /// Codex: write the user-wide `~/.codex/config.toml` (`CODEX_HOME`) instead of the project's
+    /// `.codex/config.toml`; its `capa` entry is still never repointed from another project or
+    /// the global hub to this one.
+    #[arg(long)]
+    pub user_file: bool,
     /// Show what would change; write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -331,7 +337,7 @@ pub(crate) enum ClientArg {
     Claude,
     /// Cursor: `.cursor/mcp.json`.
     Cursor,
-    /// Codex: `.codex/config.toml`, or the user's `~/.codex/config.toml`.
+    /// Codex: the project's `.codex/config.toml` (`--user-file`: `~/.codex/config.toml`).
     Codex,
     /// VS Code: `.vscode/mcp.json`.
     Vscode,

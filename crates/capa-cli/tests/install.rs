@@ -383,40 +383,72 @@ fn install_warns_about_names_the_server_lacks_and_policies_turned_off() {
 }
 
 #[test]
-fn the_user_codex_config_is_written_only_with_consent() {
+fn a_project_install_never_rewrites_the_user_codex_entry() {
     let setup = Setup::new("servers: []\n");
     let home = setup.codex_home();
     std::fs::create_dir_all(&home).expect("mkdir");
-    let mine = "# my Codex\n[mcp_servers.other]\ncommand = \"npx\"\n";
+    // The global hub's entry, as the Clients page writes it.
+    let mine = "# my Codex\n[mcp_servers.other]\ncommand = \"npx\"\n\n[mcp_servers.capa]\ncommand = \"/usr/bin/capa\"\nargs = [\"mcp\"]\n";
     std::fs::write(home.join("config.toml"), mine).expect("write");
 
-    let refused = setup.capa(&["install"]);
-    assert!(!refused.status.success());
+    // `--client codex --yes` writes the project's `.codex/config.toml`, not the user's file.
+    let out = setup.capa(&["install", "--client", "codex", "--yes", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["files"][0]["client"], "codex");
+    assert_eq!(report["files"][0]["scope"], "project");
+    assert_eq!(report["files"][0]["action"], "created");
+    assert_eq!(
+        std::fs::read_to_string(home.join("config.toml")).expect("read"),
+        mine
+    );
+    let text = setup.read(".codex/config.toml").expect("project file");
+    let doc: toml_edit::DocumentMut = text.parse().expect("valid TOML");
+    assert_eq!(
+        doc["mcp_servers"]["capa"]["command"].as_str(),
+        Some(capa_exe().as_str())
+    );
+
+    // `--user-file` names the user's file, whose entry serves every project: still left alone.
+    std::fs::remove_dir_all(setup.project().join(".codex")).expect("rm");
+    let out = setup.capa(&[
+        "install",
+        "--client",
+        "codex",
+        "--user-file",
+        "--yes",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["files"][0]["scope"], "user");
+    assert_eq!(report["files"][0]["action"], "up_to_date");
     assert!(
-        stderr(&refused).contains("Pass --yes"),
-        "{}",
-        stderr(&refused)
+        report["files"][0]["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("does not repoint it")),
+        "{report}"
     );
     assert_eq!(
         std::fs::read_to_string(home.join("config.toml")).expect("read"),
         mine
     );
 
-    let out = setup.capa(&["install", "--yes", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(report["files"][0]["client"], "codex");
-    assert_eq!(report["files"][0]["scope"], "user");
-    assert_eq!(report["files"][0]["action"], "updated");
-    let text = std::fs::read_to_string(home.join("config.toml")).expect("read");
-    assert!(text.starts_with(mine), "{text}");
-    let doc: toml_edit::DocumentMut = text.parse().expect("valid TOML");
-    assert_eq!(
-        doc["mcp_servers"]["capa"]["command"].as_str(),
-        Some(capa_exe().as_str())
+    // A user file without a `capa` entry gets this project's with --user-file, asked first.
+    let bare = "# my Codex\n[mcp_servers.other]\ncommand = \"npx\"\n";
+    std::fs::write(home.join("config.toml"), bare).expect("write");
+    let refused = setup.capa(&["install", "--client", "codex", "--user-file"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("Pass --yes"),
+        "{}",
+        stderr(&refused)
     );
-    // The project has no `.codex/`, so nothing was written there.
-    assert_eq!(setup.read(".codex/config.toml"), None);
+    let out = setup.capa(&["install", "--client", "codex", "--user-file", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(home.join("config.toml")).expect("read");
+    assert!(text.starts_with(bare), "{text}");
+    assert!(text.contains("\"--project\""), "{text}");
 }
 
 #[test]

@@ -97,6 +97,9 @@ pub struct Locations {
     pub project_dir: PathBuf,
     /// `CODEX_HOME`, else `~/.codex`; `None` when neither is known.
     pub codex_home: Option<PathBuf>,
+    /// Write Codex's user-wide `config.toml` instead of the project's `.codex/config.toml`
+    /// (`capa install --user-file`). Without it a project install never touches the user's file.
+    pub codex_user_file: bool,
 }
 
 impl Locations {
@@ -118,9 +121,9 @@ impl Locations {
             .collect()
     }
 
-    /// The file `client` reads its MCP servers from for this project. Codex reads the project's
-    /// `.codex/config.toml` when the project has a `.codex/` directory, else the user's
-    /// `config.toml` in `codex_home`.
+    /// The file `client` reads its MCP servers from for this project. For Codex that is the
+    /// project's `.codex/config.toml` (Codex reads it in trusted projects), and the user's
+    /// `config.toml` in `codex_home` only with `codex_user_file` and no project `.codex/`.
     pub fn file(&self, client: Client) -> Result<ClientFile, InstallError> {
         let dir = &self.project_dir;
         let json = |path: PathBuf, servers_key, typed| ClientFile {
@@ -133,7 +136,7 @@ impl Locations {
             Client::Claude => json(dir.join(".mcp.json"), "mcpServers", false),
             Client::Cursor => json(dir.join(".cursor").join("mcp.json"), "mcpServers", false),
             Client::Vscode => json(dir.join(".vscode").join("mcp.json"), "servers", true),
-            Client::Codex if dir.join(".codex").is_dir() => ClientFile {
+            Client::Codex if dir.join(".codex").is_dir() || !self.codex_user_file => ClientFile {
                 client,
                 path: dir.join(".codex").join("config.toml"),
                 scope: Scope::Project,
@@ -164,6 +167,7 @@ mod tests {
         let locations = Locations {
             project_dir: project.path().to_path_buf(),
             codex_home: Some(home.path().join("missing")),
+            codex_user_file: false,
         };
         assert!(locations.detect().is_empty());
         std::fs::create_dir(project.path().join(".claude")).expect("mkdir");
@@ -180,11 +184,19 @@ mod tests {
     }
 
     #[test]
-    fn codex_uses_the_project_file_only_when_the_project_has_a_codex_dir() {
+    fn codex_uses_the_user_file_only_when_asked_and_the_project_has_no_codex_dir() {
         let project = tempfile::tempdir().expect("tempdir");
-        let locations = Locations {
+        let project_only = Locations {
             project_dir: project.path().to_path_buf(),
             codex_home: Some(PathBuf::from("/home/u/.codex")),
+            codex_user_file: false,
+        };
+        let file = project_only.file(Client::Codex).expect("file");
+        assert_eq!(file.scope, Scope::Project);
+        assert_eq!(file.path, project.path().join(".codex/config.toml"));
+        let locations = Locations {
+            codex_user_file: true,
+            ..project_only
         };
         let user = locations.file(Client::Codex).expect("file");
         assert_eq!(user.scope, Scope::User);

@@ -81,6 +81,23 @@ pub fn unregister(
     Ok(Edit::Write(text))
 }
 
+/// Whether `text` has a `[mcp_servers.capa]` whose arguments are not `args` (an unreadable file
+/// counts as not: planning it reports the parse error).
+pub fn other_entry(text: &str, args: &[String]) -> bool {
+    let Ok(doc) = text.parse::<DocumentMut>() else {
+        return false;
+    };
+    let Some(existing) = doc.get(SERVERS_KEY).and_then(|s| s.get(ENTRY_NAME)) else {
+        return false;
+    };
+    let found: Vec<&str> = existing
+        .get("args")
+        .and_then(Item::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    !found.iter().copied().eq(args.iter().map(String::as_str))
+}
+
 fn parse(path: &Path, text: &str) -> Result<DocumentMut, InstallError> {
     text.parse()
         .map_err(|e: toml_edit::TomlError| InstallError::NotToml {

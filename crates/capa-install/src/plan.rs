@@ -72,6 +72,22 @@ impl FilePlan {
         let old = read(&file.path)?;
         let path = file.path.as_path();
         let edit = match (intent, file.format, old.as_deref()) {
+            // A user-wide file serves every project: its `capa` entry (the global hub's, or
+            // another project's) is never repointed at this project.
+            (Intent::Register, FileFormat::CodexToml, Some(text))
+                if file.scope == Scope::User && codex_toml::other_entry(text, &entry.args) =>
+            {
+                return Ok(Self {
+                    old: old.clone(),
+                    new: old,
+                    action: Action::UpToDate,
+                    note: Some(format!(
+                        "its `capa` entry serves every project (the global hub's, or another project's), so capa does not repoint it at this one; install without --user-file to write {}",
+                        Path::new(".codex").join("config.toml").display()
+                    )),
+                    file,
+                });
+            }
             (Intent::Register, FileFormat::Json { servers_key, typed }, old) => {
                 json_file::register(path, old, servers_key, typed, entry)?
             }
@@ -203,6 +219,7 @@ mod tests {
         let locations = Locations {
             project_dir: dir.path().to_path_buf(),
             codex_home: None,
+            codex_user_file: false,
         };
         let file = locations.file(Client::Cursor).expect("file");
         let plan = FilePlan::new(file.clone(), Intent::Register, &entry(dir.path())).expect("plan");
@@ -222,12 +239,48 @@ mod tests {
     }
 
     #[test]
+    fn a_project_install_never_repoints_the_user_codex_entry() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("codex");
+        std::fs::create_dir_all(&home).expect("mkdir");
+        let global = "[mcp_servers.capa]\ncommand = \"/bin/capa\"\nargs = [\"mcp\"]\n";
+        std::fs::write(home.join("config.toml"), global).expect("write");
+        let project = dir.path().join("project");
+        let default = Locations {
+            project_dir: project.clone(),
+            codex_home: Some(home.clone()),
+            codex_user_file: false,
+        };
+        let file = default.file(Client::Codex).expect("file");
+        assert_eq!(file.path, project.join(".codex/config.toml"));
+        let user = Locations {
+            codex_user_file: true,
+            ..default
+        };
+        let file = user.file(Client::Codex).expect("file");
+        assert_eq!(file.scope, Scope::User);
+        let plan = FilePlan::new(file, Intent::Register, &entry(&project)).expect("plan");
+        assert_eq!(plan.action, Action::UpToDate);
+        assert!(
+            plan.note
+                .as_deref()
+                .is_some_and(|n| n.contains("does not repoint"))
+        );
+        plan.apply().expect("apply");
+        assert_eq!(
+            std::fs::read_to_string(home.join("config.toml")).expect("read"),
+            global
+        );
+    }
+
+    #[test]
     fn the_user_codex_file_is_emptied_never_deleted() {
         let dir = tempfile::tempdir().expect("tempdir");
         let home = dir.path().join("codex");
         let locations = Locations {
             project_dir: dir.path().join("project"),
             codex_home: Some(home.clone()),
+            codex_user_file: true,
         };
         let file = locations.file(Client::Codex).expect("file");
         let entry = entry(&locations.project_dir);

@@ -1,4 +1,6 @@
-// How to connect the common MCP clients to the hub, as copyable config.
+// How to connect the common MCP clients to the hub, as copyable config that works when pasted: the
+// absolute path of the `capa` program (the hub says which, `GET /api/clients`), the entry named
+// `capa` everywhere, and for HTTP a header command that reads the token file (never the token).
 
 export interface ClientSnippet {
   client: string;
@@ -8,20 +10,47 @@ export interface ClientSnippet {
   text: string;
 }
 
-export const STDIO_JSON = JSON.stringify({ mcpServers: { capa: { command: 'capa', args: ['mcp'] } } }, null, 2);
+/** What the snippets need from the hub. */
+export interface SnippetPaths {
+  /** Absolute path of the `capa` program; `capa` (on PATH) when the hub found none. */
+  capaCommand: string;
+  /** Absolute path of the hub's token file. */
+  tokenFile: string;
+}
 
-export function clientSnippets(endpointUrl: string): ClientSnippet[] {
+/** A word for a POSIX shell: quoted when it holds anything but safe characters. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A TOML basic string. */
+function tomlString(text: string): string {
+  return JSON.stringify(text);
+}
+
+export function stdioJson(capaCommand: string): string {
+  return JSON.stringify({ mcpServers: { capa: { command: capaCommand, args: ['mcp'] } } }, null, 2);
+}
+
+export function clientSnippets(endpointUrl: string, paths: SnippetPaths): ClientSnippet[] {
+  const capa = paths.capaCommand;
+  const json = stdioJson(capa);
   return [
-    { client: 'Claude Code', where: 'Run in a terminal', language: 'shell', text: 'claude mcp add capa -- capa mcp' },
-    { client: 'Cursor', where: '~/.cursor/mcp.json', language: 'json', text: STDIO_JSON },
+    { client: 'Claude Code', where: 'Run in a terminal', language: 'shell', text: `claude mcp add --scope user capa -- ${shellWord(capa)} mcp` },
+    { client: 'Cursor', where: '~/.cursor/mcp.json', language: 'json', text: json },
     {
       client: 'Codex',
       where: '~/.codex/config.toml',
       language: 'toml',
-      text: '[mcp_servers.capa]\ncommand = "capa"\nargs = ["mcp"]',
+      text: `[mcp_servers.capa]\ncommand = ${tomlString(capa)}\nargs = ["mcp"]`,
     },
-    { client: 'Claude Desktop', where: 'claude_desktop_config.json', language: 'json', text: STDIO_JSON },
-    { client: 'Any client over HTTP', where: 'Streamable HTTP endpoint; send the hub token (the file `token` in its data directory) as Authorization: Bearer', language: 'text', text: endpointUrl },
+    { client: 'Claude Desktop', where: 'claude_desktop_config.json', language: 'json', text: json },
+    {
+      client: 'Any client over HTTP',
+      where: `Streamable HTTP at ${endpointUrl}, with the hub's token (new at each start of the hub) from ${paths.tokenFile}. For Claude Code:`,
+      language: 'shell',
+      text: `claude mcp add --transport http capa ${shellWord(endpointUrl)} \\\n  --header "Authorization: Bearer $(cat ${shellWord(paths.tokenFile)})"`,
+    },
   ];
 }
 

@@ -1,11 +1,12 @@
 // First start: the demo source, and how to connect the common clients (copyable config).
 import { clear, copyText, errorText, h, notice } from '../lib/dom';
-import { clientSnippets, endpointUrl } from '../lib/snippets';
+import { type ClientSnippet, clientSnippets, endpointUrl } from '../lib/snippets';
 import type { Page, PageContext } from './page';
 
 export function welcomePage({ backend }: PageContext): Page {
   const sources = h('div');
-  const snippets = clientSnippets(endpointUrl(location.origin)).map((s) => {
+  const snippetGrid = h('div', { class: 'grid' });
+  const snippetCard = (s: ClientSnippet) => {
     const code = h('pre', { class: 'snippet', 'data-client': s.client }, h('code', {}, s.text));
     const copied = h('span', { class: 'hint', role: 'status' });
     const copy = h('button', { type: 'button' }, 'Copy');
@@ -19,7 +20,24 @@ export function welcomePage({ backend }: PageContext): Page {
     });
     copy.setAttribute('aria-label', `Copy the ${s.client} config`);
     return h('div', { class: 'card' }, h('h3', {}, s.client), h('p', { class: 'hint' }, s.where), code, h('p', {}, copy, copied));
-  });
+  };
+  let snippetsShown = false;
+  const showSnippets = async () => {
+    if (snippetsShown) return;
+    try {
+      const view = await backend.clients();
+      clear(snippetGrid);
+      if (!view.capaCommand) {
+        snippetGrid.append(notice('error', 'No capa program was found beside the hub or in /usr/bin: these snippets use `capa` from your PATH.'));
+      }
+      const paths = { capaCommand: view.capaCommand ?? 'capa', tokenFile: view.tokenFile };
+      snippetGrid.append(...clientSnippets(view.mcpUrl || endpointUrl(location.origin), paths).map(snippetCard));
+      snippetsShown = true;
+    } catch (error) {
+      clear(snippetGrid);
+      snippetGrid.append(notice('error', errorText(error)));
+    }
+  };
   const element = h(
     'section',
     {},
@@ -33,9 +51,16 @@ export function welcomePage({ backend }: PageContext): Page {
     h('h3', {}, 'Your sources'),
     sources,
     h('h3', {}, 'Connect a client'),
-    h('div', { class: 'grid' }, snippets),
+    h(
+      'p',
+      {},
+      h('a', { href: '#/clients' }, 'Connect a client in one click'),
+      ' on the Clients page (Claude Code, Claude Desktop, Cursor, VS Code, Codex), or paste one of these:',
+    ),
+    snippetGrid,
   );
   const refresh = async () => {
+    void showSnippets();
     try {
       const list = await backend.sources();
       clear(sources);

@@ -106,6 +106,7 @@ pub(super) async fn run(
     let locations = Locations {
         project_dir: project_dir.clone(),
         codex_home: codex_home(),
+        codex_user_file: args.user_file,
     };
     let clients: Vec<Client> = if args.clients.is_empty() {
         locations.detect()

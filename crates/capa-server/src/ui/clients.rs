@@ -1,0 +1,342 @@
+//! The Clients page's API: each MCP client's user-wide file, connecting it to this hub with a
+//! diff shown first, and undoing the last change (docs/api.md, "Clients").
+//!
+//! What goes into which file is `capa-install`'s ([`capa_install::user_plan`]), the same code
+//! `capa install` uses. The home directory is the hub's own (`HOME`, `XDG_CONFIG_HOME`,
+//! `APPDATA`, `CODEX_HOME`, `CLAUDE_CONFIG_DIR`), read on every request. Writing a client's
+//! configuration is a person's act: preview, apply and undo need a UI session, not the token.
+//!
+//! A preview keeps its plan in memory under a random id; apply writes it only when the file still
+//! holds the text the preview was made from. The last apply per client is kept in memory for
+//! undo, which puts the exact previous bytes back when the file still holds what apply wrote.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use axum::Json;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use capa_install::user_plan::{self, restore};
+use capa_install::{
+    CapaEntry, InstallError, UserClient, UserHome, UserPlan, user_file, user_files,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{UiSession, UiState, fail, ok, person_required};
+
+/// How long a preview can be applied.
+const PLAN_TTL: Duration = Duration::from_mins(10);
+/// Previews kept at once (older ones are dropped).
+const MAX_PLANS: usize = 32;
+
+/// What a client's last apply wrote, for undo.
+#[derive(Debug, Clone)]
+struct Applied {
+    path: PathBuf,
+    before: Option<String>,
+    after: Option<String>,
+}
+
+/// Previews waiting for apply and the last apply per client.
+#[derive(Debug, Default)]
+pub(crate) struct ClientsMemory {
+    inner: Mutex<Memory>,
+}
+
+#[derive(Debug, Default)]
+struct Memory {
+    plans: HashMap<String, (UserClient, UserPlan, Instant)>,
+    applied: HashMap<UserClient, Applied>,
+}
+
+impl ClientsMemory {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Memory> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The `capa` program clients should run: this program when it is `capa` (or `capabilities`),
+/// else a `capa` beside it (the desktop app's package puts one there), else the package's
+/// `/usr/bin/capa`; `None` when none exists.
+pub(crate) fn capa_program() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let stem = exe.file_stem()?.to_string_lossy().into_owned();
+    if stem == "capa" || stem == "capabilities" {
+        return Some(exe);
+    }
+    let beside = exe.with_file_name(format!("capa{}", std::env::consts::EXE_SUFFIX));
+    if beside.is_file() {
+        return Some(beside);
+    }
+    let packaged = Path::new("/usr/bin/capa");
+    (cfg!(unix) && packaged.is_file()).then(|| packaged.to_path_buf())
+}
+
+fn no_home() -> Response {
+    fail(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "no_home",
+        "the hub has no home directory (HOME is not set), so it cannot find the clients' files",
+    )
+}
+
+fn no_program() -> Response {
+    fail(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "no_capa_program",
+        "no `capa` program found beside the hub or in /usr/bin: install the package, or build it with `cargo build -p capa-cli`",
+    )
+}
+
+fn install_error(error: &InstallError) -> Response {
+    let (status, code) = match error {
+        InstallError::Changed { .. } => (StatusCode::CONFLICT, "changed"),
+        InstallError::Refused { .. } => (StatusCode::CONFLICT, "not_ours"),
+        InstallError::Read { .. } | InstallError::Write { .. } => {
+            (StatusCode::INTERNAL_SERVER_ERROR, "io")
+        }
+        _ => (StatusCode::UNPROCESSABLE_ENTITY, "unreadable"),
+    };
+    let mut message = error.to_string();
+    if let Some(cause) = std::error::Error::source(error) {
+        message.push_str(&format!(": {cause}"));
+    }
+    fail(status, code, message)
+}
+
+fn client_of(id: &str) -> Option<UserClient> {
+    UserClient::parse(id)
+}
+
+fn unknown_client(id: &str) -> Response {
+    fail(
+        StatusCode::NOT_FOUND,
+        "unknown_client",
+        format!("no client `{id}`: use one of claude-code, claude-desktop, cursor, vscode, codex"),
+    )
+}
+
+fn mcp_url(state: &UiState) -> String {
+    format!("{}/mcp", state.access.origin())
+}
+
+fn one_status(state: &UiState, home: &UserHome, client: UserClient, entry: &CapaEntry) -> Value {
+    let file = user_file(home, client);
+    json!(user_plan::status(home, &file, entry, Some(&mcp_url(state))))
+}
+
+/// `GET /api/clients`: the `capa` program and token file snippets should name, and each client
+/// with its file and status.
+pub(crate) async fn list(State(state): State<UiState>) -> Response {
+    let program = capa_program();
+    let token = std::path::absolute(state.hub.paths().token())
+        .unwrap_or_else(|_| state.hub.paths().token());
+    let home = UserHome::from_env();
+    let undo: Vec<&'static str> = {
+        let memory = state.clients.lock();
+        UserClient::ALL
+            .into_iter()
+            .filter(|c| memory.applied.contains_key(c))
+            .map(UserClient::as_str)
+            .collect()
+    };
+    let clients: Vec<Value> = match (&home, &program) {
+        (Some(home), Some(program)) => {
+            let entry = CapaEntry::global(program);
+            user_files(home)
+                .into_iter()
+                .map(|f| {
+                    let mut status =
+                        json!(user_plan::status(home, &f, &entry, Some(&mcp_url(&state))));
+                    status["undo"] = json!(undo.contains(&f.client.as_str()));
+                    status
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    ok(json!({
+        "ok": true,
+        "capaCommand": program,
+        "tokenFile": token,
+        "mcpUrl": mcp_url(&state),
+        "entryName": capa_install::entry::ENTRY_NAME,
+        "home": home.map(|h| h.home),
+        "clients": clients,
+    }))
+}
+
+/// `POST /api/clients/<id>/preview {action}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PreviewRequest {
+    action: String,
+}
+
+/// `POST /api/clients/<id>/apply {planId}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct ApplyRequest {
+    plan_id: String,
+}
+
+/// `POST /api/clients/<id>/preview {action: connect|disconnect}`: the change as a unified diff,
+/// and a plan id to apply it with. Writes nothing.
+pub(crate) async fn preview(
+    State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
+    UrlPath(id): UrlPath<String>,
+    Json(request): Json<PreviewRequest>,
+) -> Response {
+    if session.is_none() {
+        return person_required("Connecting a client", "capa install");
+    }
+    let Some(client) = client_of(&id) else {
+        return unknown_client(&id);
+    };
+    let Some(home) = UserHome::from_env() else {
+        return no_home();
+    };
+    let Some(program) = capa_program() else {
+        return no_program();
+    };
+    let file = user_file(&home, client);
+    let planned = match request.action.as_str() {
+        "connect" => UserPlan::connect(&file, &CapaEntry::global(&program)),
+        "disconnect" => UserPlan::disconnect(&file),
+        _ => {
+            return fail(
+                StatusCode::BAD_REQUEST,
+                "invalid_arguments",
+                "`action` must be connect or disconnect",
+            );
+        }
+    };
+    let plan = match planned {
+        Ok(plan) => plan,
+        Err(e) => return install_error(&e),
+    };
+    let Some(plan_id) = capa_core::digest::random_hex(16) else {
+        return fail(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "no_randomness",
+            "the system gave no randomness for a plan id",
+        );
+    };
+    let answer = json!({
+        "ok": true,
+        "planId": plan_id,
+        "client": client.as_str(),
+        "path": file.path,
+        "changes": plan.changes(),
+        "action": plan.action,
+        "diff": plan.diff(),
+        "warning": plan.warning,
+    });
+    let mut memory = state.clients.lock();
+    memory.plans.retain(|_, (_, _, at)| at.elapsed() < PLAN_TTL);
+    while memory.plans.len() >= MAX_PLANS {
+        let oldest = memory
+            .plans
+            .iter()
+            .min_by_key(|(_, (_, _, at))| *at)
+            .map(|(k, _)| k.clone());
+        match oldest {
+            Some(key) => memory.plans.remove(&key),
+            None => break,
+        };
+    }
+    memory.plans.insert(plan_id, (client, plan, Instant::now()));
+    ok(answer)
+}
+
+/// `POST /api/clients/<id>/apply {planId}`: writes the previewed change, refused (409
+/// `changed`) when the file changed since the preview.
+pub(crate) async fn apply(
+    State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
+    UrlPath(id): UrlPath<String>,
+    Json(request): Json<ApplyRequest>,
+) -> Response {
+    if session.is_none() {
+        return person_required("Connecting a client", "capa install");
+    }
+    let Some(client) = client_of(&id) else {
+        return unknown_client(&id);
+    };
+    let taken = {
+        let mut memory = state.clients.lock();
+        match memory.plans.remove(&request.plan_id) {
+            Some((c, plan, at)) if c == client && at.elapsed() < PLAN_TTL => Some(plan),
+            _ => None,
+        }
+    };
+    let Some(plan) = taken else {
+        return fail(
+            StatusCode::NOT_FOUND,
+            "no_plan",
+            "this preview is unknown or expired: preview the change again",
+        );
+    };
+    if let Err(e) = plan.apply() {
+        return install_error(&e);
+    }
+    if plan.changes() {
+        state.clients.lock().applied.insert(
+            client,
+            Applied {
+                path: plan.file.path.clone(),
+                before: plan.old.clone(),
+                after: plan.new.clone(),
+            },
+        );
+    }
+    tracing::info!(client = client.as_str(), action = ?plan.action, "client file changed from the UI");
+    answer_status(&state, client, plan.changes())
+}
+
+/// `POST /api/clients/<id>/undo`: puts back the file as it was before the last apply, when it
+/// still holds what that apply wrote.
+pub(crate) async fn undo(
+    State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    if session.is_none() {
+        return person_required("Undoing a client's change", "capa install");
+    }
+    let Some(client) = client_of(&id) else {
+        return unknown_client(&id);
+    };
+    let Some(applied) = state.clients.lock().applied.get(&client).cloned() else {
+        return fail(
+            StatusCode::NOT_FOUND,
+            "nothing_to_undo",
+            "nothing to undo for this client since the hub started",
+        );
+    };
+    if let Err(e) = restore(
+        &applied.path,
+        applied.after.as_deref(),
+        applied.before.as_deref(),
+    ) {
+        return install_error(&e);
+    }
+    state.clients.lock().applied.remove(&client);
+    answer_status(&state, client, false)
+}
+
+fn answer_status(state: &UiState, client: UserClient, undo: bool) -> Response {
+    let (Some(home), Some(program)) = (UserHome::from_env(), capa_program()) else {
+        return ok(json!({"ok": true}));
+    };
+    let mut status = one_status(state, &home, client, &CapaEntry::global(&program));
+    status["undo"] = json!(undo);
+    ok(json!({"ok": true, "client": status}))
+}

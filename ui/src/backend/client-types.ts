@@ -1,0 +1,48 @@
+// The Clients page's API types (`GET /api/clients` and its preview/apply/undo; docs/api.md).
+
+export type ClientId = 'claude-code' | 'claude-desktop' | 'cursor' | 'vscode' | 'codex';
+
+export type ClientConnection =
+  | 'not_installed'
+  | 'not_connected'
+  | 'connected'
+  | 'outdated'
+  | 'project'
+  | 'other'
+  | 'unreadable';
+
+/** One MCP client's user-wide file and where it stands with this hub. */
+export interface ClientStatus {
+  id: ClientId;
+  name: string;
+  /** Absolute path of the client's user-wide MCP file (it may not exist). */
+  path: string;
+  detected: boolean;
+  status: ClientConnection;
+  mode?: 'stdio' | 'http';
+  entry?: { command?: string; args: string[]; url?: string };
+  error?: string;
+  /** The hub keeps the file's text from before the last apply: Undo puts it back. */
+  undo?: boolean;
+}
+
+export interface ClientsView {
+  /** Absolute path of the `capa` program entries and snippets run; null when none was found. */
+  capaCommand: string | null;
+  /** Absolute path of the hub's token file (never the token itself). */
+  tokenFile: string;
+  mcpUrl: string;
+  entryName: string;
+  clients: ClientStatus[];
+}
+
+export interface ClientPreview {
+  planId: string;
+  client: ClientId;
+  path: string;
+  changes: boolean;
+  action: 'created' | 'updated' | 'up_to_date' | 'removed' | 'deleted';
+  /** Unified diff of the file. */
+  diff: string;
+  warning: string | null;
+}

@@ -5,6 +5,7 @@ import { parseHash, type Route } from './lib/router';
 import { approvePage } from './pages/approve';
 import { clientsPage } from './pages/clients';
 import { connectionsPage } from './pages/connections';
+import { importPage } from './pages/import';
 import type { Page, PageContext } from './pages/page';
 import { pendingPage } from './pages/pending';
 import { policiesPage } from './pages/policies';
@@ -19,6 +20,7 @@ const PAGES: Record<string, { label: string; make: (ctx: PageContext) => Page; n
   clients: { label: 'Clients', make: clientsPage, nav: true },
   // `#/sources/<id>`: one source's status, log and tool tester.
   sources: { label: 'Sources', make: (ctx) => (ctx.route.params[0] ? sourcePage(ctx) : sourcesPage(ctx)), nav: true },
+  import: { label: 'Import', make: importPage, nav: true },
   tools: { label: 'Tools', make: toolsPage, nav: true },
   connections: { label: 'Connections', make: connectionsPage, nav: true },
   policies: { label: 'Policies', make: policiesPage, nav: true },

@@ -16,6 +16,7 @@ mod clients;
 mod connections;
 mod events;
 pub mod handoff;
+mod import;
 mod runs;
 mod settings;
 mod source_logs;
@@ -282,6 +283,13 @@ pub(crate) fn routes(
         .route("/api/clients/{id}/preview", post(clients::preview))
         .route("/api/clients/{id}/apply", post(clients::apply))
         .route("/api/clients/{id}/undo", post(clients::undo))
+        .route("/api/import/clients", get(import::clients))
+        .route("/api/import/preview", post(import::preview))
+        .route("/api/import/apply", post(import::apply))
+        .route(
+            "/api/import/well-known",
+            get(import::well_known_list).post(import::well_known_add),
+        )
         .route("/api/runs", get(runs::list))
         .route("/api/runs/{id}", get(runs::detail))
         .route("/api/events", get(events::stream))

@@ -2,6 +2,7 @@
 // password field, sent once, cleared, never shown back.
 import type { Connection } from '../backend/types';
 import { clear, errorText, field, h, notice } from '../lib/dom';
+import { unusedFields } from '../lib/secret-refs';
 import type { Page, PageContext } from './page';
 
 export function connectionsPage({ backend }: PageContext): Page {
@@ -40,8 +41,10 @@ export function connectionsPage({ backend }: PageContext): Page {
     };
     secret.value = '';
     try {
-      await backend.saveConnection(input);
+      const saved = await backend.saveConnection(input);
       message.append(notice('ok', `Saved ${input.source}/${input.name}.`));
+      // No `${secret:NAME}` of the source reads this field: say where it would go.
+      if (saved.warning) message.append(notice('info', saved.warning));
       form.reset();
       legend.textContent = 'Add a connection';
       await refresh();
@@ -85,7 +88,12 @@ export function connectionsPage({ backend }: PageContext): Page {
                     {},
                     h('td', {}, c.source),
                     h('th', { scope: 'row' }, c.name),
-                    h('td', {}, (c.fields ?? []).join(', ')),
+                    h(
+                      'td',
+                      {},
+                      (c.fields ?? []).join(', '),
+                      unusedFields(c, sources).map((f) => h('div', { class: 'hint warning' }, `${c.source} does not use \${secret:${f}}`)),
+                    ),
                     h('td', {}, c.default ? 'yes' : ''),
                     h('td', { class: 'hint' }, 'stored'),
                     h(

@@ -83,6 +83,7 @@ pub(crate) async fn set(
             format!("no configured source `{source}`"),
         );
     };
+    let warning = field.as_deref().and_then(|f| unreferenced(&config, f));
     let hub = Arc::clone(&state.hub);
     let stored = tokio::task::spawn_blocking(move || {
         hub.set_connection(&config, &name, field.as_deref(), secret, default)
@@ -101,7 +102,30 @@ pub(crate) async fn set(
         Err(e) => return fail(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()),
     };
     state.hub.reload_connections().await;
-    ok(json!({"ok": true, "connection": listed(&record)}))
+    ok(json!({"ok": true, "connection": listed(&record), "warning": warning}))
+}
+
+/// The warning for a field the source's definition does not refer to: stored, but not used.
+fn unreferenced(config: &capa_config::SourceConfig, field: &str) -> Option<String> {
+    let names = config.secret_names();
+    if names.contains(field) {
+        return None;
+    }
+    let place = match config.transport {
+        capa_config::SourceTransport::Stdio { .. } => "its Environment (`NAME=${secret:…}`)",
+        capa_config::SourceTransport::Http { .. } => "its Headers (`Name: Bearer ${secret:…}`)",
+    };
+    let uses = if names.is_empty() {
+        "it refers to no secret".to_owned()
+    } else {
+        let list: Vec<String> = names.iter().map(|n| format!("${{secret:{n}}}")).collect();
+        format!("it refers to {}", list.join(", "))
+    };
+    Some(format!(
+        "Saved, but source `{}` does not use it ({uses}): write `${{secret:{field}}}` in {place} on the Sources page, or in {}.",
+        config.id,
+        config.file.display()
+    ))
 }
 
 /// `DELETE /api/connections/<source>/<name>`: deletes its secrets and its record.

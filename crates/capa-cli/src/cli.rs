@@ -190,6 +190,18 @@ pub(crate) enum SourcesCommand {
         /// The source's id.
         id: String,
     },
+    /// Show a source's log: its server's stderr and the hub's lines about it (the running hub
+    /// keeps the last 500 per source in memory; known secrets redacted).
+    Logs {
+        /// The source's id.
+        id: String,
+        /// Keep printing new lines until interrupted.
+        #[arg(long, short)]
+        follow: bool,
+        /// One JSON object per line: `{seq, at, stream, level, text}`.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

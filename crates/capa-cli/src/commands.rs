@@ -11,6 +11,7 @@ mod lookup;
 mod mcp;
 mod policy;
 mod sh;
+mod source_logs;
 mod sources;
 mod ui;
 

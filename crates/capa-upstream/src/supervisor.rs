@@ -379,21 +379,7 @@ async fn serve_connection(
     match list_tools(&peer, source_id, upstream.timings.list_timeout).await {
         Ok((tools, limited)) => {
             tracing::info!(source = %source_id, tools = tools.len(), protocol = ?protocol_version, "upstream ready");
-            let pid = upstream.snapshot.borrow().pid;
-            upstream.log.hub(
-                LogLevel::Info,
-                &format!(
-                    "ready: {} tools, protocol {}{}",
-                    tools.len(),
-                    protocol_version.as_deref().unwrap_or("unknown"),
-                    pid.map(|p| format!(", pid {p}")).unwrap_or_default()
-                ),
-            );
-            for note in &limited {
-                upstream
-                    .log
-                    .hub(LogLevel::Warn, &format!("tool list over a limit: {note}"));
-            }
+            log_ready(upstream, tools.len(), protocol_version.as_deref(), &limited);
             upstream.update(|s| {
                 s.state = UpstreamState::Ready;
                 s.peer = Some(peer.clone());
@@ -460,6 +446,25 @@ async fn serve_connection(
                 return Outcome::Lost;
             }
         }
+    }
+}
+
+/// The source log's lines for a connection that is ready: tools, protocol, process, and what
+/// the listing cut.
+fn log_ready(upstream: &Upstream, tools: usize, protocol: Option<&str>, limited: &[String]) {
+    let pid = upstream.snapshot.borrow().pid;
+    upstream.log.hub(
+        LogLevel::Info,
+        &format!(
+            "ready: {tools} tools, protocol {}{}",
+            protocol.unwrap_or("unknown"),
+            pid.map(|p| format!(", pid {p}")).unwrap_or_default()
+        ),
+    );
+    for note in limited {
+        upstream
+            .log
+            .hub(LogLevel::Warn, &format!("tool list over a limit: {note}"));
     }
 }
 

@@ -22,6 +22,9 @@ pub(super) async fn sources(
     let json = match command {
         SourcesCommand::List { json } => json,
         SourcesCommand::Confirm { id } => return confirm(global, paths, &id).await,
+        SourcesCommand::Logs { id, follow, json } => {
+            return super::source_logs::run(global, paths, redactor, &id, follow, json).await;
+        }
     };
     let access = open_hub(global, paths, redactor).await?;
     let sources = access.sources().await;

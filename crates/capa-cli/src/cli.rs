@@ -64,6 +64,36 @@ pub(crate) enum Command {
     Install(InstallArgs),
     /// Open the settings UI of the running hub in the browser (a one-time login link).
     Ui(UiArgs),
+    /// Connect MCP clients (Claude Code, Claude Desktop, Cursor, VS Code, Codex) to the global hub
+    /// in their user-wide files, as the app's Clients page does (docs/install.md).
+    #[command(subcommand)]
+    Clients(ClientsCommand),
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum ClientsCommand {
+    /// Each client's user-wide file and whether it is connected to the global hub.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the `capa` entry (`<this capa> mcp`) into these clients' files, asking first.
+    Connect(ClientsArgs),
+    /// Take out the `capa` entry capa wrote from these clients' files, asking first.
+    Disconnect(ClientsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ClientsArgs {
+    /// claude-code, claude-desktop, cursor, vscode or codex.
+    #[arg(required = true, value_name = "CLIENT")]
+    pub clients: Vec<String>,
+    /// Change files without asking.
+    #[arg(long, short)]
+    pub yes: bool,
+    /// Show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -2,6 +2,7 @@
 
 mod approvals;
 mod call;
+mod clients;
 mod config;
 mod connections;
 mod hub;
@@ -48,5 +49,6 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Policy(command) => policy::run(&paths, command).await,
         Command::Install(args) => install::run(&cli.global, &paths, redactor, args).await,
         Command::Ui(args) => ui::run(&paths, args).await,
+        Command::Clients(command) => clients::run(&paths, command),
     }
 }

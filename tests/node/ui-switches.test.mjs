@@ -4,6 +4,8 @@
 // tools go; it stays off across a hub restart and an edit in the Sources form; "Turn off all write
 // tools" leaves only the tools the server declares read-only; turning back on from the UI works,
 // while the same loosening with only the hub's bearer token is held for a person's confirmation.
+// The CLI's `capa sources disable|enable` and `capa tools disable|enable` do the same (at an
+// interactive terminal, a person's "enable" starts the source).
 // The Policies page shows the built-in defaults as rules. Screenshots: docs/screenshots/ui-tools.png,
 // ui-policies.png.
 import { describe, it, before, after } from 'node:test';
@@ -229,6 +231,29 @@ describe('on/off switches in the browser', { skip }, () => {
     await go('#/sources');
     await row.getByRole('button', { name: 'Confirm everything' }).click();
     await row.locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 30000 });
+  });
+
+  it('switches from the CLI: `capa sources disable|enable`, `capa tools disable|enable`', async () => {
+    const capa = (args, opts = {}) => runCapa(['--config', configFile, ...args], { env: sandbox.env, ...opts });
+    let ran = await capa(['tools', 'disable', 'everything.echo']);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal((await everythingTools()).find((t) => t.address === 'everything.echo').policy, 'deny');
+    ran = await capa(['tools', 'enable', 'everything.echo']);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal((await everythingTools()).find((t) => t.address === 'everything.echo').policy, 'allow');
+
+    ran = await capa(['sources', 'disable', 'everything']);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal((await source('everything')).state, 'off');
+    // Without a terminal (an agent's shell) turning it on waits for a person...
+    ran = await capa(['sources', 'enable', 'everything']);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stdout, /needs a person/, ran.stdout);
+    assert.equal((await source('everything')).state, 'needs_confirmation');
+    // ...and at an interactive terminal the person's `enable` starts it.
+    ran = await capa(['sources', 'enable', 'everything'], { terminal: true });
+    assert.equal(ran.code, 0, ran.stdout);
+    await waitFor('everything ready', async () => (await source('everything')).state === 'ready', { timeoutMs: 30000 });
   });
 
   it('shows the built-in defaults as rules on the Policies page', async () => {

@@ -220,6 +220,17 @@ pub(crate) enum SourcesCommand {
         /// The source's id.
         id: String,
     },
+    /// Turn a source off: `disabled: true` in its file; it stops and serves no tools.
+    Disable {
+        /// The source's id.
+        id: String,
+    },
+    /// Turn a source on again. At an interactive terminal it starts; otherwise it waits for
+    /// a person's confirmation (the app, or `capa sources confirm`).
+    Enable {
+        /// The source's id.
+        id: String,
+    },
     /// Show a source's log: its server's stderr and the hub's lines about it (the running hub
     /// keeps the last 500 per source in memory; known secrets redacted).
     Logs {
@@ -241,6 +252,17 @@ pub(crate) enum ToolsCommand {
         /// Print JSON (address, source, description, input schema, annotations).
         #[arg(long)]
         json: bool,
+    },
+    /// Turn a tool off: a deny rule for its address in policy.yaml (hidden, calls refused).
+    Disable {
+        /// The tool's address, `source.tool`.
+        address: String,
+    },
+    /// Turn a tool on again: removes its deny rule. Without an interactive terminal, turning
+    /// on a tool a person turned off waits for their confirmation.
+    Enable {
+        /// The tool's address, `source.tool`.
+        address: String,
     },
 }
 

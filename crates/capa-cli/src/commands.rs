@@ -14,6 +14,7 @@ mod policy;
 mod sh;
 mod source_logs;
 mod sources;
+mod switches;
 mod ui;
 
 use std::process::ExitCode;

@@ -112,6 +112,23 @@ impl RunningHub {
         Self::json(response).await
     }
 
+    /// `PUT path` with `body` as JSON and the bearer token, its answer as `T`.
+    pub async fn put<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &impl Serialize,
+    ) -> Result<T, ClientError> {
+        let response = self
+            .client
+            .put(format!("{}{path}", self.base_url))
+            .bearer_auth(&self.token)
+            .json(body)
+            .send()
+            .await
+            .map_err(|source| self.unreachable(source))?;
+        Self::json(response).await
+    }
+
     fn unreachable(&self, source: reqwest::Error) -> ClientError {
         ClientError::Request {
             url: self.base_url.clone(),

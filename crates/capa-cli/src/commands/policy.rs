@@ -145,7 +145,7 @@ fn list(paths: &HubPaths, file: &Path, json: bool) -> anyhow::Result<()> {
 }
 
 /// What a change made without a person at the terminal means.
-const HELD_NOTE: &str = "note: this was not made at an interactive terminal: if it loosens your policy, it takes effect once you confirm it in the Capabilities app or with `capa policy confirm` in a terminal";
+pub(super) const HELD_NOTE: &str = "note: this was not made at an interactive terminal: if it loosens your policy, it takes effect once you confirm it in the Capabilities app or with `capa policy confirm` in a terminal";
 
 fn for_connection(connection: Option<&str>) -> String {
     connection
@@ -174,7 +174,7 @@ fn file_error(error: ConfigError) -> anyhow::Error {
     }
 }
 
-fn edit_error(error: PolicyEditError) -> anyhow::Error {
+pub(super) fn edit_error(error: PolicyEditError) -> anyhow::Error {
     match error {
         PolicyEditError::File(e) => file_error(e),
         PolicyEditError::Record(e) => e,
@@ -183,7 +183,7 @@ fn edit_error(error: PolicyEditError) -> anyhow::Error {
 }
 
 /// Tells a running hub to re-read the file; the change is saved either way.
-async fn notify_running_hub(paths: &HubPaths, file: &Path) {
+pub(super) async fn notify_running_hub(paths: &HubPaths, file: &Path) {
     match policy::tell_running_hub(paths).await {
         PolicyReloaded::NoHub => {}
         PolicyReloaded::Reloaded { file: theirs } => {

@@ -22,6 +22,12 @@ pub(super) async fn sources(
     let json = match command {
         SourcesCommand::List { json } => json,
         SourcesCommand::Confirm { id } => return confirm(global, paths, &id).await,
+        SourcesCommand::Disable { id } => {
+            return super::switches::source(global, paths, &id, false).await;
+        }
+        SourcesCommand::Enable { id } => {
+            return super::switches::source(global, paths, &id, true).await;
+        }
         SourcesCommand::Logs { id, follow, json } => {
             return super::source_logs::run(global, paths, redactor, &id, follow, json).await;
         }
@@ -111,7 +117,15 @@ pub(super) async fn tools(
     redactor: Arc<Redactor>,
     command: ToolsCommand,
 ) -> anyhow::Result<ExitCode> {
-    let ToolsCommand::List { json } = command;
+    let json = match command {
+        ToolsCommand::List { json } => json,
+        ToolsCommand::Disable { address } => {
+            return super::switches::tool(paths, &address, false).await;
+        }
+        ToolsCommand::Enable { address } => {
+            return super::switches::tool(paths, &address, true).await;
+        }
+    };
     let access = open_hub(global, paths, redactor).await?;
     let tools = access.tools().await;
     access.close().await;

@@ -323,6 +323,28 @@ describe('Import page in the browser', { skip }, () => {
     assert.equal(await page.getByText('everything-2 does not use ${secret:SPARE_TOKEN}').count(), 0, 'the warning is gone once referenced');
   });
 
+  it('imports from the command line into the running hub: `capa sources import <file> --yes --json`', async () => {
+    // A project's .mcp.json (Claude Code) with a secret; run without a terminal, as a script
+    // would: the hub adds the source, which waits for a person's confirmation.
+    const file = path.join(sandbox.root, '.mcp.json');
+    await writeFile(file, JSON.stringify({
+      mcpServers: { cli: { command: NODE, args: [EVERYTHING_JS, 'stdio'], env: { CLI_API_KEY: CANARY } } },
+    }));
+    const preview = await runCapa(['--config', configFile, 'sources', 'import', file, '--json'], { env: sandbox.env });
+    assert.equal(preview.code, 0, preview.stderr);
+    assertNoCanary(preview.stdout + preview.stderr, 'the command\'s preview');
+    assert.equal(JSON.parse(preview.stdout).servers[0].env[0].secret.field, 'CLI_API_KEY');
+    const ran = await runCapa(['--config', configFile, 'sources', 'import', file, '--yes', '--json'], { env: sandbox.env });
+    assert.equal(ran.code, 0, ran.stderr);
+    assertNoCanary(ran.stdout + ran.stderr, 'the command\'s output');
+    assert.deepEqual(JSON.parse(ran.stdout).added, [{ name: 'cli', id: 'cli', movedSecrets: ['CLI_API_KEY'] }]);
+    const cli = await waitFor('cli listed', async () => (await sources()).find((s) => s.id === 'cli'));
+    assert.equal(cli.state, 'needs_confirmation', JSON.stringify(cli));
+    const yaml = await readFile(path.join(sandbox.configDir, 'capabilities.yaml'), 'utf8');
+    assert.match(yaml, /"CLI_API_KEY": "\$\{secret:CLI_API_KEY\}"/, yaml);
+    assertNoCanary(yaml, 'the capabilities file');
+  });
+
   it('never shows or logs a secret', async () => {
     for (const answer of answers) assertNoCanary(answer, `an API answer (${answer.split('\n')[0]})`);
     assert.ok(answers.length > 10, `answers seen: ${answers.length}`);

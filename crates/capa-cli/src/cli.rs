@@ -220,6 +220,20 @@ pub(crate) enum SourcesCommand {
         /// The source's id.
         id: String,
     },
+    /// Add the MCP servers of another client's file (Claude Desktop's, Claude Code's, Cursor's
+    /// or VS Code's) as sources of the global file; secret-looking values go to the OS keychain
+    /// (docs/ui.md, "Import").
+    Import {
+        /// The client's file.
+        file: std::path::PathBuf,
+        /// Import without asking (they start once a person confirms them, unless run at an
+        /// interactive terminal).
+        #[arg(long)]
+        yes: bool,
+        /// Print the preview (or, with --yes, what was added) as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Turn a source off: `disabled: true` in its file; it stops and serves no tools.
     Disable {
         /// The source's id.

@@ -6,6 +6,7 @@ mod clients;
 mod config;
 mod connections;
 mod hub;
+mod import;
 mod init;
 mod install;
 mod lookup;

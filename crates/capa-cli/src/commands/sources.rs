@@ -22,6 +22,9 @@ pub(super) async fn sources(
     let json = match command {
         SourcesCommand::List { json } => json,
         SourcesCommand::Confirm { id } => return confirm(global, paths, &id).await,
+        SourcesCommand::Import { file, yes, json } => {
+            return super::import::run(global, paths, redactor, &file, yes, json).await;
+        }
         SourcesCommand::Disable { id } => {
             return super::switches::source(global, paths, &id, false).await;
         }

@@ -57,17 +57,25 @@ pub struct Found {
 /// Reads `path` (at most [`MAX_FILE_BYTES`]) and its servers.
 pub fn read_file(path: &Path) -> Result<Found, ImportError> {
     let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| {
+    let missing = |e: std::io::Error| {
         ImportError(match e.kind() {
             std::io::ErrorKind::NotFound => format!("{shown} does not exist; check the path"),
             _ => format!("cannot read {shown}: {e}"),
         })
-    })?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
+    };
+    // Before opening: a FIFO or a device would block or never end.
+    let meta = std::fs::metadata(path).map_err(missing)?;
+    if meta.is_dir() {
         return Err(ImportError(format!(
             "{shown} is a directory; give the path of the client's JSON file"
         )));
     }
+    if !meta.is_file() {
+        return Err(ImportError(format!(
+            "{shown} is not a regular file; give the path of the client's JSON file"
+        )));
+    }
+    let file = std::fs::File::open(path).map_err(missing)?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)

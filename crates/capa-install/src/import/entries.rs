@@ -406,7 +406,8 @@ fn vars(
                 "`{key}.{name}` holds a `${{…}}` variable the client expands; capa passes it as written: replace it after the import"
             ));
         }
-        let secret = (looks_secret(name) && !value.is_empty() && !value.contains("${")).then(|| {
+        let secretish = looks_secret(name) || has_url_credentials(&value);
+        let secret = (secretish && !value.is_empty() && !value.contains("${")).then(|| {
             let prefix = if headers {
                 SCHEMES
                     .iter()
@@ -436,6 +437,16 @@ fn vars(
         });
     }
     Ok(out)
+}
+
+/// Whether `value` holds a URL with a password (`postgres://user:pass@host/db`).
+fn has_url_credentials(value: &str) -> bool {
+    value.split("://").skip(1).any(|rest| {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        authority.rsplit_once('@').is_some_and(|(userinfo, _)| {
+            userinfo.split_once(':').is_some_and(|(_, p)| !p.is_empty())
+        })
+    })
 }
 
 /// The id of a `${input:id}` in `value`, when it is a valid secret name.

@@ -267,3 +267,19 @@ fn planned_sources_load_as_written() {
     assert!(!text.contains("sk-"), "{text}");
     assert!(text.contains("${secret:API_TOKEN}"), "{text}");
 }
+
+#[test]
+fn a_url_with_a_password_is_a_secret_whatever_its_name() {
+    let text = r#"{"mcpServers": {"db": {"command": "x", "env": {"DATABASE_URL": "postgres://me:hunter22@db:5432/app", "PLAIN_URL": "https://a@b.example/x", "PORT_URL": "http://host:8080/"}}}}"#;
+    let found = read_text(text, "f").expect("read");
+    let fields: Vec<&str> = found.servers[0]
+        .secrets()
+        .map(|s| s.field.as_str())
+        .collect();
+    assert_eq!(fields, ["DATABASE_URL"]);
+    assert!(
+        !serde_json::to_string(&found)
+            .expect("json")
+            .contains("hunter22")
+    );
+}

@@ -20,4 +20,5 @@ mod sandbox_bounds;
 mod secrets;
 mod skills;
 mod support;
+mod switches;
 mod upstreams;

@@ -2,7 +2,8 @@
 """Writes the app and tray icons as PNGs with the standard library only (zlib + struct).
 
 The app icon is a rounded square with a white "C"; the tray icons are the same shape in three
-colours: idle (blue), pending approvals (amber) and a source error (red).
+colours: idle (blue), pending approvals (amber) and a source error (red); with approvals paused
+(every call that asks is denied) the tray shows a grey square with the pause sign.
 Run from anywhere: python3 icons/generate.py
 """
 import math
@@ -15,11 +16,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BLUE = (37, 99, 235)
 AMBER = (217, 119, 6)
 RED = (220, 38, 38)
+GREY = (100, 116, 139)
 WHITE = (255, 255, 255)
 
 
-def coverage(x, y, size, colour):
-    """RGBA of pixel (x, y): a rounded square with a ring open to the right (a "C")."""
+def mark(u, v, shape):
+    """Whether (u, v) of the unit square is white: the "C" ring, or the pause sign's two bars."""
+    if shape == "pause":
+        return 0.28 <= v <= 0.72 and (0.3 <= u <= 0.43 or 0.57 <= u <= 0.7)
+    cu, cv = u - 0.5, v - 0.5
+    d = math.hypot(cu, cv)
+    angle = math.degrees(math.atan2(cv, cu))
+    return 0.2 <= d <= 0.32 and abs(angle) > 45
+
+
+def coverage(x, y, size, colour, shape="c"):
+    """RGBA of pixel (x, y): a rounded square with a ring open to the right (a "C"), or with the
+    pause sign."""
     # Work in a unit square with 4x4 supersampling for smooth edges.
     samples = 4
     bg = 0
@@ -34,10 +47,7 @@ def coverage(x, y, size, colour):
             if du * du + dv * dv > r * r:
                 continue
             bg += 1
-            cu, cv = u - 0.5, v - 0.5
-            d = math.hypot(cu, cv)
-            angle = math.degrees(math.atan2(cv, cu))
-            if 0.2 <= d <= 0.32 and abs(angle) > 45:
+            if mark(u, v, shape):
                 fg += 1
     total = samples * samples
     if bg == 0:
@@ -48,12 +58,12 @@ def coverage(x, y, size, colour):
     return rgb + (round(a * 255),)
 
 
-def png(path, size, colour):
+def png(path, size, colour, shape="c"):
     rows = []
     for y in range(size):
         row = bytearray([0])
         for x in range(size):
-            row.extend(coverage(x, y, size, colour))
+            row.extend(coverage(x, y, size, colour, shape))
         rows.append(bytes(row))
     raw = b"".join(rows)
 
@@ -77,6 +87,7 @@ def main():
     png(os.path.join(HERE, "tray-idle.png"), 64, BLUE)
     png(os.path.join(HERE, "tray-pending.png"), 64, AMBER)
     png(os.path.join(HERE, "tray-error.png"), 64, RED)
+    png(os.path.join(HERE, "tray-paused.png"), 64, GREY, "pause")
 
 
 if __name__ == "__main__":

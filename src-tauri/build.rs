@@ -7,6 +7,8 @@ fn main() {
         "state",
         "close_window",
         "popup_shown",
+        "popup_ready",
+        "open_run",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

@@ -97,6 +97,30 @@ pub(crate) async fn popup_shown(
     Ok(popups(&app)?.painted(&desktop.hosted.hub, window.label(), &run_id))
 }
 
+/// The warm popup calling it has loaded its page and waits for a run (`popups.rs`). Returns
+/// whether it is the warm popup.
+#[tauri::command]
+pub(crate) async fn popup_ready(
+    app: AppHandle,
+    window: WebviewWindow,
+) -> Result<bool, CommandError> {
+    Ok(popups(&app)?.ready(window.label()))
+}
+
+/// Opens the run `run_id` in the settings window (the popup's run link): the popup stays, with
+/// its choices.
+#[tauri::command]
+pub(crate) async fn open_run(app: AppHandle, run_id: String) -> Result<(), CommandError> {
+    if !windows::is_run_id(&run_id) {
+        return Err(CommandError {
+            code: "invalid_arguments",
+            message: "not a run id".to_owned(),
+        });
+    }
+    windows::open_settings_at(&app, Some(&format!("#/runs/{run_id}")))?;
+    Ok(())
+}
+
 /// Closes the window that calls it (the popup after a decision); the next queued popup follows.
 #[tauri::command]
 pub(crate) async fn close_window(window: WebviewWindow) -> Result<(), CommandError> {

@@ -25,9 +25,16 @@ const SETTINGS_COMMANDS: &[&str] = &[
     "close_window",
 ];
 
-/// The commands an approval popup calls: it reports its paint, closes itself, reads the state.
-/// Nothing that changes the app (pausing approvals, opening other windows) is needed there.
-const POPUP_COMMANDS: &[&str] = &["state", "close_window", "popup_shown"];
+/// The commands an approval popup calls: it reports its paint (and, kept warm, that it has
+/// loaded), closes itself, reads the state, and opens its run in the settings window. Nothing
+/// that changes the hub (pausing approvals) is needed there.
+const POPUP_COMMANDS: &[&str] = &[
+    "state",
+    "close_window",
+    "popup_shown",
+    "popup_ready",
+    "open_run",
+];
 
 /// The hub's origin, the one place the app's windows load pages from.
 #[derive(Debug, Clone)]

@@ -2,10 +2,15 @@
 //! at a time from a queue, each with an OS notification beside it. The hub is watched in-process
 //! (`Hub::watch_pending`, plus a slow tick for expiries and source states) and the hub's page
 //! opener is pointed here, so a popup appears well within a second of the call.
+//!
+//! One popup window is kept warm: hidden, its page loaded at the approval route with no run, so
+//! a call that asks only changes its route and shows it (docs/desktop.md, "Approval popups").
+//! The next one is made once the popup on screen has painted, and a warm one is replaced after
+//! [`WARM_MAX_AGE`] (its UI session would otherwise lapse unused).
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use capa_core::{Hub, PendingInput};
 use tauri::{AppHandle, Manager};
@@ -37,7 +42,22 @@ struct Queue {
     shown_after_ms: Option<u64>,
     /// Labels are never reused: a closing window may still hold its label.
     next_label: u64,
+    /// The hidden popup waiting for the next call that asks.
+    warm: Option<Warm>,
 }
+
+/// A hidden popup window with its page loaded (or loading) at the approval route, no run.
+#[derive(Debug)]
+struct Warm {
+    label: String,
+    /// Its page said it is loaded and waiting (`popup_ready`).
+    ready: bool,
+    made: Instant,
+}
+
+/// How long a warm popup waits before it is replaced by a fresh one: well within the UI
+/// session's hour, which only requests renew.
+const WARM_MAX_AGE: Duration = Duration::from_mins(30);
 
 fn approvals(hub: &Hub) -> Vec<PendingInput> {
     match hub.pending_inputs() {
@@ -60,6 +80,14 @@ fn for_popups(hub: &Hub, pending: &[PendingInput]) -> Vec<PendingInput> {
         .filter(|p| hub.asking_channel(&p.id).is_none())
         .cloned()
         .collect()
+}
+
+/// Whether a popup is kept warm: yes, unless `CAPA_WARM_POPUP=0` (the desktop tests drive the
+/// cold path, a new window per popup, that way; the app also takes it whenever the warm popup is
+/// not ready).
+fn warm_popups() -> bool {
+    static WARM: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WARM.get_or_init(|| std::env::var_os("CAPA_WARM_POPUP").is_none_or(|v| v != "0"))
 }
 
 /// Pending run ids in order of their oldest pending approval.
@@ -130,17 +158,78 @@ impl Popups {
         }
         q.shown_after_ms.get_or_insert(after_ms);
         tracing::info!(run = %run_id, window = %label, after_ms, "approval popup on screen");
+        drop(q);
+        // The next warm popup, now that this one's paint no longer competes with its load.
+        self.poke.notify_one();
         Some(after_ms)
+    }
+
+    /// The warm popup `label` has loaded its page and waits for a run.
+    pub(crate) fn ready(&self, label: &str) -> bool {
+        let Ok(mut q) = self.inner.lock() else {
+            return false;
+        };
+        match q.warm.as_mut() {
+            Some(warm) if warm.label == label => {
+                warm.ready = true;
+                tracing::debug!(window = %label, "warm approval popup ready");
+                true
+            }
+            _ => false,
+        }
     }
 
     /// A popup window was closed (by the person, the UI or the app).
     pub(crate) fn closed(&self, label: &str) {
-        if let Ok(mut q) = self.inner.lock()
-            && let Some((run, _)) = q.shown.take_if(|(_, l)| l == label)
-        {
-            tracing::info!(run = %run, window = %label, "approval popup closed");
+        if let Ok(mut q) = self.inner.lock() {
+            if let Some((run, _)) = q.shown.take_if(|(_, l)| l == label) {
+                tracing::info!(run = %run, window = %label, "approval popup closed");
+            }
+            q.warm.take_if(|w| w.label == label);
         }
         self.poke.notify_one();
+    }
+
+    /// Makes a warm popup when none waits and none is on screen (nor about to paint); replaces
+    /// one that waited [`WARM_MAX_AGE`].
+    fn keep_warm(&self, app: &AppHandle) {
+        if !warm_popups() {
+            return;
+        }
+        let (stale, make) = {
+            let Ok(mut q) = self.inner.lock() else {
+                return;
+            };
+            let stale = q
+                .warm
+                .take_if(|w| w.made.elapsed() > WARM_MAX_AGE)
+                .map(|w| w.label);
+            let painting = q.shown.is_some() && q.shown_after_ms.is_none();
+            let make = (q.warm.is_none() && !painting).then(|| {
+                q.next_label += 1;
+                let label = format!("{}{}", windows::POPUP_PREFIX, q.next_label);
+                q.warm = Some(Warm {
+                    label: label.clone(),
+                    ready: false,
+                    made: Instant::now(),
+                });
+                label
+            });
+            (stale, make)
+        };
+        if let Some(label) = stale
+            && let Some(window) = app.get_webview_window(&label)
+        {
+            let _ = window.close();
+        }
+        if let Some(label) = make
+            && let Err(e) = windows::open_warm_popup(app, &label)
+        {
+            tracing::warn!(error = %e, "could not make the warm approval popup");
+            if let Ok(mut q) = self.inner.lock() {
+                q.warm.take_if(|w| w.label == label);
+            }
+        }
     }
 
     /// Shows the popup of the next pending run (queued first, then any other): the tray's
@@ -175,20 +264,33 @@ impl Popups {
         }
     }
 
-    /// Opens the popup of `run_id`; `asked`: the person asked for it (it takes the focus).
+    /// Opens the popup of `run_id` (the warm one when it is ready, else a new window); `asked`:
+    /// the person asked for it (it takes the focus).
     fn show(&self, app: &AppHandle, run_id: &str, asked: bool) -> tauri::Result<()> {
-        let label = {
+        let (label, warm) = {
             let Ok(mut q) = self.inner.lock() else {
                 return Ok(());
             };
-            q.next_label += 1;
-            let label = format!("{}{}", windows::POPUP_PREFIX, q.next_label);
+            let warm = q
+                .warm
+                .take_if(|w| w.ready && app.get_webview_window(&w.label).is_some());
+            let label = if let Some(warm) = &warm {
+                warm.label.clone()
+            } else {
+                q.next_label += 1;
+                format!("{}{}", windows::POPUP_PREFIX, q.next_label)
+            };
             q.shown = Some((run_id.to_owned(), label.clone()));
             q.shown_after_ms = None;
-            label
+            (label, warm.is_some())
         };
-        tracing::info!(run = %run_id, window = %label, "approval popup opened");
-        if let Err(e) = windows::open_popup(app, &label, run_id, asked) {
+        tracing::info!(run = %run_id, window = %label, warm, "approval popup opened");
+        let shown = if warm {
+            windows::reveal_popup(app, &label, run_id, asked)
+        } else {
+            windows::open_popup(app, &label, run_id, asked)
+        };
+        if let Err(e) = shown {
             self.closed(&label);
             return Err(e);
         }
@@ -236,6 +338,7 @@ impl Popups {
         for input in notify {
             notify_approval(app, &input);
         }
+        self.keep_warm(app);
         tray::refresh(app, &self.state(hub));
     }
 }

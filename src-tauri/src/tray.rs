@@ -1,5 +1,5 @@
 //! The tray icon: its picture and tooltip say whether the hub is idle, has pending approvals (with
-//! the count) or a failing source; its menu routes through the same commands tests call (the
+//! the count), has approvals paused (every call that asks is denied) or a failing source; its menu routes through the same commands tests call (the
 //! handler is `commands::on_tray_menu`, given to [`build`]).
 
 use std::sync::{Arc, Mutex};
@@ -14,6 +14,10 @@ use crate::view::{AppState, Look};
 const IDLE: &[u8] = include_bytes!("../../icons/tray-idle.png");
 const PENDING: &[u8] = include_bytes!("../../icons/tray-pending.png");
 const ERROR: &[u8] = include_bytes!("../../icons/tray-error.png");
+const PAUSED: &[u8] = include_bytes!("../../icons/tray-paused.png");
+
+/// The menu's pause item: what it does, in its own words.
+pub(crate) const PAUSE_TEXT: &str = "Pause approvals (deny every call that asks)";
 
 /// The tray and the menu items whose text or check mark follows the hub. The handles are cheap
 /// clones of the same native objects.
@@ -71,10 +75,14 @@ fn look(state: &AppState) -> Look {
         tooltip.push_str(" · policy changes wait for your confirmation");
     }
     if state.paused {
-        tooltip.push_str(" · approvals paused");
+        tooltip.push_str(" · approvals paused: calls that ask are denied");
     }
+    // Something to decide first; then the pause, which denies every call that asks until the
+    // person resumes, so it must not look like an idle hub; then trouble.
     let icon = if state.pending > 0 {
         "pending"
+    } else if state.paused {
+        "paused"
     } else if !failing.is_empty() || to_confirm > 0 {
         "error"
     } else {
@@ -93,6 +101,7 @@ fn image(name: &str) -> tauri::Result<Image<'static>> {
     Image::from_bytes(match name {
         "pending" => PENDING,
         "error" => ERROR,
+        "paused" => PAUSED,
         _ => IDLE,
     })
 }
@@ -102,7 +111,7 @@ fn image(name: &str) -> tauri::Result<Image<'static>> {
 pub(crate) fn build(app: &AppHandle, on_menu: fn(&AppHandle, &str)) -> tauri::Result<Tray> {
     let pending = MenuItem::with_id(app, "pending", "No pending approvals", false, None::<&str>)?;
     let settings = MenuItem::with_id(app, "settings", "Open settings", true, None::<&str>)?;
-    let pause = CheckMenuItem::with_id(app, "pause", "Pause approvals", true, false, None::<&str>)?;
+    let pause = CheckMenuItem::with_id(app, "pause", PAUSE_TEXT, true, false, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
     let separator = PredefinedMenuItem::separator(app)?;
     let menu = Menu::with_items(app, &[&pending, &settings, &pause, &separator, &quit])?;
@@ -212,9 +221,20 @@ mod tests {
         assert_eq!(three.icon, "pending");
         assert_eq!(
             three.tooltip,
-            "Capabilities: 3 pending approvals · source error: gh · approvals paused"
+            "Capabilities: 3 pending approvals · source error: gh · approvals paused: calls that ask are denied"
         );
         assert!(three.paused);
+    }
+
+    #[test]
+    fn paused_approvals_show_their_own_icon_over_source_errors() {
+        let paused = look(&state(0, true, &[("gh", "down")]));
+        assert_eq!(paused.icon, "paused");
+        assert_eq!(
+            paused.tooltip,
+            "Capabilities · source error: gh · approvals paused: calls that ask are denied"
+        );
+        assert!(image("paused").is_ok(), "the paused icon decodes");
     }
 
     #[test]

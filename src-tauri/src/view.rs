@@ -56,7 +56,7 @@ impl SourceState {
     }
 }
 
-/// What the tray shows: the icon (`idle`, `pending`, `error`), the tooltip, the text of the
+/// What the tray shows: the icon (`idle`, `pending`, `paused`, `error`), the tooltip, the text of the
 /// menu's pending item, the count beside the icon and the "Pause approvals" check mark.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]

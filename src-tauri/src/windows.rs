@@ -38,14 +38,33 @@ pub(crate) fn focus(window: &WebviewWindow) {
 
 /// Shows the settings window, opening it when it is not there.
 pub(crate) fn open_settings(app: &AppHandle) -> tauri::Result<()> {
+    open_settings_at(app, None)
+}
+
+/// A run id as the hub makes them (`run_…`, `call_…`): safe in a URL fragment and in script.
+pub(crate) fn is_run_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 80
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Shows the settings window at the UI route `route` (`#/runs/<id>`; none: where it is), opening
+/// it when it is not there.
+pub(crate) fn open_settings_at(app: &AppHandle, route: Option<&str>) -> tauri::Result<()> {
     if let Some(window) = app.get_webview_window(SETTINGS) {
+        if let Some(route) = route {
+            window.eval(format!("location.hash = {}", json_string(route)))?;
+        }
         focus(&window);
         return Ok(());
     }
     let Some(desktop) = app.try_state::<Desktop>() else {
         return Ok(());
     };
-    let builder = WebviewWindowBuilder::new(app, SETTINGS, external(&settings_url(&desktop))?);
+    let url = format!("{}{}", settings_url(&desktop), route.unwrap_or(""));
+    let builder = WebviewWindowBuilder::new(app, SETTINGS, external(&url)?);
     desktop
         .origin
         .confine(builder, SETTINGS)
@@ -57,7 +76,8 @@ pub(crate) fn open_settings(app: &AppHandle) -> tauri::Result<()> {
     Ok(())
 }
 
-/// Opens the approval popup of `run_id` in a new window labelled `label`: small, always on top,
+/// Opens the approval popup of `run_id` in a new window labelled `label`: small (500×640: the
+/// call, its client and arguments, and the choices in view; the run's code below them), always on top,
 /// not resizable, centered. `asked` is whether the person asked for it (the tray's "N pending
 /// approvals"): only then does it take the focus. A popup that comes up on its own, while the
 /// person types into another app, is shown without the focus (on every platform Tauri supports:
@@ -71,22 +91,72 @@ pub(crate) fn open_popup(
     run_id: &str,
     asked: bool,
 ) -> tauri::Result<()> {
-    let Some(desktop) = app.try_state::<Desktop>() else {
+    let Some(window) = build_popup(app, label, run_id, asked, true)? else {
         return Ok(());
+    };
+    if asked {
+        focus(&window);
+    }
+    Ok(())
+}
+
+/// Opens a hidden popup window `label` at the approval route with no run: it loads the UI (and
+/// WebKit starts its web process) ahead of time, so that a call that asks only changes its
+/// route and shows it ([`reveal_popup`]) instead of waiting for a new webview and a page load.
+pub(crate) fn open_warm_popup(app: &AppHandle, label: &str) -> tauri::Result<()> {
+    build_popup(app, label, "", false, false).map(drop)
+}
+
+/// Points the hidden popup `label` at `run_id`'s approvals and shows it, as [`open_popup`] would
+/// (the focus only when `asked`; it was built without, so a popup that comes up on its own
+/// does not take it).
+pub(crate) fn reveal_popup(
+    app: &AppHandle,
+    label: &str,
+    run_id: &str,
+    asked: bool,
+) -> tauri::Result<()> {
+    let window = app
+        .get_webview_window(label)
+        .ok_or(tauri::Error::WindowNotFound)?;
+    window.eval(format!(
+        "location.hash = {}",
+        json_string(&format!("#/approve/{run_id}"))
+    ))?;
+    if asked {
+        window.set_focusable(true)?;
+        focus(&window);
+    } else {
+        window.show()?;
+    }
+    Ok(())
+}
+
+fn json_string(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
+}
+
+fn build_popup(
+    app: &AppHandle,
+    label: &str,
+    run_id: &str,
+    asked: bool,
+    visible: bool,
+) -> tauri::Result<Option<WebviewWindow>> {
+    let Some(desktop) = app.try_state::<Desktop>() else {
+        return Ok(None);
     };
     let builder = WebviewWindowBuilder::new(app, label, external(&popup_url(&desktop, run_id))?);
     let window = desktop
         .origin
         .confine(builder, label)
         .title("Approve a call · Capabilities")
-        .inner_size(480.0, 560.0)
+        .inner_size(500.0, 640.0)
         .resizable(false)
         .always_on_top(true)
         .center()
         .focused(asked)
+        .visible(visible)
         .build()?;
-    if asked {
-        focus(&window);
-    }
-    Ok(())
+    Ok(Some(window))
 }

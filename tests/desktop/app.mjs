@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 
 import { REPO_ROOT, resultText, sleep } from '../node/support.mjs';
@@ -121,4 +123,24 @@ export async function execute(client, args) {
   const result = await client.callTool({ name: 'execute', arguments: args });
   assert.ok(result.structuredContent, `no envelope: ${resultText(result)}`);
   return result.structuredContent;
+}
+
+/** Takes the desktop tests' lock: one app at a time on a display and D-Bus session (the app is a
+ * single instance there: a second one hands over to the first and exits), whatever the test
+ * runner's concurrency. Resolves the function that releases it. A lock left by a test process
+ * that died is taken after 15 minutes. */
+export async function desktopLock() {
+  const lock = path.join(os.tmpdir(), `capa-desktop-e2e-${(process.env.DISPLAY ?? 'none').replace(/[^\w]/g, '_')}.lock`);
+  const deadline = Date.now() + 15 * 60 * 1000;
+  for (;;) {
+    try {
+      await mkdir(lock);
+      return () => rm(lock, { recursive: true, force: true });
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (age > 15 * 60 * 1000 || Date.now() > deadline) await rm(lock, { recursive: true, force: true });
+      await sleep(200);
+    }
+  }
 }

@@ -48,7 +48,7 @@ import {
   waitFor,
 } from '../node/support.mjs';
 import { failOrNote } from '../node/require.mjs';
-import { APP, CODE, DRIVER, DUNST, SCREENSHOTS, alive, execute, notifications, otherServer, output, run, skip, start } from './app.mjs';
+import { APP, CODE, DRIVER, DUNST, SCREENSHOTS, alive, desktopLock, execute, notifications, otherServer, output, run, skip, start } from './app.mjs';
 import { WebDriver } from './webdriver.mjs';
 
 describe('desktop app', { skip, timeout: 240000 }, () => {
@@ -62,8 +62,10 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
   let wd;
   let client;
   let dunst;
+  let unlock;
 
   before(async () => {
+    unlock = await desktopLock();
     sandbox = await makeSandbox('capa-desktop-');
     browserScript = path.join(sandbox.root, 'browser.sh');
     openedFile = path.join(sandbox.root, 'browser-opened.txt');
@@ -92,6 +94,7 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     await dunst?.stop();
     await cleanup();
     await removeSandboxes();
+    await unlock?.();
   });
 
   it('refuses to start beside a running `capa hub serve`, saying why', async () => {
@@ -169,7 +172,9 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     // The app hands pages outside the hub to "the system browser": here a script that records
     // what it is given: each argument and, for one that names a file (a path or a `file://` URL:
     // the opener may hand over a local page that forwards to the URL), that file's contents.
-    const appEnv = { ...sandbox.env };
+    // A new window per popup (no warm popup: popup.test.mjs drives that path), so that every
+    // window handle here is one the person sees.
+    const appEnv = { ...sandbox.env, CAPA_WARM_POPUP: '0' };
     delete appEnv.CAPA_NO_BROWSER;
     await writeFile(browserScript, [
       '#!/bin/sh',
@@ -216,7 +221,8 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     const pausing = await wd.invoke('pause_approvals', { paused: true });
     assert.equal(pausing.paused, true);
     assert.equal(pausing.tray.paused, true, 'the tray\'s "Pause approvals" is checked');
-    assert.equal(pausing.tray.tooltip, 'Capabilities · approvals paused');
+    assert.equal(pausing.tray.icon, 'paused', 'the tray icon shows the pause');
+    assert.equal(pausing.tray.tooltip, 'Capabilities · approvals paused: calls that ask are denied');
     assert.equal((await wd.invoke('state')).paused, true);
     const resuming = await wd.invoke('pause_approvals', { paused: false });
     assert.equal(resuming.paused, false);

@@ -1,7 +1,8 @@
 //! The desktop app (src-tauri) on the display `scripts/test` gives it (Xvfb):
 //!
 //! - resident memory of the app process and, apart, of its webview processes (WebKitGTK renders
-//!   pages in child processes) once every source is ready: in the tray with no window, and with
+//!   pages in child processes) once every source is ready: in the tray with no window shown (the
+//!   warm popup hidden), and with
 //!   the settings window open; with the demo source alone and with five sources. `capa hub serve`
 //!   with the same sources is the baseline: the app's cost is what it adds to the hub;
 //! - the time from a client sending an `execute` whose code calls `demo.delete_note`
@@ -94,7 +95,7 @@ pub(crate) async fn measure(env: &BenchEnv, app: &Path) -> anyhow::Result<Deskto
                 window: if window {
                     "settings window open"
                 } else {
-                    "in the tray, no window"
+                    "in the tray (the warm popup hidden)"
                 },
                 app_kib,
                 webview_kib: tree.webview_rss_kib,
@@ -154,7 +155,8 @@ async fn app_memory(
             }
             tokio::time::sleep(Duration::from_secs(3)).await;
         } else {
-            tokio::time::sleep(Duration::from_secs(2)).await;
+            // The warm popup (hidden) loads its page in a webview process: let it settle.
+            tokio::time::sleep(Duration::from_secs(4)).await;
         }
         Ok((rss_kib(app.pid)?, Tree::of(app.pid)))
     }

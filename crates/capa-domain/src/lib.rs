@@ -14,6 +14,7 @@
 pub mod address;
 pub mod asking;
 pub mod catalog;
+pub mod client;
 pub mod clock;
 pub mod json_size;
 pub mod names;
@@ -26,6 +27,7 @@ pub mod tool;
 pub use address::ToolAddress;
 pub use asking::AskingChannel;
 pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools};
+pub use client::{clean_client_label, client_label};
 pub use names::{edit_distance, is_connection_name};
 pub use policy::{Decision, Loosening, Policy, PolicyVerdict, Rule};
 pub use preview::{is_secret_name, preview};

@@ -416,6 +416,7 @@ pub(crate) async fn authorize_direct_call(
             &question,
             &arguments,
             Some(AskingChannel::client_form(client)),
+            client,
         )
         .map_err(|e| refuse(e.code(), e.to_string()))?;
     let wall = Duration::from_millis(hub.run_limits().wall_ms);

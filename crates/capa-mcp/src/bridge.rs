@@ -106,6 +106,38 @@ impl RemoteSurface {
         })
     }
 
+    /// Sends one `tools/call` to the running hub; `client_info`: the client of this bridge as it
+    /// introduced itself, passed on in the request's `_meta` (which the hub reads before the
+    /// bridge's own `initialize`), so the hub's history and approval popup name that client
+    /// rather than the bridge.
+    fn forward(
+        &self,
+        address: String,
+        arguments: Option<JsonObject>,
+        progress: Option<ProgressSink>,
+        client_info: Option<Implementation>,
+    ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
+        Box::pin(async move {
+            self.hub_still_there().await?;
+            let mut params = CallToolRequestParams::new(address);
+            params.arguments = arguments;
+            if let Some(info) = client_info {
+                let mut meta = rmcp::model::RequestMetaObject::new();
+                meta.set_client_info(info);
+                params.meta = Some(meta);
+            }
+            let peer = self.client.peer();
+            match progress {
+                // The hub's own timeout bounds the call; the bridge adds none.
+                Some(sink) => {
+                    call_tool_with_progress(peer, params, None, &self.progress, sink).await
+                }
+                None => peer.call_tool(params).await,
+            }
+            .map_err(bridge_error)
+        })
+    }
+
     /// An error when the hub this bridge proved is gone (nothing is sent then).
     async fn hub_still_there(&self) -> Result<(), ErrorData> {
         if self.hub.still_there().await {
@@ -147,20 +179,7 @@ impl Surface for RemoteSurface {
         _client: Option<String>,
         progress: Option<ProgressSink>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
-        Box::pin(async move {
-            self.hub_still_there().await?;
-            let mut params = CallToolRequestParams::new(address);
-            params.arguments = arguments;
-            let peer = self.client.peer();
-            match progress {
-                // The hub's own timeout bounds the call; the bridge adds none.
-                Some(sink) => {
-                    call_tool_with_progress(peer, params, None, &self.progress, sink).await
-                }
-                None => peer.call_tool(params).await,
-            }
-            .map_err(bridge_error)
-        })
+        self.forward(address, arguments, progress, None)
     }
 
     /// A call the client cancels (or walks away from) is dropped here, which makes rmcp send
@@ -169,12 +188,12 @@ impl Surface for RemoteSurface {
         &self,
         address: String,
         arguments: Option<JsonObject>,
-        client: Option<String>,
+        _client: Option<String>,
         progress: Option<ProgressSink>,
         asking: Asking,
     ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
         Box::pin(async move {
-            let call = self.call_tool(address, arguments, client, progress);
+            let call = self.forward(address, arguments, progress, asking.client_info);
             tokio::select! {
                 result = call => result.map(CallToolResponse::Complete),
                 () = asking.cancel.cancelled() => Err(ErrorData::internal_error(

@@ -67,8 +67,13 @@ async fn contained<T>(
     }
 }
 
+/// The client as it introduced itself, "name version", made safe to show and store
+/// (`capa_domain::client`): `initialize`'s `clientInfo`, or on 2026-07-28 the request's
+/// `_meta["io.modelcontextprotocol/clientInfo"]` (rmcp reads the request's first).
 fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
-    context.client_info().map(|info| info.name)
+    context
+        .client_info()
+        .and_then(|info| capa_domain::client_label(&info.name, &info.version))
 }
 
 /// How this call's client can let a person decide. rmcp refuses `input_required` to clients
@@ -92,6 +97,7 @@ fn asking(
         request_state: request.request_state.clone(),
         session: session_key(context, connection),
         cancel: context.ct.clone(),
+        client_info: context.client_info(),
     }
 }
 

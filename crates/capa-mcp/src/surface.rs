@@ -70,6 +70,9 @@ pub struct Asking {
     /// Fires when the client cancels the request (`notifications/cancelled`) or goes away: a
     /// run it started ends `cancelled`.
     pub cancel: tokio_util::sync::CancellationToken,
+    /// The client as it introduced itself, as sent (untrusted; `capa_domain::client_label`
+    /// makes it safe to show): `capa mcp`'s bridge passes it on to the running hub.
+    pub client_info: Option<rmcp::model::Implementation>,
 }
 
 /// Server instructions when every tool is its own MCP tool.

@@ -58,6 +58,7 @@ impl<G: Gateway> Host for RunHost<G> {
                 call: &call,
                 digest: &digest,
                 asked_in: asked_in.as_ref(),
+                client: client.as_deref(),
                 may_have_input,
                 shown: std::sync::OnceLock::new(),
             };
@@ -81,7 +82,7 @@ impl<G: Gateway> Host for RunHost<G> {
             // Written before the call goes out: if this process ends before the answer, the
             // replay knows the call may have taken effect.
             step.entry().in_flight(durable);
-            let outcome = step.perform(cleared.permit, client).await;
+            let outcome = step.perform(cleared.permit, client.clone()).await;
             if let Err(CallStop::Suspend) = &outcome {
                 step.entry().forget();
                 return outcome;
@@ -118,6 +119,8 @@ struct Step<'a, G: Gateway> {
     call: &'a HostCall,
     digest: &'a str,
     asked_in: Option<&'a AskingChannel>,
+    /// The client of the attempt ("name version"), recorded with an input it waits for.
+    client: Option<&'a str>,
     /// Whether an input may be recorded for this call's index (see [`RunHost::inputs`]).
     may_have_input: bool,
     /// The call's arguments as a person may see them, made once per call: the pending input,
@@ -355,6 +358,7 @@ impl<G: Gateway> Step<'_, G> {
             created_at_ms: now,
             expires_at_ms: now + self.context.approval_ttl_ms,
             decided_at_ms: None,
+            client: self.client.map(|c| redactor.redact(c)),
         };
         let stored = self
             .context

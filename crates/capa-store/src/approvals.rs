@@ -70,7 +70,14 @@ pub struct ApprovalRecord {
     pub created_at_ms: i64,
     pub expires_at_ms: i64,
     pub decided_at_ms: Option<i64>,
+    /// The client that asks ("name version", as `capa_domain::client_label` made it); for an
+    /// input recorded before the store kept it (schema 9), the client of its run.
+    pub client: Option<String>,
 }
+
+/// The client of an input, selected after [`COLUMNS`].
+const CLIENT: &str =
+    "COALESCE(client, (SELECT runs.client FROM runs WHERE runs.id = approvals.run_id))";
 
 const COLUMNS: &str = "id, run_id, call_index, kind, address, source, connection, preview, reason, args_digest, status, scope, decided_via, created_at_ms, expires_at_ms, decided_at_ms";
 
@@ -92,6 +99,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ApprovalRecord> {
         created_at_ms: row.get(13)?,
         expires_at_ms: row.get(14)?,
         decided_at_ms: row.get(15)?,
+        client: row.get(16)?,
     })
 }
 
@@ -102,8 +110,8 @@ impl Store {
         let conn = self.conn()?;
         conn.execute(
             &format!(
-                "INSERT OR IGNORE INTO approvals ({COLUMNS})
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+                "INSERT OR IGNORE INTO approvals ({COLUMNS}, client)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
             ),
             params![
                 record.id,
@@ -121,11 +129,14 @@ impl Store {
                 record.decided_via,
                 record.created_at_ms,
                 record.expires_at_ms,
-                record.decided_at_ms
+                record.decided_at_ms,
+                record.client
             ],
         )?;
         Ok(conn.query_row(
-            &format!("SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND call_index = ?2"),
+            &format!(
+                "SELECT {COLUMNS}, {CLIENT} FROM approvals WHERE run_id = ?1 AND call_index = ?2"
+            ),
             params![record.run_id, record.call_index],
             from_row,
         )?)
@@ -140,7 +151,7 @@ impl Store {
         Ok(self
             .conn()?
             .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND call_index = ?2"
+                "SELECT {COLUMNS}, {CLIENT} FROM approvals WHERE run_id = ?1 AND call_index = ?2"
             ))?
             .query_row(params![run_id, call_index], from_row)
             .optional()?)
@@ -150,7 +161,7 @@ impl Store {
         Ok(self
             .conn()?
             .query_row(
-                &format!("SELECT {COLUMNS} FROM approvals WHERE id = ?1"),
+                &format!("SELECT {COLUMNS}, {CLIENT} FROM approvals WHERE id = ?1"),
                 params![id],
                 from_row,
             )
@@ -161,7 +172,7 @@ impl Store {
     pub fn approvals_of_run(&self, run_id: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 ORDER BY call_index"
+            "SELECT {COLUMNS}, {CLIENT} FROM approvals WHERE run_id = ?1 ORDER BY call_index"
         ))?;
         let rows = statement
             .query_map(params![run_id], from_row)?
@@ -174,7 +185,7 @@ impl Store {
         self.expire_approvals(now_ms)?;
         let conn = self.conn()?;
         let mut statement = conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM approvals WHERE status = 'pending'
+            "SELECT {COLUMNS}, {CLIENT} FROM approvals WHERE status = 'pending'
              ORDER BY created_at_ms, run_id, call_index"
         ))?;
         let rows = statement
@@ -297,7 +308,42 @@ mod tests {
             created_at_ms: 0,
             expires_at_ms,
             decided_at_ms: None,
+            client: None,
         }
+    }
+
+    #[test]
+    fn an_input_keeps_the_client_that_asks_else_names_its_runs() {
+        let store = store_with_run();
+        let mut asked = pending(0, i64::MAX);
+        asked.client = Some("claude-code 2.1.3".into());
+        let stored = store.insert_approval(&asked).expect("insert");
+        assert_eq!(stored.client.as_deref(), Some("claude-code 2.1.3"));
+        // An input recorded before the store kept its client (schema 9): its run's.
+        store
+            .conn()
+            .expect("conn")
+            .execute(
+                "UPDATE runs SET client = 'older-client 1' WHERE id = 'run_1'",
+                [],
+            )
+            .expect("run's client");
+        store
+            .insert_approval(&pending(1, i64::MAX))
+            .expect("insert");
+        let clients: Vec<Option<String>> = store
+            .pending_approvals(0)
+            .expect("pending")
+            .into_iter()
+            .map(|a| a.client)
+            .collect();
+        assert_eq!(
+            clients,
+            [
+                Some("claude-code 2.1.3".into()),
+                Some("older-client 1".into())
+            ]
+        );
     }
 
     #[test]

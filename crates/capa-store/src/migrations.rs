@@ -183,6 +183,12 @@ const MIGRATIONS: &[&str] = &[
         until_ms         INTEGER
     );
     ",
+    // 9: the client that asks, on each pending input ("name version" as the client introduced
+    // itself, cleaned and bounded before it is stored): the popup and the Pending page name it,
+    // and a direct call has no run to read it from.
+    r"
+    ALTER TABLE approvals ADD COLUMN client TEXT;
+    ",
 ];
 
 /// The newest schema version this build knows.

@@ -28,4 +28,11 @@ export class TauriBackend extends HttpBackend {
   override async popupShown(runId: string): Promise<void> {
     await this.tauri.invoke('popup_shown', { runId });
   }
+  override async popupReady(): Promise<void> {
+    await this.tauri.invoke('popup_ready');
+  }
+  override async openRun(runId: string): Promise<boolean> {
+    await this.tauri.invoke('open_run', { runId });
+    return true;
+  }
 }

@@ -1,6 +1,9 @@
 // The redacted argument preview as formatted JSON, with long values folded: a long string or a big
-// object/array shows a short form that a click expands. Pure, so it is unit-tested; the page renders
-// the segments (pages/approval-card.ts).
+// object/array shows a short form that a click expands. A string up to `maxString` characters is
+// shown whole. A longer path or command (by its key, or by looking like a path) keeps its start
+// and its END in view, where the file name or the last arguments are (`/home/me/…/id_rsa`); any
+// other long string keeps its start. Pure, so it is unit-tested; the page renders the segments
+// (pages/approval-card.ts).
 
 /** Plain text, or a folded value: `short` is shown until expanded to `full`. */
 export type Segment = { text: string } | { short: string; full: string };
@@ -12,7 +15,31 @@ export interface FoldOptions {
   maxLines: number;
 }
 
-export const DEFAULT_FOLD: FoldOptions = { maxString: 60, maxLines: 12 };
+export const DEFAULT_FOLD: FoldOptions = { maxString: 120, maxLines: 12 };
+
+/** Keys whose values are paths or commands: their end matters most. */
+const TAIL_KEY =
+  /(path|paths|file|files|filename|dir|dirs|directory|folder|cwd|root|dest|destination|target|src|source|command|commands|cmd|script|args|argv|exec|executable|program|url|uri|href|location)$/i;
+/** Values that look like a path or a URL: `/x`, `~/x`, `./x`, `C:\x`, `\\host`, `file:`, `https:`. */
+const TAIL_VALUE = /^(?:~|\.{1,2})?[\\/]|^[A-Za-z]:[\\/]|^[a-z][a-z0-9+.-]*:\/\//;
+
+/** Whether the string `value` under `key` is shown with its end in view when folded. */
+export function keepsTail(key: string | null, value: string): boolean {
+  return (key !== null && TAIL_KEY.test(key)) || TAIL_VALUE.test(value);
+}
+
+/** The JSON text of a string without its quotes. */
+const inner = (text: string): string => JSON.stringify(text).slice(1, -1);
+
+/** The short form of a long string: its start and end (`tail`), or its start, in characters
+ * (code points: a folded emoji is never cut in half). */
+function shortString(chars: string[], maxString: number, tail: boolean): string {
+  const count = `(${chars.length} characters)`;
+  if (!tail) return `"${inner(chars.slice(0, maxString).join(''))}…" ${count}`;
+  const end = Math.max(1, Math.round((maxString * 2) / 3));
+  const start = Math.max(1, maxString - end);
+  return `"${inner(chars.slice(0, start).join(''))}…${inner(chars.slice(chars.length - end).join(''))}" ${count}`;
+}
 
 const pretty = (value: unknown, indent: string): string =>
   (JSON.stringify(value, null, 2) ?? 'null').replace(/\n/g, `\n${indent}`);
@@ -26,11 +53,12 @@ export function foldPreview(value: unknown, options: FoldOptions = DEFAULT_FOLD)
     else out.push({ text: t });
   };
 
-  const walk = (v: unknown, indent: string, depth: number): void => {
+  const walk = (v: unknown, indent: string, depth: number, key: string | null): void => {
     if (typeof v === 'string') {
       const full = JSON.stringify(v);
-      if (v.length > options.maxString) {
-        out.push({ short: `${JSON.stringify(v.slice(0, options.maxString))}… (${v.length} characters)`, full });
+      const chars = Array.from(v);
+      if (chars.length > options.maxString) {
+        out.push({ short: shortString(chars, options.maxString, keepsTail(key, v)), full });
       } else text(full);
       return;
     }
@@ -51,17 +79,18 @@ export function foldPreview(value: unknown, options: FoldOptions = DEFAULT_FOLD)
       out.push({ short: Array.isArray(v) ? `[ … ${count} ]` : `{ … ${count} }`, full });
       return;
     }
-    const inner = `${indent}  `;
+    const deeper = `${indent}  `;
     text(Array.isArray(v) ? '[\n' : '{\n');
-    entries.forEach(([key, item], i) => {
-      text(inner + (key === null ? '' : `${JSON.stringify(key)}: `));
-      walk(item, inner, depth + 1);
+    entries.forEach(([entryKey, item], i) => {
+      text(deeper + (entryKey === null ? '' : `${JSON.stringify(entryKey)}: `));
+      // An array's items are named by the array's key (`args: ["--force", "/a/b"]`).
+      walk(item, deeper, depth + 1, entryKey ?? key);
       text(i < entries.length - 1 ? ',\n' : '\n');
     });
     text(`${indent}${Array.isArray(v) ? ']' : '}'}`);
   };
 
-  walk(value, '', 0);
+  walk(value, '', 0, null);
   return out;
 }
 

@@ -1,10 +1,18 @@
-// One pending approval: address, source, connection, reason, the preview (formatted JSON, long values
-// folded), and the four choices with their shortcuts (none for "Always allow"). Used by the Pending
-// page and the approval view.
+// One pending approval: the client that asks, address, source, connection, reason (in plain words),
+// the preview (formatted JSON, long values folded, paths and commands with their end in view), the
+// run's code with the call's line marked (when it is known), and the four choices with their
+// shortcuts (none for "Always allow"). Used by the Pending page and the approval view.
 import type { Choice, PendingApproval } from '../backend/types';
+import { plainReason } from '../lib/call-code';
 import { CHOICES } from '../lib/choices';
 import { h, formatTime } from '../lib/dom';
 import { foldPreview } from '../lib/preview';
+import { callCodeElement } from './approval-code';
+
+/** What a fold's button says beside the folded text: visible words, not a tooltip, which would
+ * cover the very text the person reads. */
+const SHOW_ALL = 'show all';
+const FOLD = 'fold';
 
 export function previewElement(value: unknown): HTMLElement {
   const pre = h('pre', { class: 'preview', 'aria-label': 'Arguments (redacted preview)' });
@@ -13,16 +21,14 @@ export function previewElement(value: unknown): HTMLElement {
       pre.append(segment.text);
       continue;
     }
-    const fold = h(
-      'button',
-      { type: 'button', class: 'fold', 'aria-expanded': 'false', title: 'Show the whole value' },
-      segment.short,
-    );
+    const value = h('span', { class: 'fold-text' }, segment.short);
+    const hint = h('span', { class: 'fold-hint' }, SHOW_ALL);
+    const fold = h('button', { type: 'button', class: 'fold', 'aria-expanded': 'false' }, value, hint);
     fold.addEventListener('click', () => {
       const open = fold.getAttribute('aria-expanded') === 'true';
       fold.setAttribute('aria-expanded', String(!open));
-      fold.textContent = open ? segment.short : segment.full;
-      fold.title = open ? 'Show the whole value' : 'Fold';
+      value.textContent = open ? segment.short : segment.full;
+      hint.textContent = open ? SHOW_ALL : FOLD;
     });
     pre.append(fold);
   }
@@ -33,22 +39,34 @@ export function approvalCard(
   pending: PendingApproval,
   onDecide: (choice: Choice) => void,
   /** `busy`: a decision is on its way. `arming`: the popup's choices ignore input for a moment
-   * (lib/arming.ts); the buttons show it by being disabled until then. */
-  options: { busy?: boolean; arming?: boolean } = {},
+   * (lib/arming.ts); the buttons show it by being disabled until then. `code`: the run's code,
+   * when known. `openRun`: what the run link does instead of leaving the page (the popup opens the
+   * run in the settings window and stays, with its choices). */
+  options: { busy?: boolean; arming?: boolean; code?: string; openRun?: (runId: string) => void } = {},
 ): HTMLElement {
   const isConnection = pending.kind === 'connection';
+  const runLink = h('a', { href: `#/runs/${encodeURIComponent(pending.runId)}` }, h('code', {}, pending.runId));
+  const openRun = options.openRun;
+  if (openRun) {
+    runLink.addEventListener('click', (event) => {
+      event.preventDefault();
+      openRun(pending.runId);
+    });
+  }
   const details = h(
     'dl',
     { class: 'facts' },
+    h('dt', {}, 'Client'),
+    h('dd', { class: 'client' }, pending.client ?? 'not named (the client did not introduce itself)'),
     h('dt', {}, 'Tool'),
     h('dd', {}, h('code', {}, pending.address)),
     h('dt', {}, 'Source'),
     h('dd', {}, pending.source),
     pending.connection ? [h('dt', {}, 'Connection'), h('dd', {}, pending.connection)] : null,
     h('dt', {}, 'Reason'),
-    h('dd', {}, pending.reason),
+    h('dd', {}, plainReason(pending.reason)),
     h('dt', {}, 'Run'),
-    h('dd', {}, h('a', { href: `#/runs/${encodeURIComponent(pending.runId)}` }, h('code', {}, pending.runId))),
+    h('dd', {}, runLink),
     h('dt', {}, 'Expires'),
     h('dd', {}, formatTime(pending.expiresAtMs)),
   );
@@ -59,10 +77,13 @@ export function approvalCard(
     details,
     previewElement(pending.preview),
   );
+  // The code comes after the choices, so that they are in view without scrolling in the popup.
+  const code = options.code ? callCodeElement(options.code, pending.address) : null;
   if (isConnection) {
     card.append(
       h('p', {}, 'Add the connection on the ', h('a', { href: '#/connections' }, 'Connections'), ' page, then resume the run from your AI client.'),
     );
+    if (code) card.append(code);
     return card;
   }
   const buttons = h('div', { class: 'choices', role: 'group', 'aria-label': 'Decide' });
@@ -84,5 +105,6 @@ export function approvalCard(
     buttons.append(button);
   }
   card.append(buttons);
+  if (code) card.append(code);
   return card;
 }

@@ -1,4 +1,8 @@
-// `#/approve/<runId>`: only that run's pending approvals, for the desktop popup window.
+// `#/approve/<runId>`: only that run's pending approvals, for the desktop popup window. Escape closes
+// the popup without deciding (what waits stays pending; the tray's "N pending approvals" shows it
+// again); the run link opens the run in the settings window and the popup stays. `#/approve/` with
+// no run is the app's warm popup: hidden, loaded ahead of time, it tells the app it is ready and
+// shows nothing until the app points it at a run.
 import { InputGuard } from '../lib/arming';
 import { clear, errorText, h, notice } from '../lib/dom';
 import type { Page, PageContext } from './page';
@@ -11,6 +15,7 @@ export function approvePage({ backend, route }: PageContext): Page {
   const message = h('div');
   let decidedAny = false;
   let reportedShown = false;
+  let reportedReady = false;
   const queue = approvalQueue(backend, {
     onDecided: async () => {
       decidedAny = true;
@@ -21,9 +26,43 @@ export function approvePage({ backend, route }: PageContext): Page {
     // is typing into: its choices ignore input for a moment (lib/arming.ts). In a browser the
     // person opened the page themselves, and nothing pops up.
     guard: backend.kind === 'tauri' ? new InputGuard() : undefined,
+    openRun: (id) => {
+      void backend
+        .openRun(id)
+        .then((opened) => {
+          if (!opened) location.hash = `#/runs/${encodeURIComponent(id)}`;
+        })
+        .catch((error: unknown) => {
+          clear(message);
+          message.append(notice('error', errorText(error)));
+        });
+    },
   });
-  const element = h('section', { class: 'approve-view' }, h('h2', {}, 'Approve a call'), message, queue.element);
+  queue.loadCode(runId);
+  const element = h(
+    'section',
+    { class: 'approve-view' },
+    h('h2', {}, 'Approve a call'),
+    message,
+    runId === '' ? null : queue.element,
+    runId !== '' && backend.kind === 'tauri'
+      ? h('p', { class: 'hint' }, 'Esc closes this window without deciding; the call keeps waiting.')
+      : null,
+  );
+  const onKey = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape' || event.defaultPrevented) return;
+    event.preventDefault();
+    void backend.closeWindow().catch(() => {});
+  };
+  document.addEventListener('keydown', onKey);
   const refresh = async () => {
+    if (runId === '') {
+      if (!reportedReady) {
+        reportedReady = true;
+        await backend.popupReady().catch(() => {});
+      }
+      return;
+    }
     try {
       const view = await backend.approvals();
       const mine = view.pending.filter((p) => p.runId === runId);
@@ -42,7 +81,15 @@ export function approvePage({ backend, route }: PageContext): Page {
       message.append(notice('error', errorText(error)));
     }
   };
-  return { title: 'Approve', element, refresh, dispose: () => queue.dispose() };
+  return {
+    title: 'Approve',
+    element,
+    refresh,
+    dispose: () => {
+      document.removeEventListener('keydown', onKey);
+      queue.dispose();
+    },
+  };
 }
 
 /** Runs `then` once the frame showing what was just rendered has been painted: the callback of

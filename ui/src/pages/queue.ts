@@ -2,6 +2,7 @@
 // others listed below. Keys 1, 2 and 4 decide the one shown ("Always allow" is clicked only). With
 // a `guard` (the desktop popup) the choices ignore keys and clicks for a moment after the window
 // appears, is shown again or gets the focus, and after the call shown changes (lib/arming.ts).
+// The card shown carries its run's code (fetched once per run; a direct call has none).
 import type { Backend, Choice, PendingApproval } from '../backend/types';
 import type { InputGuard } from '../lib/arming';
 import { choiceForKey, decidedNote } from '../lib/choices';
@@ -11,12 +12,20 @@ import { approvalCard } from './approval-card';
 export interface Queue {
   element: HTMLElement;
   show(pending: PendingApproval[]): void;
+  /** Starts fetching the code of run `runId` (the popup knows its run before its approvals). */
+  loadCode(runId: string): void;
   dispose(): void;
 }
 
 export function approvalQueue(
   backend: Backend,
-  options: { onDecided: (choice: Choice) => Promise<void>; empty: string; guard?: InputGuard },
+  options: {
+    onDecided: (choice: Choice) => Promise<void>;
+    empty: string;
+    guard?: InputGuard;
+    /** What the card's run link does instead of following it. */
+    openRun?: (runId: string) => void;
+  },
 ): Queue {
   const guard = options.guard;
   const element = h('section', { class: 'queue', 'aria-live': 'polite' });
@@ -31,6 +40,25 @@ export function approvalQueue(
   // The approval whose choices are on screen: another one there re-arms the guard.
   let shownId: string | null = null;
   let armTimer: ReturnType<typeof setTimeout> | undefined;
+  // The code of each run asked about: a string, null when there is none to show (a direct call,
+  // a run the hub no longer has), absent while it is being fetched.
+  const codes = new Map<string, string | null>();
+  const loading = new Set<string>();
+  let disposed = false;
+
+  const loadCode = (runId: string) => {
+    if (codes.has(runId) || loading.has(runId) || runId === '') return;
+    loading.add(runId);
+    backend
+      .run(runId)
+      .then((run) => codes.set(runId, typeof run.code === 'string' && run.code !== '' ? run.code : null))
+      .catch(() => codes.set(runId, null))
+      .finally(() => {
+        loading.delete(runId);
+        // A new card only when it is the one on screen, and not while a decision is on its way.
+        if (!disposed && !busy && current()?.runId === runId && codes.get(runId)) render();
+      });
+  };
 
   const current = (): PendingApproval | undefined =>
     items.find((p) => p.id === currentId) ?? items[0];
@@ -93,7 +121,9 @@ export function approvalQueue(
       return;
     }
     const arming = !!guard && !guard.ready();
-    body.append(approvalCard(shown, (choice) => void decide(choice), { busy, arming }));
+    loadCode(shown.runId);
+    const code = codes.get(shown.runId) ?? undefined;
+    body.append(approvalCard(shown, (choice) => void decide(choice), { busy, arming, code, openRun: options.openRun }));
     const rest = items.filter((p) => p !== shown);
     if (rest.length) {
       body.append(
@@ -153,7 +183,9 @@ export function approvalQueue(
       if (currentId && !items.some((p) => p.id === currentId)) currentId = null;
       render();
     },
+    loadCode,
     dispose() {
+      disposed = true;
       document.removeEventListener('keydown', onKey);
       window.removeEventListener('focus', rearm);
       document.removeEventListener('visibilitychange', onVisible);

@@ -9,16 +9,54 @@ fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "**not met**" }
+}
+
+/// Issue 18's two targets for the app, measured in this run (nothing here fails a run).
+fn targets(s: &mut String, report: &DesktopReport) {
+    let painted = report.popup.painted_ms.percentile(0.5);
+    let _ = writeln!(s, "| target (issue 18) | measured | |");
+    let _ = writeln!(s, "|---|---:|---|");
+    let _ = writeln!(
+        s,
+        "| a call that asks → its popup painted, p50: ≤ 150 ms | {painted:.0} ms | {} |",
+        verdict(painted <= 150.0)
+    );
+    if let Some(tray) = report
+        .memory
+        .iter()
+        .find(|r| r.sources == "demo source" && r.window.starts_with("in the tray"))
+    {
+        let rss = mib(tray.app_kib);
+        let _ = writeln!(
+            s,
+            "| the app's resident memory in the tray (demo source, the app process): ≤ 100 MiB | {rss:.1} MiB | {} |",
+            verdict(rss <= 100.0)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nThe popup is fast because one is kept warm: a hidden popup window with its page loaded, which \
+         a call that asks only points at its run and shows (docs/desktop.md, \"Approval popups\"). Its \
+         web processes are what the tray rows' webview column holds. The app process stays small \
+         because it starts GTK without OpenGL (`GDK_GL=disable`): it draws nothing with GL itself, and \
+         GTK would otherwise load the GL driver (under Xvfb Mesa's llvmpipe, 44 MiB of LLVM) only to \
+         pick visuals.\n"
+    );
+}
+
 pub(crate) fn desktop(report: &DesktopReport) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\n## The desktop app\n");
+    targets(&mut s, report);
     let _ = writeln!(
         s,
         "The packaged app (`target/dist/capabilities-desktop`, as `npm run desktop:deb` builds it) under \
          Xvfb, started as a person starts it, with its own data dir. Resident memory once every source is \
          ready and the app has settled: the app process (which hosts the hub) and, apart, its webview \
          processes (WebKitGTK renders each page in child processes); in the tray with no window \
-         (`--background`), and with the settings window open. The baseline is `capa hub serve` with the \
+         shown (`--background`; the warm popup, hidden, is loaded), and with the settings window open. The baseline is `capa hub serve` with the \
          same sources, in the same run: the app's cost is what it adds to the hub. Upstream servers are \
          separate processes, listed apart. Five sources: demo, server-everything, server-filesystem, \
          mcp-server-time and the GitHub catalog (117 tools). RSS counts the shared libraries (GTK, \
@@ -53,8 +91,9 @@ pub(crate) fn desktop(report: &DesktopReport) -> String {
          `execute` whose code calls `demo.delete_note` (destructive, so it asks). Measured from sending the \
          request to the popup window being created (the app logs it) and to the popup's page having painted \
          the call (two animation frames after rendering it, the page tells the app, which logs it). Each \
-         popup is denied through the hub's API and closed before the next. The first popup after start pays \
-         for the first webview process; {} more follow. The baseline is an allowed `execute` (one demo call) \
+         popup is denied through the hub's API and closed before the next. The first popup after start is the warm \
+         one the app made at start; each next one is made once the popup before it has painted; {} more \
+         follow. The baseline is an allowed `execute` (one demo call) \
          round trip in the same app. The spec asks for the popup within a second.\n",
         popup.painted_ms.0.len()
     );

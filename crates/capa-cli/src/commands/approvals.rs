@@ -48,6 +48,9 @@ pub(super) async fn pending(paths: &HubPaths, as_json: bool) -> anyhow::Result<E
             "{}  {}  {}{connection}",
             item.run_id, item.kind, item.address
         );
+        if let Some(client) = &item.client {
+            println!("  asked by: {client}");
+        }
         println!("  why: {}", item.reason);
         if item.kind == InputKind::Approval {
             for line in serde_json::to_string_pretty(&item.preview)?.lines() {

@@ -38,12 +38,14 @@ fn new_call_id() -> String {
 
 impl Hub {
     /// Records the question of a direct call as a pending input and returns it; claimed for
-    /// `asked_in` (the client's own form) before anyone else can see it.
+    /// `asked_in` (the client's own form) before anyone else can see it. `client`: who asks
+    /// ("name version", `capa_domain::client_label`), shown with it.
     pub fn ask_direct(
         &self,
         question: &Question,
         arguments: &Value,
         asked_in: Option<AskingChannel>,
+        client: Option<&str>,
     ) -> Result<(PendingInput, Option<AskingClaim>), DecideError> {
         let address = question.tool.address.to_string();
         let digest = call_digest(
@@ -76,6 +78,7 @@ impl Hub {
                 i64::try_from(self.config().approval_ttl.as_millis()).unwrap_or(i64::MAX),
             ),
             decided_at_ms: None,
+            client: client.map(|c| self.redactor().redact(c)),
         };
         let stored = self.store().insert_approval(&record).map_err(store_error)?;
         let claim = asked_in.and_then(|channel| self.claim_asking(&stored.id, channel, None));

@@ -85,6 +85,10 @@ pub struct PendingInput {
     pub reason: String,
     pub created_at_ms: i64,
     pub expires_at_ms: i64,
+    /// The client that asks, "name version" as it introduced itself (cleaned and bounded:
+    /// `capa_domain::client`); none when it did not say (`capa call`, old records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
 }
 
 impl PendingInput {
@@ -102,6 +106,10 @@ impl PendingInput {
             reason: record.reason.clone(),
             created_at_ms: record.created_at_ms,
             expires_at_ms: record.expires_at_ms,
+            client: record
+                .client
+                .as_deref()
+                .and_then(capa_domain::clean_client_label),
         }
     }
 
@@ -110,7 +118,7 @@ impl PendingInput {
         let connection = self
             .connection
             .as_deref()
-            .map_or_else(String::new, |c| format!(" with connection `{c}`"));
+            .map_or_else(String::new, |c| format!(" with connection \"{c}\""));
         let preview =
             serde_json::to_string_pretty(&self.preview).unwrap_or_else(|_| "{}".to_owned());
         format!(

@@ -91,7 +91,10 @@ async fn the_verdict_says_why() {
     let capa_core::Authorization::Denied { reason, .. } = authorization else {
         panic!("a rule for the connection in use denies it: {authorization:?}");
     };
-    assert_eq!(reason, "your policy: `demo` (connection `work`) is deny");
+    assert_eq!(
+        reason,
+        "your policy rule \"demo\" for connection \"work\" says deny"
+    );
     assert_eq!(
         t.hub.listing_verdict(&tool("demo.add")).decision,
         Decision::Allow,

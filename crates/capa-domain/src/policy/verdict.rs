@@ -16,7 +16,8 @@ use crate::catalog::CatalogTool;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PolicyVerdict {
     pub decision: Decision,
-    /// A short sentence for people: "your policy: `github.*` is ask".
+    /// A short sentence for people, in plain words (no Markdown: the approval popup shows it as
+    /// it is): `your policy rule "github.*" says ask`.
     pub reason: String,
 }
 
@@ -34,7 +35,7 @@ impl Policy {
             return PolicyVerdict {
                 decision: kept.decision,
                 reason: format!(
-                    "{}; the policy file now says {}, which waits for your confirmation in Capabilities (or `capa policy confirm` in a terminal)",
+                    "{}; the policy file now says {}, which waits for your confirmation in Capabilities (or capa policy confirm in a terminal)",
                     kept.reason, own.decision
                 ),
             };
@@ -51,10 +52,10 @@ impl Policy {
         if let Some((decision, rule)) = self.decide(&tool.address, connection) {
             let reason = match &rule.connection {
                 Some(c) => format!(
-                    "your policy: `{}` (connection `{c}`) is {decision}",
+                    "your policy rule \"{}\" for connection \"{c}\" says {decision}",
                     rule.pattern
                 ),
-                None => format!("your policy: `{}` is {decision}", rule.pattern),
+                None => format!("your policy rule \"{}\" says {decision}", rule.pattern),
             };
             return PolicyVerdict { decision, reason };
         }
@@ -147,13 +148,13 @@ mod tests {
             user.verdict(&destructive, None),
             PolicyVerdict {
                 decision: Decision::Allow,
-                reason: "your policy: `gh` is allow".into(),
+                reason: "your policy rule \"gh\" says allow".into(),
             },
             "the user's rule wins over the hint"
         );
         assert_eq!(
             user.verdict(&unannotated, None).reason,
-            "your policy: `gh.create_*` is ask"
+            "your policy rule \"gh.create_*\" says ask"
         );
     }
 
@@ -163,7 +164,7 @@ mod tests {
         let t = tool("gh.delete_repo", None);
         assert_eq!(
             policy.verdict(&t, Some("work")).reason,
-            "your policy: `gh.delete_repo` (connection `work`) is deny"
+            "your policy rule \"gh.delete_repo\" for connection \"work\" says deny"
         );
         assert_eq!(policy.verdict(&t, None).decision, Decision::Allow);
     }

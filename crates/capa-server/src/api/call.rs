@@ -69,7 +69,7 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
         Authorization::NeedsPerson(question) => {
             let shown = arguments.clone().map_or(Value::Null, Value::Object);
             let Some(approval_id) = approval else {
-                return match hub.ask_direct(&question, &shown, None) {
+                return match hub.ask_direct(&question, &shown, None, Some(client)) {
                     Ok((input, _)) => pending_json("approval_required", &input),
                     Err(e) => decide_error_json(&e),
                 };

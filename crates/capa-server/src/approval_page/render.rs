@@ -179,10 +179,14 @@ impl RunPage<'_> {
     }
 }
 
-/// Source and connection of a pending input.
+/// The client that asks, source and connection of a pending input.
 fn facts(body: &mut String, input: &PendingInput) {
+    body.push_str("<dl>");
+    if let Some(client) = &input.client {
+        body.push_str(&format!("<dt>Client</dt><dd>{}</dd>", escape(client)));
+    }
     body.push_str(&format!(
-        "<dl><dt>Source</dt><dd>{}</dd>",
+        "<dt>Source</dt><dd>{}</dd>",
         escape(&input.source)
     ));
     if let Some(connection) = &input.connection {
@@ -229,6 +233,7 @@ mod tests {
             reason: "destructive tool".into(),
             created_at_ms: 0,
             expires_at_ms: 0,
+            client: None,
         }
     }
 

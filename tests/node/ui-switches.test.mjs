@@ -6,8 +6,8 @@
 // while the same loosening with only the hub's bearer token is held for a person's confirmation.
 // The CLI's `capa sources disable|enable` and `capa tools disable|enable` do the same (at an
 // interactive terminal, a person's "enable" starts the source).
-// The Policies page shows the built-in defaults as rules. Screenshots: docs/screenshots/ui-tools.png,
-// ui-policies.png.
+// The Policies page shows the built-in defaults as rules. Screenshots: docs/screenshots/ui-tools-switches.png,
+// ui-policies-defaults.png.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -161,7 +161,7 @@ describe('on/off switches in the browser', { skip }, () => {
     assert.equal((await everythingTools()).find((t) => t.address === write).policy, 'deny');
     await go('#/tools');
     await page.locator(`tr[data-tool="${write}"]`).getByText('Off, waits for you').waitFor();
-    await shot('tools');
+    await shot('tools-switches');
     // The person turns it on: now it is on.
     await toolSwitch(write).click();
     await page.getByText(`${write} is on.`).waitFor();
@@ -269,6 +269,6 @@ describe('on/off switches in the browser', { skip }, () => {
     const rule = page.locator('tr[data-rule^="everything."]').first();
     await rule.getByText('Tool turned off').waitFor();
     await rule.getByRole('button', { name: /^Remove rule everything\..* \(back to default\)$/ }).waitFor();
-    await shot('policies');
+    await shot('policies-defaults');
   });
 });

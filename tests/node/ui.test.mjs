@@ -142,7 +142,8 @@ describe('settings UI in the browser', { skip }, () => {
     await page.getByRole('textbox', { name: 'Command', exact: true }).fill(NODE);
     await page.getByLabel('Arguments').fill(`${EVERYTHING_JS}\nstdio`);
     await page.getByRole('button', { name: 'Add source' }).click();
-    await page.getByText('Added everything.').waitFor();
+    // Said once the source started (lib/settle.ts), with its tool count.
+    await page.getByText(/^Added everything: ready with \d+ tools\.$/).waitFor({ timeout: 30000 });
     const row = page.locator('tr[data-source="everything"]');
     // No reload: the page follows the hub's events (/api/events) from `starting` to `ready`.
     await row.locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 30000 });
@@ -155,7 +156,7 @@ describe('settings UI in the browser', { skip }, () => {
     assert.equal(await page.getByLabel('Arguments').inputValue(), `${EVERYTHING_JS}\nstdio`);
     await page.getByLabel('Description').fill('The MCP reference server, edited');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved everything.').waitFor();
+    await page.getByText(/^Saved everything: ready with \d+ tools\.$/).waitFor({ timeout: 30000 });
     await row.getByText('The MCP reference server, edited').waitFor();
     await row.locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 30000 });
     assert.equal(await page.locator('tr[data-source="demo"]').getByRole('button', { name: 'Edit demo' }).count(), 0, 'the demo is built in');
@@ -247,7 +248,7 @@ describe('settings UI in the browser', { skip }, () => {
     await page.getByLabel('Arguments').fill(`${EVERYTHING_JS}\nstdio`);
     await page.getByLabel('Environment').fill('API_KEY=${secret:API_KEY}');
     await page.getByRole('button', { name: 'Add source' }).click();
-    await page.getByText('Added keyed.').waitFor();
+    await page.getByText('Added keyed; it needs a connection (Connections page) before it can start.').waitFor({ timeout: 30000 });
     const row = page.locator('tr[data-source="keyed"]');
     await row.locator('.badge', { hasText: 'needs_connection' }).waitFor({ timeout: 30000 });
 

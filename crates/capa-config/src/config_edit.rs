@@ -13,6 +13,7 @@ use crate::located::Position;
 use crate::resolved::SourceConfig;
 use crate::validate::CheckedFile;
 
+mod carry;
 mod switch;
 
 pub use switch::set_server_disabled;
@@ -283,10 +284,8 @@ pub fn replace_server(
     let (first, last) = item_of(file, text, &block, &server.id)?;
     let indent = indent_of(lines[first]);
     let mut rendered = server.render(indent);
-    // A source turned off stays off: the switch is not part of the definition being edited.
-    if switch::declared_disabled(file, text, &server.id) {
-        rendered.insert(1, format!("{}  disabled: true", " ".repeat(indent)));
-    }
+    // What the form does not edit stays: `expose`, `tools`, the `disabled` switch, …
+    rendered.extend(carry::kept_lines(&lines, first, last, indent));
     let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
     out.splice(first..=last, rendered);
     finish(file, &out, &server.id)
@@ -325,6 +324,21 @@ mod tests {
     }
 
     const FILE: &str = "# my hub\nservers:\n  # first one\n  - id: one\n    type: mcp\n    def:\n      command: echo # inline\n\noptions:\n  demo: true # keep\n";
+
+    #[test]
+    fn replacing_from_the_form_keeps_expose_tools_and_the_switch() {
+        let text = "servers:\n  - id: one\n    type: mcp\n    expose: except\n    tools: [delete_all] # risky\n    disabled: true\n    def:\n      command: echo\n";
+        let (edited, source) =
+            replace_server(Path::new("c.yaml"), text, &server("one")).expect("replaced");
+        assert!(edited.contains("    expose: except\n"), "{edited}");
+        assert!(
+            edited.contains("    tools: [delete_all] # risky\n"),
+            "{edited}"
+        );
+        assert_eq!(edited.matches("disabled: true").count(), 1, "{edited}");
+        assert!(edited.contains("\"a b.js\""), "{edited}");
+        assert_eq!(source.id, "one");
+    }
 
     #[test]
     fn adding_keeps_comments_and_loads() {

@@ -2,8 +2,8 @@
 // that "Added broken." is never shown as a success while the source cannot connect.
 import type { SourceStatus } from '../backend/types';
 
-/** Longer than a child's usual start, shorter than a person's patience. */
-export const SETTLE_MS = 8000;
+/** Longer than a child's usual start (npx may fetch first), within a person's patience; "starting…" shows meanwhile. */
+export const SETTLE_MS = 15000;
 
 export type Outcome = { kind: 'ok' | 'error' | 'info'; text: string };
 

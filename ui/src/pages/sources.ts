@@ -167,7 +167,10 @@ export function sourcesPage({ backend }: PageContext): Page {
         s.editable === false
           ? h('span', { class: 'hint', title: s.file ? `Declared in ${s.file}` : 'Built in' }, s.file ? 'in another file' : 'built in')
           : h('button', { type: 'button', onclick: () => startEdit(s), 'aria-label': `Edit ${s.id}` }, 'Edit'),
-        s.state === 'needs_confirmation'
+        // An off source has nothing to restart: its switch turns it on.
+        s.state === 'off'
+          ? null
+          : s.state === 'needs_confirmation'
           ? h('button', { type: 'button', class: 'primary', onclick: () => void act(`Confirmed ${s.id}.`, () => backend.confirmSource(s.id)), 'aria-label': `Confirm ${s.id}` }, 'Confirm')
           : h('button', { type: 'button', onclick: () => void act(`Restarted ${s.id}.`, () => backend.restartSource(s.id)), 'aria-label': `Restart ${s.id}` }, 'Restart'),
         s.editable !== false && h(

@@ -422,7 +422,8 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
       await waitFor('the client form', async () => forms.length === 1);
       assert.ok(forms[0].request.params.message.includes('demo.delete_note'));
       const held = await trayLook('the tray to say where to answer', (look) => look.pending === 1);
-      assert.equal(held.pendingText, '1 pending approval (answer in e2e-form)');
+      // The client as it introduced itself: name and version.
+      assert.equal(held.pendingText, '1 pending approval (answer in e2e-form 1.0.0)');
       await sleep(1500);
       assert.deepEqual(await wd.handles(), [settings], 'no popup beside the form');
       assert.equal((await wd.invoke('state')).popup, null);

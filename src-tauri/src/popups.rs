@@ -44,6 +44,8 @@ struct Queue {
     next_label: u64,
     /// The hidden popup waiting for the next call that asks.
     warm: Option<Warm>,
+    /// When making one last failed: the next try waits [`WARM_RETRY`].
+    warm_failed: Option<Instant>,
 }
 
 /// A hidden popup window with its page loaded (or loading) at the approval route, no run.
@@ -58,6 +60,9 @@ struct Warm {
 /// How long a warm popup waits before it is replaced by a fresh one: well within the UI
 /// session's hour, which only requests renew.
 const WARM_MAX_AGE: Duration = Duration::from_mins(30);
+
+/// How long after a failed try the app tries again to make a warm popup.
+const WARM_RETRY: Duration = Duration::from_mins(1);
 
 fn approvals(hub: &Hub) -> Vec<PendingInput> {
     match hub.pending_inputs() {
@@ -205,7 +210,8 @@ impl Popups {
                 .take_if(|w| w.made.elapsed() > WARM_MAX_AGE)
                 .map(|w| w.label);
             let painting = q.shown.is_some() && q.shown_after_ms.is_none();
-            let make = (q.warm.is_none() && !painting).then(|| {
+            let waiting = q.warm_failed.is_some_and(|at| at.elapsed() < WARM_RETRY);
+            let make = (q.warm.is_none() && !painting && !waiting).then(|| {
                 q.next_label += 1;
                 let label = format!("{}{}", windows::POPUP_PREFIX, q.next_label);
                 q.warm = Some(Warm {
@@ -225,9 +231,10 @@ impl Popups {
         if let Some(label) = make
             && let Err(e) = windows::open_warm_popup(app, &label)
         {
-            tracing::warn!(error = %e, "could not make the warm approval popup");
+            tracing::warn!(error = %e, "could not make the warm approval popup; trying again in a minute");
             if let Ok(mut q) = self.inner.lock() {
                 q.warm.take_if(|w| w.label == label);
+                q.warm_failed = Some(Instant::now());
             }
         }
     }

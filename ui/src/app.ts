@@ -34,7 +34,7 @@ const POLL_MS = 5000;
 
 export function startApp(root: HTMLElement, backend: Backend): void {
   const badge = h('span', { class: 'count', hidden: true, 'aria-label': 'pending approvals' });
-  const paused = h('span', { class: 'badge deny', hidden: true }, 'approvals paused');
+  const paused = h('span', { class: 'badge deny', hidden: true }, 'approvals paused: calls that ask are denied');
   const links = Object.entries(PAGES)
     .filter(([, p]) => p.nav)
     .map(([key, p]) => h('a', { href: `#/${key}`, 'data-page': key }, p.label, key === 'pending' ? badge : null));

@@ -18,7 +18,7 @@ pub(crate) fn package(size: &PackageSize) -> String {
     let _ = writeln!(s, "\n## The installed package\n");
     let _ = writeln!(
         s,
-        "`{}` as `npm run desktop:deb` builds it: the `dist` profile (thin LTO, symbols stripped; \
+        "`{}` as `npm run desktop:deb` builds it: the `dist` profile (symbols stripped, no LTO; \
          Cargo.toml), read with `dpkg-deb`. Before this profile (release, unstripped, no LTO) it \
          installed {BEFORE_INSTALLED_MIB:.0} MiB.\n",
         size.file_name

@@ -387,7 +387,10 @@ pub(crate) enum DecisionArg {
 }
 
 #[derive(Debug, clap::Args)]
-#[expect(clippy::struct_excessive_bools, reason = "each bool is a command-line flag")]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each bool is a command-line flag"
+)]
 pub(crate) struct InstallArgs {
     /// Configure this client (repeatable); default: every client found in the project.
     #[arg(long = "client", value_name = "CLIENT", value_enum)]

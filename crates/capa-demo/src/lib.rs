@@ -14,8 +14,7 @@ pub use server::DemoServer;
 pub const DEMO_SOURCE_ID: &str = "demo";
 
 /// A short label shown wherever the demo source is listed.
-pub const DEMO_DESCRIPTION: &str =
-    "Built-in demo tools (no account needed). Turn off with `options: { demo: false }`.";
+pub const DEMO_DESCRIPTION: &str = "Built-in demo tools (no account needed). To turn them off, set options: { demo: false } in the capabilities file.";
 
 /// The longest message the demo server reads (its newline counted): what the hub reads of an
 /// upstream, `capa_upstream::MAX_MESSAGE_BYTES` (a test pins them equal). The hub refuses a

@@ -87,12 +87,13 @@ fn for_popups(hub: &Hub, pending: &[PendingInput]) -> Vec<PendingInput> {
         .collect()
 }
 
-/// Whether a popup is kept warm: yes, unless `CAPA_WARM_POPUP=0` (the desktop tests drive the
-/// cold path, a new window per popup, that way; the app also takes it whenever the warm popup is
-/// not ready).
+/// Whether a popup is kept warm: only with `CAPA_WARM_POPUP=1`, for now. Under WebDriver the
+/// warm popup paints its run in about 200 ms, but outside it (capa-bench, under Xvfb) a warm
+/// popup shown and pointed at its run did not paint within 20 s, so it is not the default until
+/// that is understood (docs/desktop.md, "The warm popup").
 fn warm_popups() -> bool {
     static WARM: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *WARM.get_or_init(|| std::env::var_os("CAPA_WARM_POPUP").is_none_or(|v| v != "0"))
+    *WARM.get_or_init(|| std::env::var_os("CAPA_WARM_POPUP").is_some_and(|v| v == "1"))
 }
 
 /// Pending run ids in order of their oldest pending approval.

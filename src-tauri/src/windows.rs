@@ -119,16 +119,18 @@ pub(crate) fn reveal_popup(
     let window = app
         .get_webview_window(label)
         .ok_or(tauri::Error::WindowNotFound)?;
-    window.eval(format!(
-        "location.hash = {}",
-        json_string(&format!("#/approve/{run_id}"))
-    ))?;
+    // Shown first: WebKit may hold back a page's frames (and so its paint) while its window is
+    // hidden.
     if asked {
         window.set_focusable(true)?;
         focus(&window);
     } else {
         window.show()?;
     }
+    window.eval(format!(
+        "location.hash = {}",
+        json_string(&format!("#/approve/{run_id}"))
+    ))?;
     Ok(())
 }
 

@@ -95,7 +95,7 @@ pub(crate) async fn measure(env: &BenchEnv, app: &Path) -> anyhow::Result<Deskto
                 window: if window {
                     "settings window open"
                 } else {
-                    "in the tray (the warm popup hidden)"
+                    "in the tray, no window"
                 },
                 app_kib,
                 webview_kib: tree.webview_rss_kib,

@@ -37,12 +37,11 @@ fn targets(s: &mut String, report: &DesktopReport) {
     }
     let _ = writeln!(
         s,
-        "\nThe popup is fast because one is kept warm: a hidden popup window with its page loaded, which \
-         a call that asks only points at its run and shows (docs/desktop.md, \"Approval popups\"). Its \
-         web processes are what the tray rows' webview column holds. The app process stays small \
-         because it starts GTK without OpenGL (`GDK_GL=disable`): it draws nothing with GL itself, and \
-         GTK would otherwise load the GL driver (under Xvfb Mesa's llvmpipe, 44 MiB of LLVM) only to \
-         pick visuals.\n"
+        "\nThe popup is a new window per call: the warm popup (a hidden popup loaded ahead of time) is \
+         opt-in, `CAPA_WARM_POPUP=1`, since outside WebDriver it did not paint (docs/desktop.md, \
+         \"The warm popup\"). The app process is small because it starts GTK without OpenGL \
+         (`GDK_GL=disable`): it draws nothing with GL itself, and GTK would otherwise load the GL \
+         driver (under Xvfb Mesa's llvmpipe, 44 MiB of LLVM) only to pick visuals.\n"
     );
 }
 

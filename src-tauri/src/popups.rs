@@ -87,7 +87,7 @@ fn for_popups(hub: &Hub, pending: &[PendingInput]) -> Vec<PendingInput> {
         .collect()
 }
 
-/// Whether a popup is kept warm: only with `CAPA_WARM_POPUP=1`, for now. Under WebDriver the
+/// Whether a popup is kept warm: only with `CAPA_WARM_POPUP=1`, for now. Under `WebDriver` the
 /// warm popup paints its run in about 200 ms, but outside it (capa-bench, under Xvfb) a warm
 /// popup shown and pointed at its run did not paint within 20 s, so it is not the default until
 /// that is understood (docs/desktop.md, "The warm popup").

@@ -55,7 +55,7 @@ pub(crate) fn desktop(report: &DesktopReport) -> String {
          Xvfb, started as a person starts it, with its own data dir. Resident memory once every source is \
          ready and the app has settled: the app process (which hosts the hub) and, apart, its webview \
          processes (WebKitGTK renders each page in child processes); in the tray with no window \
-         shown (`--background`; the warm popup, hidden, is loaded), and with the settings window open. The baseline is `capa hub serve` with the \
+         shown (`--background`), and with the settings window open. The baseline is `capa hub serve` with the \
          same sources, in the same run: the app's cost is what it adds to the hub. Upstream servers are \
          separate processes, listed apart. Five sources: demo, server-everything, server-filesystem, \
          mcp-server-time and the GitHub catalog (117 tools). RSS counts the shared libraries (GTK, \
@@ -90,9 +90,8 @@ pub(crate) fn desktop(report: &DesktopReport) -> String {
          `execute` whose code calls `demo.delete_note` (destructive, so it asks). Measured from sending the \
          request to the popup window being created (the app logs it) and to the popup's page having painted \
          the call (two animation frames after rendering it, the page tells the app, which logs it). Each \
-         popup is denied through the hub's API and closed before the next. The first popup after start is the warm \
-         one the app made at start; each next one is made once the popup before it has painted; {} more \
-         follow. The baseline is an allowed `execute` (one demo call) \
+         popup is denied through the hub's API and closed before the next. Each popup is a new window (the \
+         warm popup is opt-in, off here); the first after start, then {} more. The baseline is an allowed `execute` (one demo call) \
          round trip in the same app. The spec asks for the popup within a second.\n",
         popup.painted_ms.0.len()
     );

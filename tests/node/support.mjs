@@ -1,7 +1,7 @@
 // Shared helpers for the end-to-end tests: real hub binary, real upstream MCP servers, real clients.
 // Every test gets fresh temp dirs (CAPA_DATA_DIR, CAPA_CONFIG_DIR), and every process a test starts is
 // recorded here so that `cleanup()` (called from `after` hooks) can stop it and its descendants.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
@@ -29,6 +29,21 @@ export const FILESYSTEM_JS = path.join(
   NODE_MODULES, '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 // Upstream servers run on the same Node that runs the tests.
 export const NODE = process.execPath;
+
+/** Debian's Chromium, which the UI's browser tests drive through playwright-core. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Why the UI's browser tests cannot run here (no Chromium, a `capa` without `capa ui`, the UI not
+ * built), or null; for `skipOrFail` (require.mjs).
+ */
+export function uiMissing() {
+  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}: install it with \`apt-get install chromium\` (or \`scripts/setup --test\`)`;
+  const ui = spawnSync(CAPA_BIN, ['ui', '--help'], { encoding: 'utf8' });
+  if (ui.status !== 0) return `this capa binary has no \`capa ui\` command (cargo build?): ${ui.stderr.trim().split('\n')[0]}`;
+  if (!existsSync(path.join(REPO_ROOT, 'ui', 'dist', 'index.html'))) return 'the UI is not built: run `npm run build:ui`';
+  return null;
+}
 
 if (!existsSync(CAPA_BIN)) {
   throw new Error(`hub binary not found at ${CAPA_BIN}: run \`cargo build\` first or set CAPA_BIN`);

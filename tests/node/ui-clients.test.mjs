@@ -32,19 +32,21 @@ import {
   cleanup,
   runCapa,
   waitFor,
+  CHROMIUM,
+  uiMissing,
 } from './support.mjs';
 import { skipOrFail } from './require.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 const CLAUDE_CLI = path.join(NODE_MODULES, '@anthropic-ai', 'claude-code', 'cli-wrapper.cjs');
 
 function missing() {
-  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}: install it with \`apt-get install chromium\` (or \`scripts/setup --test\`)`;
-  if (!existsSync(path.join(REPO_ROOT, 'ui', 'dist', 'index.html'))) return 'the UI is not built: run `npm run build:ui`';
-  if (!existsSync(CLAUDE_CLI)) return 'no @anthropic-ai/claude-code in node_modules: run `npm ci`';
-  if (spawnSync('python3', ['-c', 'import tomllib']).status !== 0) return 'no Python 3.11+ (tomllib) for reading TOML back';
-  return null;
+  return (
+    uiMissing() ||
+    (!existsSync(CLAUDE_CLI) && 'no @anthropic-ai/claude-code in node_modules: run `npm ci`') ||
+    (spawnSync('python3', ['-c', 'import tomllib']).status !== 0 && 'no Python 3.11+ (tomllib) for reading TOML back') ||
+    null
+  );
 }
 const skip = skipOrFail(missing());
 

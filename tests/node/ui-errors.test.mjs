@@ -5,7 +5,6 @@
 // source that cannot start says so as an error, not as a green "Added".
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -23,15 +22,13 @@ import {
   cleanup,
   runCapa,
   waitFor,
+  CHROMIUM,
+  uiMissing,
 } from './support.mjs';
 import { skipOrFail } from './require.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
-const skip = skipOrFail(
-  (!existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}: install it with \`apt-get install chromium\``) ||
-    (!existsSync(path.join(REPO_ROOT, 'ui', 'dist', 'index.html')) && 'the UI is not built: run `npm run build:ui`'),
-);
+const skip = skipOrFail(uiMissing());
 
 /** A loopback port nothing listens on (bound, then closed). */
 async function refusedPort() {

@@ -37,20 +37,14 @@ import {
   cleanup,
   runCapa,
   waitFor,
+  CHROMIUM,
+  uiMissing,
 } from './support.mjs';
 import { KEYCHAIN, skipOrFail } from './require.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 
-function missing() {
-  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}: install it with \`apt-get install chromium\` (or \`scripts/setup --test\`)`;
-  const ui = spawnSync(CAPA_BIN, ['ui', '--help'], { encoding: 'utf8' });
-  if (ui.status !== 0) return `this capa binary has no \`capa ui\` command (cargo build?): ${ui.stderr.trim().split('\n')[0]}`;
-  if (!existsSync(path.join(REPO_ROOT, 'ui', 'dist', 'index.html'))) return 'the UI is not built: run `npm run build:ui`';
-  return null;
-}
-const skip = skipOrFail(missing()) || skipOrFail(
+const skip = skipOrFail(uiMissing()) || skipOrFail(
   !process.env.DBUS_SESSION_BUS_ADDRESS && 'no D-Bus session for the OS keychain: run under tests/support/with-keyring.sh',
   KEYCHAIN,
 );

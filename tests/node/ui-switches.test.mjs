@@ -34,20 +34,14 @@ import {
   runCapa,
   waitFor,
   waitForSourcesReady,
+  CHROMIUM,
+  uiMissing,
 } from './support.mjs';
 import { skipOrFail } from './require.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 
-function missing() {
-  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}: install it with \`apt-get install chromium\` (or \`scripts/setup --test\`)`;
-  const ui = spawnSync(CAPA_BIN, ['ui', '--help'], { encoding: 'utf8' });
-  if (ui.status !== 0) return `this capa binary has no \`capa ui\` command (cargo build?): ${ui.stderr.trim().split('\n')[0]}`;
-  if (!existsSync(path.join(REPO_ROOT, 'ui', 'dist', 'index.html'))) return 'the UI is not built: run `npm run build:ui`';
-  return null;
-}
-const skip = skipOrFail(missing());
+const skip = skipOrFail(uiMissing());
 
 const TOOL = 'everything.get-sum';
 const SUM_CODE = 'return await everything.get_sum({ a: 2, b: 3 });';

@@ -101,15 +101,7 @@ impl RunningHub {
         path: &str,
         body: &impl Serialize,
     ) -> Result<T, ClientError> {
-        let response = self
-            .client
-            .post(format!("{}{path}", self.base_url))
-            .bearer_auth(&self.token)
-            .json(body)
-            .send()
-            .await
-            .map_err(|source| self.unreachable(source))?;
-        Self::json(response).await
+        self.send_json(reqwest::Method::POST, path, body).await
     }
 
     /// `PUT path` with `body` as JSON and the bearer token, its answer as `T`.
@@ -118,9 +110,18 @@ impl RunningHub {
         path: &str,
         body: &impl Serialize,
     ) -> Result<T, ClientError> {
+        self.send_json(reqwest::Method::PUT, path, body).await
+    }
+
+    async fn send_json<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: &impl Serialize,
+    ) -> Result<T, ClientError> {
         let response = self
             .client
-            .put(format!("{}{path}", self.base_url))
+            .request(method, format!("{}{path}", self.base_url))
             .bearer_auth(&self.token)
             .json(body)
             .send()

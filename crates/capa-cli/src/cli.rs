@@ -322,6 +322,18 @@ pub(crate) enum ConnectionsCommand {
     },
     /// Remove a connection and its secrets.
     Remove { source: String, name: String },
+    /// Sign in to a source that uses OAuth: opens your browser on the server's sign-in page and
+    /// keeps the tokens in the OS keychain as a connection.
+    Login {
+        /// Source id.
+        source: String,
+        /// Connection name (default: the source's default sign-in, else `personal`).
+        #[arg(long)]
+        connection: Option<String>,
+        /// Print the sign-in address instead of opening a browser.
+        #[arg(long)]
+        no_browser: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

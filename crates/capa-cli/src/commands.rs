@@ -9,6 +9,7 @@ mod hub;
 mod import;
 mod init;
 mod install;
+mod login;
 mod lookup;
 mod mcp;
 mod policy;

@@ -160,8 +160,15 @@ pub(crate) fn describe_start(source: &SourceConfig) -> Vec<String> {
             }
             lines
         }
-        SourceTransport::Http { url, headers } => {
+        SourceTransport::Http {
+            url,
+            headers,
+            oauth,
+        } => {
             let mut lines = vec![printable(url)];
+            if oauth.is_some() {
+                lines.push("signs in with OAuth".to_owned());
+            }
             if !headers.is_empty() {
                 lines.push(format!(
                     "headers {}",

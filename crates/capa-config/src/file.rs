@@ -96,6 +96,33 @@ pub struct ServerDef {
     /// Extra HTTP headers sent with every request to `url`.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// The server authorizes with OAuth: `true`, or the client to use. People sign in from the
+    /// app or with `capa connections login`; the tokens stay in the OS keychain. A `url` server
+    /// that answers 401 is offered a sign-in without this too.
+    #[serde(default)]
+    pub oauth: Option<OAuthSetting>,
+}
+
+/// `oauth:` of a `url` server.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum OAuthSetting {
+    /// `true`: sign in, registering the hub with the server (RFC 7591); `false`: no OAuth.
+    Enabled(bool),
+    /// A client registered with the server beforehand, and the scopes to ask for.
+    Client(OAuthClientDef),
+}
+
+/// A client registered with the authorization server beforehand.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct OAuthClientDef {
+    /// The client id; without one the hub registers itself where the server allows it.
+    #[serde(default)]
+    pub client_id: Option<String>,
+    /// Scopes to ask for; without them, those the server names.
+    #[serde(default)]
+    pub scopes: Vec<String>,
 }
 
 /// A server's tool exposure policy (tool-exposure spec, "Server tool exposure").

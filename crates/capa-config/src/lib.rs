@@ -21,8 +21,8 @@ mod yaml;
 
 pub use error::{ConfigError, ConfigIssue};
 pub use file::{
-    CapabilitiesFile, ExposePolicy, ExposureMode, Options, ServerDef, ServerEntry, ServerKind,
-    SkillEntry, ToolEntry,
+    CapabilitiesFile, ExposePolicy, ExposureMode, OAuthClientDef, OAuthSetting, Options, ServerDef,
+    ServerEntry, ServerKind, SkillEntry, ToolEntry,
 };
 pub use load::{
     ConfigFiles, PROJECT_FILE_NAMES, ProjectOrigin, SelectError, find_project_file, load,
@@ -36,7 +36,7 @@ pub use policy_file::{
 };
 pub use resolved::{
     ExplicitTool, ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS,
-    ProjectConnections, SkillConfig, SkillRequirement, SourceConfig, SourceScope, SourceTransport,
+    OAuthConfig, ProjectConnections, SkillConfig, SkillRequirement, SourceConfig, SourceScope, SourceTransport,
     ToolSelection,
 };
 pub use schema::json_schema;

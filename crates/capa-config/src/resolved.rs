@@ -197,7 +197,16 @@ pub enum SourceTransport {
     Http {
         url: String,
         headers: BTreeMap<String, String>,
+        /// Declared OAuth (`oauth:`), with its client settings.
+        oauth: Option<OAuthConfig>,
     },
+}
+
+/// How a source signs in with OAuth.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthConfig {
+    pub client_id: Option<String>,
+    pub scopes: Vec<String>,
 }
 
 /// Which of a source's live tools are exposed, and under which names.

@@ -8,11 +8,12 @@ use std::time::Duration;
 
 use crate::error::ConfigIssue;
 use crate::file::{
-    CapabilitiesFile, ExposePolicy, ExposureMode, ServerDef, ServerEntry, SkillEntry,
+    CapabilitiesFile, ExposePolicy, ExposureMode, OAuthSetting, ServerDef, ServerEntry,
+    SkillEntry,
 };
 use crate::located::{Located, Position};
 use crate::resolved::{
-    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SkillConfig, SkillRequirement,
+    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, OAuthConfig, SkillConfig, SkillRequirement,
     SourceConfig, SourceScope, SourceTransport, ToolSelection,
 };
 use crate::secret_ref;
@@ -241,6 +242,14 @@ fn check_def(
                 );
                 ok = false;
             }
+            if def.oauth.is_some() {
+                checker.issue(
+                    position,
+                    "`oauth` only applies to `url` servers",
+                    "remove `oauth`; a local server gets its credentials through `env`",
+                );
+                ok = false;
+            }
             if command.trim().is_empty() {
                 checker.issue(
                     position,
@@ -269,9 +278,31 @@ fn check_def(
                 checker.issue(position, format!("url {url:?} is not an http:// or https:// address"), "write the server's Streamable HTTP endpoint, for example `https://example.com/mcp`");
                 ok = false;
             }
+            let oauth = match &def.oauth {
+                None | Some(OAuthSetting::Enabled(false)) => None,
+                Some(OAuthSetting::Enabled(true)) => Some(OAuthConfig::default()),
+                Some(OAuthSetting::Client(client)) => Some(OAuthConfig {
+                    client_id: client.client_id.clone(),
+                    scopes: client.scopes.clone(),
+                }),
+            };
+            if oauth.is_some()
+                && def
+                    .headers
+                    .keys()
+                    .any(|k| k.eq_ignore_ascii_case("authorization"))
+            {
+                checker.issue(
+                    position,
+                    "`oauth` and an `Authorization` header both give the server credentials",
+                    "keep `oauth` to sign in, or the header for a static token, not both",
+                );
+                ok = false;
+            }
             ok.then(|| SourceTransport::Http {
                 url: url.clone(),
                 headers: def.headers.clone(),
+                oauth,
             })
         }
     }

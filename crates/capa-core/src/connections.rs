@@ -99,6 +99,11 @@ impl Connections {
             .upsert_connection_field(&key, name, &field, make_default, now_ms())?)
     }
 
+    /// The key the connections of `source` are stored under (a project's source has its own).
+    pub fn key_of(&self, source: &SourceConfig) -> String {
+        connection_key(&self.store, source)
+    }
+
     pub fn list(&self) -> Result<Vec<ConnectionRecord>, ConnectionError> {
         Ok(self.store.connections()?)
     }
@@ -121,11 +126,40 @@ impl Connections {
             ))
         })?;
         for field in &record.fields {
+            // A large value (an OAuth token set) is stored in parts; this deletes them all.
             self.keychain
-                .delete(&SecretKey::new(source_id, name, field))?;
+                .delete_large(&SecretKey::new(source_id, name, field))?;
         }
         self.store.remove_connection(source_id, name)?;
         Ok(record)
+    }
+
+    /// The token set of OAuth connection `name` stored under `source_key`, whose secrets go to
+    /// the redactor as they are read or written.
+    pub fn token_store(&self, source_key: &str, name: &str) -> capa_oauth::TokenStore {
+        let redactor = Arc::clone(&self.redactor);
+        capa_oauth::TokenStore::new(
+            self.keychain.clone(),
+            SecretKey::new(source_key, name, capa_oauth::OAUTH_FIELD),
+            Arc::new(move |secret| redactor.add(secret)),
+        )
+    }
+
+    /// Records that connection `name` of `source_key` holds an OAuth sign-in (its tokens are in
+    /// the keychain already). The first connection of a source becomes its default.
+    pub fn record_oauth(
+        &self,
+        source_key: &str,
+        name: &str,
+        make_default: bool,
+    ) -> Result<ConnectionRecord, ConnectionError> {
+        Ok(self.store.upsert_connection_field(
+            source_key,
+            name,
+            capa_oauth::OAUTH_FIELD,
+            make_default,
+            now_ms(),
+        )?)
     }
 
     /// The secrets of connection `name`, or of the default connection, stored under `source_id`
@@ -148,7 +182,7 @@ impl Connections {
             return Ok(None);
         };
         let mut secrets = BTreeMap::new();
-        for field in &record.fields {
+        for field in record.fields.iter().filter(|f| *f != capa_oauth::OAUTH_FIELD) {
             if let Some(value) =
                 self.keychain
                     .get(&SecretKey::new(source_id, &record.name, field))?
@@ -168,10 +202,14 @@ impl Connections {
     pub fn load_into_redactor(&self) -> Result<(), ConnectionError> {
         for record in self.store.connections()? {
             for field in &record.fields {
-                if let Some(value) =
-                    self.keychain
-                        .get(&SecretKey::new(&record.source, &record.name, field))?
-                {
+                let key = SecretKey::new(&record.source, &record.name, field);
+                if field == capa_oauth::OAUTH_FIELD {
+                    if let Some(value) = self.keychain.get_large(&key)? {
+                        for secret in capa_oauth::secrets_in(value.expose()) {
+                            self.redactor.add(&secret);
+                        }
+                    }
+                } else if let Some(value) = self.keychain.get(&key)? {
                     self.redactor.add(value.expose());
                 }
             }

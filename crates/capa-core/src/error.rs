@@ -26,7 +26,20 @@ pub enum CallError {
     Unconfirmed { source_id: String, message: String },
     /// The upstream did not answer.
     #[error(transparent)]
-    Upstream(#[from] UpstreamError),
+    Upstream(UpstreamError),
+}
+
+impl From<UpstreamError> for CallError {
+    /// A server that wants a sign-in waits for a person, as a missing connection does.
+    fn from(error: UpstreamError) -> Self {
+        match error {
+            UpstreamError::NeedsSignIn { source_id, reason } => Self::NeedsConnection {
+                message: format!("Sign in to `{source_id}` to continue: {reason}"),
+                source_id,
+            },
+            other => Self::Upstream(other),
+        }
+    }
 }
 
 fn did_you_mean(suggestions: &[String]) -> String {

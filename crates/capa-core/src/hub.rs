@@ -29,6 +29,7 @@ mod connection_api;
 mod execute;
 mod history;
 mod lookup;
+pub(crate) mod oauth;
 mod policy;
 mod reach;
 mod runtime;
@@ -101,6 +102,8 @@ pub struct Hub {
     slots: Arc<capa_runner::RunSlots>,
     /// Which channel asks a person about which pending input now.
     asking: Arc<crate::approval::asking::AskingRegistry>,
+    /// Sign-ins a person started from the app, by source.
+    sign_ins: oauth::SignIns,
 }
 
 /// How long the first listing may wait for sources that are still starting.
@@ -191,6 +194,7 @@ impl Hub {
             runs,
             slots,
             asking,
+            sign_ins: oauth::SignIns::default(),
         });
         // The hub's own secrets are secrets too: a filesystem source rooted above the data dir
         // must not hand the token or the state key to a model.
@@ -364,7 +368,7 @@ impl Hub {
         let uses_secrets: Vec<SourceDef> = self
             .source_defs()
             .into_iter()
-            .filter(sources::def_uses_secrets)
+            .filter(|d| sources::def_uses_secrets(d) || self.is_oauth(d))
             .collect();
         let stopped: Vec<Arc<Upstream>> = {
             let mut upstreams = self.lock_upstreams();

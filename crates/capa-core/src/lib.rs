@@ -41,6 +41,10 @@ pub use capa_upstream::{
 };
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
+pub use hub::oauth::{
+    DEFAULT_SIGN_IN_NAME, OAuthConnection, OAuthStatus, SIGN_IN_WAIT, SignInFailure, SignInPhase,
+    SignInStarted, SignInState, sign_in_request,
+};
 pub use hub::{
     CallContext, ChangedBy, Hub, HubOptions, RunHistory, STARTUP_LIMIT, SourceChangeError,
     SourceStatus, SourceSwitch, confirm_policy_rule, confirm_policy_rule_removed,

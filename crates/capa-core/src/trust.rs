@@ -26,14 +26,29 @@ pub fn source_digest(source: &SourceConfig) -> String {
                 .map(|c| c.display().to_string())
                 .unwrap_or_default()
         ),
-        SourceTransport::Http { url, headers } => format!(
-            "http\n{url}\n{}",
-            headers
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join("\u{0}")
-        ),
+        SourceTransport::Http {
+            url,
+            headers,
+            oauth,
+        } => {
+            let mut text = format!(
+                "http\n{url}\n{}",
+                headers
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join("\u{0}")
+            );
+            // Only when declared, so that the digests of sources without it stay as they were.
+            if let Some(oauth) = oauth {
+                text.push_str(&format!(
+                    "\noauth\n{}\n{}",
+                    oauth.client_id.as_deref().unwrap_or_default(),
+                    oauth.scopes.join(" ")
+                ));
+            }
+            text
+        }
     };
     crate::digest::sha256_hex(text.as_bytes())
 }

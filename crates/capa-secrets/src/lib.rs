@@ -131,6 +131,132 @@ impl Keychain {
     }
 }
 
+/// The most one keychain entry holds here. Windows Credential Manager keeps at most 2,560 bytes
+/// per credential and `keyring` stores the value as UTF-16 there, so 1,024 UTF-8 bytes (at most
+/// 2,048 bytes of UTF-16) fit on every platform; larger values are split by [`Keychain::set_large`].
+pub const MAX_ENTRY_BYTES: usize = 1024;
+
+/// The first entry of a value stored in parts starts with this, then `<count>:<sha256>\n`.
+const PARTS_HEADER: &str = "capa-parts:";
+
+impl Keychain {
+    /// Stores a value of any size: whole when it fits in [`MAX_ENTRY_BYTES`], else in parts
+    /// (`field`, `field#1`, `field#2`, …), the first of which names how many there are and the
+    /// SHA-256 of the whole, so that a half-written set reads as damaged, never as another value.
+    /// Parts left from a longer earlier value are deleted.
+    pub fn set_large(&self, key: &SecretKey, value: &Secret) -> Result<(), SecretError> {
+        let previous = self.part_count(key)?;
+        let text = value.expose();
+        let parts = split_parts(text);
+        if parts.len() <= 1 && !text.starts_with(PARTS_HEADER) {
+            self.set(key, value)?;
+        } else {
+            // The later parts first: the first one, written last, makes the new set current.
+            for (index, part) in parts.iter().enumerate().skip(1) {
+                self.set(&part_key(key, index), &Secret::new(*part))?;
+            }
+            let head = format!(
+                "{PARTS_HEADER}{}:{}\n{}",
+                parts.len(),
+                digest(text),
+                parts.first().copied().unwrap_or_default()
+            );
+            self.set(key, &Secret::new(head))?;
+        }
+        for index in parts.len().max(1)..previous {
+            self.delete(&part_key(key, index))?;
+        }
+        Ok(())
+    }
+
+    /// Reads a value stored by [`Keychain::set_large`] (or by [`Keychain::set`]). A set of parts
+    /// that does not add up (one missing, or from two writes) is an error that says so.
+    pub fn get_large(&self, key: &SecretKey) -> Result<Option<Secret>, SecretError> {
+        let Some(first) = self.get(key)? else {
+            return Ok(None);
+        };
+        let Some((count, sum, head)) = parse_header(first.expose()) else {
+            return Ok(Some(first));
+        };
+        let mut whole = String::from(head);
+        for index in 1..count {
+            let part = self.get(&part_key(key, index))?.ok_or_else(|| damaged(key))?;
+            whole.push_str(part.expose());
+        }
+        if digest(&whole) != sum {
+            return Err(damaged(key));
+        }
+        Ok(Some(Secret(whole)))
+    }
+
+    /// Deletes a value stored by [`Keychain::set_large`] with all its parts.
+    pub fn delete_large(&self, key: &SecretKey) -> Result<(), SecretError> {
+        let count = self.part_count(key)?;
+        for index in 1..count {
+            self.delete(&part_key(key, index))?;
+        }
+        self.delete(key)
+    }
+
+    /// How many entries the value under `key` takes now (1 when whole, 0 when absent).
+    fn part_count(&self, key: &SecretKey) -> Result<usize, SecretError> {
+        Ok(match self.get(key) {
+            Ok(Some(first)) => parse_header(first.expose()).map_or(1, |(count, ..)| count),
+            Ok(None) => 0,
+            // A damaged or unreadable first entry: the parts it named are unknown.
+            Err(e) => return Err(e),
+        })
+    }
+}
+
+fn part_key(key: &SecretKey, index: usize) -> SecretKey {
+    SecretKey::new(&key.source, &key.connection, &format!("{}#{index}", key.field))
+}
+
+/// Splits `text` into pieces of at most [`MAX_ENTRY_BYTES`] on character boundaries, keeping
+/// room in the first for the header.
+fn split_parts(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    let mut room = MAX_ENTRY_BYTES - 96;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(room);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (part, tail) = rest.split_at(end);
+        parts.push(part);
+        rest = tail;
+        room = MAX_ENTRY_BYTES;
+    }
+    if parts.is_empty() {
+        parts.push("");
+    }
+    parts
+}
+
+fn parse_header(first: &str) -> Option<(usize, &str, &str)> {
+    let rest = first.strip_prefix(PARTS_HEADER)?;
+    let (header, head) = rest.split_once('\n')?;
+    let (count, sum) = header.split_once(':')?;
+    Some((count.parse().ok()?, sum, head))
+}
+
+fn digest(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn damaged(key: &SecretKey) -> SecretError {
+    SecretError::Keychain {
+        account: key.account(),
+        message: "the value is stored in parts that do not add up (one is missing or was written by another save); store it again".to_owned(),
+    }
+}
+
 fn keychain_error(key: &SecretKey, error: &keyring::Error) -> SecretError {
     SecretError::Keychain {
         account: key.account(),
@@ -141,6 +267,26 @@ fn keychain_error(key: &SecretKey, error: &keyring::Error) -> SecretError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_fit_an_entry_and_join_back() {
+        let text = "é".repeat(3000) + "tail";
+        let parts = split_parts(&text);
+        assert!(parts.len() > 5);
+        assert!(parts[0].len() + 96 <= MAX_ENTRY_BYTES);
+        assert!(parts.iter().all(|p| p.len() <= MAX_ENTRY_BYTES));
+        assert_eq!(parts.concat(), text);
+        assert_eq!(split_parts(""), vec![""]);
+    }
+
+    #[test]
+    fn a_header_reads_back_and_plain_values_are_no_header() {
+        let head = format!("{PARTS_HEADER}3:{}\nabc", digest("x"));
+        let (count, sum, rest) = parse_header(&head).expect("a header");
+        assert_eq!((count, sum, rest), (3, digest("x").as_str(), "abc"));
+        assert!(parse_header("capa-parts: not a header").is_none());
+        assert!(parse_header("ghp_plain_token").is_none());
+    }
 
     #[test]
     fn secrets_never_print_their_value() {

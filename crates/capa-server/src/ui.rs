@@ -19,6 +19,7 @@ pub mod handoff;
 mod import;
 mod runs;
 mod settings;
+mod sign_in;
 mod source_logs;
 mod sources;
 mod switches;
@@ -251,6 +252,7 @@ pub(crate) fn routes(
             axum::routing::put(sources::replace).delete(sources::remove),
         )
         .route("/api/sources/{id}/restart", post(sources::restart))
+        .route("/api/sources/{id}/sign-in", post(sign_in::sign_in))
         .route("/api/sources/{id}/logs", get(source_logs::logs))
         .route("/api/sources/{id}/confirm", post(sources::confirm))
         .route(

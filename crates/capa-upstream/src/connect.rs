@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use crate::error::UpstreamError;
 use crate::explain::{self, Target};
 use crate::handler::UpstreamClient;
-use crate::http_client::BoundedHttpClient;
+use crate::http_client::{AuthSignal, BoundedHttpClient};
 use crate::limits::MAX_MESSAGE_BYTES;
 use crate::line_transport::LineTransport;
 use crate::source_log::{LogLevel, LogStream, SourceLog};
@@ -37,13 +37,15 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
-/// A new connection, and the child's process id when the upstream is a local command.
+/// A new connection, the child's process id when the upstream is a local command, and what an
+/// HTTP server says of the credentials.
 pub(crate) async fn connect(
     spec: &UpstreamSpec,
     handler: UpstreamClient,
     log: &Arc<SourceLog>,
-) -> Result<(Client, Option<u32>), UpstreamError> {
+) -> Result<(Client, Option<u32>, Option<Arc<AuthSignal>>), UpstreamError> {
     let mut pid = None;
+    let mut auth = None;
     // The log's position before this attempt: a failed handshake quotes the child's last
     // stderr line of this attempt only.
     let log_start = log.after(u64::MAX).next;
@@ -76,7 +78,11 @@ pub(crate) async fn connect(
             )
             .await
         }
-        UpstreamTransport::Http { url, headers } => {
+        UpstreamTransport::Http {
+            url,
+            headers,
+            oauth,
+        } => {
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
             let mut custom = HashMap::new();
             for (name, value) in headers {
@@ -105,12 +111,34 @@ pub(crate) async fn connect(
                 .max_sse_event_size(MAX_MESSAGE_BYTES);
             let client = BoundedHttpClient::new()
                 .map_err(|e| unavailable(format!("cannot set up the HTTP client: {e}")))?;
-            let transport = StreamableHttpClientTransport::with_client(client, config);
-            tokio::time::timeout(
-                CONNECT_TIMEOUT,
-                handler.serve_with_lifecycle(transport, lifecycle()),
-            )
-            .await
+            auth = Some(client.auth_signal());
+            match oauth {
+                Some(store) => {
+                    let client = capa_oauth::authorized_client(client, url, store)
+                        .await
+                        .map_err(|e| match e {
+                            capa_oauth::ConnectError::SignedOut => UpstreamError::NeedsSignIn {
+                                source_id: spec.source_id.clone(),
+                                reason: sign_in_hint(spec),
+                            },
+                            other => unavailable(format!("cannot use the sign-in: {other}")),
+                        })?;
+                    let transport = StreamableHttpClientTransport::with_client(client, config);
+                    tokio::time::timeout(
+                        CONNECT_TIMEOUT,
+                        handler.serve_with_lifecycle(transport, lifecycle()),
+                    )
+                    .await
+                }
+                None => {
+                    let transport = StreamableHttpClientTransport::with_client(client, config);
+                    tokio::time::timeout(
+                        CONNECT_TIMEOUT,
+                        handler.serve_with_lifecycle(transport, lifecycle()),
+                    )
+                    .await
+                }
+            }
         }
         UpstreamTransport::InProcess { connect, .. } => {
             // The same bound as a child's stdout: an in-process server is ours, but one rule
@@ -127,7 +155,16 @@ pub(crate) async fn connect(
         }
     };
     match started {
-        Ok(Ok(client)) => Ok((client, pid)),
+        Ok(Ok(client)) => Ok((client, pid, auth)),
+        // A 401 to a server that asks for a sign-in: none was made, or it is no longer
+        // accepted. A source with its own `Authorization` header has a token that was refused,
+        // which a sign-in would not fix.
+        Ok(Err(_)) if auth.as_ref().is_some_and(|a| a.refused()) && !has_auth_header(spec) => {
+            Err(UpstreamError::NeedsSignIn {
+                source_id: spec.source_id.clone(),
+                reason: sign_in_hint(spec),
+            })
+        }
         Ok(Err(e)) => Err(unavailable(
             handshake_failure(spec, &e, log, log_start).await,
         )),
@@ -136,6 +173,29 @@ pub(crate) async fn connect(
             CONNECT_TIMEOUT.as_secs()
         ))),
     }
+}
+
+/// What the person does about a server that wants a sign-in.
+fn sign_in_hint(spec: &UpstreamSpec) -> String {
+    let signed = matches!(
+        &spec.transport,
+        UpstreamTransport::Http { oauth: Some(_), .. }
+    );
+    let connection = spec.connection.as_deref().unwrap_or("personal");
+    let what = if signed {
+        format!("the sign-in of connection `{connection}` is no longer accepted")
+    } else {
+        "the server asks for a sign-in (HTTP 401)".to_owned()
+    };
+    format!(
+        "{what}; sign in from Capabilities (Sources, Sign in) or with `capa connections login {} --connection {connection}`",
+        spec.source_id
+    )
+}
+
+fn has_auth_header(spec: &UpstreamSpec) -> bool {
+    matches!(&spec.transport, UpstreamTransport::Http { headers, .. }
+        if headers.keys().any(|k| k.eq_ignore_ascii_case("authorization")))
 }
 
 /// One sentence for a failed handshake ([`crate::explain`]), quoting the child's last stderr

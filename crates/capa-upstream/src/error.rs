@@ -66,6 +66,10 @@ pub enum UpstreamError {
         bytes: u64,
         limit: usize,
     },
+    /// The server wants a signed-in user (HTTP 401) and the connection holds no usable sign-in:
+    /// none was made, or its refresh was refused. A person signs in; then the call can go on.
+    #[error("`{source_id}` needs a sign-in: {reason}")]
+    NeedsSignIn { source_id: String, reason: String },
 }
 
 impl UpstreamError {
@@ -89,7 +93,7 @@ impl UpstreamError {
     /// `Unavailable`'s reason without the "`id` is unavailable:" that a call's error carries.
     pub fn status_text(&self) -> String {
         match self {
-            Self::Unavailable { reason, .. } => reason.clone(),
+            Self::Unavailable { reason, .. } | Self::NeedsSignIn { reason, .. } => reason.clone(),
             other => other.to_string(),
         }
     }
@@ -103,6 +107,7 @@ impl UpstreamError {
             Self::TooLarge { .. } => "result_too_large",
             Self::TooDeep { .. } => "result_too_deep",
             Self::ArgumentsTooLarge { .. } => "arguments_too_large",
+            Self::NeedsSignIn { .. } => "needs_sign_in",
         }
     }
 

@@ -30,6 +30,9 @@ pub enum UpstreamTransport {
     Http {
         url: String,
         headers: BTreeMap<String, String>,
+        /// The connection's OAuth sign-in, when the source uses OAuth: each request then carries
+        /// its access token, refreshed as needed.
+        oauth: Option<capa_oauth::TokenStore>,
     },
     /// A server running inside the hub, reached over an in-memory pipe; each call of the factory
     /// starts a fresh server and returns the client's end.
@@ -61,10 +64,15 @@ impl fmt::Debug for UpstreamTransport {
                 .field("args", args)
                 .field("env", &env.keys().collect::<Vec<_>>())
                 .finish(),
-            Self::Http { url, headers } => f
+            Self::Http {
+                url,
+                headers,
+                oauth,
+            } => f
                 .debug_struct("Http")
                 .field("url", url)
                 .field("headers", &headers.keys().collect::<Vec<_>>())
+                .field("oauth", &oauth.is_some())
                 .finish(),
             Self::InProcess { name, .. } => {
                 f.debug_struct("InProcess").field("name", name).finish()

@@ -13,6 +13,7 @@ use rmcp::service::RoleClient;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use crate::http_client::AuthSignal;
 use crate::connect::{Client, connect};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
@@ -35,6 +36,9 @@ pub enum UpstreamState {
     Down,
     /// Shut down by the hub.
     Stopped,
+    /// The server wants a signed-in user and the connection has no usable sign-in; no retry
+    /// until the hub starts the source again after a sign-in.
+    NeedsSignIn,
 }
 
 /// A snapshot of an upstream for listings.
@@ -72,6 +76,8 @@ struct Snapshot {
     protocol_version: Option<String>,
     pid: Option<u32>,
     limited: Vec<String>,
+    /// What the server last said of the credentials, for an HTTP upstream.
+    auth: Option<Arc<AuthSignal>>,
 }
 
 /// One upstream MCP server kept connected by a background task.
@@ -128,6 +134,7 @@ impl Upstream {
             protocol_version: None,
             pid: None,
             limited: Vec::new(),
+            auth: None,
         });
         let upstream = Arc::new(Self {
             spec,
@@ -194,16 +201,28 @@ impl Upstream {
             source_id: self.spec.source_id.clone(),
             timeout,
         };
-        let peer = tokio::time::timeout_at(deadline, self.ready_peer())
+        let (peer, auth) = tokio::time::timeout_at(deadline, self.ready_peer())
             .await
             .map_err(|_| timed_out())??;
+        // A call that fails because the server stopped accepting the sign-in (a refused
+        // refresh) waits for a person, as a call made after it would.
+        let signed_out = |error: UpstreamError| match &auth {
+            Some(auth) if auth.refused() && error.retryable() => UpstreamError::NeedsSignIn {
+                source_id: self.spec.source_id.clone(),
+                reason: "the server no longer accepts the sign-in; sign in again".to_owned(),
+            },
+            _ => error,
+        };
         let mut params = CallToolRequestParams::new(remote_name.to_owned());
         params.arguments = arguments;
         let Some(progress) = progress else {
             // Dropping the request on timeout makes rmcp send `notifications/cancelled` upstream.
             return match tokio::time::timeout_at(deadline, peer.call_tool(params)).await {
                 Ok(Ok(result)) => Ok(result),
-                Ok(Err(e)) => Err(UpstreamError::from_service(&self.spec.source_id, e)),
+                Ok(Err(e)) => Err(signed_out(UpstreamError::from_service(
+                    &self.spec.source_id,
+                    e,
+                ))),
                 Err(_) => Err(timed_out()),
             };
         };
@@ -212,11 +231,16 @@ impl Upstream {
         {
             Ok(result) => Ok(result),
             Err(rmcp::ServiceError::Timeout { .. }) => Err(timed_out()),
-            Err(e) => Err(UpstreamError::from_service(&self.spec.source_id, e)),
+            Err(e) => Err(signed_out(UpstreamError::from_service(
+                &self.spec.source_id,
+                e,
+            ))),
         }
     }
 
-    async fn ready_peer(&self) -> Result<Peer<RoleClient>, UpstreamError> {
+    async fn ready_peer(
+        &self,
+    ) -> Result<(Peer<RoleClient>, Option<Arc<AuthSignal>>), UpstreamError> {
         let mut rx = self.snapshot.subscribe();
         let snapshot = rx
             .wait_for(|s| s.state != UpstreamState::Starting)
@@ -224,8 +248,14 @@ impl Upstream {
             .map_err(|_| self.unavailable("the hub is shutting down".into()))?
             .clone();
         match (snapshot.state, snapshot.peer) {
-            (UpstreamState::Ready, Some(peer)) => Ok(peer),
+            (UpstreamState::Ready, Some(peer)) => Ok((peer, snapshot.auth)),
             (UpstreamState::Stopped, _) => Err(self.unavailable("the source was stopped".into())),
+            (UpstreamState::NeedsSignIn, _) => Err(UpstreamError::NeedsSignIn {
+                source_id: self.spec.source_id.clone(),
+                reason: snapshot
+                    .last_error
+                    .unwrap_or_else(|| "nobody is signed in".into()),
+            }),
             _ => Err(self.unavailable(
                 snapshot
                     .last_error
@@ -303,14 +333,30 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         // tokio's clock (the wall clock in the hub) so that tests can move it.
         let started = tokio::time::Instant::now();
         match connected {
-            Ok((client, pid)) => {
-                upstream.update(|s| s.pid = pid);
+            Ok((client, pid, auth)) => {
+                upstream.update(|s| {
+                    s.pid = pid;
+                    s.auth = auth;
+                });
                 let outcome =
                     serve_connection(&upstream, client, tools_tx_for_listen, tools_rx, &changed)
                         .await;
                 if outcome == Outcome::Shutdown {
                     break;
                 }
+            }
+            Err(e @ UpstreamError::NeedsSignIn { .. }) => {
+                tracing::warn!(source = %source_id, error = %e, "upstream needs a sign-in");
+                log.hub(LogLevel::Warn, &format!("not connected: {e}"));
+                upstream.update(|s| {
+                    s.state = UpstreamState::NeedsSignIn;
+                    s.peer = None;
+                    s.last_error = Some(e.status_text());
+                });
+                changed();
+                // Retrying cannot help: the hub starts this source anew once someone signed in.
+                upstream.shutdown.cancelled().await;
+                break;
             }
             Err(e) => {
                 tracing::warn!(source = %source_id, error = %e, "upstream unavailable");

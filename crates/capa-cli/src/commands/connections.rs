@@ -110,6 +110,21 @@ pub(super) async fn run(
             );
             notify_running_hub(paths).await;
         }
+        ConnectionsCommand::Login {
+            source,
+            connection,
+            no_browser,
+        } => {
+            return super::login::run(
+                global,
+                paths,
+                &connections,
+                &source,
+                connection,
+                no_browser,
+            )
+            .await;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -136,7 +151,7 @@ fn read_secret(source: &str, name: &str) -> anyhow::Result<Secret> {
     Ok(Secret::new(value))
 }
 
-async fn notify_running_hub(paths: &HubPaths) {
+pub(super) async fn notify_running_hub(paths: &HubPaths) {
     if let Err(e) = capa_host::sources::reload_connections(paths).await {
         let e = anyhow::Error::new(e);
         eprintln!("warning: the running hub did not reload its connections: {e:#}");

@@ -65,6 +65,9 @@ impl Choice {
     }
 }
 
+/// How the reason of a pending input that waits for an OAuth sign-in starts.
+pub const SIGN_IN_PREFIX: &str = "Sign in to ";
+
 /// A pending input as frontends show it. The preview is already redacted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -127,9 +130,18 @@ impl PendingInput {
         )
     }
 
+    /// Whether this input waits for an OAuth sign-in: the hub phrases those needs as
+    /// [`SIGN_IN_PREFIX`]` <source> …` (`hub/oauth.rs`, `CallError::from`).
+    pub fn is_sign_in(&self) -> bool {
+        self.kind == InputKind::Connection && self.reason.starts_with(SIGN_IN_PREFIX)
+    }
+
     /// The envelope's `pending` item: no preview (the model wrote the arguments) and no link.
     pub(crate) fn envelope_item(&self, run_id: &str) -> Value {
         let summary = match self.kind {
+            InputKind::Connection if self.is_sign_in() => {
+                format!("Sign in to {} to continue ({})", self.source, self.address)
+            }
             InputKind::Connection => {
                 format!("{} needs a connection for `{}`", self.address, self.source)
             }
@@ -139,6 +151,14 @@ impl PendingInput {
             ),
         };
         let message = match self.kind {
+            // The model gets neither the sign-in page's address nor anything of the sign-in.
+            InputKind::Connection if self.is_sign_in() => {
+                let name = self.connection.as_deref().unwrap_or("personal");
+                format!(
+                    "Ask the user to sign in to `{}` in Capabilities (Sources, Sign in) or with `capa connections login {} --connection {name}`; never ask for passwords, codes or links in chat. Then call execute with {{\"resume\": \"{run_id}\"}}.",
+                    self.source, self.source
+                )
+            }
             InputKind::Connection => {
                 let name = self.connection.as_deref().unwrap_or("<name>");
                 format!(

@@ -137,6 +137,9 @@ impl Hub {
             }
             Origin::Config(config) => &config.transport,
         };
+        if self.is_oauth(def) {
+            return self.oauth_spec(def, connection);
+        }
         if !def_uses_secrets(def) {
             return Ok(UpstreamSpec {
                 source_id: def.id.clone(),
@@ -225,9 +228,10 @@ fn upstream_transport(
             env: fill_all(env)?,
             cwd: cwd.clone(),
         },
-        SourceTransport::Http { url, headers } => UpstreamTransport::Http {
+        SourceTransport::Http { url, headers, .. } => UpstreamTransport::Http {
             url: url.clone(),
             headers: fill_all(headers)?,
+            oauth: None,
         },
     })
 }

@@ -33,6 +33,9 @@ pub struct SourceStatus {
     /// What the hub's bounds cut from the source's last tool listing, one line each
     /// (docs/limits.md); empty when nothing was.
     pub limited: Vec<String>,
+    /// For a source that signs in with OAuth: its sign-ins, never a token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<super::oauth::OAuthStatus>,
 }
 
 impl Hub {
@@ -56,6 +59,7 @@ impl Hub {
                         UpstreamState::Ready => SourceState::Ready,
                         UpstreamState::Down => SourceState::Down,
                         UpstreamState::Stopped => SourceState::Stopped,
+                        UpstreamState::NeedsSignIn => SourceState::NeedsConnection,
                     },
                     (None, None) => SourceState::Stopped,
                 };
@@ -102,6 +106,7 @@ impl Hub {
                         Origin::Demo => None,
                         Origin::Config(c) => Some(c.file.clone()),
                     },
+                    oauth: self.oauth_status(def, &connection_key, &connections),
                 }
             })
             .collect()

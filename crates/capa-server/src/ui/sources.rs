@@ -77,8 +77,12 @@ pub(crate) async fn list(State(state): State<UiState>) -> Response {
                     env,
                     cwd,
                 } => json!({"command": command, "args": args, "env": redact_all(env), "cwd": cwd}),
-                SourceTransport::Http { url, headers } => {
-                    json!({"url": url, "headers": redact_all(headers)})
+                SourceTransport::Http {
+                    url,
+                    headers,
+                    oauth,
+                } => {
+                    json!({"url": url, "headers": redact_all(headers), "oauth": oauth.is_some()})
                 }
             });
             let editable = status.file.as_deref() == Some(global_file(&state).as_path());

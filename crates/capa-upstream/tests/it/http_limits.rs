@@ -49,6 +49,7 @@ async fn flood_http(answers: Answers, extra: &[&str]) -> HttpFlood {
         source_id: "flood".into(),
         connection: None,
         transport: UpstreamTransport::Http {
+            oauth: None,
             url,
             headers: std::collections::BTreeMap::default(),
         },

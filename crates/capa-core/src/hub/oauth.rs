@@ -1,0 +1,352 @@
+//! Sources that sign in with OAuth: which ones do, what their sign-ins look like (never a
+//! token), and a person's sign-in from the app, where the hub waits for the browser's redirect
+//! and then starts the source again with the new tokens.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use capa_config::{SourceConfig, SourceTransport};
+use capa_oauth::{OAUTH_FIELD, SignInRequest};
+use capa_store::ConnectionRecord;
+use capa_upstream::{LogLevel, UpstreamSpec, UpstreamState, UpstreamTransport};
+use serde::{Deserialize, Serialize};
+
+use super::Hub;
+use super::source_def::{Origin, SourceDef};
+use crate::error::CallError;
+
+/// How long a sign-in waits for the person to finish it in the browser.
+pub const SIGN_IN_WAIT: Duration = Duration::from_mins(5);
+
+/// The connection a first sign-in is stored as.
+pub const DEFAULT_SIGN_IN_NAME: &str = "personal";
+
+/// How the hub names itself to authorization servers (registration, consent pages).
+const CLIENT_NAME: &str = "Capabilities";
+
+/// A source's OAuth side for listings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthStatus {
+    pub connections: Vec<OAuthConnection>,
+    /// A sign-in started from the app that has not finished, or that failed.
+    pub sign_in: Option<SignInState>,
+}
+
+/// One signed-in (or signed-out) connection of an OAuth source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthConnection {
+    pub name: String,
+    pub default: bool,
+    /// False once the server stopped accepting it (a refused refresh): sign in again.
+    pub signed_in: bool,
+}
+
+/// Where a sign-in started from the app is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInState {
+    pub connection: String,
+    pub state: SignInPhase,
+    /// Why it failed, in words.
+    pub message: Option<String>,
+    /// The authorization URL the browser was sent to, for a person whose browser did not open.
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignInPhase {
+    Waiting,
+    Failed,
+}
+
+/// A sign-in the hub started: the URL to open in the person's browser.
+#[derive(Debug, Clone)]
+pub struct SignInStarted {
+    pub connection: String,
+    pub url: String,
+}
+
+/// Why a sign-in could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SignInFailure {
+    #[error("no configured source `{0}`")]
+    UnknownSource(String),
+    #[error("{0}")]
+    NotOAuth(String),
+    #[error("{0}")]
+    InvalidName(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Sign-ins in progress or failed, by source id (in memory: a restart ends them).
+#[derive(Debug, Default)]
+pub(super) struct SignIns(Mutex<BTreeMap<String, SignInState>>);
+
+impl SignIns {
+    fn set(&self, source_id: &str, state: Option<SignInState>) {
+        let mut all = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match state {
+            Some(state) => all.insert(source_id.to_owned(), state),
+            None => all.remove(source_id),
+        };
+    }
+
+    fn get(&self, source_id: &str) -> Option<SignInState> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(source_id)
+            .cloned()
+    }
+}
+
+/// What signing in to `config` asks the authorization server for. Only `url` sources without
+/// a static `Authorization` header sign in.
+pub fn sign_in_request(config: &SourceConfig) -> Result<SignInRequest, SignInFailure> {
+    let SourceTransport::Http {
+        url,
+        headers,
+        oauth,
+    } = &config.transport
+    else {
+        return Err(SignInFailure::NotOAuth(format!(
+            "`{}` is a local (command) server; it gets its credentials through `env`, not a sign-in",
+            config.id
+        )));
+    };
+    if headers
+        .keys()
+        .any(|k| k.eq_ignore_ascii_case("authorization"))
+    {
+        return Err(SignInFailure::NotOAuth(format!(
+            "`{}` sends a static token in its `Authorization` header; remove the header to sign in with OAuth instead",
+            config.id
+        )));
+    }
+    let settings = oauth.clone().unwrap_or_default();
+    Ok(SignInRequest {
+        url: url.clone(),
+        client_id: settings.client_id,
+        client_secret: None,
+        scopes: settings.scopes,
+        client_name: CLIENT_NAME.to_owned(),
+    })
+}
+
+fn is_oauth_record(record: &ConnectionRecord, key: &str) -> bool {
+    record.source == key && record.fields.iter().any(|f| f == OAUTH_FIELD)
+}
+
+impl Hub {
+    /// Whether `def` signs in with OAuth: it says so, it holds a sign-in, or its server asked
+    /// for one (a 401) and it has no token of its own.
+    pub(super) fn is_oauth(&self, def: &SourceDef) -> bool {
+        let Origin::Config(config) = &def.origin else {
+            return false;
+        };
+        let SourceTransport::Http { oauth, .. } = &config.transport else {
+            return false;
+        };
+        if oauth.is_some() {
+            return true;
+        }
+        let key = self.connection_key(&def.id);
+        let signed = self
+            .store
+            .connections()
+            .unwrap_or_default()
+            .iter()
+            .any(|c| is_oauth_record(c, &key));
+        signed || self.asked_for_sign_in(&def.id)
+    }
+
+    fn asked_for_sign_in(&self, source_id: &str) -> bool {
+        self.lock_upstreams()
+            .get(&(source_id.to_owned(), None))
+            .is_some_and(|u| u.status().state == UpstreamState::NeedsSignIn)
+    }
+
+    pub(super) fn oauth_status(
+        &self,
+        def: &SourceDef,
+        key: &str,
+        connections: &[ConnectionRecord],
+    ) -> Option<OAuthStatus> {
+        if !self.is_oauth(def) {
+            return None;
+        }
+        let upstreams = self.lock_upstreams().clone();
+        let listed = connections
+            .iter()
+            .filter(|c| is_oauth_record(c, key))
+            .map(|c| {
+                let upstream = upstreams
+                    .get(&(def.id.clone(), Some(c.name.clone())))
+                    .or_else(|| {
+                        c.is_default
+                            .then(|| upstreams.get(&(def.id.clone(), None)))
+                            .flatten()
+                    });
+                OAuthConnection {
+                    name: c.name.clone(),
+                    default: c.is_default,
+                    signed_in: upstream
+                        .is_none_or(|u| u.status().state != UpstreamState::NeedsSignIn),
+                }
+            })
+            .collect();
+        Some(OAuthStatus {
+            connections: listed,
+            sign_in: self.sign_ins.get(&def.id),
+        })
+    }
+
+    /// How to reach an OAuth source under a connection: its URL with the connection's token set.
+    pub(super) fn oauth_spec(
+        &self,
+        def: &SourceDef,
+        connection: Option<&str>,
+    ) -> Result<UpstreamSpec, CallError> {
+        let Origin::Config(config) = &def.origin else {
+            return Err(self.sign_in_needed(&def.id, connection));
+        };
+        let SourceTransport::Http { url, headers, .. } = &config.transport else {
+            return Err(self.sign_in_needed(&def.id, connection));
+        };
+        let key = self.connection_key(&def.id);
+        let records = self.store.connections().unwrap_or_default();
+        let record = records.iter().find(|c| {
+            is_oauth_record(c, &key)
+                && match connection {
+                    Some(name) => c.name == name,
+                    None => c.is_default,
+                }
+        });
+        let Some(record) = record else {
+            return Err(self.sign_in_needed(&def.id, connection));
+        };
+        Ok(UpstreamSpec {
+            source_id: def.id.clone(),
+            connection: Some(record.name.clone()),
+            transport: UpstreamTransport::Http {
+                url: url.clone(),
+                headers: headers.clone(),
+                oauth: Some(self.connections.token_store(&key, &record.name)),
+            },
+            call_timeout: self.config.upstream_timeout,
+        })
+    }
+
+    fn sign_in_needed(&self, source_id: &str, connection: Option<&str>) -> CallError {
+        let name = connection.unwrap_or(DEFAULT_SIGN_IN_NAME);
+        CallError::NeedsConnection {
+            source_id: source_id.to_owned(),
+            message: format!(
+                "Sign in to `{source_id}` to continue: nobody has signed in as connection `{name}`; sign in from Capabilities (Sources, Sign in) or with `capa connections login {source_id} --connection {name}`"
+            ),
+        }
+    }
+
+    /// Starts a person's sign-in to `source_id` as connection `connection` (else the default
+    /// OAuth connection, else `personal`): the URL to send their browser to. The hub then waits
+    /// for the redirect (up to [`SIGN_IN_WAIT`]), stores the tokens and starts the source again.
+    pub async fn begin_sign_in(
+        self: &Arc<Self>,
+        source_id: &str,
+        connection: Option<&str>,
+    ) -> Result<SignInStarted, SignInFailure> {
+        let config = self
+            .source_config(source_id)
+            .ok_or_else(|| SignInFailure::UnknownSource(source_id.to_owned()))?;
+        let request = sign_in_request(&config)?;
+        let key = self.connection_key(source_id);
+        let name = match connection {
+            Some(name) => name.to_owned(),
+            None => self
+                .store
+                .connections()
+                .unwrap_or_default()
+                .into_iter()
+                .find(|c| is_oauth_record(c, &key) && c.is_default)
+                .map_or_else(|| DEFAULT_SIGN_IN_NAME.to_owned(), |c| c.name),
+        };
+        if !crate::is_connection_name(&name) {
+            return Err(SignInFailure::InvalidName(format!(
+                "connection name {name:?} is not valid: use lower-case letters, digits, `-` and `_`, for example `personal` or `work`"
+            )));
+        }
+        let store = self.connections.token_store(&key, &name);
+        let pending = capa_oauth::sign_in(request, store)
+            .await
+            .map_err(|e| SignInFailure::Failed(self.redact(&e.to_string())))?;
+        let url = pending.authorization_url().to_owned();
+        self.sign_ins.set(
+            source_id,
+            Some(SignInState {
+                connection: name.clone(),
+                state: SignInPhase::Waiting,
+                message: None,
+                url: Some(url.clone()),
+            }),
+        );
+        self.log_source(
+            source_id,
+            LogLevel::Info,
+            &format!("sign-in started for connection `{name}`; waiting for the browser"),
+        );
+        let hub = Arc::downgrade(self);
+        let id = source_id.to_owned();
+        let connection = name.clone();
+        tokio::spawn(async move {
+            let outcome = pending.finish(SIGN_IN_WAIT).await;
+            let Some(hub) = hub.upgrade() else { return };
+            match outcome {
+                Ok(_) => hub.signed_in(&id, &key, &connection).await,
+                Err(e) => {
+                    let message = hub.redact(&e.to_string());
+                    hub.log_source(&id, LogLevel::Warn, &format!("sign-in failed: {message}"));
+                    hub.sign_ins.set(
+                        &id,
+                        Some(SignInState {
+                            connection,
+                            state: SignInPhase::Failed,
+                            message: Some(message),
+                            url: None,
+                        }),
+                    );
+                    hub.rebuild_catalog();
+                }
+            }
+        });
+        Ok(SignInStarted {
+            connection: name,
+            url,
+        })
+    }
+
+    /// Tokens of `connection` are stored: record the connection and start the source with it.
+    async fn signed_in(&self, source_id: &str, key: &str, connection: &str) {
+        let first = !self
+            .store
+            .connections()
+            .unwrap_or_default()
+            .iter()
+            .any(|c| is_oauth_record(c, key) && c.is_default);
+        if let Err(e) = self.connections.record_oauth(key, connection, first) {
+            tracing::error!(source = %source_id, error = %e, "could not record a sign-in");
+        }
+        self.sign_ins.set(source_id, None);
+        self.log_source(
+            source_id,
+            LogLevel::Info,
+            &format!("signed in as connection `{connection}`"),
+        );
+        self.reload_connections().await;
+    }
+}

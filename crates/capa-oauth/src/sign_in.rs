@@ -1,0 +1,307 @@
+//! A person's sign-in: discovery and registration, the authorization URL for their browser, and
+//! the redirect back on a loopback port (RFC 8252), where the code is exchanged for tokens that
+//! go straight to the keychain.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use axum::extract::{RawQuery, State};
+use axum::response::Html;
+use capa_secrets::Secret;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
+use rmcp::transport::auth::{
+    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+};
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::connect::describe;
+use crate::store::TokenStore;
+use crate::token_set::{TokenSet, TokenSummary};
+
+/// The path of the loopback redirect.
+const CALLBACK_PATH: &str = "/callback";
+
+/// What to sign in to.
+#[derive(Debug, Clone)]
+pub struct SignInRequest {
+    /// The MCP endpoint (the protected resource).
+    pub url: String,
+    /// A client registered beforehand; without one the hub registers itself (RFC 7591).
+    pub client_id: Option<String>,
+    pub client_secret: Option<Secret>,
+    /// Scopes to ask for; empty: those the server's challenge or metadata name.
+    pub scopes: Vec<String>,
+    /// How the hub names itself at registration, shown on the consent page.
+    pub client_name: String,
+}
+
+/// Why a sign-in did not complete, in words for the person.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SignInError {
+    #[error("could not start the sign-in to {url}: {reason}")]
+    Setup { url: String, reason: String },
+    #[error("the sign-in was refused: {0}")]
+    Refused(String),
+    #[error("nobody finished the sign-in in the browser within {} min", .0.as_secs() / 60)]
+    TimedOut(Duration),
+    #[error("the authorization server did not give tokens: {0}")]
+    Exchange(String),
+    #[error("the tokens could not be stored: {0}")]
+    Store(String),
+}
+
+/// A sign-in waiting for the browser's redirect.
+pub struct PendingSignIn {
+    session: AuthorizationSession,
+    listener: TcpListener,
+    store: TokenStore,
+    expected_state: String,
+}
+
+impl std::fmt::Debug for PendingSignIn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingSignIn")
+            .field("store", &self.store)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts a sign-in: listens on a loopback port, finds the authorization server (from the 401's
+/// `WWW-Authenticate`, else well-known URLs), registers when no client is configured, and builds
+/// the authorization URL (PKCE S256, `resource`, scopes). Tokens land in `store` on
+/// [`PendingSignIn::finish`].
+pub async fn begin(request: SignInRequest, store: TokenStore) -> Result<PendingSignIn, SignInError> {
+    let setup = |reason: String| SignInError::Setup {
+        url: request.url.clone(),
+        reason,
+    };
+    let listener = TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .map_err(|e| setup(format!("cannot listen on a loopback port: {e}")))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| setup(e.to_string()))?
+        .port();
+    let redirect_uri = format!("http://127.0.0.1:{port}{CALLBACK_PATH}");
+    let challenge = challenge_of(&request.url).await;
+    let mut manager = AuthorizationManager::new(request.url.as_str())
+        .await
+        .map_err(|e| setup(describe(&e)))?;
+    manager.set_credential_store(store.clone());
+    let metadata = manager
+        .resolve_metadata_from_challenge(challenge.as_deref())
+        .await
+        .map_err(|e| setup(describe(&e)))?
+        .metadata;
+    manager.set_metadata(metadata.clone());
+    let mut authorization =
+        AuthorizationRequest::new(&redirect_uri).with_client_name(&request.client_name);
+    if let Some(challenge) = &challenge {
+        authorization = authorization.with_challenge(challenge);
+    }
+    if !request.scopes.is_empty() {
+        authorization = authorization.with_scopes(request.scopes.clone());
+    }
+    let mut client_secret = request.client_secret.as_ref().map(|s| s.expose().to_owned());
+    let client_id = match &request.client_id {
+        Some(id) => Some(id.clone()),
+        // Registered here rather than inside rmcp's session, so that a secret the server
+        // returns is kept for refreshes after a restart.
+        None if metadata.registration_endpoint.is_some() => {
+            let scopes: Vec<&str> = request.scopes.iter().map(String::as_str).collect();
+            let registered = manager
+                .register_client(&request.client_name, &redirect_uri, &scopes)
+                .await
+                .map_err(|e| setup(describe(&e)))?;
+            client_secret = registered.client_secret.clone();
+            Some(registered.client_id)
+        }
+        None => None,
+    };
+    if let Some(id) = client_id {
+        authorization = authorization.with_preregistered_client(id);
+        if let Some(secret) = &client_secret {
+            authorization = authorization.with_client_secret(secret);
+        }
+    }
+    let session = AuthorizationSession::new(manager, authorization)
+        .await
+        .map_err(|(_, e)| setup(describe(&e)))?;
+    let expected_state = reqwest::Url::parse(&session.auth_url)
+        .ok()
+        .and_then(|u| {
+            u.query_pairs()
+                .find(|(k, _)| k == "state")
+                .map(|(_, v)| v.into_owned())
+        })
+        .ok_or_else(|| setup("the authorization URL has no state".to_owned()))?;
+    // What a restart needs; written with the tokens by the exchange's save.
+    store.stage(TokenSet {
+        v: TokenSet::VERSION,
+        credentials: None,
+        metadata: Some(metadata),
+        client_secret,
+        redirect_uri: Some(redirect_uri),
+    });
+    Ok(PendingSignIn {
+        session,
+        listener,
+        store,
+        expected_state,
+    })
+}
+
+/// The `WWW-Authenticate` challenge of an unauthenticated `initialize`, when the server sends a
+/// 401 with one. Any other answer leaves discovery to the well-known URLs.
+async fn challenge_of(url: &str) -> Option<String> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "capabilities", "version": env!("CARGO_PKG_VERSION")}},
+    });
+    let response = reqwest::Client::new()
+        .post(url)
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header(CONTENT_TYPE, "application/json")
+        .body(body.to_string())
+        .timeout(Duration::from_secs(20))
+        .send()
+        .await
+        .ok()?;
+    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+        return None;
+    }
+    response
+        .headers()
+        .get(WWW_AUTHENTICATE)?
+        .to_str()
+        .ok()
+        .map(str::to_owned)
+}
+
+type Callback = (HashMap<String, String>, oneshot::Sender<Html<String>>);
+
+impl PendingSignIn {
+    /// The URL to open in the person's browser. It carries the PKCE challenge and the state, no
+    /// secret; still, it is for the person, never for a model.
+    pub fn authorization_url(&self) -> &str {
+        &self.session.auth_url
+    }
+
+    pub fn redirect_uri(&self) -> &str {
+        &self.session.redirect_uri
+    }
+
+    /// Waits up to `limit` for the browser's redirect, exchanges the code and stores the
+    /// tokens. A request with another `state` (a stale tab, another local process) is answered
+    /// and ignored; the wait goes on.
+    pub async fn finish(self, limit: Duration) -> Result<TokenSummary, SignInError> {
+        let (tx, mut rx) = mpsc::channel::<Callback>(4);
+        let app = axum::Router::new()
+            .route(CALLBACK_PATH, axum::routing::get(callback))
+            .with_state(tx);
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(self.listener, app).await;
+        });
+        let outcome = tokio::time::timeout(limit, async {
+            while let Some((params, reply)) = rx.recv().await {
+                if params.get("state") != Some(&self.expected_state) {
+                    let _ = reply.send(page(
+                        "This sign-in link is out of date",
+                        "Start the sign-in again from Capabilities.",
+                    ));
+                    continue;
+                }
+                if let Some(error) = params.get("error") {
+                    let detail = params
+                        .get("error_description")
+                        .map_or_else(String::new, |d| format!(" ({d})"));
+                    let _ = reply.send(page(
+                        "Sign-in refused",
+                        "The sign-in was not completed. You can close this tab.",
+                    ));
+                    return Err(SignInError::Refused(format!("{error}{detail}")));
+                }
+                let Some(code) = params.get("code") else {
+                    let _ = reply.send(page("Sign-in failed", "The redirect carried no code."));
+                    return Err(SignInError::Exchange("the redirect carried no code".into()));
+                };
+                let exchanged = self
+                    .session
+                    .handle_callback_with_issuer(
+                        code,
+                        &self.expected_state,
+                        params.get("iss").map(String::as_str),
+                    )
+                    .await;
+                return match exchanged {
+                    Ok(_) => {
+                        let summary = self
+                            .store
+                            .summary()
+                            .await
+                            .map_err(|e| SignInError::Store(e.to_string()))?
+                            .ok_or_else(|| SignInError::Store("nothing was stored".into()))?;
+                        let _ = reply.send(page(
+                            "Signed in",
+                            "Capabilities is connected. You can close this tab.",
+                        ));
+                        Ok(summary)
+                    }
+                    Err(e) => {
+                        let _ = reply.send(page("Sign-in failed", "Start it again from Capabilities."));
+                        Err(match e {
+                            AuthError::CredentialStoreError(m) => SignInError::Store(m),
+                            other => SignInError::Exchange(describe(&other)),
+                        })
+                    }
+                };
+            }
+            Err(SignInError::Exchange("the redirect listener stopped".into()))
+        })
+        .await
+        .unwrap_or(Err(SignInError::TimedOut(limit)));
+        // The page was answered before this point; give it a moment to reach the browser.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        server.abort();
+        outcome
+    }
+}
+
+async fn callback(
+    State(tx): State<mpsc::Sender<Callback>>,
+    RawQuery(query): RawQuery,
+) -> Html<String> {
+    let params = query_pairs(query.as_deref().unwrap_or_default());
+    let (reply, answer) = oneshot::channel();
+    if tx.send((params, reply)).await.is_err() {
+        return page("Sign-in closed", "This sign-in is over. You can close this tab.");
+    }
+    answer
+        .await
+        .unwrap_or_else(|_| page("Sign-in closed", "This sign-in is over. You can close this tab."))
+}
+
+/// The decoded pairs of a query string (the first of a repeated name wins).
+fn query_pairs(query: &str) -> HashMap<String, String> {
+    let mut pairs = HashMap::new();
+    if let Ok(url) = reqwest::Url::parse(&format!("http://127.0.0.1/?{query}")) {
+        for (name, value) in url.query_pairs() {
+            pairs
+                .entry(name.into_owned())
+                .or_insert_with(|| value.into_owned());
+        }
+    }
+    pairs
+}
+
+/// A plain page for the browser tab (no script, nothing from the request echoed).
+fn page(title: &str, text: &str) -> Html<String> {
+    Html(format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title} · Capabilities</title></head>\
+         <body style=\"font-family: system-ui, sans-serif; margin: 4rem auto; max-width: 32rem\">\
+         <h1>{title}</h1><p>{text}</p></body></html>"
+    ))
+}

@@ -103,14 +103,45 @@ pub struct ServerDef {
     pub oauth: Option<OAuthSetting>,
 }
 
-/// `oauth:` of a `url` server.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+/// `oauth:` of a `url` server. Read by hand (below): the YAML reader hands scalars over as
+/// text, which serde's untagged enums do not take for a boolean.
+#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
 #[serde(untagged)]
 pub enum OAuthSetting {
     /// `true`: sign in, registering the hub with the server (RFC 7591); `false`: no OAuth.
     Enabled(bool),
     /// A client registered with the server beforehand, and the scopes to ask for.
     Client(OAuthClientDef),
+}
+
+impl<'de> Deserialize<'de> for OAuthSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Setting;
+        impl<'de> serde::de::Visitor<'de> for Setting {
+            type Value = OAuthSetting;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("`true`, `false`, or `{ clientId, scopes }`")
+            }
+            fn visit_bool<E: serde::de::Error>(self, value: bool) -> Result<Self::Value, E> {
+                Ok(OAuthSetting::Enabled(value))
+            }
+            fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<Self::Value, E> {
+                match value {
+                    "true" => Ok(OAuthSetting::Enabled(true)),
+                    "false" => Ok(OAuthSetting::Enabled(false)),
+                    other => Err(E::invalid_value(serde::de::Unexpected::Str(other), &self)),
+                }
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
+                OAuthClientDef::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(OAuthSetting::Client)
+            }
+        }
+        deserializer.deserialize_any(Setting)
+    }
 }
 
 /// A client registered with the authorization server beforehand.

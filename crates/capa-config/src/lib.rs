@@ -36,8 +36,8 @@ pub use policy_file::{
 };
 pub use resolved::{
     ExplicitTool, ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS,
-    OAuthConfig, ProjectConnections, SkillConfig, SkillRequirement, SourceConfig, SourceScope, SourceTransport,
-    ToolSelection,
+    OAuthConfig, ProjectConnections, SkillConfig, SkillRequirement, SourceConfig, SourceScope,
+    SourceTransport, ToolSelection,
 };
 pub use schema::json_schema;
 pub use validate::{CheckedFile, RESERVED_IDS, is_source_id};

@@ -8,13 +8,12 @@ use std::time::Duration;
 
 use crate::error::ConfigIssue;
 use crate::file::{
-    CapabilitiesFile, ExposePolicy, ExposureMode, OAuthSetting, ServerDef, ServerEntry,
-    SkillEntry,
+    CapabilitiesFile, ExposePolicy, ExposureMode, OAuthSetting, ServerDef, ServerEntry, SkillEntry,
 };
 use crate::located::{Located, Position};
 use crate::resolved::{
-    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, OAuthConfig, SkillConfig, SkillRequirement,
-    SourceConfig, SourceScope, SourceTransport, ToolSelection,
+    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, OAuthConfig, SkillConfig,
+    SkillRequirement, SourceConfig, SourceScope, SourceTransport, ToolSelection,
 };
 use crate::secret_ref;
 

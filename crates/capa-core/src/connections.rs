@@ -182,7 +182,11 @@ impl Connections {
             return Ok(None);
         };
         let mut secrets = BTreeMap::new();
-        for field in record.fields.iter().filter(|f| *f != capa_oauth::OAUTH_FIELD) {
+        for field in record
+            .fields
+            .iter()
+            .filter(|f| *f != capa_oauth::OAUTH_FIELD)
+        {
             if let Some(value) =
                 self.keychain
                     .get(&SecretKey::new(source_id, &record.name, field))?

@@ -72,7 +72,10 @@ impl std::fmt::Debug for PendingSignIn {
 /// `WWW-Authenticate`, else well-known URLs), registers when no client is configured, and builds
 /// the authorization URL (PKCE S256, `resource`, scopes). Tokens land in `store` on
 /// [`PendingSignIn::finish`].
-pub async fn begin(request: SignInRequest, store: TokenStore) -> Result<PendingSignIn, SignInError> {
+pub async fn begin(
+    request: SignInRequest,
+    store: TokenStore,
+) -> Result<PendingSignIn, SignInError> {
     let setup = |reason: String| SignInError::Setup {
         url: request.url.clone(),
         reason,
@@ -104,7 +107,10 @@ pub async fn begin(request: SignInRequest, store: TokenStore) -> Result<PendingS
     if !request.scopes.is_empty() {
         authorization = authorization.with_scopes(request.scopes.clone());
     }
-    let mut client_secret = request.client_secret.as_ref().map(|s| s.expose().to_owned());
+    let mut client_secret = request
+        .client_secret
+        .as_ref()
+        .map(|s| s.expose().to_owned());
     let client_id = match &request.client_id {
         Some(id) => Some(id.clone()),
         // Registered here rather than inside rmcp's session, so that a secret the server
@@ -153,14 +159,26 @@ pub async fn begin(request: SignInRequest, store: TokenStore) -> Result<PendingS
     })
 }
 
-/// The `WWW-Authenticate` challenge of an unauthenticated `initialize`, when the server sends a
-/// 401 with one. Any other answer leaves discovery to the well-known URLs.
+/// The `WWW-Authenticate` challenge of an unauthenticated request, when the server sends a 401
+/// with one: `initialize` first, then `tools/list` for a server that lets the handshake through
+/// and asks for a token (and its scope) only for the calls after it. Any other answer leaves
+/// discovery to the well-known URLs.
 async fn challenge_of(url: &str) -> Option<String> {
-    let body = serde_json::json!({
+    let initialize = serde_json::json!({
         "jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                    "clientInfo": {"name": "capabilities", "version": env!("CARGO_PKG_VERSION")}},
     });
+    let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    for body in [initialize, list] {
+        if let Some(challenge) = challenge_to(url, &body).await {
+            return Some(challenge);
+        }
+    }
+    None
+}
+
+async fn challenge_to(url: &str, body: &serde_json::Value) -> Option<String> {
     let response = reqwest::Client::new()
         .post(url)
         .header(ACCEPT, "application/json, text/event-stream")
@@ -251,7 +269,8 @@ impl PendingSignIn {
                         Ok(summary)
                     }
                     Err(e) => {
-                        let _ = reply.send(page("Sign-in failed", "Start it again from Capabilities."));
+                        let _ =
+                            reply.send(page("Sign-in failed", "Start it again from Capabilities."));
                         Err(match e {
                             AuthError::CredentialStoreError(m) => SignInError::Store(m),
                             other => SignInError::Exchange(describe(&other)),
@@ -259,7 +278,9 @@ impl PendingSignIn {
                     }
                 };
             }
-            Err(SignInError::Exchange("the redirect listener stopped".into()))
+            Err(SignInError::Exchange(
+                "the redirect listener stopped".into(),
+            ))
         })
         .await
         .unwrap_or(Err(SignInError::TimedOut(limit)));
@@ -277,11 +298,17 @@ async fn callback(
     let params = query_pairs(query.as_deref().unwrap_or_default());
     let (reply, answer) = oneshot::channel();
     if tx.send((params, reply)).await.is_err() {
-        return page("Sign-in closed", "This sign-in is over. You can close this tab.");
+        return page(
+            "Sign-in closed",
+            "This sign-in is over. You can close this tab.",
+        );
     }
-    answer
-        .await
-        .unwrap_or_else(|_| page("Sign-in closed", "This sign-in is over. You can close this tab."))
+    answer.await.unwrap_or_else(|_| {
+        page(
+            "Sign-in closed",
+            "This sign-in is over. You can close this tab.",
+        )
+    })
 }
 
 /// The decoded pairs of a query string (the first of a repeated name wins).

@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use capa_secrets::{Keychain, Secret, SecretError, SecretKey};
-use rmcp::transport::auth::{AuthError, CredentialRefreshGuard, CredentialStore, StoredCredentials};
+use rmcp::transport::auth::{
+    AuthError, CredentialRefreshGuard, CredentialStore, StoredCredentials,
+};
 
 use crate::token_set::{TokenSet, TokenSummary};
 
@@ -188,7 +190,9 @@ fn store_error(e: SecretError) -> AuthError {
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, SecretError> + Send + 'static,
 ) -> Result<T, SecretError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .unwrap_or_else(|e| Err(SecretError::Unavailable(format!("keychain task failed: {e}"))))
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+        Err(SecretError::Unavailable(format!(
+            "keychain task failed: {e}"
+        )))
+    })
 }

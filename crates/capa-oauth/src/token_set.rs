@@ -51,7 +51,9 @@ impl TokenSet {
             signed_in: tokens.is_some(),
             refreshable: tokens.is_some_and(|t| t.refresh_token().is_some()),
             expires_at_ms,
-            scopes: credentials.map(|c| c.granted_scopes.clone()).unwrap_or_default(),
+            scopes: credentials
+                .map(|c| c.granted_scopes.clone())
+                .unwrap_or_default(),
             issuer: credentials.and_then(|c| c.issuer.clone()),
         }
     }

@@ -13,16 +13,19 @@ use rmcp::service::RoleClient;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::http_client::AuthSignal;
 use crate::connect::{Client, connect};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
+use crate::http_client::AuthSignal;
 use crate::limits::MAX_TOOL_PAGES;
 use crate::progress::{ProgressRouter, ProgressSink, call_tool_with_progress};
 use crate::source_log::{LogLevel, SourceLog};
 use crate::spec::UpstreamSpec;
 use crate::timings::SupervisorTimings;
 use crate::tool_list::{Cuts, ToolListBounds};
+
+/// Why a connected upstream's calls wait for a person after its server refused the sign-in.
+const SIGNED_OUT: &str = "the server no longer accepts the sign-in (it was revoked or expired); sign in again from Capabilities (Sources, Sign in) or with `capa connections login`";
 
 /// Where an upstream is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -168,9 +171,21 @@ impl Upstream {
 
     pub fn status(&self) -> UpstreamStatus {
         let s = self.snapshot.borrow();
+        // Connected, but the server refuses the sign-in now (a refused refresh): to a person it
+        // needs a sign-in, as after a reconnect it would.
+        let refused =
+            s.state == UpstreamState::Ready && s.auth.as_ref().is_some_and(|a| a.refused());
         UpstreamStatus {
-            state: s.state,
-            last_error: s.last_error.clone(),
+            state: if refused {
+                UpstreamState::NeedsSignIn
+            } else {
+                s.state
+            },
+            last_error: if refused {
+                Some(SIGNED_OUT.to_owned())
+            } else {
+                s.last_error.clone()
+            },
             tool_count: s.tools.len(),
             restarts: s.restarts,
             protocol_version: s.protocol_version.clone(),
@@ -209,7 +224,7 @@ impl Upstream {
         let signed_out = |error: UpstreamError| match &auth {
             Some(auth) if auth.refused() && error.retryable() => UpstreamError::NeedsSignIn {
                 source_id: self.spec.source_id.clone(),
-                reason: "the server no longer accepts the sign-in; sign in again".to_owned(),
+                reason: SIGNED_OUT.to_owned(),
             },
             _ => error,
         };

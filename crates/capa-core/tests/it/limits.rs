@@ -147,7 +147,10 @@ async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
         runs.iter().any(tokio::task::JoinHandle::is_finished)
     })
     .await;
-    assert!(one_ended, "the extra run completed while all eight still ran");
+    assert!(
+        one_ended,
+        "the extra run completed while all eight still ran"
+    );
     for run in runs {
         assert_eq!(run.await.expect("joined")["result"], "slow");
     }

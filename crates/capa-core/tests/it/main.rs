@@ -14,6 +14,7 @@ mod execute;
 mod faults;
 mod limits;
 mod lookup;
+mod oauth;
 mod policies;
 mod policy_rules;
 mod sandbox_bounds;

@@ -121,7 +121,7 @@ pub async fn begin(
                 .register_client(&request.client_name, &redirect_uri, &scopes)
                 .await
                 .map_err(|e| setup(describe(&e)))?;
-            client_secret = registered.client_secret.clone();
+            client_secret.clone_from(&registered.client_secret);
             Some(registered.client_id)
         }
         None => None,

@@ -26,12 +26,19 @@ pub struct TokenStore {
     inner: Arc<Inner>,
 }
 
+/// What the store knows of the keychain entry without reading it.
+#[derive(Clone)]
+enum Cache {
+    Unread,
+    Absent,
+    Present(Box<TokenSet>),
+}
+
 struct Inner {
     keychain: Keychain,
     key: SecretKey,
     on_secret: OnSecret,
-    /// `None` until read; then the set as stored (`Some(None)`: nothing stored).
-    cache: Mutex<Option<Option<TokenSet>>>,
+    cache: Mutex<Cache>,
     /// Refreshes of this connection one at a time: a rotated refresh token is spent by the first.
     refresh: Arc<tokio::sync::Mutex<()>>,
 }
@@ -51,7 +58,7 @@ impl TokenStore {
                 keychain,
                 key,
                 on_secret,
-                cache: Mutex::new(None),
+                cache: Mutex::new(Cache::Unread),
                 refresh: Arc::new(tokio::sync::Mutex::new(())),
             }),
         }
@@ -75,13 +82,15 @@ impl TokenStore {
     pub async fn delete(&self) -> Result<(), SecretError> {
         let inner = Arc::clone(&self.inner);
         blocking(move || inner.keychain.delete_large(&inner.key)).await?;
-        *self.cache() = Some(None);
+        *self.cache() = Cache::Absent;
         Ok(())
     }
 
     pub(crate) async fn read(&self) -> Result<Option<TokenSet>, SecretError> {
-        if let Some(cached) = self.cache().clone() {
-            return Ok(cached);
+        match self.cache().clone() {
+            Cache::Present(set) => return Ok(Some(*set)),
+            Cache::Absent => return Ok(None),
+            Cache::Unread => {}
         }
         let inner = Arc::clone(&self.inner);
         let stored = blocking(move || inner.keychain.get_large(&inner.key)).await?;
@@ -97,7 +106,9 @@ impl TokenStore {
         if let Some(set) = &set {
             self.hand_over(set);
         }
-        *self.cache() = Some(set.clone());
+        *self.cache() = set
+            .clone()
+            .map_or(Cache::Absent, |s| Cache::Present(Box::new(s)));
         Ok(set)
     }
 
@@ -110,14 +121,14 @@ impl TokenStore {
         })?;
         let inner = Arc::clone(&self.inner);
         blocking(move || inner.keychain.set_large(&inner.key, &Secret::new(json))).await?;
-        *self.cache() = Some(Some(set));
+        *self.cache() = Cache::Present(Box::new(set));
         Ok(())
     }
 
     /// Keeps a set in memory only, for a sign-in whose tokens are not there yet: the exchange's
     /// save then writes it whole.
     pub(crate) fn stage(&self, set: TokenSet) {
-        *self.cache() = Some(Some(set));
+        *self.cache() = Cache::Present(Box::new(set));
     }
 
     async fn update(&self, change: impl FnOnce(&mut TokenSet)) -> Result<(), AuthError> {
@@ -132,7 +143,7 @@ impl TokenStore {
         }
     }
 
-    fn cache(&self) -> std::sync::MutexGuard<'_, Option<Option<TokenSet>>> {
+    fn cache(&self) -> std::sync::MutexGuard<'_, Cache> {
         self.inner
             .cache
             .lock()
@@ -182,6 +193,10 @@ impl CredentialStore for TokenStore {
     }
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "used as a `map_err` function"
+)]
 fn store_error(e: SecretError) -> AuthError {
     AuthError::CredentialStoreError(e.to_string())
 }

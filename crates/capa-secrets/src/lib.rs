@@ -180,7 +180,9 @@ impl Keychain {
         };
         let mut whole = String::from(head);
         for index in 1..count {
-            let part = self.get(&part_key(key, index))?.ok_or_else(|| damaged(key))?;
+            let part = self
+                .get(&part_key(key, index))?
+                .ok_or_else(|| damaged(key))?;
             whole.push_str(part.expose());
         }
         if digest(&whole) != sum {
@@ -210,7 +212,11 @@ impl Keychain {
 }
 
 fn part_key(key: &SecretKey, index: usize) -> SecretKey {
-    SecretKey::new(&key.source, &key.connection, &format!("{}#{index}", key.field))
+    SecretKey::new(
+        &key.source,
+        &key.connection,
+        &format!("{}#{index}", key.field),
+    )
 }
 
 /// Splits `text` into pieces of at most [`MAX_ENTRY_BYTES`] on character boundaries, keeping

@@ -83,61 +83,33 @@ pub(crate) async fn connect(
             headers,
             oauth,
         } => {
-            let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
-            let mut custom = HashMap::new();
-            for (name, value) in headers {
-                if name.eq_ignore_ascii_case("authorization")
-                    && let Some(token) = value.strip_prefix("Bearer ")
-                {
-                    config = config.auth_header(token.to_owned());
-                    continue;
-                }
-                let name = reqwest::header::HeaderName::try_from(name.as_str())
-                    .map_err(|e| unavailable(format!("bad header name `{name}`: {e}")))?;
-                let value =
-                    reqwest::header::HeaderValue::try_from(value.as_str()).map_err(|_| {
-                        unavailable(format!(
-                            "header `{name}` has a value that is not valid in HTTP"
-                        ))
-                    })?;
-                custom.insert(name, value);
-            }
-            // rmcp refuses a JSON body over its limit before reading it all (typed as
-            // `TooLarge`) and an SSE event over it; `BoundedHttpClient` turns the refused event
-            // into an error answer to its request, and cuts or refuses what nests too deep.
-            let config = config
-                .custom_headers(custom)
-                .max_json_response_size(MAX_MESSAGE_BYTES)
-                .max_sse_event_size(MAX_MESSAGE_BYTES);
+            let config = http_config(url, headers).map_err(unavailable)?;
             let client = BoundedHttpClient::new()
                 .map_err(|e| unavailable(format!("cannot set up the HTTP client: {e}")))?;
             auth = Some(client.auth_signal());
-            match oauth {
-                Some(store) => {
-                    let client = capa_oauth::authorized_client(client, url, store)
-                        .await
-                        .map_err(|e| match e {
-                            capa_oauth::ConnectError::SignedOut => UpstreamError::NeedsSignIn {
-                                source_id: spec.source_id.clone(),
-                                reason: sign_in_hint(spec),
-                            },
-                            other => unavailable(format!("cannot use the sign-in: {other}")),
-                        })?;
-                    let transport = StreamableHttpClientTransport::with_client(client, config);
-                    tokio::time::timeout(
-                        CONNECT_TIMEOUT,
-                        handler.serve_with_lifecycle(transport, lifecycle()),
-                    )
+            if let Some(store) = oauth {
+                let client = capa_oauth::authorized_client(client, url, store)
                     .await
-                }
-                None => {
-                    let transport = StreamableHttpClientTransport::with_client(client, config);
-                    tokio::time::timeout(
-                        CONNECT_TIMEOUT,
-                        handler.serve_with_lifecycle(transport, lifecycle()),
-                    )
-                    .await
-                }
+                    .map_err(|e| match e {
+                        capa_oauth::ConnectError::SignedOut => UpstreamError::NeedsSignIn {
+                            source_id: spec.source_id.clone(),
+                            reason: sign_in_hint(spec),
+                        },
+                        other => unavailable(format!("cannot use the sign-in: {other}")),
+                    })?;
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                tokio::time::timeout(
+                    CONNECT_TIMEOUT,
+                    handler.serve_with_lifecycle(transport, lifecycle()),
+                )
+                .await
+            } else {
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                tokio::time::timeout(
+                    CONNECT_TIMEOUT,
+                    handler.serve_with_lifecycle(transport, lifecycle()),
+                )
+                .await
             }
         }
         UpstreamTransport::InProcess { connect, .. } => {
@@ -173,6 +145,36 @@ pub(crate) async fn connect(
             CONNECT_TIMEOUT.as_secs()
         ))),
     }
+}
+
+/// The transport's settings for `url`: a static `Authorization: Bearer` header as rmcp's auth
+/// header, the other headers as they are, and the hub's size bounds.
+fn http_config(
+    url: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<StreamableHttpClientTransportConfig, String> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+    let mut custom = HashMap::new();
+    for (name, value) in headers {
+        if name.eq_ignore_ascii_case("authorization")
+            && let Some(token) = value.strip_prefix("Bearer ")
+        {
+            config = config.auth_header(token.to_owned());
+            continue;
+        }
+        let name = reqwest::header::HeaderName::try_from(name.as_str())
+            .map_err(|e| format!("bad header name `{name}`: {e}"))?;
+        let value = reqwest::header::HeaderValue::try_from(value.as_str())
+            .map_err(|_| format!("header `{name}` has a value that is not valid in HTTP"))?;
+        custom.insert(name, value);
+    }
+    // rmcp refuses a JSON body over its limit before reading it all (typed as `TooLarge`) and
+    // an SSE event over it; `BoundedHttpClient` turns the refused event into an error answer to
+    // its request, and cuts or refuses what nests too deep.
+    Ok(config
+        .custom_headers(custom)
+        .max_json_response_size(MAX_MESSAGE_BYTES)
+        .max_sse_event_size(MAX_MESSAGE_BYTES))
 }
 
 /// What the person does about a server that wants a sign-in.

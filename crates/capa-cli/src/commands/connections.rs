@@ -115,15 +115,8 @@ pub(super) async fn run(
             connection,
             no_browser,
         } => {
-            return super::login::run(
-                global,
-                paths,
-                &connections,
-                &source,
-                connection,
-                no_browser,
-            )
-            .await;
+            return super::login::run(global, paths, &connections, &source, connection, no_browser)
+                .await;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -214,10 +214,10 @@ impl Hub {
         connection: Option<&str>,
     ) -> Result<UpstreamSpec, CallError> {
         let Origin::Config(config) = &def.origin else {
-            return Err(self.sign_in_needed(&def.id, connection));
+            return Err(Self::sign_in_needed(&def.id, connection));
         };
         let SourceTransport::Http { url, headers, .. } = &config.transport else {
-            return Err(self.sign_in_needed(&def.id, connection));
+            return Err(Self::sign_in_needed(&def.id, connection));
         };
         let key = self.connection_key(&def.id);
         let records = self.store.connections().unwrap_or_default();
@@ -229,7 +229,7 @@ impl Hub {
                 }
         });
         let Some(record) = record else {
-            return Err(self.sign_in_needed(&def.id, connection));
+            return Err(Self::sign_in_needed(&def.id, connection));
         };
         Ok(UpstreamSpec {
             source_id: def.id.clone(),
@@ -243,7 +243,7 @@ impl Hub {
         })
     }
 
-    fn sign_in_needed(&self, source_id: &str, connection: Option<&str>) -> CallError {
+    fn sign_in_needed(source_id: &str, connection: Option<&str>) -> CallError {
         let name = connection.unwrap_or(DEFAULT_SIGN_IN_NAME);
         CallError::NeedsConnection {
             source_id: source_id.to_owned(),

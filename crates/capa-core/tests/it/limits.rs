@@ -143,7 +143,7 @@ async fn a_run_past_the_bound_waits_for_a_slot_then_is_refused_as_busy() {
     // It waited for a slot: one of the eight had ended in the hub when it ran. The slot frees
     // a moment before that run's spawned task resolves, so allow that moment (well under the
     // ~3 s a run that did not wait would be early by).
-    let one_ended = crate::support::eventually(Duration::from_millis(1000), || {
+    let one_ended = crate::support::eventually(Duration::from_secs(1), || {
         runs.iter().any(tokio::task::JoinHandle::is_finished)
     })
     .await;

@@ -126,8 +126,9 @@ async function inner(url) {
   // dropped (with a note) when refused, so the scenario then fails on what it tests rather than
   // the whole run failing on a file the hub does not read.
   const optional = {};
-  // auth/pre-registration: the pre-registered client's secret (client_secret_basic).
-  if (context?.client_secret) optional.clientSecret = context.client_secret;
+  // auth/pre-registration: the pre-registered client's secret (client_secret_basic), kept in
+  // the keychain as field `client_secret` of the connection and named in the file.
+  if (context?.client_secret) optional.clientSecret = '${secret:client_secret}';
   // auth/basic-cimd: a hub that uses Client ID Metadata Documents needs the https URL of the
   // document it publishes; the suite's authorization server takes this fixed one as is.
   if (scenario === 'auth/basic-cimd') optional.clientMetadataUrl = CIMD_URL;
@@ -139,6 +140,15 @@ async function inner(url) {
     else log(`this capa does not accept \`oauth.${key}\`; going on without it`);
   }
   writeFileSync(file, capabilitiesYaml(url, oauth));
+  if (oauth.clientSecret) {
+    const stored = await capa(
+      ['connections', 'set', SOURCE, 'personal', '--field', 'client_secret'],
+      env,
+      20_000,
+      { input: context.client_secret },
+    );
+    if (stored.code !== 0) log('could not store the client secret; going on without it');
+  }
 
   let signIns = 0;
   const signIn = async () => {
@@ -220,11 +230,15 @@ const WAITING_MS = 1500;
  * `whileWaiting()` runs (once per wait) when capa says the source needs a sign-in and is still
  * running WAITING_MS later, rather than exiting with that message.
  */
-async function capa(args, env, limitMs, { whileWaiting } = {}) {
+async function capa(args, env, limitMs, { whileWaiting, input } = {}) {
   const left = budgetMs - (Date.now() - started) - 3000;
   const limit = Math.max(1000, Math.min(limitMs, left));
   log(`$ capa ${args.map((a) => (/^[\w./:@=-]+$/.test(a) ? a : `'${a}'`)).join(' ')}`);
-  const child = spawn(CAPA_BIN, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(CAPA_BIN, args, {
+    env,
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  if (input !== undefined) child.stdin.end(input);
   let stdout = '';
   let stderr = '';
   const pending = [];

@@ -154,6 +154,10 @@ pub struct OAuthClientDef {
     /// Scopes to ask for; without them, those the server names.
     #[serde(default)]
     pub scopes: Vec<String>,
+    /// The secret of a confidential client, as `${secret:NAME}`: stored first with
+    /// `capa connections set <source> <connection> --field NAME`, never written here.
+    #[serde(default)]
+    pub client_secret: Option<String>,
 }
 
 /// A server's tool exposure policy (tool-exposure spec, "Server tool exposure").

@@ -176,8 +176,10 @@ impl SourceConfig {
     pub fn secret_names(&self) -> BTreeSet<String> {
         match &self.transport {
             SourceTransport::Stdio { env, .. } => crate::secret_ref::referenced(env.values()),
-            SourceTransport::Http { headers, .. } => {
-                crate::secret_ref::referenced(headers.values())
+            SourceTransport::Http { headers, oauth, .. } => {
+                let mut names = crate::secret_ref::referenced(headers.values());
+                names.extend(oauth.as_ref().and_then(|o| o.client_secret.clone()));
+                names
             }
         }
     }
@@ -207,6 +209,8 @@ pub enum SourceTransport {
 pub struct OAuthConfig {
     pub client_id: Option<String>,
     pub scopes: Vec<String>,
+    /// The NAME of `clientSecret: ${secret:NAME}`: a secret field of the connection.
+    pub client_secret: Option<String>,
 }
 
 /// Which of a source's live tools are exposed, and under which names.

@@ -206,6 +206,12 @@ pub fn is_source_id(id: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
+/// NAME when `value` is exactly `${secret:NAME}`.
+fn whole_secret_ref(value: &str) -> Option<String> {
+    let name = value.strip_prefix("${secret:")?.strip_suffix('}')?;
+    secret_ref::is_secret_name(name).then(|| name.to_owned())
+}
+
 fn check_def(
     checker: &mut Checker<'_>,
     def: &Located<ServerDef>,
@@ -283,8 +289,34 @@ fn check_def(
                 Some(OAuthSetting::Client(client)) => Some(OAuthConfig {
                     client_id: client.client_id.clone(),
                     scopes: client.scopes.clone(),
+                    client_secret: match client.client_secret.as_deref() {
+                        None => None,
+                        Some(value) => {
+                            let name = whole_secret_ref(value);
+                            if name.is_none() {
+                                checker.issue(
+                                    position,
+                                    "`oauth.clientSecret` must be a `${secret:NAME}` reference",
+                                    "store the secret with `capa connections set <source> <connection> --field NAME` and write `clientSecret: ${secret:NAME}`",
+                                );
+                                ok = false;
+                            }
+                            name
+                        }
+                    },
                 }),
             };
+            if oauth
+                .as_ref()
+                .is_some_and(|o| o.client_secret.is_some() && o.client_id.is_none())
+            {
+                checker.issue(
+                    position,
+                    "`oauth.clientSecret` needs `oauth.clientId`",
+                    "add the client id the secret belongs to",
+                );
+                ok = false;
+            }
             if oauth.is_some()
                 && def
                     .headers

@@ -35,6 +35,9 @@ impl Hub {
             catalog = self.catalog();
         }
         let Some(tool) = catalog.get(address) else {
+            if let Some(waiting) = self.waiting_for_connection(address) {
+                return Err(waiting);
+            }
             return Err(CallError::UnknownTool {
                 address: address.to_owned(),
                 suggestions: catalog.suggest(address),

@@ -43,7 +43,7 @@ pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
 pub use hub::oauth::{
     DEFAULT_SIGN_IN_NAME, OAuthConnection, OAuthStatus, SIGN_IN_WAIT, SignInFailure, SignInPhase,
-    SignInStarted, SignInState, sign_in_request,
+    SignInStarted, SignInState, fill_client_secret, sign_in_request,
 };
 pub use hub::{
     CallContext, ChangedBy, Hub, HubOptions, RunHistory, STARTUP_LIMIT, SourceChangeError,

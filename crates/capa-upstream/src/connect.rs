@@ -178,7 +178,7 @@ fn http_config(
 }
 
 /// What the person does about a server that wants a sign-in.
-fn sign_in_hint(spec: &UpstreamSpec) -> String {
+pub(crate) fn sign_in_hint(spec: &UpstreamSpec) -> String {
     let signed = matches!(
         &spec.transport,
         UpstreamTransport::Http { oauth: Some(_), .. }
@@ -195,7 +195,7 @@ fn sign_in_hint(spec: &UpstreamSpec) -> String {
     )
 }
 
-fn has_auth_header(spec: &UpstreamSpec) -> bool {
+pub(crate) fn has_auth_header(spec: &UpstreamSpec) -> bool {
     matches!(&spec.transport, UpstreamTransport::Http { headers, .. }
         if headers.keys().any(|k| k.eq_ignore_ascii_case("authorization")))
 }

@@ -13,7 +13,7 @@ use rmcp::service::RoleClient;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::connect::{Client, connect};
+use crate::connect::{Client, connect, has_auth_header, sign_in_hint};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
 use crate::http_client::AuthSignal;
@@ -357,6 +357,27 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
                     serve_connection(&upstream, client, tools_tx_for_listen, tools_rx, &changed)
                         .await;
                 if outcome == Outcome::Shutdown {
+                    break;
+                }
+                // The handshake passed but the server then refused the credentials (a sign-in
+                // it no longer accepts, or none for a server that lets only the handshake
+                // through): a person signs in; retrying would not help.
+                let refused = upstream
+                    .snapshot
+                    .borrow()
+                    .auth
+                    .as_ref()
+                    .is_some_and(|a| a.refused());
+                if refused && !has_auth_header(&upstream.spec) {
+                    let reason = sign_in_hint(&upstream.spec);
+                    log.hub(LogLevel::Warn, &format!("not connected: {reason}"));
+                    upstream.update(|s| {
+                        s.state = UpstreamState::NeedsSignIn;
+                        s.peer = None;
+                        s.last_error = Some(reason);
+                    });
+                    changed();
+                    upstream.shutdown.cancelled().await;
                     break;
                 }
             }

@@ -32,7 +32,7 @@ pub(super) async fn run(
             }
         );
     };
-    let request = sign_in_request(source_config)?;
+    let mut request = sign_in_request(source_config)?;
     let key = connections.key_of(source_config);
     let records = connections.list()?;
     let signed: Vec<_> = records
@@ -50,6 +50,7 @@ pub(super) async fn run(
             "connection name {name:?} is not valid: use lower-case letters, digits, `-` and `_`, for example `personal` or `work`"
         );
     }
+    capa_core::fill_client_secret(connections, source_config, &name, &mut request)?;
     let store = connections.token_store(&key, &name);
     let pending = capa_oauth::sign_in(request, store).await?;
     let url = pending.authorization_url().to_owned();

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Hub;
 use super::source_def::{Origin, SourceDef};
+use crate::approval::SIGN_IN_PREFIX;
 use crate::error::CallError;
 
 /// How long a sign-in waits for the person to finish it in the browser.
@@ -139,6 +140,38 @@ pub fn sign_in_request(config: &SourceConfig) -> Result<SignInRequest, SignInFai
     })
 }
 
+/// Fills the client secret a source's `oauth.clientSecret: ${secret:NAME}` names from field
+/// NAME of connection `name` (stored with `capa connections set`).
+pub fn fill_client_secret(
+    connections: &crate::Connections,
+    config: &SourceConfig,
+    name: &str,
+    request: &mut SignInRequest,
+) -> Result<(), SignInFailure> {
+    let SourceTransport::Http {
+        oauth: Some(oauth), ..
+    } = &config.transport
+    else {
+        return Ok(());
+    };
+    let Some(field) = &oauth.client_secret else {
+        return Ok(());
+    };
+    let missing = || {
+        SignInFailure::Failed(format!(
+            "the client secret of `{}` is not stored: run `capa connections set {} {name} --field {field}` (it reads the secret from stdin), then sign in again",
+            config.id, config.id
+        ))
+    };
+    let resolved = connections
+        .resolve(&connections.key_of(config), Some(name))
+        .map_err(|e| SignInFailure::Failed(e.to_string()))?
+        .ok_or_else(missing)?;
+    let secret = resolved.secrets.get(field).ok_or_else(missing)?;
+    request.client_secret = Some(secret.clone());
+    Ok(())
+}
+
 fn is_oauth_record(record: &ConnectionRecord, key: &str) -> bool {
     record.source == key && record.fields.iter().any(|f| f == OAUTH_FIELD)
 }
@@ -207,6 +240,29 @@ impl Hub {
         })
     }
 
+    /// For a call of a tool the catalog does not have: when its namespace is a source that waits
+    /// for a connection or a sign-in (and so lists no tools), that is the error to give, since
+    /// the tool may well exist once the person acted.
+    pub(crate) fn waiting_for_connection(&self, address: &str) -> Option<CallError> {
+        let namespace = address.split('.').next()?;
+        let status = self.sources().into_iter().find(|s| s.id == namespace)?;
+        if status.state != capa_domain::SourceState::NeedsConnection {
+            return None;
+        }
+        let reason = status
+            .last_error
+            .unwrap_or_else(|| "it has no connection".to_owned());
+        let message = if status.oauth.is_some() && !reason.starts_with(SIGN_IN_PREFIX) {
+            format!("Sign in to `{namespace}` to continue: {reason}")
+        } else {
+            reason
+        };
+        Some(CallError::NeedsConnection {
+            source_id: namespace.to_owned(),
+            message,
+        })
+    }
+
     /// How to reach an OAuth source under a connection: its URL with the connection's token set.
     pub(super) fn oauth_spec(
         &self,
@@ -264,7 +320,7 @@ impl Hub {
         let config = self
             .source_config(source_id)
             .ok_or_else(|| SignInFailure::UnknownSource(source_id.to_owned()))?;
-        let request = sign_in_request(&config)?;
+        let mut request = sign_in_request(&config)?;
         let key = self.connection_key(source_id);
         let name = match connection {
             Some(name) => name.to_owned(),
@@ -281,6 +337,7 @@ impl Hub {
                 "connection name {name:?} is not valid: use lower-case letters, digits, `-` and `_`, for example `personal` or `work`"
             )));
         }
+        fill_client_secret(&self.connections, &config, &name, &mut request)?;
         let store = self.connections.token_store(&key, &name);
         let pending = capa_oauth::sign_in(request, store)
             .await

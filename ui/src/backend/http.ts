@@ -21,6 +21,7 @@ import {
   type RunFilter,
   type RunSummary,
   type Session,
+  type SignInStarted,
   type SourceInput,
   type SourceLogPage,
   type SourceStatus,
@@ -141,6 +142,9 @@ export class HttpBackend implements Backend {
   }
   async confirmSource(id: string): Promise<void> {
     await this.request('POST', `/api/sources/${enc(id)}/confirm`);
+  }
+  signIn(id: string, connection?: string): Promise<SignInStarted> {
+    return this.request<SignInStarted>('POST', `/api/sources/${enc(id)}/sign-in`, connection ? { connection } : {});
   }
 
   async sourceLogs(id: string, after: number): Promise<SourceLogPage> {

@@ -41,6 +41,43 @@ export interface SourceStatus {
   def?: SourceDefinition | null;
   /** Whether the API may change it (declared in the global file). */
   editable?: boolean;
+  /** For a source that signs in with OAuth only: its sign-ins (never a token). */
+  oauth?: OAuthStatus | null;
+}
+
+/** An OAuth source's side of `GET /api/sources`. */
+export interface OAuthStatus {
+  connections: OAuthConnection[];
+  /** A sign-in started from the app that has not finished, or that failed. */
+  signIn: SignInProgress | null;
+}
+
+/** One sign-in of an OAuth source. */
+export interface OAuthConnection {
+  name: string;
+  default: boolean;
+  /** False once the server stopped accepting it (a refused refresh): sign in again. */
+  signedIn: boolean;
+}
+
+/** A sign-in the hub waits for: the person finishes it in their browser. */
+export interface SignInProgress {
+  connection: string;
+  state: 'waiting' | 'failed';
+  /** Why it failed, in words. */
+  message?: string | null;
+  /** The authorization URL, for a person whose browser did not open. */
+  url?: string | null;
+}
+
+/** `POST /api/sources/<id>/sign-in`. */
+export interface SignInStarted {
+  ok: boolean;
+  connection: string;
+  /** The authorization server's page the person signs in on. */
+  url: string;
+  /** Whether the hub could open the system browser on it. */
+  opened: boolean;
 }
 
 export interface SourceDefinition {
@@ -50,6 +87,8 @@ export interface SourceDefinition {
   cwd?: string | null;
   url?: string;
   headers?: Record<string, string>;
+  /** A URL source that signs in with OAuth (`oauth:` in its file). */
+  oauth?: boolean;
 }
 
 /** `POST /api/sources` (and `PUT /api/sources/<id>` without `id`). */
@@ -119,7 +158,7 @@ export interface PolicyView {
 export interface Connection {
   source: string;
   name: string;
-  /** Names of the secret fields stored in the keychain. */
+  /** Names of the secret fields stored in the keychain; `oauth` for an OAuth sign-in. */
   fields?: string[];
   default?: boolean;
   createdAtMs?: number;
@@ -306,6 +345,9 @@ export interface Backend {
   restartSource(id: string): Promise<void>;
   /** The person confirms a source that is new or changed outside the app: it starts. */
   confirmSource(id: string): Promise<void>;
+  /** Starts an OAuth sign-in to `id` as `connection` (else the default one, else `personal`):
+   * the hub opens the browser and waits; `sources()` says when it is done. */
+  signIn(id: string, connection?: string): Promise<SignInStarted>;
 
   tools(): Promise<ToolListing[]>;
   /** On/off switches: a source (`disabled: true` in its file), tools (deny rules), and every

@@ -1,8 +1,17 @@
 // Connections: static credentials stored in the OS keychain. The secret is write-only: typed into a
-// password field, sent once, cleared, never shown back.
-import type { Connection } from '../backend/types';
+// password field, sent once, cleared, never shown back. An OAuth sign-in (its one field is `oauth`)
+// has no secret to type: it is signed in again through the browser, and removing it signs out.
+import type { Connection, SourceStatus } from '../backend/types';
 import { clear, errorText, field, h, notice } from '../lib/dom';
 import { unusedFields } from '../lib/secret-refs';
+import { signInFlow } from '../lib/sign-in';
+
+/** The field an OAuth sign-in's token set is stored under (capa-oauth `OAUTH_FIELD`). */
+const OAUTH_FIELD = 'oauth';
+
+export function isOAuthConnection(c: Connection): boolean {
+  return (c.fields ?? []).includes(OAUTH_FIELD);
+}
 import type { Page, PageContext } from './page';
 
 export function connectionsPage({ backend }: PageContext): Page {
@@ -64,6 +73,78 @@ export function connectionsPage({ backend }: PageContext): Page {
     secret.focus();
   };
 
+  const signIns = signInFlow(backend, { message, refresh: () => refresh() });
+
+  const remove = async (c: Connection, oauth: boolean) => {
+    const question = oauth
+      ? `Sign out of ${c.source} as ${c.name}? Capabilities forgets its tokens; sign in again to use it.`
+      : `Remove the connection ${c.source}/${c.name}?`;
+    if (!confirm(question)) return;
+    clear(message);
+    try {
+      await backend.removeConnection(c.source, c.name);
+      if (oauth) message.append(notice('ok', `Signed out of ${c.source} as ${c.name}.`));
+      await refresh();
+    } catch (error) {
+      message.append(notice('error', errorText(error)));
+    }
+  };
+
+  /** The row of a static secret: its fields, Edit (replace the secret) and Remove. */
+  const secretRow = (c: Connection, sources: SourceStatus[]) =>
+    h(
+      'tr',
+      { 'data-connection': `${c.source}/${c.name}` },
+      h('td', {}, c.source),
+      h('th', { scope: 'row' }, c.name),
+      h(
+        'td',
+        {},
+        (c.fields ?? []).join(', '),
+        unusedFields(c, sources).map((f) => h('div', { class: 'hint warning' }, `${c.source} does not use \${secret:${f}}`)),
+      ),
+      h('td', {}, c.default ? 'yes' : ''),
+      h('td', { class: 'hint' }, 'stored'),
+      h(
+        'td',
+        { class: 'actions' },
+        h('button', { type: 'button', onclick: () => edit(c), 'aria-label': `Edit ${c.source}/${c.name}` }, 'Edit'),
+        h('button', { type: 'button', class: 'danger', 'aria-label': `Remove ${c.source}/${c.name}`, onclick: () => void remove(c, false) }, 'Remove'),
+      ),
+    );
+
+  /** The row of an OAuth sign-in: where it stands, Sign in again and Sign out. */
+  const oauthRow = (c: Connection, sources: SourceStatus[]) => {
+    const owner = sources.find((s) => s.id === c.source);
+    const listed = owner?.oauth?.connections.find((o) => o.name === c.name);
+    const signedIn = listed?.signedIn ?? true;
+    const waiting = owner ? signIns.waiting(owner, c.name) : null;
+    return h(
+      'tr',
+      { 'data-connection': `${c.source}/${c.name}`, class: 'oauth-connection' },
+      h('td', {}, c.source),
+      h('th', { scope: 'row' }, c.name),
+      h('td', {}, 'OAuth sign-in'),
+      h('td', {}, c.default ? 'yes' : ''),
+      h('td', { class: signedIn ? 'hint' : 'signed-out' }, waiting ?? (signedIn ? 'signed in' : 'signed out — sign in again')),
+      h(
+        'td',
+        { class: 'actions' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: signedIn ? null : 'primary',
+            'aria-label': `Sign in again to ${c.source} as ${c.name}`,
+            onclick: () => void signIns.start(c.source, c.name),
+          },
+          'Sign in again',
+        ),
+        h('button', { type: 'button', class: 'danger', 'aria-label': `Sign out of ${c.source} as ${c.name}`, onclick: () => void remove(c, true) }, 'Sign out'),
+      ),
+    );
+  };
+
   const element = h('section', {}, h('h2', {}, 'Connections'), message, list, form);
   const refresh = async () => {
     try {
@@ -82,46 +163,7 @@ export function connectionsPage({ backend }: PageContext): Page {
               h(
                 'tbody',
                 {},
-                connections.map((c) =>
-                  h(
-                    'tr',
-                    {},
-                    h('td', {}, c.source),
-                    h('th', { scope: 'row' }, c.name),
-                    h(
-                      'td',
-                      {},
-                      (c.fields ?? []).join(', '),
-                      unusedFields(c, sources).map((f) => h('div', { class: 'hint warning' }, `${c.source} does not use \${secret:${f}}`)),
-                    ),
-                    h('td', {}, c.default ? 'yes' : ''),
-                    h('td', { class: 'hint' }, 'stored'),
-                    h(
-                      'td',
-                      { class: 'actions' },
-                      h('button', { type: 'button', onclick: () => edit(c), 'aria-label': `Edit ${c.source}/${c.name}` }, 'Edit'),
-                      h(
-                        'button',
-                        {
-                          type: 'button',
-                          class: 'danger',
-                          'aria-label': `Remove ${c.source}/${c.name}`,
-                          onclick: async () => {
-                            if (!confirm(`Remove the connection ${c.source}/${c.name}?`)) return;
-                            clear(message);
-                            try {
-                              await backend.removeConnection(c.source, c.name);
-                              await refresh();
-                            } catch (error) {
-                              message.append(notice('error', errorText(error)));
-                            }
-                          },
-                        },
-                        'Remove',
-                      ),
-                    ),
-                  ),
-                ),
+                connections.map((c) => (isOAuthConnection(c) ? oauthRow(c, sources) : secretRow(c, sources))),
               ),
             )
           : h('p', { class: 'empty' }, 'No connections yet.'),
@@ -131,5 +173,5 @@ export function connectionsPage({ backend }: PageContext): Page {
       list.append(notice('error', errorText(error)));
     }
   };
-  return { title: 'Connections', element, refresh };
+  return { title: 'Connections', element, refresh, dispose: () => signIns.dispose() };
 }

@@ -1,9 +1,11 @@
 // One source at `#/sources/<id>`: its status, its live log (stderr and the hub's lines) and a
 // tester for its tools. Live updates (`/api/events`) refresh the status and the tool list; the
-// log polls on its own; neither touches what a person is typing in the tester.
+// log polls on its own; neither touches what a person is typing in the tester. A source that
+// signs in with OAuth shows its sign-ins and a Sign in button (lib/sign-in.ts).
 import type { SourceStatus } from '../backend/types';
 import { clear, errorText, h, notice } from '../lib/dom';
 import { href } from '../lib/router';
+import { signInFlow, usesOAuth } from '../lib/sign-in';
 import type { Page, PageContext } from './page';
 import { sourceLogPanel } from './source-log';
 import { toolTester } from './tool-tester';
@@ -22,7 +24,8 @@ function facts(s: SourceStatus): HTMLElement {
     row('Protocol', s.protocol_version ?? null),
     row('Connections', s.connections?.length ? s.connections.join(', ') : null),
     row('Declared in', s.file ?? (s.origin === 'demo' ? 'built in' : null)),
-    row('Last error', s.last_error ? h('span', { class: 'error-text' }, s.last_error) : null),
+    // An OAuth source waiting for a sign-in says so in its sign-in panel, with the button.
+    row('Last error', s.last_error && !(s.state === 'needs_connection' && usesOAuth(s)) ? h('span', { class: 'error-text' }, s.last_error) : null),
   );
 }
 
@@ -43,6 +46,7 @@ export function sourcePage({ backend, route }: PageContext): Page {
       message.append(notice('error', errorText(error)));
     }
   });
+  const signIns = signInFlow(backend, { message, refresh: () => refresh(), panels: true });
   const element = h(
     'section',
     { class: 'source-page' },
@@ -51,6 +55,7 @@ export function sourcePage({ backend, route }: PageContext): Page {
     message,
     status,
     h('div', { class: 'source-panels' }, log.element, tester.element),
+    signIns.dialog,
   );
 
   const refresh = async () => {
@@ -63,6 +68,8 @@ export function sourcePage({ backend, route }: PageContext): Page {
         return;
       }
       status.append(h('div', { class: 'status-head' }, h('h3', {}, source.description ?? 'Status'), restart), facts(source));
+      const signIn = signIns.panel(source);
+      if (signIn) status.append(signIn);
       tester.setTools(tools.filter((t) => t.source === id));
     } catch (error) {
       clear(status);
@@ -76,6 +83,7 @@ export function sourcePage({ backend, route }: PageContext): Page {
     dispose() {
       log.dispose();
       tester.dispose();
+      signIns.dispose();
     },
   };
 }

@@ -1,4 +1,5 @@
-// Sources: status, last error, tool count; add (command + arguments, or URL), edit, remove, restart.
+// Sources: status, last error, tool count; add (command + arguments, or URL), edit, remove, restart;
+// for a source that signs in with OAuth, its sign-ins and a Sign in button (lib/sign-in.ts).
 import type { SourceInput, SourceStatus } from '../backend/types';
 import { clear, errorText, field, h, notice } from '../lib/dom';
 import { parseLines, parsePairs, splitCommandLine } from '../lib/forms';
@@ -6,6 +7,7 @@ import { sourceSwitch } from '../lib/switch';
 import { outcome, settle } from '../lib/settle';
 import { href } from '../lib/router';
 import { secretRefOffers } from '../lib/secret-refs';
+import { signInFlow, usesOAuth } from '../lib/sign-in';
 import type { Page, PageContext } from './page';
 
 export function sourcesPage({ backend }: PageContext): Page {
@@ -122,7 +124,12 @@ export function sourcesPage({ backend }: PageContext): Page {
       // Said once the source started or failed: a source that cannot connect is not a success.
       const pending = notice('info', `${verb} ${input.id}; starting…`);
       message.append(pending);
-      const settled = outcome(verb, input.id, await settle(() => backend.sources(), input.id));
+      const status = await settle(() => backend.sources(), input.id);
+      // An OAuth source waits for a sign-in, not for a secret on the Connections page.
+      const settled =
+        status?.state === 'needs_connection' && usesOAuth(status)
+          ? { kind: 'info' as const, text: `${verb} ${input.id}; sign in to it below to start it.` }
+          : outcome(verb, input.id, status);
       pending.replaceWith(notice(settled.kind, settled.text));
       await refresh();
     } catch (error) {
@@ -147,10 +154,21 @@ export function sourcesPage({ backend }: PageContext): Page {
     if (kind === 'ok') await refresh();
   };
 
-  const row = (s: SourceStatus) =>
+  // Outcomes go to the page's message area; `refresh` is the page's own (below).
+  const signIns = signInFlow(backend, { message, refresh: () => refresh(), panels: true });
+
+  /** A source's row, and for an OAuth source a second row under it with its sign-in. */
+  const rows = (s: SourceStatus) => {
+    const signIn = signIns.panel(s);
+    return signIn
+      ? [row(s, true), h('tr', { class: 'sign-in-row', 'data-oauth-for': s.id }, h('td', { colspan: 6 }, signIn))]
+      : [row(s, false)];
+  };
+
+  const row = (s: SourceStatus, oauth: boolean) =>
     h(
       'tr',
-      { 'data-source': s.id },
+      { 'data-source': s.id, class: oauth ? 'has-sign-in' : null },
       h('th', { scope: 'row' }, h('a', { href: href('sources', s.id), title: `Log and tool tester of ${s.id}` }, s.id), s.description ? h('div', { class: 'hint' }, s.description) : null),
       h('td', {}, sourceSwitch(backend, s, switched), h('span', { class: `badge state-${s.state}` }, s.state)),
       h('td', { class: 'num' }, String(s.tools)),
@@ -158,7 +176,8 @@ export function sourcesPage({ backend }: PageContext): Page {
       h(
         'td',
         { class: 'error-text' },
-        s.last_error ?? '',
+        // An OAuth source that waits for a sign-in says so in its sign-in row, with the button.
+        oauth && s.state === 'needs_connection' ? '' : (s.last_error ?? ''),
         ...(s.limited ?? []).map((cut) => h('div', { class: 'hint' }, `Cut by the hub's limits: ${cut}`)),
       ),
       h(
@@ -189,7 +208,7 @@ export function sourcesPage({ backend }: PageContext): Page {
     );
 
   const importLink = h('p', { class: 'hint' }, 'Or ', h('a', { href: '#/import' }, 'import sources from another client, or add a well-known server'), '.');
-  const element = h('section', {}, h('h2', {}, 'Sources'), message, list, importLink, form);
+  const element = h('section', {}, h('h2', {}, 'Sources'), message, list, importLink, form, signIns.dialog);
   const refresh = async () => {
     try {
       const sources = await backend.sources();
@@ -200,7 +219,7 @@ export function sourcesPage({ backend }: PageContext): Page {
               'table',
               {},
               h('thead', {}, h('tr', {}, ['Source', 'Status', 'Tools', 'Command or URL', 'Last error', ''].map((t) => h('th', { scope: 'col' }, t)))),
-              h('tbody', {}, sources.map(row)),
+              h('tbody', {}, sources.flatMap(rows)),
             )
           : h('p', { class: 'empty' }, 'No sources yet.'),
       );
@@ -209,5 +228,5 @@ export function sourcesPage({ backend }: PageContext): Page {
       list.append(notice('error', errorText(error)));
     }
   };
-  return { title: 'Sources', element, refresh };
+  return { title: 'Sources', element, refresh, dispose: () => signIns.dispose() };
 }

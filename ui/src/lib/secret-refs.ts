@@ -7,6 +7,9 @@ import { h } from './dom';
 const REFERENCE = /\$\{secret:([A-Za-z0-9_-]{1,64})\}/g;
 
 /** The `${secret:NAME}` names in a source's env and headers values. */
+
+/** The field of an OAuth sign-in (its token set): never a `${secret:…}` value. */
+const OAUTH_FIELD = 'oauth';
 export function referencedSecrets(def: SourceDefinition | null | undefined): Set<string> {
   const names = new Set<string>();
   for (const value of [...Object.values(def?.env ?? {}), ...Object.values(def?.headers ?? {})]) {
@@ -20,7 +23,7 @@ export function unusedFields(connection: Connection, sources: SourceStatus[]): s
   const source = sources.find((s) => s.id === connection.source);
   if (!source?.def) return [];
   const used = referencedSecrets(source.def);
-  return (connection.fields ?? []).filter((f) => !used.has(f));
+  return (connection.fields ?? []).filter((f) => f !== OAUTH_FIELD && !used.has(f));
 }
 
 /** `text` with a reference to `field` at `caret`: a whole `NAME=…` (env) or `Name: …` (headers)
@@ -55,7 +58,7 @@ export function secretRefOffers(backend: Backend, env: HTMLTextAreaElement, head
       connections = [];
     }
     const own = sourceId ? connections.filter((c) => c.source === sourceId) : connections;
-    const fields = [...new Set(own.flatMap((c) => c.fields ?? []))].sort();
+    const fields = [...new Set(own.flatMap((c) => c.fields ?? []))].filter((f) => f !== OAUTH_FIELD).sort();
     element.replaceChildren();
     element.hidden = fields.length === 0;
     if (!fields.length) return;

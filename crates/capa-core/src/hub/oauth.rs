@@ -287,12 +287,35 @@ impl Hub {
         let Some(record) = record else {
             return Err(Self::sign_in_needed(&def.id, connection));
         };
+        // Headers may name secrets too (an API key beside the sign-in): those of the same
+        // connection, stored with `capa connections set`.
+        let secrets = self
+            .connections
+            .resolve(&key, Some(&record.name))
+            .ok()
+            .flatten()
+            .map(|r| r.secrets)
+            .unwrap_or_default();
+        let mut filled = BTreeMap::new();
+        for (name, value) in headers {
+            let value = capa_config::secret_ref::substitute(value, |secret| {
+                secrets.get(secret).map(|s| s.expose().to_owned())
+            })
+            .map_err(|missing| CallError::NeedsConnection {
+                source_id: def.id.clone(),
+                message: format!(
+                    "connection `{}` of `{}` has no secret `{missing}`: run `capa connections set {} {} --field {missing}`",
+                    record.name, def.id, def.id, record.name
+                ),
+            })?;
+            filled.insert(name.clone(), value);
+        }
         Ok(UpstreamSpec {
             source_id: def.id.clone(),
             connection: Some(record.name.clone()),
             transport: UpstreamTransport::Http {
                 url: url.clone(),
-                headers: headers.clone(),
+                headers: filled,
                 oauth: Some(self.connections.token_store(&key, &record.name)),
             },
             call_timeout: self.config.upstream_timeout,

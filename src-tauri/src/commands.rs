@@ -7,7 +7,7 @@ use tauri::{AppHandle, Manager, WebviewWindow};
 use crate::desktop::Desktop;
 use crate::popups::Popups;
 use crate::view::AppState;
-use crate::{tray, windows};
+use crate::{sign_ins, tray, windows};
 
 /// An error across the UI boundary: the UI matches on `code`, never on `message`.
 #[derive(Debug, Clone, Serialize)]
@@ -146,7 +146,13 @@ pub(crate) fn on_tray_menu(app: &AppHandle, id: &str) {
                 app.exit(0);
                 Ok(())
             }
-            _ => Ok(()),
+            // "Sign in to <source>…": says what fails in a notification of its own.
+            other => {
+                if let Some(source) = other.strip_prefix(sign_ins::MENU_PREFIX) {
+                    sign_ins::sign_in(app.clone(), source.to_owned()).await;
+                }
+                Ok(())
+            }
         };
         if let Err(e) = result {
             tracing::warn!(menu = %id, error = %e.message, "tray action failed");

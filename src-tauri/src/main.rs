@@ -11,6 +11,7 @@ mod fatal;
 mod hub_origin;
 mod labels;
 mod popups;
+mod sign_ins;
 mod tray;
 mod view;
 mod windows;

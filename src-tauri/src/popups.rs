@@ -1,7 +1,9 @@
 //! The approval popups: one small always-on-top window per run with pending approvals, shown one
 //! at a time from a queue, each with an OS notification beside it. The hub is watched in-process
 //! (`Hub::watch_pending`, plus a slow tick for expiries and source states) and the hub's page
-//! opener is pointed here, so a popup appears well within a second of the call.
+//! opener is pointed here, so a popup appears well within a second of the call. A call that waits
+//! for a sign-in gets no popup but a notification of its own, and the tray's sign-in item
+//! (`sign_ins.rs`).
 //!
 //! One popup window is kept warm: hidden, its page loaded at the approval route with no run, so
 //! a call that asks only changes its route and shows it (docs/desktop.md, "Approval popups").
@@ -18,7 +20,7 @@ use tokio::sync::Notify;
 
 use crate::desktop::Desktop;
 use crate::view::{AppState, PopupState, SourceState};
-use crate::{tray, windows};
+use crate::{sign_ins, tray, windows};
 
 /// The popup queue. Runs are keyed by run id; a run is shown at most once on its own (a person
 /// who closes the popup without deciding reopens it from the tray).
@@ -27,6 +29,9 @@ pub(crate) struct Popups {
     inner: Mutex<Queue>,
     /// Wakes the watcher at once (the hub's page opener, a decision, a closed popup).
     pub poke: Arc<Notify>,
+    /// The calls waiting for a sign-in already notified (they get no popup: the tray offers
+    /// the sign-in).
+    sign_in_notices: sign_ins::Notices,
 }
 
 #[derive(Debug, Default)]
@@ -64,17 +69,24 @@ const WARM_MAX_AGE: Duration = Duration::from_mins(30);
 /// How long after a failed try the app tries again to make a warm popup.
 const WARM_RETRY: Duration = Duration::from_mins(1);
 
+/// Every pending input: approvals and calls waiting for a connection or a sign-in.
+fn pending_inputs(hub: &Hub) -> Vec<PendingInput> {
+    hub.pending_inputs().unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "could not read pending approvals");
+        Vec::new()
+    })
+}
+
+fn only_approvals(pending: &[PendingInput]) -> Vec<PendingInput> {
+    pending
+        .iter()
+        .filter(|p| p.kind == capa_core::InputKind::Approval)
+        .cloned()
+        .collect()
+}
+
 fn approvals(hub: &Hub) -> Vec<PendingInput> {
-    match hub.pending_inputs() {
-        Ok(pending) => pending
-            .into_iter()
-            .filter(|p| p.kind == capa_core::InputKind::Approval)
-            .collect(),
-        Err(e) => {
-            tracing::warn!(error = %e, "could not read pending approvals");
-            Vec::new()
-        }
-    }
+    only_approvals(&pending_inputs(hub))
 }
 
 /// The approvals a popup may ask about: none a client's own form is asking about now (the
@@ -110,7 +122,9 @@ fn runs_of(pending: &[PendingInput]) -> Vec<String> {
 impl Popups {
     /// The app's state as the `state` command reports it.
     pub(crate) fn state(&self, hub: &Hub) -> AppState {
-        let pending = approvals(hub);
+        let inputs = pending_inputs(hub);
+        let sources = hub.sources();
+        let pending = only_approvals(&inputs);
         let popup = self.inner.lock().ok().and_then(|q| {
             q.shown.as_ref().map(|(run_id, label)| PopupState {
                 run_id: run_id.clone(),
@@ -128,11 +142,11 @@ impl Popups {
         AppState {
             pending: pending.len(),
             pending_runs: runs_of(&pending),
+            sign_ins: sign_ins::needs(&inputs, &sources),
             paused: hub.approvals_paused(),
             answering_elsewhere,
             held_policy_changes: hub.held_policy_changes().len(),
-            sources: hub
-                .sources()
+            sources: sources
                 .into_iter()
                 .map(|s| SourceState {
                     id: s.id,
@@ -308,7 +322,8 @@ impl Popups {
     /// One pass: queue new runs (with a notification each), close the popup of a run that no
     /// longer waits, show the next queued run when nothing is on screen, refresh the tray.
     fn tick(&self, app: &AppHandle, hub: &Hub) {
-        let pending = for_popups(hub, &approvals(hub));
+        let inputs = pending_inputs(hub);
+        let pending = for_popups(hub, &only_approvals(&inputs));
         let runs = runs_of(&pending);
         let mut notify = Vec::new();
         let mut close = None;
@@ -346,20 +361,33 @@ impl Popups {
         for input in notify {
             notify_approval(app, &input);
         }
+        // The listing only when a call waits for a sign-in: it reads the store.
+        let sources = if inputs.iter().any(PendingInput::is_sign_in) {
+            hub.sources()
+        } else {
+            Vec::new()
+        };
+        for input in self.sign_in_notices.fresh(&inputs, &sources) {
+            sign_ins::notify_needed(app, &input);
+        }
         self.keep_warm(app);
         tray::refresh(app, &self.state(hub));
     }
 }
 
-/// "Capabilities: approve <address>?" beside the popup. Needs a notification server; failures
-/// are logged only.
+/// "Capabilities: approve <address>?" beside the popup.
 fn notify_approval(app: &AppHandle, input: &PendingInput) {
+    notify(
+        app,
+        format!("Capabilities: approve {}?", input.address),
+        input.reason.clone(),
+    );
+}
+
+/// An OS notification. Needs a notification server; failures are logged only.
+pub(crate) fn notify(app: &AppHandle, title: String, body: String) {
     use tauri_plugin_notification::NotificationExt;
-    let builder = app
-        .notification()
-        .builder()
-        .title(format!("Capabilities: approve {}?", input.address))
-        .body(input.reason.clone());
+    let builder = app.notification().builder().title(title).body(body);
     tauri::async_runtime::spawn_blocking(move || {
         if let Err(e) = builder.show() {
             tracing::debug!(error = %e, "no notification shown");

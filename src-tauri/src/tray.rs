@@ -1,6 +1,8 @@
 //! The tray icon: its picture and tooltip say whether the hub is idle, has pending approvals (with
-//! the count), has approvals paused (every call that asks is denied) or a failing source; its menu routes through the same commands tests call (the
-//! handler is `commands::on_tray_menu`, given to [`build`]).
+//! the count) or sign-ins that runs wait for, has approvals paused (every call that asks is
+//! denied) or a failing source; its menu routes through the same commands tests call (the
+//! handler is `commands::on_tray_menu`, given to [`build`]), and has a "Sign in to <source>…"
+//! item for each source that a run waits to be signed in to (`sign_ins.rs`).
 
 use std::sync::{Arc, Mutex};
 
@@ -9,6 +11,7 @@ use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
 use tauri::{AppHandle, Manager};
 
+use crate::sign_ins;
 use crate::view::{AppState, Look};
 
 const IDLE: &[u8] = include_bytes!("../../icons/tray-idle.png");
@@ -24,11 +27,17 @@ pub(crate) const PAUSE_TEXT: &str = "Pause approvals (deny every call that asks)
 #[derive(Clone)]
 pub(crate) struct Tray {
     icon: TrayIcon,
+    menu: Menu<tauri::Wry>,
     pending: MenuItem<tauri::Wry>,
     pause: CheckMenuItem<tauri::Wry>,
+    /// The sign-in items in the menu now, below the pending item.
+    sign_ins: Arc<Mutex<Vec<SignInItem>>>,
     /// The last look shown, so that the icon is only replaced when it changes.
     shown: Arc<Mutex<Option<Look>>>,
 }
+
+/// A menu item "Sign in to <source>…", with its source.
+type SignInItem = (String, MenuItem<tauri::Wry>);
 
 impl std::fmt::Debug for Tray {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -37,10 +46,12 @@ impl std::fmt::Debug for Tray {
 }
 
 fn look(state: &AppState) -> Look {
+    let sign_ins: Vec<String> = state.sign_ins.iter().map(|n| n.source.clone()).collect();
+    // A source waiting for a sign-in is said as that, not as an error too.
     let failing: Vec<&str> = state
         .sources
         .iter()
-        .filter(|s| s.failing())
+        .filter(|s| s.failing() && !sign_ins.contains(&s.id))
         .map(|s| s.id.as_str())
         .collect();
     let mut pending_text = match state.pending {
@@ -51,9 +62,18 @@ fn look(state: &AppState) -> Look {
     if state.pending > 0 && !state.answering_elsewhere.is_empty() {
         pending_text.push_str(&format!(" ({})", state.answering_elsewhere.join(", ")));
     }
-    let mut tooltip = String::from("Capabilities");
+    let mut to_do = Vec::new();
     if state.pending > 0 {
-        tooltip.push_str(&format!(": {pending_text}"));
+        to_do.push(pending_text.clone());
+    }
+    match sign_ins.as_slice() {
+        [] => {}
+        [source] => to_do.push(format!("Sign in to {source} to continue")),
+        many => to_do.push(format!("Sign in to {} sources to continue", many.len())),
+    }
+    let mut tooltip = String::from("Capabilities");
+    if !to_do.is_empty() {
+        tooltip.push_str(&format!(": {}", to_do.join(" · ")));
     }
     if !failing.is_empty() {
         tooltip.push_str(&format!(" · source error: {}", failing.join(", ")));
@@ -77,9 +97,9 @@ fn look(state: &AppState) -> Look {
     if state.paused {
         tooltip.push_str(" · approvals paused: calls that ask are denied");
     }
-    // Something to decide first; then the pause, which denies every call that asks until the
-    // person resumes, so it must not look like an idle hub; then trouble.
-    let icon = if state.pending > 0 {
+    // Something to decide or sign in to first; then the pause, which denies every call that asks
+    // until the person resumes, so it must not look like an idle hub; then trouble.
+    let icon = if state.pending > 0 || !sign_ins.is_empty() {
         "pending"
     } else if state.paused {
         "paused"
@@ -94,6 +114,7 @@ fn look(state: &AppState) -> Look {
         pending_text,
         pending: state.pending,
         paused: state.paused,
+        sign_ins,
     }
 }
 
@@ -124,8 +145,10 @@ pub(crate) fn build(app: &AppHandle, on_menu: fn(&AppHandle, &str)) -> tauri::Re
         .build(app)?;
     Ok(Tray {
         icon,
+        menu,
         pending,
         pause,
+        sign_ins: Arc::default(),
         shown: Arc::default(),
     })
 }
@@ -169,22 +192,54 @@ pub(crate) fn refresh(app: &AppHandle, state: &AppState) {
         let _ = tray.icon.set_icon(Some(icon));
     }
     let _ = tray.icon.set_tooltip(Some(&next.tooltip));
-    let title = (next.pending > 0).then(|| next.pending.to_string());
+    let waiting = next.pending + next.sign_ins.len();
+    let title = (waiting > 0).then(|| waiting.to_string());
     let _ = tray.icon.set_title(title.as_deref());
     let _ = tray.pending.set_text(&next.pending_text);
     let _ = tray.pending.set_enabled(next.pending > 0);
     let _ = tray.pause.set_checked(next.paused);
+    if let Err(e) = show_sign_ins(app, &tray, &next.sign_ins) {
+        tracing::warn!(error = %e, "could not update the tray's sign-in items");
+    }
+}
+
+/// Makes the menu's sign-in items those of `sources`, below the pending item. The lock is held
+/// across the menu's changes so that two refreshes do not interleave them; nothing on the main
+/// thread takes it.
+fn show_sign_ins(app: &AppHandle, tray: &Tray, sources: &[String]) -> tauri::Result<()> {
+    let Ok(mut items) = tray.sign_ins.lock() else {
+        return Ok(());
+    };
+    if items.iter().map(|(s, _)| s).eq(sources) {
+        return Ok(());
+    }
+    for (_, item) in items.drain(..) {
+        tray.menu.remove(&item)?;
+    }
+    for (position, source) in sources.iter().enumerate() {
+        let item = MenuItem::with_id(
+            app,
+            format!("{}{source}", sign_ins::MENU_PREFIX),
+            sign_ins::menu_text(source),
+            true,
+            None::<&str>,
+        )?;
+        tray.menu.insert(&item, position + 1)?;
+        items.push((source.clone(), item));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::SourceState;
+    use crate::view::{SignInNeed, SourceState};
 
     fn state(pending: usize, paused: bool, sources: &[(&str, &str)]) -> AppState {
         AppState {
             pending,
             pending_runs: Vec::new(),
+            sign_ins: Vec::new(),
             paused,
             answering_elsewhere: Vec::new(),
             held_policy_changes: 0,
@@ -268,5 +323,51 @@ mod tests {
         ));
         assert_eq!(look.icon, "error");
         assert_eq!(look.tooltip, "Capabilities · source error: a, b");
+    }
+
+    fn waiting_for(sources: &[&str]) -> Vec<SignInNeed> {
+        sources
+            .iter()
+            .map(|s| SignInNeed {
+                source: (*s).to_owned(),
+                connection: None,
+                calls: 1,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_sign_in_a_run_waits_for_shows_the_pending_icon_apart_from_approvals() {
+        let mut one = state(0, false, &[("notes", "needs_connection"), ("gh", "down")]);
+        one.sign_ins = waiting_for(&["notes"]);
+        let look = look(&one);
+        assert_eq!(look.icon, "pending");
+        // The source that waits for its sign-in is not called an error as well.
+        assert_eq!(
+            look.tooltip,
+            "Capabilities: Sign in to notes to continue · source error: gh"
+        );
+        assert_eq!(look.pending_text, "No pending approvals");
+        assert_eq!(look.pending, 0);
+        assert_eq!(look.sign_ins, ["notes"]);
+    }
+
+    #[test]
+    fn sign_ins_to_several_sources_are_counted_beside_the_approvals() {
+        let mut two = state(0, true, &[("notes", "needs_connection")]);
+        two.sign_ins = waiting_for(&["notes", "mail"]);
+        let look = look(&two);
+        assert_eq!(look.icon, "pending", "a sign-in wins over the pause");
+        assert_eq!(
+            look.tooltip,
+            "Capabilities: Sign in to 2 sources to continue · approvals paused: calls that ask are denied"
+        );
+        assert_eq!(look.sign_ins, ["notes", "mail"]);
+        let mut both = state(1, false, &[("notes", "needs_connection")]);
+        both.sign_ins = waiting_for(&["notes"]);
+        assert_eq!(
+            super::look(&both).tooltip,
+            "Capabilities: 1 pending approval · Sign in to notes to continue"
+        );
     }
 }

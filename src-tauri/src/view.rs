@@ -11,6 +11,9 @@ pub(crate) struct AppState {
     pub pending: usize,
     /// Runs with pending approvals, oldest first.
     pub pending_runs: Vec<String>,
+    /// Sources that paused runs wait to be signed in to, oldest first: not approvals, so not in
+    /// `pending` (`sign_ins.rs`).
+    pub sign_ins: Vec<SignInNeed>,
     pub paused: bool,
     /// Where pending approvals are being answered instead of a popup: "answer in Claude Code"
     /// while a client shows its own form for them.
@@ -31,6 +34,17 @@ pub(crate) struct SourceState {
     pub state: capa_core::SourceState,
     pub last_error: Option<String>,
     pub tools: usize,
+}
+
+/// A source that calls of paused runs wait on until the person signs in to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SignInNeed {
+    pub source: String,
+    /// The connection its oldest waiting call asked for; none: the source's default one.
+    pub connection: Option<String>,
+    /// The calls that wait for it.
+    pub calls: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -57,7 +71,8 @@ impl SourceState {
 }
 
 /// What the tray shows: the icon (`idle`, `pending`, `paused`, `error`), the tooltip, the text of the
-/// menu's pending item, the count beside the icon and the "Pause approvals" check mark.
+/// menu's pending item, the count beside the icon (approvals and sign-ins), the "Pause approvals"
+/// check mark and the sources with a "Sign in to <source>…" item.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Look {
@@ -66,4 +81,5 @@ pub(crate) struct Look {
     pub pending_text: String,
     pub pending: usize,
     pub paused: bool,
+    pub sign_ins: Vec<String>,
 }

@@ -120,7 +120,9 @@ impl<'de> Deserialize<'de> for OAuthSetting {
         impl<'de> serde::de::Visitor<'de> for Setting {
             type Value = OAuthSetting;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("`oauth: true`, `oauth: false` or `oauth: { clientId, scopes, clientSecret }`")
+                f.write_str(
+                    "`oauth: true`, `oauth: false` or `oauth: { clientId, scopes, clientSecret }`",
+                )
             }
             fn visit_bool<E: serde::de::Error>(self, value: bool) -> Result<Self::Value, E> {
                 Ok(OAuthSetting::Enabled(value))

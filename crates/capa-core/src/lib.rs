@@ -53,5 +53,5 @@ pub use hub::{
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::{DataDirError, HubPaths, ensure_private_file, write_private_file};
-pub use runs::{PageOpener, Runs};
+pub use runs::{PageOpener, Runs, SignInLinker};
 pub use tools::{definition_of, tool_of};

@@ -9,6 +9,10 @@ use tokio::sync::watch;
 /// Opens the approval page of a run on the user's screen; returns whether it did.
 pub type PageOpener = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
+/// Makes a one-time link to the hub's own sign-in page for `source` as `connection` (the HTTP
+/// server installs one; `None` when it cannot).
+pub type SignInLinker = Arc<dyn Fn(&str, Option<&str>) -> Option<String> + Send + Sync>;
+
 pub struct Runs {
     decisions: watch::Sender<u64>,
     /// How many inputs are pending, refreshed when one is recorded or decided.
@@ -18,6 +22,7 @@ pub struct Runs {
     /// Exists while paused: a person who paused approvals and restarts stays paused.
     paused_file: std::path::PathBuf,
     page: RwLock<Option<PageOpener>>,
+    sign_in_linker: RwLock<Option<SignInLinker>>,
     /// Signs the `requestState` of approvals sent to clients.
     state_key: Vec<u8>,
 }
@@ -39,6 +44,7 @@ impl Runs {
             paused: watch::channel(paused_file.exists()).0,
             paused_file,
             page: RwLock::new(None),
+            sign_in_linker: RwLock::new(None),
             state_key,
         }
     }
@@ -137,6 +143,20 @@ impl Runs {
     /// Changes when approvals are paused or resumed.
     pub fn watch_paused(&self) -> watch::Receiver<bool> {
         self.paused.subscribe()
+    }
+
+    /// Installs the maker of sign-in links (the HTTP server does, when it starts).
+    pub fn set_sign_in_linker(&self, linker: SignInLinker) {
+        if let Ok(mut slot) = self.sign_in_linker.write() {
+            *slot = Some(linker);
+        }
+    }
+
+    /// A one-time link to the hub's sign-in page for `source` as `connection`: it starts the
+    /// sign-in and sends the browser to the authorization server. Never for a model.
+    pub fn sign_in_link(&self, source: &str, connection: Option<&str>) -> Option<String> {
+        let linker = self.sign_in_linker.read().ok()?.clone()?;
+        linker(source, connection)
     }
 
     /// Installs the approval page opener (the HTTP server does, when it starts).

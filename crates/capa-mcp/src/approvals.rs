@@ -29,6 +29,10 @@ use rmcp::service::{Peer, RoleServer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+mod sign_ins;
+
+use self::sign_ins::SealedSignIn;
+
 use crate::surface::Asking;
 use capa_core::clock::now_ms;
 
@@ -43,6 +47,9 @@ const FORM_CLAIM: Duration = Duration::from_mins(1);
 struct Sealed {
     run: String,
     inputs: Vec<SealedInput>,
+    /// Sign-ins offered as URL elicitation (`crate::sign_ins`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    sign_ins: Vec<SealedSignIn>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -101,12 +108,16 @@ impl Approvals {
         let cancel = asking.cancel.clone();
         let form_channel = AskingChannel::client_form(request.client.as_deref());
         let can_ask = asking.input_required || asking.elicit_peer.is_some();
+        let wall = Duration::from_millis(self.hub.run_limits().wall_ms);
         let first = if let Some(state) = &asking.request_state {
             match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
-                Ok((run_id, all_answered)) => {
+                Ok((run_id, all_answered, sign_ins)) => {
                     // A form left unanswered (cancelled) is not asked again in a loop: the
                     // run waits as `awaiting_approval`, for the page or the terminal.
                     asking.input_required &= all_answered;
+                    // Sign-in links are offered once: the person accepted and signs in now
+                    // (the hub waits for it), or the run waits as `awaiting_connection`.
+                    self.take_sign_ins(&mut asking, &sign_ins, wall).await;
                     let options = ExecuteOptions {
                         cancel: cancel.clone(),
                         asked_in: (asking.input_required || asking.elicit_peer.is_some())
@@ -173,6 +184,12 @@ impl Approvals {
                 }
             }
         }
+        if let Some(answer) = self
+            .offer_sign_ins(&mut envelope, &asking, &bound, &request, wall)
+            .await
+        {
+            return answer;
+        }
         if envelope.status == EnvelopeStatus::AwaitingApproval {
             // No form of the client's asks now: the popup and the page take over.
             for input in self.pending_approvals(&envelope.run_id) {
@@ -234,6 +251,7 @@ impl Approvals {
                     args: p.args_digest.clone(),
                 })
                 .collect(),
+            sign_ins: Vec::new(),
         };
         let options = SealOptions::new()
             .associated_data(bound)
@@ -270,7 +288,7 @@ impl Approvals {
         state: &str,
         bound: &[u8],
         responses: Option<&InputResponses>,
-    ) -> Result<(String, bool), (&'static str, String)> {
+    ) -> Result<(String, bool, Vec<SealedSignIn>), (&'static str, String)> {
         let refuse = |message: &str| ("invalid_request_state", message.to_owned());
         let codec = self
             .codec
@@ -319,7 +337,7 @@ impl Approvals {
                 tracing::warn!(error = %e, approval = %input.id, "a client's decision was not taken");
             }
         }
-        Ok((sealed.run, all_answered))
+        Ok((sealed.run, all_answered, sealed.sign_ins))
     }
 
     /// Asks an initialize-era client with `elicitation/create`, one approval at a time. While

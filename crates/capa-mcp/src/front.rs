@@ -90,9 +90,15 @@ fn asking(
     let modern = context
         .protocol_version()
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    let url = context
+        .client_capabilities()
+        .and_then(|c| c.elicitation)
+        .is_some_and(|e| e.url.is_some());
     Asking {
         input_required: form && modern,
         elicit_peer: (form && !modern).then(|| context.peer.clone()),
+        url_input_required: url && modern,
+        url_peer: (url && !modern).then(|| context.peer.clone()),
         input_responses: request.input_responses.clone(),
         request_state: request.request_state.clone(),
         session: session_key(context, connection),

@@ -60,6 +60,11 @@ pub struct Asking {
     /// An initialize-era session that declared form elicitation: the server can send
     /// `elicitation/create` to it mid-call.
     pub elicit_peer: Option<Peer<RoleServer>>,
+    /// It declared URL elicitation: a sign-in the run waits for is offered as a link to the
+    /// hub's sign-in page, in `input_required` (2026-07-28) or as `elicitation/create` on
+    /// `url_peer` (earlier versions).
+    pub url_input_required: bool,
+    pub url_peer: Option<Peer<RoleServer>>,
     /// Answers to an earlier `input_required`, and the state it carried.
     pub input_responses: Option<InputResponses>,
     pub request_state: Option<String>,

@@ -11,6 +11,7 @@
 pub(crate) mod browser;
 mod form;
 mod render;
+mod sign_in;
 pub(crate) use self::render::message_page;
 pub(crate) mod secrets;
 
@@ -57,6 +58,15 @@ impl ApprovalPages {
     /// The links and sessions, for the web UI's access.
     pub(crate) fn secrets(&self) -> Arc<Secrets> {
         Arc::clone(&self.secrets)
+    }
+
+    /// The maker of one-time sign-in links ([`capa_core::Hub::set_sign_in_linker`]).
+    pub(crate) fn sign_in_linker(self: &Arc<Self>) -> capa_core::SignInLinker {
+        let pages = Arc::clone(self);
+        Arc::new(move |source: &str, connection: Option<&str>| {
+            let token = pages.secrets.issue_sign_in_link(source, connection)?;
+            Some(format!("{}/sign-in/{token}", pages.origin))
+        })
     }
 
     /// The opener for [`capa_core::Runs::set_page_opener`]. It holds no reference to the hub.
@@ -116,12 +126,13 @@ pub(crate) fn routes(hub: Arc<Hub>, pages: Arc<ApprovalPages>) -> Router {
         .route("/approve/{token}", get(follow_link))
         .route("/approve/run/{run_id}", get(show_run))
         .route("/approve/run/{run_id}/decide", post(decide))
+        .route("/sign-in/{token}", get(sign_in::follow))
         .with_state(PageState { hub, pages })
 }
 
 /// Whether a request path belongs to the page (exempt from the bearer token).
 pub(crate) fn is_page_path(path: &str) -> bool {
-    path.starts_with("/approve/")
+    path.starts_with("/approve/") || path.starts_with("/sign-in/")
 }
 
 /// An HTML response with the page's security headers.

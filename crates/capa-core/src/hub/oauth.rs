@@ -410,6 +410,40 @@ impl Hub {
         })
     }
 
+    /// Waits until `source_id` is signed in as `connection` (else its default sign-in) and
+    /// ready, at most `limit`; true when it is.
+    pub async fn wait_signed_in(
+        &self,
+        source_id: &str,
+        connection: Option<&str>,
+        limit: Duration,
+    ) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let ready = self.sources().into_iter().any(|s| {
+                s.id == source_id
+                    // A named connection starts at its first call; the default one at once.
+                    && (connection.is_some() || s.state == capa_domain::SourceState::Ready)
+                    && s.oauth.is_some_and(|o| {
+                        o.connections.iter().any(|c| {
+                            c.signed_in
+                                && match connection {
+                                    Some(name) => c.name == name,
+                                    None => c.default,
+                                }
+                        })
+                    })
+            });
+            if ready {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
     /// Tokens of `connection` are stored: record the connection and start the source with it.
     async fn signed_in(&self, source_id: &str, key: &str, connection: &str) {
         let first = !self

@@ -4,7 +4,7 @@
 use tokio::sync::watch;
 
 use super::Hub;
-use crate::runs::PageOpener;
+use crate::runs::{PageOpener, SignInLinker};
 
 impl Hub {
     /// Changes whenever a person decides something.
@@ -21,6 +21,17 @@ impl Hub {
     /// app replaces it with its popups).
     pub fn set_page_opener(&self, opener: PageOpener) {
         self.runs.set_page_opener(opener);
+    }
+
+    /// Installs the maker of one-time sign-in links (the HTTP server does, when it starts).
+    pub fn set_sign_in_linker(&self, linker: SignInLinker) {
+        self.runs.set_sign_in_linker(linker);
+    }
+
+    /// A one-time link to this hub's sign-in page for `source` as `connection`, for a person's
+    /// browser (a client's URL elicitation); `None` without an HTTP server.
+    pub fn sign_in_link(&self, source: &str, connection: Option<&str>) -> Option<String> {
+        self.runs.sign_in_link(source, connection)
     }
 
     /// Opens the approval page of `run_id`; false when no page can be opened here.

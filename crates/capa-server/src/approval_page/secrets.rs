@@ -25,6 +25,12 @@ enum Grant {
     Run(String),
     /// The web UI (the whole local API).
     App,
+    /// Starting the OAuth sign-in of a source as a connection (a link handed to a client's URL
+    /// elicitation: its holder can only send their browser to the authorization server).
+    SignIn {
+        source: String,
+        connection: Option<String>,
+    },
 }
 
 struct Link {
@@ -78,6 +84,27 @@ impl Secrets {
         self.issue(Grant::Run(run_id.to_owned()))
     }
 
+    /// A new one-time link token that starts the sign-in of `source` as `connection`.
+    pub(crate) fn issue_sign_in_link(
+        &self,
+        source: &str,
+        connection: Option<&str>,
+    ) -> Option<String> {
+        self.issue(Grant::SignIn {
+            source: source.to_owned(),
+            connection: connection.map(str::to_owned),
+        })
+    }
+
+    /// Uses up a sign-in link: the source and connection it signs in, when it is known, unused
+    /// and fresh.
+    pub(crate) fn redeem_sign_in_link(&self, token: &str) -> Option<(String, Option<String>)> {
+        match self.redeem(token, |g| matches!(g, Grant::SignIn { .. }))? {
+            Grant::SignIn { source, connection } => Some((source, connection)),
+            Grant::Run(_) | Grant::App => None,
+        }
+    }
+
     /// A new one-time link token that starts a web UI session.
     pub(crate) fn issue_app_link(&self) -> Option<String> {
         self.issue(Grant::App)
@@ -127,7 +154,7 @@ impl Secrets {
     pub(super) fn redeem_link(&self, token: &str) -> Option<String> {
         match self.redeem(token, |g| matches!(g, Grant::Run(_)))? {
             Grant::Run(run_id) => Some(run_id),
-            Grant::App => None,
+            Grant::App | Grant::SignIn { .. } => None,
         }
     }
 

@@ -10,6 +10,7 @@ mod desktop;
 mod fatal;
 mod hub_origin;
 mod labels;
+mod notify;
 mod popups;
 mod sign_ins;
 mod tray;

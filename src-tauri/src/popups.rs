@@ -19,6 +19,7 @@ use tauri::{AppHandle, Manager};
 use tokio::sync::Notify;
 
 use crate::desktop::Desktop;
+use crate::notify::notify;
 use crate::view::{AppState, PopupState, SourceState};
 use crate::{sign_ins, tray, windows};
 
@@ -382,17 +383,6 @@ fn notify_approval(app: &AppHandle, input: &PendingInput) {
         format!("Capabilities: approve {}?", input.address),
         input.reason.clone(),
     );
-}
-
-/// An OS notification. Needs a notification server; failures are logged only.
-pub(crate) fn notify(app: &AppHandle, title: String, body: String) {
-    use tauri_plugin_notification::NotificationExt;
-    let builder = app.notification().builder().title(title).body(body);
-    tauri::async_runtime::spawn_blocking(move || {
-        if let Err(e) = builder.show() {
-            tracing::debug!(error = %e, "no notification shown");
-        }
-    });
 }
 
 /// Points the hub's approval page opener at the popups and watches the hub until the app ends.

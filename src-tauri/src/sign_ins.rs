@@ -13,7 +13,7 @@ use capa_core::{PendingInput, SourceStatus};
 use tauri::{AppHandle, Manager};
 
 use crate::desktop::Desktop;
-use crate::popups;
+use crate::notify::notify;
 use crate::view::SignInNeed;
 
 /// The ids of the tray's sign-in items: this prefix, then the source id.
@@ -107,7 +107,7 @@ fn notice(input: &PendingInput) -> (String, String) {
 /// Notifies the person of a call that waits for a sign-in.
 pub(crate) fn notify_needed(app: &AppHandle, input: &PendingInput) {
     let (title, body) = notice(input);
-    popups::notify(app, title, body);
+    notify(app, title, body);
 }
 
 /// The tray's "Sign in to <source>…": starts the sign-in as the connection the oldest waiting
@@ -128,7 +128,7 @@ pub(crate) async fn sign_in(app: AppHandle, source: String) {
         Ok(started) => started,
         Err(e) => {
             tracing::warn!(source = %source, error = %e, "could not start the sign-in");
-            popups::notify(
+            notify(
                 &app,
                 format!("Could not sign in to {source}"),
                 e.to_string(),
@@ -145,7 +145,7 @@ pub(crate) async fn sign_in(app: AppHandle, source: String) {
         tracing::info!(source = %source, connection = %started.connection, "sign-in opened in the browser");
     } else {
         tracing::warn!(source = %source, "could not open the browser for the sign-in");
-        popups::notify(
+        notify(
             &app,
             format!("Could not open your browser to sign in to {source}"),
             "Set CAPA_BROWSER or a default browser, or open Sources in the Capabilities settings, where the sign-in's link is shown.".to_owned(),

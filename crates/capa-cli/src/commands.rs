@@ -13,6 +13,7 @@ mod login;
 mod lookup;
 mod mcp;
 mod policy;
+mod reload_notice;
 mod sh;
 mod source_logs;
 mod sources;

@@ -8,14 +8,17 @@ use std::time::Duration;
 
 use crate::error::ConfigIssue;
 use crate::file::{
-    CapabilitiesFile, ExposePolicy, ExposureMode, OAuthSetting, ServerDef, ServerEntry, SkillEntry,
+    CapabilitiesFile, ExposePolicy, ExposureMode, ServerDef, ServerEntry, SkillEntry,
 };
 use crate::located::{Located, Position};
 use crate::resolved::{
-    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, OAuthConfig, SkillConfig,
-    SkillRequirement, SourceConfig, SourceScope, SourceTransport, ToolSelection,
+    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SkillConfig, SkillRequirement,
+    SourceConfig, SourceScope, SourceTransport, ToolSelection,
 };
 use crate::secret_ref;
+
+mod oauth;
+use self::oauth::check_oauth;
 
 /// Namespaces the hub keeps for itself.
 pub const RESERVED_IDS: &[&str] = &["hub", "capa", "capabilities", DEMO_ID];
@@ -204,69 +207,6 @@ pub fn is_source_id(id: &str) -> bool {
     matches!(chars.next(), Some(c) if c.is_ascii_lowercase())
         && id.len() <= 64
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
-}
-
-/// The `oauth:` of a `url` server as resolved, reporting what is wrong with it.
-fn check_oauth(
-    checker: &mut Checker<'_>,
-    def: &Located<ServerDef>,
-    ok: &mut bool,
-) -> Option<OAuthConfig> {
-    let position = def.position;
-    let oauth = match &def.oauth {
-        None | Some(OAuthSetting::Enabled(false)) => None,
-        Some(OAuthSetting::Enabled(true)) => Some(OAuthConfig::default()),
-        Some(OAuthSetting::Client(client)) => Some(OAuthConfig {
-            client_id: client.client_id.clone(),
-            scopes: client.scopes.clone(),
-            client_secret: match client.client_secret.as_deref() {
-                None => None,
-                Some(value) => {
-                    let name = whole_secret_ref(value);
-                    if name.is_none() {
-                        checker.issue(
-                            position,
-                            "`oauth.clientSecret` must be a `${secret:NAME}` reference",
-                            "store the secret with `capa connections set <source> <connection> --field NAME` and write `clientSecret: ${secret:NAME}`",
-                        );
-                        *ok = false;
-                    }
-                    name
-                }
-            },
-        }),
-    };
-    if oauth
-        .as_ref()
-        .is_some_and(|o| o.client_secret.is_some() && o.client_id.is_none())
-    {
-        checker.issue(
-            position,
-            "`oauth.clientSecret` needs `oauth.clientId`",
-            "add the client id the secret belongs to",
-        );
-        *ok = false;
-    }
-    if oauth.is_some()
-        && def
-            .headers
-            .keys()
-            .any(|k| k.eq_ignore_ascii_case("authorization"))
-    {
-        checker.issue(
-            position,
-            "`oauth` and an `Authorization` header both give the server credentials",
-            "keep `oauth` to sign in, or the header for a static token, not both",
-        );
-        *ok = false;
-    }
-    oauth
-}
-
-/// NAME when `value` is exactly `${secret:NAME}`.
-fn whole_secret_ref(value: &str) -> Option<String> {
-    let name = value.strip_prefix("${secret:")?.strip_suffix('}')?;
-    secret_ref::is_secret_name(name).then(|| name.to_owned())
 }
 
 fn check_def(

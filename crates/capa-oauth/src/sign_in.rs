@@ -73,9 +73,13 @@ impl std::fmt::Debug for PendingSignIn {
 /// the authorization URL (PKCE S256, `resource`, scopes). Tokens land in `store` on
 /// [`PendingSignIn::finish`].
 pub async fn begin(
-    request: SignInRequest,
+    mut request: SignInRequest,
     store: TokenStore,
 ) -> Result<PendingSignIn, SignInError> {
+    // After a step-up (a 403 `insufficient_scope`), the granted scopes and those asked for.
+    if request.scopes.is_empty() {
+        request.scopes = store.step_up_scopes().await;
+    }
     let setup = |reason: String| SignInError::Setup {
         url: request.url.clone(),
         reason,
@@ -150,6 +154,7 @@ pub async fn begin(
         metadata: Some(metadata),
         client_secret,
         redirect_uri: Some(redirect_uri),
+        wanted_scopes: Vec::new(),
     });
     Ok(PendingSignIn {
         session,

@@ -78,6 +78,42 @@ impl TokenStore {
         matches!(self.summary().await, Ok(Some(s)) if s.signed_in)
     }
 
+    /// Keeps scopes a server asked for, for the next sign-in (which asks for them with the
+    /// granted ones).
+    pub async fn want_scopes(&self, scopes: Vec<String>) -> Result<(), SecretError> {
+        let Some(mut set) = self.read().await? else {
+            return Ok(());
+        };
+        for scope in scopes {
+            if !set.wanted_scopes.contains(&scope) {
+                set.wanted_scopes.push(scope);
+            }
+        }
+        self.write(set).await
+    }
+
+    /// The scopes a new sign-in should ask for after a step-up: the granted ones and those the
+    /// server asked for; empty when no server asked for more.
+    pub(crate) async fn step_up_scopes(&self) -> Vec<String> {
+        let Ok(Some(set)) = self.read().await else {
+            return Vec::new();
+        };
+        if set.wanted_scopes.is_empty() {
+            return Vec::new();
+        }
+        let mut scopes = set
+            .credentials
+            .as_ref()
+            .map(|c| c.granted_scopes.clone())
+            .unwrap_or_default();
+        for scope in set.wanted_scopes {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        scopes
+    }
+
     /// Deletes the token set and its parts from the keychain.
     pub async fn delete(&self) -> Result<(), SecretError> {
         let inner = Arc::clone(&self.inner);

@@ -17,6 +17,10 @@ pub(crate) struct TokenSet {
     /// A client secret: of a configured client, or one that registration returned.
     pub client_secret: Option<String>,
     pub redirect_uri: Option<String>,
+    /// Scopes a server asked for beyond the granted ones (a 403 `insufficient_scope`): the
+    /// next sign-in asks for them with the granted ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wanted_scopes: Vec<String>,
 }
 
 impl TokenSet {

@@ -43,6 +43,8 @@ pub(crate) struct BoundedHttpClient {
 pub(crate) struct AuthSignal {
     refused: std::sync::atomic::AtomicBool,
     challenge: std::sync::Mutex<Option<String>>,
+    /// The scope a 403 `insufficient_scope` asked for (a step-up), until a request succeeds.
+    wanted_scope: std::sync::Mutex<Option<String>>,
 }
 
 impl AuthSignal {
@@ -55,12 +57,28 @@ impl AuthSignal {
                     *challenge = Some(required.www_authenticate_header.clone());
                 }
             }
-            Ok(_) => self.refused.store(false, Ordering::Relaxed),
+            Err(StreamableHttpError::InsufficientScope(insufficient)) => {
+                self.refused.store(true, Ordering::Relaxed);
+                if let Ok(mut wanted) = self.wanted_scope.lock() {
+                    wanted.clone_from(&insufficient.required_scope);
+                }
+            }
+            Ok(_) => {
+                self.refused.store(false, Ordering::Relaxed);
+                if let Ok(mut wanted) = self.wanted_scope.lock() {
+                    *wanted = None;
+                }
+            }
             Err(_) => {}
         }
     }
 
-    /// Whether the last answer about the credentials was a 401.
+    /// The scope the server said the last request lacked (a 403 `insufficient_scope`).
+    pub(crate) fn wanted_scope(&self) -> Option<String> {
+        self.wanted_scope.lock().ok().and_then(|w| w.clone())
+    }
+
+    /// Whether the last answer about the credentials was a 401 or a 403 for want of scope.
     pub(crate) fn refused(&self) -> bool {
         self.refused.load(std::sync::atomic::Ordering::Relaxed)
     }

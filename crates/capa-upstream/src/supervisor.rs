@@ -13,19 +13,19 @@ use rmcp::service::RoleClient;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::connect::{Client, connect, has_auth_header, sign_in_hint};
+use crate::connect::{Client, connect, sign_in_hint};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
 use crate::http_client::AuthSignal;
+
+mod sign_in;
+use self::sign_in::{SIGNED_OUT, refused_after_handshake, wait_for_sign_in};
 use crate::limits::MAX_TOOL_PAGES;
 use crate::progress::{ProgressRouter, ProgressSink, call_tool_with_progress};
 use crate::source_log::{LogLevel, SourceLog};
 use crate::spec::UpstreamSpec;
 use crate::timings::SupervisorTimings;
 use crate::tool_list::{Cuts, ToolListBounds};
-
-/// Why a connected upstream's calls wait for a person after its server refused the sign-in.
-const SIGNED_OUT: &str = "the server no longer accepts the sign-in (it was revoked or expired); sign in again from Capabilities (Sources, Sign in) or with `capa connections login`";
 
 /// Where an upstream is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -219,15 +219,7 @@ impl Upstream {
         let (peer, auth) = tokio::time::timeout_at(deadline, self.ready_peer())
             .await
             .map_err(|_| timed_out())??;
-        // A call that fails because the server stopped accepting the sign-in (a refused
-        // refresh) waits for a person, as a call made after it would.
-        let signed_out = |error: UpstreamError| match &auth {
-            Some(auth) if auth.refused() && error.retryable() => UpstreamError::NeedsSignIn {
-                source_id: self.spec.source_id.clone(),
-                reason: SIGNED_OUT.to_owned(),
-            },
-            _ => error,
-        };
+        let signed_out = |error: UpstreamError| self.signed_out(auth.as_deref(), error);
         let mut params = CallToolRequestParams::new(remote_name.to_owned());
         params.arguments = arguments;
         let Some(progress) = progress else {
@@ -359,39 +351,15 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
                 if outcome == Outcome::Shutdown {
                     break;
                 }
-                // The handshake passed but the server then refused the credentials (a sign-in
-                // it no longer accepts, or none for a server that lets only the handshake
-                // through): a person signs in; retrying would not help.
-                let refused = upstream
-                    .snapshot
-                    .borrow()
-                    .auth
-                    .as_ref()
-                    .is_some_and(|a| a.refused());
-                if refused && !has_auth_header(&upstream.spec) {
+                if refused_after_handshake(&upstream) {
                     let reason = sign_in_hint(&upstream.spec);
-                    log.hub(LogLevel::Warn, &format!("not connected: {reason}"));
-                    upstream.update(|s| {
-                        s.state = UpstreamState::NeedsSignIn;
-                        s.peer = None;
-                        s.last_error = Some(reason);
-                    });
-                    changed();
-                    upstream.shutdown.cancelled().await;
+                    wait_for_sign_in(&upstream, &log, reason, &changed).await;
                     break;
                 }
             }
             Err(e @ UpstreamError::NeedsSignIn { .. }) => {
                 tracing::warn!(source = %source_id, error = %e, "upstream needs a sign-in");
-                log.hub(LogLevel::Warn, &format!("not connected: {e}"));
-                upstream.update(|s| {
-                    s.state = UpstreamState::NeedsSignIn;
-                    s.peer = None;
-                    s.last_error = Some(e.status_text());
-                });
-                changed();
-                // Retrying cannot help: the hub starts this source anew once someone signed in.
-                upstream.shutdown.cancelled().await;
+                wait_for_sign_in(&upstream, &log, e.status_text(), &changed).await;
                 break;
             }
             Err(e) => {
@@ -476,11 +444,15 @@ async fn serve_connection(
             upstream
                 .log
                 .hub(LogLevel::Error, &format!("listing tools failed: {e}"));
-            upstream.update(|s| {
-                s.state = UpstreamState::Down;
-                s.last_error = Some(e.status_text());
-            });
-            changed();
+            // Refused credentials are not a fault to show as `down` in between: the caller
+            // marks the upstream as needing a sign-in next.
+            if !refused_after_handshake(upstream) {
+                upstream.update(|s| {
+                    s.state = UpstreamState::Down;
+                    s.last_error = Some(e.status_text());
+                });
+                changed();
+            }
             let _ = client.cancel().await;
             return Outcome::Lost;
         }

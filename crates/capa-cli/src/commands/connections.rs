@@ -56,7 +56,7 @@ pub(super) async fn run(
                 record.name,
                 if record.is_default { " (default)" } else { "" }
             );
-            notify_running_hub(paths).await;
+            super::reload_notice::notify_running_hub(paths).await;
         }
         ConnectionsCommand::List { json } => {
             let list = connections.list()?;
@@ -108,7 +108,7 @@ pub(super) async fn run(
                 "Removed connection `{name}` of `{}` and its secrets.",
                 removed.source
             );
-            notify_running_hub(paths).await;
+            super::reload_notice::notify_running_hub(paths).await;
         }
         ConnectionsCommand::Login {
             source,
@@ -142,11 +142,4 @@ fn read_secret(source: &str, name: &str) -> anyhow::Result<Secret> {
         );
     }
     Ok(Secret::new(value))
-}
-
-pub(super) async fn notify_running_hub(paths: &HubPaths) {
-    if let Err(e) = capa_host::sources::reload_connections(paths).await {
-        let e = anyhow::Error::new(e);
-        eprintln!("warning: the running hub did not reload its connections: {e:#}");
-    }
 }

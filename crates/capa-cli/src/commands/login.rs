@@ -86,6 +86,6 @@ pub(super) async fn run(
         record.name,
         if record.is_default { " (default)" } else { "" }
     );
-    super::connections::notify_running_hub(paths).await;
+    super::reload_notice::notify_running_hub(paths).await;
     Ok(ExitCode::SUCCESS)
 }

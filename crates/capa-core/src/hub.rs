@@ -379,6 +379,7 @@ impl Hub {
                 .collect();
             keys.iter().filter_map(|k| upstreams.remove(k)).collect()
         };
+        self.remember_signed_out(&stopped).await;
         join_all(stopped.iter().map(|u| u.shutdown())).await;
         for def in &uses_secrets {
             self.start_default(def);

@@ -25,11 +25,14 @@ pub async fn authorized_client<C>(
     url: &str,
     store: &TokenStore,
 ) -> Result<AuthClient<C>, ConnectError> {
-    let set = store
-        .read()
-        .await
-        .map_err(|e| ConnectError::Unavailable(e.to_string()))?
-        .ok_or(ConnectError::SignedOut)?;
+    let set = match store.read().await {
+        Ok(Some(set)) => set,
+        // Damaged (parts that do not add up): nothing to use; a new sign-in replaces it.
+        Ok(None) | Err(capa_secrets::SecretError::Damaged { .. }) => {
+            return Err(ConnectError::SignedOut);
+        }
+        Err(e) => return Err(ConnectError::Unavailable(e.to_string())),
+    };
     if !set.summary().signed_in {
         return Err(ConnectError::SignedOut);
     }

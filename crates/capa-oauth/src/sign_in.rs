@@ -76,9 +76,12 @@ pub async fn begin(
     mut request: SignInRequest,
     store: TokenStore,
 ) -> Result<PendingSignIn, SignInError> {
-    // After a step-up (a 403 `insufficient_scope`), the granted scopes and those asked for.
-    if request.scopes.is_empty() {
-        request.scopes = store.step_up_scopes().await;
+    // After a step-up (a 403 `insufficient_scope`), the granted scopes and those asked for,
+    // with the configured ones.
+    for scope in store.step_up_scopes().await {
+        if !request.scopes.contains(&scope) {
+            request.scopes.push(scope);
+        }
     }
     let setup = |reason: String| SignInError::Setup {
         url: request.url.clone(),
@@ -139,8 +142,18 @@ pub async fn begin(
     let session = AuthorizationSession::new(manager, authorization)
         .await
         .map_err(|(_, e)| setup(describe(&e)))?;
-    let expected_state = reqwest::Url::parse(&session.auth_url)
-        .ok()
+    // The person's browser goes there: a web address, nothing a discovery document could
+    // smuggle in (`javascript:`, `file:`).
+    let parsed = reqwest::Url::parse(&session.auth_url).ok();
+    if !parsed
+        .as_ref()
+        .is_some_and(|u| matches!(u.scheme(), "https" | "http"))
+    {
+        return Err(setup(
+            "the authorization server's sign-in address is not an http(s) URL".to_owned(),
+        ));
+    }
+    let expected_state = parsed
         .and_then(|u| {
             u.query_pairs()
                 .find(|(k, _)| k == "state")
@@ -228,71 +241,88 @@ impl PendingSignIn {
         let server = tokio::spawn(async move {
             let _ = axum::serve(self.listener, app).await;
         });
-        let outcome = tokio::time::timeout(limit, async {
+        // The wait for the person is bounded; the exchange that follows is not cut short by it
+        // (tokens stored with no connection recorded would be lost).
+        let expected = self.expected_state.clone();
+        let arrived = tokio::time::timeout(limit, async {
             while let Some((params, reply)) = rx.recv().await {
-                if params.get("state") != Some(&self.expected_state) {
-                    let _ = reply.send(page(
-                        "This sign-in link is out of date",
-                        "Start the sign-in again from Capabilities.",
-                    ));
-                    continue;
+                if params.get("state") == Some(&expected) {
+                    return Some((params, reply));
                 }
-                if let Some(error) = params.get("error") {
-                    let detail = params
-                        .get("error_description")
-                        .map_or_else(String::new, |d| format!(" ({d})"));
-                    let _ = reply.send(page(
-                        "Sign-in refused",
-                        "The sign-in was not completed. You can close this tab.",
-                    ));
-                    return Err(SignInError::Refused(format!("{error}{detail}")));
-                }
-                let Some(code) = params.get("code") else {
-                    let _ = reply.send(page("Sign-in failed", "The redirect carried no code."));
-                    return Err(SignInError::Exchange("the redirect carried no code".into()));
-                };
-                let exchanged = self
-                    .session
-                    .handle_callback_with_issuer(
-                        code,
-                        &self.expected_state,
-                        params.get("iss").map(String::as_str),
-                    )
-                    .await;
-                return match exchanged {
-                    Ok(_) => {
-                        let summary = self
-                            .store
-                            .summary()
-                            .await
-                            .map_err(|e| SignInError::Store(e.to_string()))?
-                            .ok_or_else(|| SignInError::Store("nothing was stored".into()))?;
-                        let _ = reply.send(page(
-                            "Signed in",
-                            "Capabilities is connected. You can close this tab.",
-                        ));
-                        Ok(summary)
-                    }
-                    Err(e) => {
-                        let _ =
-                            reply.send(page("Sign-in failed", "Start it again from Capabilities."));
-                        Err(match e {
-                            AuthError::CredentialStoreError(m) => SignInError::Store(m),
-                            other => SignInError::Exchange(describe(&other)),
-                        })
-                    }
-                };
+                let _ = reply.send(page(
+                    "This sign-in link is out of date",
+                    "Start the sign-in again from Capabilities.",
+                ));
             }
-            Err(SignInError::Exchange(
-                "the redirect listener stopped".into(),
-            ))
+            None
         })
-        .await
-        .unwrap_or(Err(SignInError::TimedOut(limit)));
+        .await;
+        let outcome = match arrived {
+            Err(_) => Err(SignInError::TimedOut(limit)),
+            Ok(None) => Err(SignInError::Exchange(
+                "the redirect listener stopped".into(),
+            )),
+            Ok(Some((params, reply))) => {
+                let (outcome, answer) =
+                    exchange(&self.session, &self.store, &expected, &params).await;
+                let _ = reply.send(answer);
+                outcome
+            }
+        };
         // The page was answered before this point; give it a moment to reach the browser.
         tokio::time::sleep(Duration::from_millis(100)).await;
         server.abort();
         outcome
+    }
+}
+
+/// The code of a redirect exchanged for tokens (stored by the exchange's save), and the page
+/// the browser gets.
+async fn exchange(
+    session: &AuthorizationSession,
+    store: &TokenStore,
+    state: &str,
+    params: &HashMap<String, String>,
+) -> (Result<TokenSummary, SignInError>, Html<String>) {
+    if let Some(error) = params.get("error") {
+        let detail = params
+            .get("error_description")
+            .map_or_else(String::new, |d| format!(" ({d})"));
+        return (
+            Err(SignInError::Refused(format!("{error}{detail}"))),
+            page(
+                "Sign-in refused",
+                "The sign-in was not completed. You can close this tab.",
+            ),
+        );
+    }
+    let Some(code) = params.get("code") else {
+        return (
+            Err(SignInError::Exchange("the redirect carried no code".into())),
+            page("Sign-in failed", "The redirect carried no code."),
+        );
+    };
+    let exchanged = session
+        .handle_callback_with_issuer(code, state, params.get("iss").map(String::as_str))
+        .await;
+    let failed = || page("Sign-in failed", "Start it again from Capabilities.");
+    match exchanged {
+        Ok(_) => match store.summary().await {
+            Ok(Some(summary)) => (
+                Ok(summary),
+                page(
+                    "Signed in",
+                    "Capabilities is connected. You can close this tab.",
+                ),
+            ),
+            Ok(None) => (
+                Err(SignInError::Store("nothing was stored".into())),
+                failed(),
+            ),
+            Err(e) => (Err(SignInError::Store(e.to_string())), failed()),
+        },
+        Err(AuthError::CredentialStoreError(m)) => (Err(SignInError::Store(m)), failed()),
+        Err(other) => (Err(SignInError::Exchange(describe(&other))), failed()),
     }
 }
 

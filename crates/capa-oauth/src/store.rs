@@ -41,6 +41,10 @@ struct Inner {
     cache: Mutex<Cache>,
     /// Refreshes of this connection one at a time: a rotated refresh token is spent by the first.
     refresh: Arc<tokio::sync::Mutex<()>>,
+    /// Read-change-write of the stored set one at a time (a refresh's save, a step-up's scope),
+    /// so that neither writes back a set read before the other's change. Not `refresh`: rmcp
+    /// saves while it holds that one.
+    writes: tokio::sync::Mutex<()>,
 }
 
 impl fmt::Debug for TokenStore {
@@ -60,6 +64,7 @@ impl TokenStore {
                 on_secret,
                 cache: Mutex::new(Cache::Unread),
                 refresh: Arc::new(tokio::sync::Mutex::new(())),
+                writes: tokio::sync::Mutex::new(()),
             }),
         }
     }
@@ -81,15 +86,14 @@ impl TokenStore {
     /// Keeps scopes a server asked for, for the next sign-in (which asks for them with the
     /// granted ones).
     pub async fn want_scopes(&self, scopes: Vec<String>) -> Result<(), SecretError> {
-        let Some(mut set) = self.read().await? else {
-            return Ok(());
-        };
-        for scope in scopes {
-            if !set.wanted_scopes.contains(&scope) {
-                set.wanted_scopes.push(scope);
+        self.change(|set| {
+            for scope in scopes {
+                if !set.wanted_scopes.contains(&scope) {
+                    set.wanted_scopes.push(scope);
+                }
             }
-        }
-        self.write(set).await
+        })
+        .await
     }
 
     /// The scopes a new sign-in should ask for after a step-up: the granted ones and those the
@@ -114,6 +118,17 @@ impl TokenStore {
         scopes
     }
 
+    /// The access token the store holds now (cached, else read), when it holds one.
+    pub async fn access_token(&self) -> Option<Secret> {
+        let set = self.read().await.ok()??;
+        let tokens = set.credentials?.token_response?;
+        Some(Secret::new(
+            oauth2::TokenResponse::access_token(&tokens)
+                .secret()
+                .clone(),
+        ))
+    }
+
     /// Deletes the token set and its parts from the keychain.
     pub async fn delete(&self) -> Result<(), SecretError> {
         let inner = Arc::clone(&self.inner);
@@ -133,9 +148,11 @@ impl TokenStore {
         let set = match stored {
             None => None,
             Some(secret) => Some(serde_json::from_str::<TokenSet>(secret.expose()).map_err(
-                |_| SecretError::Keychain {
-                    account: format!("{:?}", self.inner.key),
-                    message: "the stored sign-in is not readable; sign in again".to_owned(),
+                |_| SecretError::Damaged {
+                    account: format!(
+                        "{}/{}/{}",
+                        self.inner.key.source, self.inner.key.connection, self.inner.key.field
+                    ),
                 },
             )?),
         };
@@ -168,9 +185,21 @@ impl TokenStore {
     }
 
     async fn update(&self, change: impl FnOnce(&mut TokenSet)) -> Result<(), AuthError> {
-        let mut set = self.read().await.map_err(store_error)?.unwrap_or_default();
+        self.change(change).await.map_err(store_error)
+    }
+
+    /// Changes the stored set as the keychain holds it now (not as cached: another store of
+    /// the same connection, or another process, may have written since), one change at a time.
+    async fn change(&self, change: impl FnOnce(&mut TokenSet)) -> Result<(), SecretError> {
+        let _one_at_a_time = self.inner.writes.lock().await;
+        // A set staged by a sign-in in progress is not in the keychain yet: change that one.
+        let staged = matches!(&*self.cache(), Cache::Present(set) if set.credentials.is_none());
+        if !staged {
+            *self.cache() = Cache::Unread;
+        }
+        let mut set = self.read().await?.unwrap_or_default();
         change(&mut set);
-        self.write(set).await.map_err(store_error)
+        self.write(set).await
     }
 
     fn hand_over(&self, set: &TokenSet) {

@@ -38,6 +38,17 @@ impl TokenSet {
             if let Some(refresh) = tokens.refresh_token() {
                 out.push(refresh.secret().clone());
             }
+            // Vendor fields named like secrets (an OpenID `id_token`, a second token) are secrets
+            // too; others (`team_name`) are left alone, or common words would be redacted.
+            for (name, value) in &tokens.extra_fields().0 {
+                let name = name.to_ascii_lowercase();
+                let secret_like = ["token", "secret", "key", "code", "password"]
+                    .iter()
+                    .any(|word| name.contains(word));
+                if let (true, Some(text)) = (secret_like, value.as_str()) {
+                    out.push(text.to_owned());
+                }
+            }
         }
         out.extend(self.client_secret.clone());
         out
@@ -49,7 +60,11 @@ impl TokenSet {
         let expires_at_ms = tokens.and_then(|t| {
             let lifetime = t.expires_in()?;
             let received = credentials?.token_received_at?;
-            Some((received + lifetime.as_secs()) * 1000)
+            Some(
+                received
+                    .saturating_add(lifetime.as_secs())
+                    .saturating_mul(1000),
+            )
         });
         TokenSummary {
             signed_in: tokens.is_some(),

@@ -69,6 +69,9 @@ pub enum SecretError {
     /// The keychain answered with an error.
     #[error("keychain error for {account}: {message}")]
     Keychain { account: String, message: String },
+    /// A stored value is not whole or not readable (its parts do not add up): store it again.
+    #[error("the value stored for {account} is damaged (its parts do not add up); store it again")]
+    Damaged { account: String },
 }
 
 /// The OS keychain under one service name.
@@ -136,52 +139,63 @@ impl Keychain {
 /// 2,048 bytes of UTF-16) fit on every platform; larger values are split by [`Keychain::set_large`].
 pub const MAX_ENTRY_BYTES: usize = 1024;
 
-/// The first entry of a value stored in parts starts with this, then `<count>:<sha256>\n`.
+/// The first entry of a value stored in parts starts with this, then
+/// `<count>:<generation>:<sha256>\n`.
 const PARTS_HEADER: &str = "capa-parts:";
 
+/// Where a value stored in parts is: how many entries, which generation of part names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Parts {
+    count: usize,
+    generation: u64,
+}
+
 impl Keychain {
-    /// Stores a value of any size: whole when it fits in [`MAX_ENTRY_BYTES`], else in parts
-    /// (`field`, `field#1`, `field#2`, …), the first of which names how many there are and the
-    /// SHA-256 of the whole, so that a half-written set reads as damaged, never as another value.
-    /// Parts left from a longer earlier value are deleted.
+    /// Stores a value of any size: whole when it fits in [`MAX_ENTRY_BYTES`], else in parts.
+    /// The first entry (`field`) names how many parts there are, their generation and the
+    /// SHA-256 of the whole; the others are `field#<generation>.<n>`. A new value's parts get a
+    /// new generation and are written before the first entry, which makes them current; the old
+    /// generation's parts are deleted after. A write cut short leaves the old value readable.
     pub fn set_large(&self, key: &SecretKey, value: &Secret) -> Result<(), SecretError> {
-        let previous = self.part_count(key)?;
+        let previous = self.parts_of(key)?;
         let text = value.expose();
-        let parts = split_parts(text);
-        if parts.len() <= 1 && !text.starts_with(PARTS_HEADER) {
+        let pieces = split_parts(text);
+        if pieces.len() <= 1 && !text.starts_with(PARTS_HEADER) {
             self.set(key, value)?;
         } else {
-            // The later parts first: the first one, written last, makes the new set current.
-            for (index, part) in parts.iter().enumerate().skip(1) {
-                self.set(&part_key(key, index), &Secret::new(*part))?;
+            let generation = previous.map_or(1, |p| p.generation.wrapping_add(1));
+            for (index, piece) in pieces.iter().enumerate().skip(1) {
+                self.set(&part_key(key, generation, index), &Secret::new(*piece))?;
             }
             let head = format!(
-                "{PARTS_HEADER}{}:{}\n{}",
-                parts.len(),
+                "{PARTS_HEADER}{}:{generation}:{}\n{}",
+                pieces.len(),
                 digest(text),
-                parts.first().copied().unwrap_or_default()
+                pieces.first().copied().unwrap_or_default()
             );
             self.set(key, &Secret::new(head))?;
         }
-        for index in parts.len().max(1)..previous {
-            self.delete(&part_key(key, index))?;
+        if let Some(old) = previous {
+            for index in 1..old.count {
+                self.delete(&part_key(key, old.generation, index))?;
+            }
         }
         Ok(())
     }
 
     /// Reads a value stored by [`Keychain::set_large`] (or by [`Keychain::set`]). A set of parts
-    /// that does not add up (one missing, or from two writes) is an error that says so.
+    /// that does not add up (one missing, or changed since) is [`SecretError::Damaged`].
     pub fn get_large(&self, key: &SecretKey) -> Result<Option<Secret>, SecretError> {
         let Some(first) = self.get(key)? else {
             return Ok(None);
         };
-        let Some((count, sum, head)) = parse_header(first.expose()) else {
+        let Some((parts, sum, head)) = parse_header(first.expose()) else {
             return Ok(Some(first));
         };
         let mut whole = String::from(head);
-        for index in 1..count {
+        for index in 1..parts.count {
             let part = self
-                .get(&part_key(key, index))?
+                .get(&part_key(key, parts.generation, index))?
                 .ok_or_else(|| damaged(key))?;
             whole.push_str(part.expose());
         }
@@ -193,29 +207,27 @@ impl Keychain {
 
     /// Deletes a value stored by [`Keychain::set_large`] with all its parts.
     pub fn delete_large(&self, key: &SecretKey) -> Result<(), SecretError> {
-        let count = self.part_count(key)?;
-        for index in 1..count {
-            self.delete(&part_key(key, index))?;
+        if let Some(parts) = self.parts_of(key)? {
+            for index in 1..parts.count {
+                self.delete(&part_key(key, parts.generation, index))?;
+            }
         }
         self.delete(key)
     }
 
-    /// How many entries the value under `key` takes now (1 when whole, 0 when absent).
-    fn part_count(&self, key: &SecretKey) -> Result<usize, SecretError> {
-        Ok(match self.get(key) {
-            Ok(Some(first)) => parse_header(first.expose()).map_or(1, |(count, ..)| count),
-            Ok(None) => 0,
-            // A damaged or unreadable first entry: the parts it named are unknown.
-            Err(e) => return Err(e),
-        })
+    /// The parts the value under `key` has now; `None` when it is absent or stored whole.
+    fn parts_of(&self, key: &SecretKey) -> Result<Option<Parts>, SecretError> {
+        Ok(self
+            .get(key)?
+            .and_then(|first| parse_header(first.expose()).map(|(parts, ..)| parts)))
     }
 }
 
-fn part_key(key: &SecretKey, index: usize) -> SecretKey {
+fn part_key(key: &SecretKey, generation: u64, index: usize) -> SecretKey {
     SecretKey::new(
         &key.source,
         &key.connection,
-        &format!("{}#{index}", key.field),
+        &format!("{}#{generation}.{index}", key.field),
     )
 }
 
@@ -224,7 +236,7 @@ fn part_key(key: &SecretKey, index: usize) -> SecretKey {
 fn split_parts(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut rest = text;
-    let mut room = MAX_ENTRY_BYTES - 96;
+    let mut room = MAX_ENTRY_BYTES - 128;
     while !rest.is_empty() {
         let mut end = rest.len().min(room);
         while !rest.is_char_boundary(end) {
@@ -241,11 +253,17 @@ fn split_parts(text: &str) -> Vec<&str> {
     parts
 }
 
-fn parse_header(first: &str) -> Option<(usize, &str, &str)> {
+fn parse_header(first: &str) -> Option<(Parts, &str, &str)> {
     let rest = first.strip_prefix(PARTS_HEADER)?;
     let (header, head) = rest.split_once('\n')?;
-    let (count, sum) = header.split_once(':')?;
-    Some((count.parse().ok()?, sum, head))
+    let mut fields = header.split(':');
+    let count = fields.next()?.parse().ok()?;
+    let generation = fields.next()?.parse().ok()?;
+    let sum = fields.next()?;
+    fields
+        .next()
+        .is_none()
+        .then_some((Parts { count, generation }, sum, head))
 }
 
 fn digest(text: &str) -> String {
@@ -257,9 +275,8 @@ fn digest(text: &str) -> String {
 }
 
 fn damaged(key: &SecretKey) -> SecretError {
-    SecretError::Keychain {
+    SecretError::Damaged {
         account: key.account(),
-        message: "the value is stored in parts that do not add up (one is missing or was written by another save); store it again".to_owned(),
     }
 }
 
@@ -279,7 +296,7 @@ mod tests {
         let text = "é".repeat(3000) + "tail";
         let parts = split_parts(&text);
         assert!(parts.len() > 5);
-        assert!(parts[0].len() + 96 <= MAX_ENTRY_BYTES);
+        assert!(parts[0].len() + 128 <= MAX_ENTRY_BYTES);
         assert!(parts.iter().all(|p| p.len() <= MAX_ENTRY_BYTES));
         assert_eq!(parts.concat(), text);
         assert_eq!(split_parts(""), vec![""]);
@@ -287,9 +304,16 @@ mod tests {
 
     #[test]
     fn a_header_reads_back_and_plain_values_are_no_header() {
-        let head = format!("{PARTS_HEADER}3:{}\nabc", digest("x"));
-        let (count, sum, rest) = parse_header(&head).expect("a header");
-        assert_eq!((count, sum, rest), (3, digest("x").as_str(), "abc"));
+        let head = format!("{PARTS_HEADER}3:7:{}\nabc", digest("x"));
+        let (parts, sum, rest) = parse_header(&head).expect("a header");
+        assert_eq!(
+            parts,
+            Parts {
+                count: 3,
+                generation: 7
+            }
+        );
+        assert_eq!((sum, rest), (digest("x").as_str(), "abc"));
         assert!(parse_header("capa-parts: not a header").is_none());
         assert!(parse_header("ghp_plain_token").is_none());
     }

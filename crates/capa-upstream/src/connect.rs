@@ -10,10 +10,11 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+use crate::auth_signal::{AuthSignal, Signalled};
 use crate::error::UpstreamError;
 use crate::explain::{self, Target};
 use crate::handler::UpstreamClient;
-use crate::http_client::{AuthSignal, BoundedHttpClient};
+use crate::http_client::BoundedHttpClient;
 use crate::limits::MAX_MESSAGE_BYTES;
 use crate::line_transport::LineTransport;
 use crate::source_log::{LogLevel, LogStream, SourceLog};
@@ -83,34 +84,9 @@ pub(crate) async fn connect(
             headers,
             oauth,
         } => {
-            let config = http_config(url, headers).map_err(unavailable)?;
-            let client = BoundedHttpClient::new()
-                .map_err(|e| unavailable(format!("cannot set up the HTTP client: {e}")))?;
-            auth = Some(client.auth_signal());
-            if let Some(store) = oauth {
-                let client = capa_oauth::authorized_client(client, url, store)
-                    .await
-                    .map_err(|e| match e {
-                        capa_oauth::ConnectError::SignedOut => UpstreamError::NeedsSignIn {
-                            source_id: spec.source_id.clone(),
-                            reason: sign_in_hint(spec),
-                        },
-                        other => unavailable(format!("cannot use the sign-in: {other}")),
-                    })?;
-                let transport = StreamableHttpClientTransport::with_client(client, config);
-                tokio::time::timeout(
-                    CONNECT_TIMEOUT,
-                    handler.serve_with_lifecycle(transport, lifecycle()),
-                )
-                .await
-            } else {
-                let transport = StreamableHttpClientTransport::with_client(client, config);
-                tokio::time::timeout(
-                    CONNECT_TIMEOUT,
-                    handler.serve_with_lifecycle(transport, lifecycle()),
-                )
-                .await
-            }
+            let signal = Arc::new(AuthSignal::default());
+            auth = Some(Arc::clone(&signal));
+            serve_http(spec, url, headers, oauth.as_ref(), handler, signal).await?
         }
         UpstreamTransport::InProcess { connect, .. } => {
             // The same bound as a child's stdout: an in-process server is ours, but one rule
@@ -131,7 +107,7 @@ pub(crate) async fn connect(
         // A 401 to a server that asks for a sign-in: none was made, or it is no longer
         // accepted. A source with its own `Authorization` header has a token that was refused,
         // which a sign-in would not fix.
-        Ok(Err(_)) if auth.as_ref().is_some_and(|a| a.refused()) && !has_auth_header(spec) => {
+        Ok(Err(_)) if auth.as_ref().is_some_and(|a| sign_in_would_help(spec, a)) => {
             Err(UpstreamError::NeedsSignIn {
                 source_id: spec.source_id.clone(),
                 reason: sign_in_hint(spec),
@@ -145,6 +121,59 @@ pub(crate) async fn connect(
             CONNECT_TIMEOUT.as_secs()
         ))),
     }
+}
+
+/// Serves `handler` over Streamable HTTP at `url`, through the sign-in's OAuth client when
+/// the source signs in; every request's verdict on the credentials goes to `signal`.
+async fn serve_http(
+    spec: &UpstreamSpec,
+    url: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+    oauth: Option<&capa_oauth::TokenStore>,
+    handler: UpstreamClient,
+    signal: Arc<AuthSignal>,
+) -> Result<
+    Result<Result<Client, rmcp::service::ClientInitializeError>, tokio::time::error::Elapsed>,
+    UpstreamError,
+> {
+    let unavailable = |reason: String| UpstreamError::Unavailable {
+        source_id: spec.source_id.clone(),
+        reason,
+    };
+    let config = http_config(url, headers).map_err(unavailable)?;
+    let client = BoundedHttpClient::new()
+        .map_err(|e| unavailable(format!("cannot set up the HTTP client: {e}")))?;
+    let Some(store) = oauth else {
+        let client = Signalled {
+            inner: client,
+            signal,
+        };
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        return Ok(tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            handler.serve_with_lifecycle(transport, lifecycle()),
+        )
+        .await);
+    };
+    let client = capa_oauth::authorized_client(client, url, store)
+        .await
+        .map_err(|e| match e {
+            capa_oauth::ConnectError::SignedOut => UpstreamError::NeedsSignIn {
+                source_id: spec.source_id.clone(),
+                reason: sign_in_hint(spec),
+            },
+            other => unavailable(format!("cannot use the sign-in: {other}")),
+        })?;
+    let client = Signalled {
+        inner: client,
+        signal,
+    };
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    Ok(tokio::time::timeout(
+        CONNECT_TIMEOUT,
+        handler.serve_with_lifecycle(transport, lifecycle()),
+    )
+    .await)
 }
 
 /// The transport's settings for `url`: a static `Authorization: Bearer` header as rmcp's auth
@@ -193,6 +222,16 @@ pub(crate) fn sign_in_hint(spec: &UpstreamSpec) -> String {
         "{what}; sign in from Capabilities (Sources, Sign in) or with `capa connections login {} --connection {connection}`",
         spec.source_id
     )
+}
+
+/// Whether a person's sign-in would answer the server's last refusal: a 401 to a source without
+/// its own `Authorization` header, that signs in with OAuth or was asked for a Bearer token.
+pub(crate) fn sign_in_would_help(spec: &UpstreamSpec, signal: &AuthSignal) -> bool {
+    let oauth = matches!(
+        &spec.transport,
+        UpstreamTransport::Http { oauth: Some(_), .. }
+    );
+    signal.refused() && !has_auth_header(spec) && (oauth || signal.wants_bearer())
 }
 
 pub(crate) fn has_auth_header(spec: &UpstreamSpec) -> bool {

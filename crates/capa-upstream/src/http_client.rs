@@ -33,55 +33,6 @@ const MAX_REDIRECTS: usize = 10;
 #[derive(Debug, Clone)]
 pub(crate) struct BoundedHttpClient {
     inner: reqwest::Client,
-    auth: Arc<AuthSignal>,
-}
-
-/// What the server last said of the credentials: a 401 (with its `WWW-Authenticate`) is kept
-/// until a request succeeds. Above an OAuth client a 401 is seen only after its refresh and
-/// retry failed too, so a kept 401 means that nobody is signed in any more.
-#[derive(Debug, Default)]
-pub(crate) struct AuthSignal {
-    refused: std::sync::atomic::AtomicBool,
-    challenge: std::sync::Mutex<Option<String>>,
-    /// The scope a 403 `insufficient_scope` asked for (a step-up), until a request succeeds.
-    wanted_scope: std::sync::Mutex<Option<String>>,
-}
-
-impl AuthSignal {
-    fn observe<T>(&self, result: &Result<T, StreamableHttpError<reqwest::Error>>) {
-        use std::sync::atomic::Ordering;
-        match result {
-            Err(StreamableHttpError::AuthRequired(required)) => {
-                self.refused.store(true, Ordering::Relaxed);
-                if let Ok(mut challenge) = self.challenge.lock() {
-                    *challenge = Some(required.www_authenticate_header.clone());
-                }
-            }
-            Err(StreamableHttpError::InsufficientScope(insufficient)) => {
-                self.refused.store(true, Ordering::Relaxed);
-                if let Ok(mut wanted) = self.wanted_scope.lock() {
-                    wanted.clone_from(&insufficient.required_scope);
-                }
-            }
-            Ok(_) => {
-                self.refused.store(false, Ordering::Relaxed);
-                if let Ok(mut wanted) = self.wanted_scope.lock() {
-                    *wanted = None;
-                }
-            }
-            Err(_) => {}
-        }
-    }
-
-    /// The scope the server said the last request lacked (a 403 `insufficient_scope`).
-    pub(crate) fn wanted_scope(&self) -> Option<String> {
-        self.wanted_scope.lock().ok().and_then(|w| w.clone())
-    }
-
-    /// Whether the last answer about the credentials was a 401 or a 403 for want of scope.
-    pub(crate) fn refused(&self) -> bool {
-        self.refused.load(std::sync::atomic::Ordering::Relaxed)
-    }
 }
 
 impl BoundedHttpClient {
@@ -113,15 +64,7 @@ impl BoundedHttpClient {
             .tcp_nodelay(true)
             .redirect(redirects)
             .build()?;
-        Ok(Self {
-            inner,
-            auth: Arc::default(),
-        })
-    }
-
-    /// What the server last said of the credentials.
-    pub(crate) fn auth_signal(&self) -> Arc<AuthSignal> {
-        Arc::clone(&self.auth)
+        Ok(Self { inner })
     }
 }
 
@@ -141,7 +84,6 @@ impl StreamableHttpClient for BoundedHttpClient {
             .inner
             .post_message(uri, message, session_id, auth_header, custom_headers)
             .await;
-        self.auth.observe(&posted);
         bound_posted(posted, id)
     }
 
@@ -166,7 +108,6 @@ impl StreamableHttpClient for BoundedHttpClient {
                 max_sse_event_size,
             )
             .await;
-        self.auth.observe(&posted);
         bound_posted(posted, id)
     }
 
@@ -191,7 +132,6 @@ impl StreamableHttpClient for BoundedHttpClient {
                 limits,
             )
             .await;
-        self.auth.observe(&posted);
         bound_posted(posted, id)
     }
 
@@ -218,9 +158,8 @@ impl StreamableHttpClient for BoundedHttpClient {
         let events = self
             .inner
             .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await;
-        self.auth.observe(&events);
-        Ok(bound_events(events?, None))
+            .await?;
+        Ok(bound_events(events, None))
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -242,9 +181,8 @@ impl StreamableHttpClient for BoundedHttpClient {
                 custom_headers,
                 max_sse_event_size,
             )
-            .await;
-        self.auth.observe(&events);
-        Ok(bound_events(events?, None))
+            .await?;
+        Ok(bound_events(events, None))
     }
 }
 

@@ -8,6 +8,7 @@
 //! an upstream does. What an upstream sends is bounded (`limits.rs`): one message while it
 //! streams in, and a tool list in tools, pages, bytes and per-tool sizes (`tool_list.rs`).
 
+mod auth_signal;
 mod bounded;
 mod connect;
 mod error;

@@ -13,10 +13,10 @@ use rmcp::service::RoleClient;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::connect::{Client, connect, sign_in_hint};
+use crate::auth_signal::AuthSignal;
+use crate::connect::{Client, connect, sign_in_hint, sign_in_would_help};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
-use crate::http_client::AuthSignal;
 
 mod sign_in;
 use self::sign_in::{SIGNED_OUT, refused_after_handshake, wait_for_sign_in};
@@ -173,8 +173,10 @@ impl Upstream {
         let s = self.snapshot.borrow();
         // Connected, but the server refuses the sign-in now (a refused refresh): to a person it
         // needs a sign-in, as after a reconnect it would.
-        let refused =
-            s.state == UpstreamState::Ready && s.auth.as_ref().is_some_and(|a| a.refused());
+        let refused = s.state == UpstreamState::Ready
+            && s.auth
+                .as_ref()
+                .is_some_and(|a| sign_in_would_help(&self.spec, a));
         UpstreamStatus {
             state: if refused {
                 UpstreamState::NeedsSignIn
@@ -219,17 +221,18 @@ impl Upstream {
         let (peer, auth) = tokio::time::timeout_at(deadline, self.ready_peer())
             .await
             .map_err(|_| timed_out())??;
-        let signed_out = |error: UpstreamError| self.signed_out(auth.as_deref(), error);
         let mut params = CallToolRequestParams::new(remote_name.to_owned());
         params.arguments = arguments;
         let Some(progress) = progress else {
             // Dropping the request on timeout makes rmcp send `notifications/cancelled` upstream.
             return match tokio::time::timeout_at(deadline, peer.call_tool(params)).await {
                 Ok(Ok(result)) => Ok(result),
-                Ok(Err(e)) => Err(signed_out(UpstreamError::from_service(
-                    &self.spec.source_id,
-                    e,
-                ))),
+                Ok(Err(e)) => Err(self
+                    .signed_out(
+                        auth.as_deref(),
+                        UpstreamError::from_service(&self.spec.source_id, e),
+                    )
+                    .await),
                 Err(_) => Err(timed_out()),
             };
         };
@@ -238,10 +241,12 @@ impl Upstream {
         {
             Ok(result) => Ok(result),
             Err(rmcp::ServiceError::Timeout { .. }) => Err(timed_out()),
-            Err(e) => Err(signed_out(UpstreamError::from_service(
-                &self.spec.source_id,
-                e,
-            ))),
+            Err(e) => Err(self
+                .signed_out(
+                    auth.as_deref(),
+                    UpstreamError::from_service(&self.spec.source_id, e),
+                )
+                .await),
         }
     }
 

@@ -85,9 +85,16 @@ pub enum SignInFailure {
     Failed(String),
 }
 
-/// Sign-ins in progress or failed, by source id (in memory: a restart ends them).
+/// Sign-ins in progress or failed, by source id (in memory: a restart ends them), and the
+/// connections (source key, name) whose server refused their sign-in while this hub ran: a
+/// connection keeps that mark when its upstream is stopped, until someone signs it in again.
 #[derive(Debug, Default)]
-pub(super) struct SignIns(Mutex<BTreeMap<String, SignInState>>);
+pub(super) struct SignIns(
+    Mutex<BTreeMap<String, SignInState>>,
+    /// With the access token that was refused: a mark whose connection now holds another one
+    /// (someone signed in again, here or in a terminal) is dropped.
+    Mutex<BTreeMap<(String, String), capa_secrets::Secret>>,
+);
 
 impl SignIns {
     fn set(&self, source_id: &str, state: Option<SignInState>) {
@@ -96,6 +103,15 @@ impl SignIns {
             Some(state) => all.insert(source_id.to_owned(), state),
             None => all.remove(source_id),
         };
+    }
+
+    fn marks(&self) -> std::sync::MutexGuard<'_, BTreeMap<(String, String), capa_secrets::Secret>> {
+        self.1.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn is_signed_out(&self, key: &str, name: &str) -> bool {
+        self.marks()
+            .contains_key(&(key.to_owned(), name.to_owned()))
     }
 
     fn get(&self, source_id: &str) -> Option<SignInState> {
@@ -226,11 +242,12 @@ impl Hub {
                             .then(|| upstreams.get(&(def.id.clone(), None)))
                             .flatten()
                     });
+                let refused =
+                    upstream.is_some_and(|u| u.status().state == UpstreamState::NeedsSignIn);
                 OAuthConnection {
                     name: c.name.clone(),
                     default: c.is_default,
-                    signed_in: upstream
-                        .is_none_or(|u| u.status().state != UpstreamState::NeedsSignIn),
+                    signed_in: !refused && !self.sign_ins.is_signed_out(key, &c.name),
                 }
             })
             .collect();
@@ -419,6 +436,9 @@ impl Hub {
         limit: Duration,
     ) -> bool {
         let deadline = tokio::time::Instant::now() + limit;
+        // A failure from before this wait (an earlier try) ends it only once a new try began.
+        let phase = |hub: &Self| hub.sign_ins.get(source_id).map(|s| s.state);
+        let mut stale_failure = phase(self) == Some(SignInPhase::Failed);
         loop {
             let ready = self.sources().into_iter().any(|s| {
                 s.id == source_id
@@ -437,10 +457,57 @@ impl Hub {
             if ready {
                 return true;
             }
-            if tokio::time::Instant::now() >= deadline {
+            let now = phase(self);
+            stale_failure &= now != Some(SignInPhase::Waiting);
+            let failed = now == Some(SignInPhase::Failed) && !stale_failure;
+            if failed || tokio::time::Instant::now() >= deadline {
                 return false;
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Marks the connections of `upstreams` (about to stop) whose server refused their sign-in,
+    /// and drops the marks of connections signed in again since (their keychain entry holds
+    /// another access token now).
+    pub(super) async fn remember_signed_out(&self, upstreams: &[Arc<capa_upstream::Upstream>]) {
+        let marked: Vec<(String, String)> = self.sign_ins.marks().keys().cloned().collect();
+        for (key, name) in marked {
+            let now = self
+                .connections
+                .token_store(&key, &name)
+                .access_token()
+                .await;
+            let mut marks = self.sign_ins.marks();
+            if marks.get(&(key.clone(), name.clone())) != now.as_ref() {
+                marks.remove(&(key, name));
+            }
+        }
+        for upstream in upstreams {
+            let spec = upstream.spec();
+            let (
+                Some(name),
+                UpstreamTransport::Http {
+                    oauth: Some(used), ..
+                },
+            ) = (&spec.connection, &spec.transport)
+            else {
+                continue;
+            };
+            if upstream.status().state != UpstreamState::NeedsSignIn {
+                continue;
+            }
+            let key = self.connection_key(&spec.source_id);
+            let refused = used.access_token().await;
+            let now = self
+                .connections
+                .token_store(&key, name)
+                .access_token()
+                .await;
+            // Not when the keychain holds other tokens already: someone just signed in again.
+            if let Some(refused) = refused.filter(|r| now.as_ref() == Some(r)) {
+                self.sign_ins.marks().insert((key, name.clone()), refused);
+            }
         }
     }
 

@@ -268,7 +268,7 @@ async fn a_token_set_over_the_entry_limit_is_stored_in_parts_and_read_back_whole
     let parts = (1..100)
         .take_while(|i| {
             keychain
-                .get(&SecretKey::new("big", "personal", &format!("oauth#{i}")))
+                .get(&SecretKey::new("big", "personal", &format!("oauth#1.{i}")))
                 .expect("reads")
                 .is_some()
         })
@@ -279,7 +279,7 @@ async fn a_token_set_over_the_entry_limit_is_stored_in_parts_and_read_back_whole
         let field = if i == 0 {
             "oauth".to_owned()
         } else {
-            format!("oauth#{i}")
+            format!("oauth#1.{i}")
         };
         let part = keychain
             .get(&SecretKey::new("big", "personal", &field))
@@ -305,18 +305,46 @@ async fn a_token_set_over_the_entry_limit_is_stored_in_parts_and_read_back_whole
     );
     assert!(
         keychain
-            .get(&SecretKey::new("big", "personal", "oauth#1"))
+            .get(&SecretKey::new("big", "personal", "oauth#1.1"))
             .expect("reads")
             .is_none()
     );
     keychain
         .set_large(&key, &Secret::new(large.clone()))
         .expect("stored");
+    // A new large value replaces the parts of the last one (a new generation of part names).
+    let larger = format!("{large}{}", "x".repeat(5000));
+    keychain
+        .set_large(&key, &Secret::new(larger.clone()))
+        .expect("stored");
+    assert_eq!(
+        keychain
+            .get_large(&key)
+            .expect("reads")
+            .expect("stored")
+            .expose(),
+        larger
+    );
+    assert!(
+        keychain
+            .get(&SecretKey::new("big", "personal", "oauth#1.1"))
+            .expect("reads")
+            .is_none(),
+        "the last generation's parts are gone"
+    );
+    // A part that goes missing makes the value read as damaged, never as another value.
+    keychain
+        .delete(&SecretKey::new("big", "personal", "oauth#2.3"))
+        .expect("deleted");
+    assert!(matches!(
+        keychain.get_large(&key),
+        Err(capa_secrets::SecretError::Damaged { .. })
+    ));
     keychain.delete_large(&key).expect("deleted");
     assert!(keychain.get_large(&key).expect("reads").is_none());
     assert!(
         keychain
-            .get(&SecretKey::new("big", "personal", "oauth#3"))
+            .get(&SecretKey::new("big", "personal", "oauth#1.3"))
             .expect("reads")
             .is_none()
     );

@@ -3,9 +3,9 @@
 //! starts the source anew.
 
 use super::{Upstream, UpstreamState};
-use crate::connect::has_auth_header;
+use crate::auth_signal::AuthSignal;
+use crate::connect::{has_auth_header, sign_in_would_help};
 use crate::error::UpstreamError;
-use crate::http_client::AuthSignal;
 use crate::source_log::{LogLevel, SourceLog};
 use crate::spec::UpstreamTransport;
 
@@ -16,45 +16,46 @@ impl Upstream {
     /// A call that fails because the server stopped accepting the sign-in (a refused
     /// refresh) or wants more scope (a step-up) waits for a person, as a call made after it
     /// would. The scope asked for is kept with the sign-in, so the next one asks for it too.
-    pub(super) fn signed_out(
+    pub(super) async fn signed_out(
         &self,
         auth: Option<&AuthSignal>,
         error: UpstreamError,
     ) -> UpstreamError {
-        match auth {
-            Some(auth) if auth.refused() && error.retryable() => {
-                let reason = match auth.wanted_scope() {
-                    Some(scope) => {
-                        self.want_scope(&scope);
-                        format!(
-                            "the server asks for more access (scope `{scope}`) than the sign-in gave; sign in again to grant it"
-                        )
-                    }
-                    None => SIGNED_OUT.to_owned(),
-                };
-                UpstreamError::NeedsSignIn {
-                    source_id: self.spec.source_id.clone(),
-                    reason,
-                }
-            }
-            _ => error,
+        let Some(auth) = auth.filter(|_| error.retryable() && !has_auth_header(&self.spec)) else {
+            return error;
+        };
+        let signs_in = matches!(
+            &self.spec.transport,
+            UpstreamTransport::Http { oauth: Some(_), .. }
+        );
+        let reason = if let Some(scope) = auth.wanted_scope().filter(|_| signs_in) {
+            self.want_scope(&scope).await;
+            format!(
+                "the server asks for more access (scope `{scope}`) than the sign-in gave; sign in again to grant it"
+            )
+        } else if sign_in_would_help(&self.spec, auth) {
+            SIGNED_OUT.to_owned()
+        } else {
+            return error;
+        };
+        UpstreamError::NeedsSignIn {
+            source_id: self.spec.source_id.clone(),
+            reason,
         }
     }
 
-    /// Keeps `scope` with the connection's sign-in for the next one to ask for (in the
-    /// background: the call's answer does not wait for the keychain).
-    fn want_scope(&self, scope: &str) {
+    /// Keeps `scope` with the connection's sign-in for the next one to ask for, before the
+    /// call answers: the person may sign in from another process (`capa connections login`)
+    /// right after, and `capa call` may end with its answer.
+    async fn want_scope(&self, scope: &str) {
         if let UpstreamTransport::Http {
             oauth: Some(store), ..
         } = &self.spec.transport
         {
-            let store = store.clone();
             let scopes: Vec<String> = scope.split_whitespace().map(str::to_owned).collect();
-            tokio::spawn(async move {
-                if let Err(e) = store.want_scopes(scopes).await {
-                    tracing::warn!(error = %e, "could not keep the scope a server asked for");
-                }
-            });
+            if let Err(e) = store.want_scopes(scopes).await {
+                tracing::warn!(error = %e, "could not keep the scope a server asked for");
+            }
         }
     }
 }
@@ -63,13 +64,12 @@ impl Upstream {
 /// accepts, or none for a server that lets only the handshake through): a person signs in. A
 /// source with its own `Authorization` header has a token a sign-in would not replace.
 pub(super) fn refused_after_handshake(upstream: &Upstream) -> bool {
-    let refused = upstream
+    upstream
         .snapshot
         .borrow()
         .auth
         .as_ref()
-        .is_some_and(|a| a.refused());
-    refused && !has_auth_header(&upstream.spec)
+        .is_some_and(|a| sign_in_would_help(&upstream.spec, a))
 }
 
 /// Marks the upstream as needing a sign-in and waits for the hub to stop it: retrying cannot

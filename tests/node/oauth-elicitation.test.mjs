@@ -10,7 +10,6 @@
 // that declared no URL elicitation gets `awaiting_connection` with no link in the model's text.
 import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -23,8 +22,8 @@ import {
 } from '@modelcontextprotocol/client';
 
 import {
-  NODE,
   REPO_ROOT,
+  startOAuthServer,
   cleanup,
   closeClient,
   connectHttp,
@@ -38,7 +37,6 @@ import {
 } from './support.mjs';
 import { KEYCHAIN, skipOrFail } from './require.mjs';
 
-const OAUTH_SERVER = path.join(REPO_ROOT, 'tests', 'support', 'oauth-server.mjs');
 const OAUTH_BROWSER = path.join(REPO_ROOT, 'tests', 'support', 'oauth-browser.mjs');
 const CODE = 'return await notes.add({ a: 2, b: 3 })';
 
@@ -47,18 +45,6 @@ const skip = skipOrFail(
   KEYCHAIN,
 );
 
-async function startOAuthServer() {
-  const proc = spawn(NODE, [OAUTH_SERVER, '--port', '0', '--auto-approve'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-  proc.stderr.setEncoding('utf8').on('data', (d) => (out += d));
-  const info = await waitFor('the OAuth test server to listen', () => {
-    if (proc.exitCode !== null) throw new Error(`oauth-server.mjs exited ${proc.exitCode}: ${out}`);
-    const line = out.split('\n').find((l) => l.startsWith('{'));
-    return line ? JSON.parse(line) : null;
-  });
-  return { ...info, proc };
-}
 
 /** Plays the person's browser on a link: follows every redirect, as a browser would. */
 async function follow(url) {
@@ -79,7 +65,7 @@ describe('a run that needs a sign-in, with URL elicitation', { skip }, () => {
   let client;
 
   before(async () => {
-    server = await startOAuthServer();
+    server = await startOAuthServer(['--auto-approve']);
     sandbox = await makeSandbox('capa-oauth-url-');
     sandbox.env.CAPA_BROWSER = OAUTH_BROWSER;
     sandbox.env.OAUTH_BROWSER_MODE = 'fetch';

@@ -560,3 +560,25 @@ export async function forwardedLink(argument) {
   if (argument.includes(secret)) throw new Error('the link secret is in the browser command line');
   return link;
 }
+
+/**
+ * Starts the OAuth test upstream (tests/support/oauth-server.mjs) with `args` and reads the line
+ * it prints once it listens. Returns {mcpUrl, issuer, adminUrl, proc, output()}.
+ */
+export async function startOAuthServer(args = []) {
+  const script = path.join(REPO_ROOT, 'tests', 'support', 'oauth-server.mjs');
+  const proc = track(spawn(NODE, [script, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  let out = '';
+  let err = '';
+  proc.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+  proc.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+  const info = await waitFor('the OAuth test server to listen', () => {
+    if (proc.exitCode !== null) throw new Error(`oauth-server.mjs exited ${proc.exitCode}: ${err}`);
+    const line = out.split('\n').find((l) => l.startsWith('{'));
+    return line ? JSON.parse(line) : null;
+  }).catch(async (e) => {
+    await stopProcess(proc);
+    throw e;
+  });
+  return { ...info, proc, output: () => out + err };
+}

@@ -11,16 +11,15 @@
 // docs/screenshots/sources-oauth.png.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { chromium } from 'playwright-core';
 
 import {
+  startOAuthServer,
   fakeBrowser,
   forwardedLink,
-  NODE,
   REPO_ROOT,
   makeSandbox,
   removeSandboxes,
@@ -35,7 +34,6 @@ import {
 import { KEYCHAIN, skipOrFail } from './require.mjs';
 
 const SHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
-const OAUTH_SERVER = path.join(REPO_ROOT, 'tests', 'support', 'oauth-server.mjs');
 // The test upstream issues codes and tokens as 32 random bytes in base64url (its `secret()`).
 const TOKEN_LIKE = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 const CHROMIUM_FLAGS = [
@@ -53,23 +51,6 @@ const skip =
   // The token set is kept in the OS keychain (tests/support/with-keyring.sh).
   skipOrFail(!process.env.DBUS_SESSION_BUS_ADDRESS && 'no D-Bus session for the OS keychain: run under tests/support/with-keyring.sh', KEYCHAIN);
 
-/** Starts the OAuth test upstream and reads the line it prints once it listens. */
-async function startOAuthServer() {
-  const proc = spawn(NODE, [OAUTH_SERVER, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  proc.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-  proc.stderr.setEncoding('utf8').on('data', (d) => (err += d));
-  const info = await waitFor('the OAuth test server to listen', () => {
-    if (proc.exitCode !== null) throw new Error(`oauth-server.mjs exited ${proc.exitCode}: ${err}`);
-    const line = out.split('\n').find((l) => l.startsWith('{'));
-    return line ? JSON.parse(line) : null;
-  }).catch(async (e) => {
-    await stopProcess(proc);
-    throw e;
-  });
-  return { ...info, proc, output: () => out + err };
-}
 
 describe('OAuth sign-in in the settings UI', { skip }, () => {
   let sandbox;

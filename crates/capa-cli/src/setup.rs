@@ -25,6 +25,28 @@ pub(crate) fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
     Ok(capa_host::load_config(files)?)
 }
 
+/// Source `source` of `config`, or an error that lists the sources it has.
+pub(crate) fn configured_source<'a>(
+    config: &'a HubConfig,
+    source: &str,
+) -> anyhow::Result<&'a capa_config::SourceConfig> {
+    config
+        .sources
+        .iter()
+        .find(|s| s.id == source)
+        .ok_or_else(|| {
+            let known: Vec<&str> = config.sources.iter().map(|s| s.id.as_str()).collect();
+            anyhow::anyhow!(
+                "no source `{source}` in the configuration{}",
+                if known.is_empty() {
+                    String::from(" (it declares no sources)")
+                } else {
+                    format!("; known sources: {}", known.join(", "))
+                }
+            )
+        })
+}
+
 /// The running hub that reads the same files, or a hub started here (sources connected or
 /// failed before it returns).
 pub(crate) async fn open_hub(

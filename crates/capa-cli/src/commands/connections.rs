@@ -37,17 +37,7 @@ pub(super) async fn run(
         } => {
             let files = setup::config_files(global, paths)?;
             let config = setup::load_config(&files)?;
-            let Some(source_config) = config.sources.iter().find(|s| s.id == source) else {
-                let known: Vec<&str> = config.sources.iter().map(|s| s.id.as_str()).collect();
-                bail!(
-                    "no source `{source}` in the configuration{}",
-                    if known.is_empty() {
-                        String::from(" (it declares no sources)")
-                    } else {
-                        format!("; known sources: {}", known.join(", "))
-                    }
-                );
-            };
+            let source_config = setup::configured_source(&config, &source)?;
             let secret = read_secret(&source, &name)?;
             let record =
                 connections.set(source_config, &name, field.as_deref(), secret, default)?;

@@ -21,17 +21,7 @@ pub(super) async fn run(
 ) -> anyhow::Result<ExitCode> {
     let files = setup::config_files(global, paths)?;
     let config = setup::load_config(&files)?;
-    let Some(source_config) = config.sources.iter().find(|s| s.id == source) else {
-        let known: Vec<&str> = config.sources.iter().map(|s| s.id.as_str()).collect();
-        bail!(
-            "no source `{source}` in the configuration{}",
-            if known.is_empty() {
-                String::from(" (it declares no sources)")
-            } else {
-                format!("; known sources: {}", known.join(", "))
-            }
-        );
-    };
+    let source_config = setup::configured_source(&config, source)?;
     let mut request = sign_in_request(source_config)?;
     let key = connections.key_of(source_config);
     let records = connections.list()?;

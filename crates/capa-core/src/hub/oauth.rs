@@ -196,6 +196,11 @@ impl Hub {
     /// Whether `def` signs in with OAuth: it says so, it holds a sign-in, or its server asked
     /// for one (a 401) and it has no token of its own.
     pub(super) fn is_oauth(&self, def: &SourceDef) -> bool {
+        self.is_oauth_among(def, &self.store.connections().unwrap_or_default())
+    }
+
+    /// [`Hub::is_oauth`] with the stored connections read already (a listing reads them once).
+    fn is_oauth_among(&self, def: &SourceDef, connections: &[ConnectionRecord]) -> bool {
         let Origin::Config(config) = &def.origin else {
             return false;
         };
@@ -206,12 +211,7 @@ impl Hub {
             return true;
         }
         let key = self.connection_key(&def.id);
-        let signed = self
-            .store
-            .connections()
-            .unwrap_or_default()
-            .iter()
-            .any(|c| is_oauth_record(c, &key));
+        let signed = connections.iter().any(|c| is_oauth_record(c, &key));
         signed || self.asked_for_sign_in(&def.id)
     }
 
@@ -227,7 +227,7 @@ impl Hub {
         key: &str,
         connections: &[ConnectionRecord],
     ) -> Option<OAuthStatus> {
-        if !self.is_oauth(def) {
+        if !self.is_oauth_among(def, connections) {
             return None;
         }
         let upstreams = self.lock_upstreams().clone();

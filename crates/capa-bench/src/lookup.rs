@@ -11,13 +11,15 @@ use capa_config::ToolSelection;
 use capa_core::lookup::{self, SearchRequest, ToolIndex};
 use capa_core::{Catalog, Policy, SourceTools, Tool, ToolDefinition};
 use capa_search::Ranker;
-use capa_search::eval::{Quality, evaluate, parse_queries};
+use capa_search::eval::{Quality, QueryKind, evaluate, evaluate_by_kind, parse_queries};
 use rmcp::model::ListToolsResult;
 
 use crate::calls::Samples;
 use crate::memory::own_rss_kib;
 
 const QUERIES: &str = include_str!("../../capa-search/tests/data/queries.jsonl");
+/// Paraphrase and task queries, measured by kind.
+const MEANING_QUERIES: &str = include_str!("../../capa-search/tests/data/queries-meaning.jsonl");
 
 /// One catalog's measurements.
 #[derive(Debug)]
@@ -43,6 +45,8 @@ pub(crate) struct SurfaceTokens {
 pub(crate) struct LookupReport {
     pub catalogs: Vec<CatalogRow>,
     pub quality: Vec<(&'static str, Quality)>,
+    /// Each ranker's quality per query kind, over both query sets.
+    pub quality_by_kind: Vec<(&'static str, Vec<(QueryKind, Quality)>)>,
     pub code_o200k: usize,
     pub code_cl100k: usize,
 }
@@ -162,7 +166,10 @@ pub(crate) fn measure() -> anyhow::Result<LookupReport> {
     eprintln!("capa-bench: search quality…");
     let quality_catalog = Arc::new(catalog_of(&["github", "docker-registry", "livemcpbench"])?);
     let index = ToolIndex::build(quality_catalog).map_err(anyhow::Error::msg)?;
+    let mut every_query = queries.clone();
+    every_query.extend(parse_queries(MEANING_QUERIES).map_err(anyhow::Error::msg)?);
     let mut quality = Vec::new();
+    let mut quality_by_kind = Vec::new();
     for (name, ranker) in [
         ("BM25F (capa-search)", Ranker::Bm25f),
         (
@@ -172,11 +179,16 @@ pub(crate) fn measure() -> anyhow::Result<LookupReport> {
         ("single-field BM25 (tantivy)", Ranker::SingleField),
     ] {
         quality.push((name, evaluate(index.search_index(), ranker, &queries)?));
+        quality_by_kind.push((
+            name,
+            evaluate_by_kind(index.search_index(), ranker, &every_query)?,
+        ));
     }
     let code = code_surface_json()?;
     Ok(LookupReport {
         catalogs,
         quality,
+        quality_by_kind,
         code_o200k: capa_typegen::count_tokens(&code),
         code_cl100k: capa_typegen::count_tokens_cl100k(&code),
     })

@@ -105,6 +105,7 @@ pub(crate) fn lookups(report: &LookupReport) -> String {
             q.recall_at_1, q.recall_at_5, q.mrr
         );
     }
+    quality_by_kind(&mut s, report);
     let _ = writeln!(s, "\n## Code-mode lookups\n");
     let _ = writeln!(
         s,
@@ -221,4 +222,40 @@ fn now() -> String {
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
         .unwrap_or_default()
+}
+
+/// The same rankers per query kind: where words are shared (everyday) and where they are not
+/// (paraphrase, task), which is where a semantic ranking has to earn its place.
+fn quality_by_kind(s: &mut String, report: &LookupReport) {
+    let _ = writeln!(s, "\n### By query kind\n");
+    let counts = report
+        .quality_by_kind
+        .first()
+        .map_or_else(String::new, |(_, kinds)| {
+            kinds
+                .iter()
+                .map(|(kind, q)| format!("{} {}", q.queries, kind.label()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+    let _ = writeln!(
+        s,
+        "Everyday: the set above. Paraphrase: the tool's meaning in as few of its words as possible (\"who else \
+         can push to this repo\"). Task: a goal in a sentence, labelled with the tool to call first. The last two \
+         are in crates/capa-search/tests/data/queries-meaning.jsonl ({counts}).\n"
+    );
+    let _ = writeln!(s, "| ranker | kind | recall@1 | recall@5 | MRR |");
+    let _ = writeln!(s, "|---|---|---:|---:|---:|");
+    for (name, kinds) in &report.quality_by_kind {
+        for (kind, q) in kinds {
+            let _ = writeln!(
+                s,
+                "| {name} | {} | {:.3} | {:.3} | {:.3} |",
+                kind.label(),
+                q.recall_at_1,
+                q.recall_at_5,
+                q.mrr
+            );
+        }
+    }
 }

@@ -4,10 +4,37 @@ use serde::Deserialize;
 
 use crate::{Ranker, SearchError, SearchIndex};
 
+/// How a labelled query is phrased, so quality can be read where lexical ranking is weak.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum QueryKind {
+    /// The original set (queries.jsonl): phrased as people ask, often sharing words with the tool.
+    #[default]
+    Everyday,
+    /// Same meaning as the tool, as few of its words as possible ("who else can push to this repo").
+    Paraphrase,
+    /// A goal in a sentence, where the tool is the first step to call.
+    Task,
+}
+
+impl QueryKind {
+    pub const ALL: [Self; 3] = [Self::Everyday, Self::Paraphrase, Self::Task];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Everyday => "everyday",
+            Self::Paraphrase => "paraphrase",
+            Self::Task => "task",
+        }
+    }
+}
+
 /// A query and the addresses of every tool that answers it.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 pub struct LabelledQuery {
     pub query: String,
+    #[serde(default)]
+    pub kind: QueryKind,
     pub relevant: Vec<String>,
 }
 
@@ -61,6 +88,23 @@ pub fn evaluate(
         recall_at_5: recall_5 / n,
         mrr: mrr / n,
     })
+}
+
+/// [`evaluate`] for each kind present in `queries`, in [`QueryKind::ALL`] order.
+pub fn evaluate_by_kind(
+    index: &SearchIndex,
+    ranker: Ranker,
+    queries: &[LabelledQuery],
+) -> Result<Vec<(QueryKind, Quality)>, SearchError> {
+    let mut by_kind = Vec::new();
+    for kind in QueryKind::ALL {
+        let of_kind: Vec<LabelledQuery> =
+            queries.iter().filter(|q| q.kind == kind).cloned().collect();
+        if !of_kind.is_empty() {
+            by_kind.push((kind, evaluate(index, ranker, &of_kind)?));
+        }
+    }
+    Ok(by_kind)
 }
 
 fn recall_at(ranked: &[&str], relevant: &impl Fn(&&str) -> bool, k: usize, total: usize) -> f64 {

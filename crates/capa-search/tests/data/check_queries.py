@@ -52,8 +52,10 @@ def main() -> int:
                 continue
             n += 1
             q, rel = e.get("query"), e.get("relevant")
-            if set(e) != {"query", "relevant"}:
+            if set(e) - {"kind"} != {"query", "relevant"}:
                 errors.append(f"line {lineno}: unexpected keys {sorted(e)}")
+            if e.get("kind", "everyday") not in ("everyday", "paraphrase", "task"):
+                errors.append(f"line {lineno}: kind must be everyday, paraphrase or task")
             if not isinstance(q, str) or not q.strip():
                 errors.append(f"line {lineno}: empty query")
                 continue

@@ -253,11 +253,10 @@ describe('on/off switches in the browser', { skip }, () => {
   it('shows the built-in defaults as rules on the Policies page', async () => {
     await go('#/policies');
     const builtIn = page.locator('tr.built-in');
-    // The heading paints before the rules arrive: wait for the table, then count.
-    await builtIn.filter({ hasText: 'Every other tool' }).waitFor();
-    assert.equal(await builtIn.count(), 2);
+    // The heading paints before the rules arrive: wait for both rows, then count.
     await builtIn.filter({ hasText: 'destructive' }).locator('.badge.ask').waitFor();
     await builtIn.filter({ hasText: 'Every other tool' }).locator('.badge.allow').waitFor();
+    assert.equal(await builtIn.count(), 2);
     const main = await page.locator('main').textContent();
     assert.doesNotMatch(main, /docs\/|crates\//, 'no pointers to repository files');
     assert.doesNotMatch(main, /\bReset\b/);

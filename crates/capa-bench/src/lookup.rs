@@ -45,7 +45,7 @@ pub(crate) struct SurfaceTokens {
 pub(crate) struct LookupReport {
     pub catalogs: Vec<CatalogRow>,
     pub quality: Vec<(&'static str, Quality)>,
-    /// Each ranker's quality per query kind, over both query sets.
+    /// Each ranker's quality on the paraphrase and the task queries, apart.
     pub quality_by_kind: Vec<(&'static str, Vec<(QueryKind, Quality)>)>,
     pub code_o200k: usize,
     pub code_cl100k: usize,
@@ -166,8 +166,7 @@ pub(crate) fn measure() -> anyhow::Result<LookupReport> {
     eprintln!("capa-bench: search quality…");
     let quality_catalog = Arc::new(catalog_of(&["github", "docker-registry", "livemcpbench"])?);
     let index = ToolIndex::build(quality_catalog).map_err(anyhow::Error::msg)?;
-    let mut every_query = queries.clone();
-    every_query.extend(parse_queries(MEANING_QUERIES).map_err(anyhow::Error::msg)?);
+    let meaning_queries = parse_queries(MEANING_QUERIES).map_err(anyhow::Error::msg)?;
     let mut quality = Vec::new();
     let mut quality_by_kind = Vec::new();
     for (name, ranker) in [
@@ -181,7 +180,7 @@ pub(crate) fn measure() -> anyhow::Result<LookupReport> {
         quality.push((name, evaluate(index.search_index(), ranker, &queries)?));
         quality_by_kind.push((
             name,
-            evaluate_by_kind(index.search_index(), ranker, &every_query)?,
+            evaluate_by_kind(index.search_index(), ranker, &meaning_queries)?,
         ));
     }
     let code = code_surface_json()?;

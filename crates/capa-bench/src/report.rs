@@ -224,8 +224,8 @@ fn now() -> String {
         .unwrap_or_default()
 }
 
-/// The same rankers per query kind: where words are shared (everyday) and where they are not
-/// (paraphrase, task), which is where a semantic ranking has to earn its place.
+/// The same rankers on the paraphrase and task queries, where words are not shared: where a
+/// semantic ranking has to earn its place.
 fn quality_by_kind(s: &mut String, report: &LookupReport) {
     let _ = writeln!(s, "\n### By query kind\n");
     let counts = report
@@ -240,9 +240,10 @@ fn quality_by_kind(s: &mut String, report: &LookupReport) {
         });
     let _ = writeln!(
         s,
-        "Everyday: the set above. Paraphrase: the tool's meaning in as few of its words as possible (\"who else \
-         can push to this repo\"). Task: a goal in a sentence, labelled with the tool to call first. The last two \
-         are in crates/capa-search/tests/data/queries-meaning.jsonl ({counts}).\n"
+        "The same rankers where the query shares few words with the tool (the set above is the everyday kind). \
+         Paraphrase: the tool's meaning in as few of its words as possible (\"who else can push to this repo\"). \
+         Task: a goal in a sentence, labelled with the tool to call first. Both are in \
+         crates/capa-search/tests/data/queries-meaning.jsonl ({counts}).\n"
     );
     let _ = writeln!(s, "| ranker | kind | recall@1 | recall@5 | MRR |");
     let _ = writeln!(s, "|---|---|---:|---:|---:|");

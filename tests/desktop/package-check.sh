@@ -1,30 +1,40 @@
 #!/usr/bin/env bash
 # Checks the .deb that `npm run desktop:deb` built: its files (the app, the `capa` CLI beside it
-# and under the product's name `capabilities`, both stripped,
-# the web UI in the app's resource dir, the desktop entry, the icons) and dependencies, then
-# unpacks it and starts the unpacked app under the display it is given (scripts/test runs this
-# with `xvfb-run -a` inside a D-Bus session): it must host the hub with the demo source, serve the
-# UI it carries, found through Tauri's resource dir (`usr/lib/Capabilities/ui`) and not the
-# repository's ui/dist, and the packaged `capa` must find the app's hub.
+# and under the product's name `capabilities`, both stripped, the web UI and the search model in
+# the app's resource dir, the desktop entry, the icons) and dependencies, then unpacks it and
+# starts the unpacked app under the display it is given (scripts/test runs this with `xvfb-run -a`
+# inside a D-Bus session): it must host the hub with the demo source, serve the UI it carries,
+# found through Tauri's resource dir (`usr/lib/Capabilities/ui`) and not the repository's ui/dist,
+# and the packaged `capa` must find the app's hub.
+#   tests/desktop/package-check.sh [DEB]   (default: the .deb in target/dist/bundle/deb)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 fail() { echo "package check: $*" >&2; exit 1; }
 
-deb=$(ls target/dist/bundle/deb/*.deb 2>/dev/null | head -n 1 || true)
+deb=${1:-$(ls target/dist/bundle/deb/*.deb 2>/dev/null | head -n 1 || true)}
 [ -n "$deb" ] || fail "no .deb in target/dist/bundle/deb (run npm run desktop:deb)"
 echo "package check: $deb ($(du -h "$deb" | cut -f1), $(dpkg-deb -f "$deb" Installed-Size) KiB installed)"
 
 contents=$(dpkg-deb -c "$deb")
+# The search model (scripts/setup installs it into models/, tauri.bundle.json bundles it): Tauri's
+# resource dir on Linux is /usr/lib/<productName>, so the app and `capa` find it at
+# <exe dir>/../lib/Capabilities/models/all-MiniLM-L6-v2.
+model=usr/lib/Capabilities/models/all-MiniLM-L6-v2
 for file in usr/bin/capabilities-desktop \
             usr/bin/capa \
             usr/bin/capabilities \
             usr/lib/Capabilities/ui/index.html \
+            "$model/config.json" \
+            "$model/tokenizer.json" \
+            "$model/model.safetensors" \
             usr/share/applications/Capabilities.desktop \
             usr/share/icons/hicolor/32x32/apps/capabilities-desktop.png \
             usr/share/icons/hicolor/128x128/apps/capabilities-desktop.png; do
   grep -qE "[ /]$file\$" <<<"$contents" || fail "/$file is not in the package"
 done
 grep -q 'usr/lib/Capabilities/ui/assets/index-.*\.js$' <<<"$contents" || fail "the UI's script is not in the package"
+size=$(awk -v f="$model/model.safetensors" '$NF == f || $NF == "./" f { print $3 }' <<<"$contents")
+[ "$size" = 90868376 ] || fail "/$model/model.safetensors is $size bytes, not 90868376"
 depends=$(dpkg-deb -f "$deb" Depends)
 grep -q 'libwebkit2gtk-4.1' <<<"$depends" || fail "Depends lacks libwebkit2gtk-4.1: $depends"
 
@@ -36,6 +46,11 @@ cleanup() {
 }
 trap cleanup EXIT
 dpkg-deb -x "$deb" "$root/pkg"
+# Every model file the package carries matches the sums scripts/setup checked it against, and
+# model.safetensors is the recorded one (scripts/setup's model_sums).
+(cd "$root/pkg/$model" && sha256sum --check --quiet --strict SHA256SUMS) || fail "the model files in /$model do not match its SHA256SUMS"
+grep -qx '53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db  model.safetensors' "$root/pkg/$model/SHA256SUMS" \
+  || fail "/$model/SHA256SUMS does not record the expected model.safetensors"
 for bin in capa capabilities-desktop; do
   # A stripped binary has no symbol table (`.symtab`) left.
   if readelf -S "$root/pkg/usr/bin/$bin" | grep -q '\.symtab'; then fail "/usr/bin/$bin is not stripped"; fi
@@ -44,8 +59,8 @@ version=$("$root/pkg/usr/bin/capabilities" --version 2>&1) || fail "/usr/bin/cap
 [ "$version" = "$("$root/pkg/usr/bin/capa" --version 2>&1)" ] || fail "capabilities and capa differ: $version"
 printf 'options: { demo: true, toolExposure: code }\n' > "$root/capabilities.yaml"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-# From a directory without a ui/dist anywhere above it, and without CAPA_UI_DIR.
-(cd "$root" && exec env -u CAPA_UI_DIR CAPA_DATA_DIR="$root/data" CAPA_CONFIG_DIR="$root/config" \
+# From a directory without a ui/dist anywhere above it, and without CAPA_UI_DIR or CAPA_MODEL_DIR.
+(cd "$root" && exec env -u CAPA_UI_DIR -u CAPA_MODEL_DIR CAPA_DATA_DIR="$root/data" CAPA_CONFIG_DIR="$root/config" \
   CAPA_NO_BROWSER=1 "$root/pkg/usr/bin/capabilities-desktop" --config "$root/capabilities.yaml" \
   --http "127.0.0.1:$port" --background > "$root/app.log" 2>&1) &
 app_pid=$!

@@ -29,6 +29,9 @@ export const FILESYSTEM_JS = path.join(
   NODE_MODULES, '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 // Upstream servers run on the same Node that runs the tests.
 export const NODE = process.execPath;
+/** The search model scripts/setup installs; scripts/test leaves CAPA_MODEL_DIR unset, so that
+ * only the tests that ask for it load the model (docs/testing.md). */
+export const MODEL_DIR = process.env.CAPA_MODEL_DIR ?? path.join(REPO_ROOT, 'models', 'all-MiniLM-L6-v2');
 
 /** Debian's Chromium, which the UI's browser tests drive through playwright-core. */
 export const CHROMIUM = '/usr/bin/chromium';

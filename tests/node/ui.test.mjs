@@ -22,6 +22,7 @@ import {
   NODE,
   REPO_ROOT,
   makeSandbox,
+  MODEL_DIR,
   removeSandboxes,
   writeCapabilities,
   startHub,
@@ -75,6 +76,8 @@ describe('settings UI in the browser', { skip }, () => {
     sandbox = await makeSandbox('capa-ui-');
     opened = await fakeBrowser(sandbox.root);
     sandbox.env.CAPA_BROWSER = opened.script;
+    // Search by meaning, as a person's hub has it (the Tools page shows its state).
+    if (existsSync(path.join(MODEL_DIR, 'model.safetensors'))) sandbox.env.CAPA_MODEL_DIR = MODEL_DIR;
     delete sandbox.env.CAPA_NO_BROWSER;
     configFile = await writeCapabilities(sandbox.configDir, { options: { demo: true, toolExposure: 'code' } });
     hub = await startHub({ configFile, sandbox });
@@ -173,6 +176,16 @@ describe('settings UI in the browser', { skip }, () => {
     const results = page.locator('pre.search-results');
     await results.waitFor();
     assert.match(await results.textContent(), /everything\.get_sum\(.*\[asks\]/); // the sandbox identifier form
+    // How search ranks, under the search box: terms only without the model (CAPA_MODEL_DIR unset),
+    // else by meaning once the page, polling while the hub embeds, sees every tool embedded.
+    const { search: ranking } = await hub.apiJson('/api/config');
+    assert.ok(ranking && ranking.state !== 'failed', JSON.stringify(ranking));
+    const searchLine = page.locator('.search-status');
+    if (ranking.state === 'off') {
+      await searchLine.getByText(`Search: terms only — ${ranking.reason}.`, { exact: false }).waitFor();
+    } else {
+      await searchLine.getByText(/^Search: by meaning and terms \(\d+ tools\)$/).waitFor({ timeout: 60000 });
+    }
     await shot('tools');
 
     await go('#/policies');

@@ -229,6 +229,85 @@ pub struct Options {
     /// Serve the built-in `demo` source (default true). `demo: false` turns it off.
     #[serde(default)]
     pub demo: Option<bool>,
+    /// How tools are found.
+    #[serde(default)]
+    pub search: SearchOptions,
+}
+
+/// `options.search`: how tools are found.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SearchOptions {
+    /// Rank code mode's `search` by meaning (an embedded sentence model) as well as by terms:
+    /// `on` or `off` (`true` and `false` mean the same). When omitted, on when the model's
+    /// files are installed. `off` ranks by terms only (BM25F); search mode always does.
+    // Read as text and checked by the rules (`validate.rs`): a wrong value is one issue with
+    // its line and fix, and a bare `on` is text to this reader, not a boolean.
+    #[serde(default)]
+    #[schemars(with = "Option<SemanticSearch>")]
+    pub semantic: Option<Located<String>>,
+}
+
+/// `options.search.semantic`: whether search ranks by meaning as well as by terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SemanticSearch {
+    /// Hybrid ranking: the sentence model's similarity together with term matching.
+    On,
+    /// Term matching only (BM25F).
+    Off,
+}
+
+impl SemanticSearch {
+    /// Reads `on`/`off`, or the booleans `true`/`false` (YAML 1.1 reads bare `on` and `off` as
+    /// booleans, so both spellings are taken), in any case; `None` for anything else.
+    pub fn from_word(word: &str) -> Option<Self> {
+        let is = |words: [&str; 2]| words.iter().any(|w| word.trim().eq_ignore_ascii_case(w));
+        if is(["on", "true"]) {
+            Some(Self::On)
+        } else if is(["off", "false"]) {
+            Some(Self::Off)
+        } else {
+            None
+        }
+    }
+
+    /// The spelling used in capabilities files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::On => "on",
+            Self::Off => "off",
+        }
+    }
+}
+
+impl std::fmt::Display for SemanticSearch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `on` or `off`, or a boolean: what an editor that reads YAML 1.1 makes of a bare `on`.
+impl JsonSchema for SemanticSearch {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SemanticSearch".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Whether search ranks by meaning as well as by terms.",
+            "anyOf": [
+                {
+                    "description": "`on`: by meaning and terms; `off`: by terms only.",
+                    "type": "string",
+                    "enum": ["on", "off"]
+                },
+                {
+                    "description": "`true` is `on`, `false` is `off`.",
+                    "type": "boolean"
+                }
+            ]
+        })
+    }
 }
 
 /// How a client sees the hub's tools (tool-exposure spec, "Modes").

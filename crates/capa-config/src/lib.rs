@@ -21,8 +21,8 @@ mod yaml;
 
 pub use error::{ConfigError, ConfigIssue};
 pub use file::{
-    CapabilitiesFile, ExposePolicy, ExposureMode, OAuthClientDef, OAuthSetting, Options, ServerDef,
-    ServerEntry, ServerKind, SkillEntry, ToolEntry,
+    CapabilitiesFile, ExposePolicy, ExposureMode, OAuthClientDef, OAuthSetting, Options,
+    SearchOptions, SemanticSearch, ServerDef, ServerEntry, ServerKind, SkillEntry, ToolEntry,
 };
 pub use load::{
     ConfigFiles, PROJECT_FILE_NAMES, ProjectOrigin, SelectError, find_project_file, load,

@@ -215,6 +215,7 @@ fn merge(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> HubConf
         timeout = file.upstream_timeout.or(timeout);
         approval_ttl = file.approval_ttl.or(approval_ttl);
         config.demo = file.demo.unwrap_or(config.demo);
+        config.semantic_search = file.semantic_search.or(config.semantic_search);
     }
     let active: Vec<String> = config.sources.iter().map(|s| s.id.clone()).collect();
     config.off_sources.retain(|s| !active.contains(&s.id));

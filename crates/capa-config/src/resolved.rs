@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::file::ExposureMode;
+use crate::file::{ExposureMode, SemanticSearch};
 
 /// Upper bound of `upstreamTimeoutMs` (spec: Default limits; hosts may lower, never raise).
 pub const MAX_UPSTREAM_TIMEOUT_MS: u64 = 30_000;
@@ -29,6 +29,9 @@ pub struct HubConfig {
     pub approval_ttl: Duration,
     /// Whether the built-in `demo` source is served.
     pub demo: bool,
+    /// `options.search.semantic` as the person set it; `None` when no file sets it (the hub
+    /// then ranks by meaning when the model's files are installed).
+    pub semantic_search: Option<SemanticSearch>,
     /// The files that were read, in order.
     pub files: Vec<PathBuf>,
     /// Things worth telling a person that do not stop the hub.
@@ -50,6 +53,7 @@ impl Default for HubConfig {
             upstream_timeout: Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS),
             approval_ttl: Duration::from_millis(MAX_APPROVAL_TTL_MS),
             demo: true,
+            semantic_search: None,
             files: Vec::new(),
             warnings: Vec::new(),
         }

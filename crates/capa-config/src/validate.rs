@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use crate::error::ConfigIssue;
 use crate::file::{
-    CapabilitiesFile, ExposePolicy, ExposureMode, ServerDef, ServerEntry, SkillEntry,
+    CapabilitiesFile, ExposePolicy, ExposureMode, SemanticSearch, ServerDef, ServerEntry,
+    SkillEntry,
 };
 use crate::located::{Located, Position};
 use crate::resolved::{
@@ -41,6 +42,7 @@ pub struct CheckedFile {
     pub upstream_timeout: Option<Duration>,
     pub approval_ttl: Option<Duration>,
     pub demo: Option<bool>,
+    pub semantic_search: Option<SemanticSearch>,
     pub warnings: Vec<String>,
 }
 
@@ -150,6 +152,18 @@ pub(crate) fn check(
         }
     });
 
+    let semantic_search = parsed.options.search.semantic.as_ref().and_then(|word| {
+        let choice = SemanticSearch::from_word(&word.value);
+        if choice.is_none() {
+            checker.issue(
+                word.position,
+                format!("options.search.semantic must be on or off, not `{}`", word.value),
+                "write `semantic: on` (rank by meaning and terms) or `semantic: off` (by terms only); `true` and `false` mean the same",
+            );
+        }
+        choice
+    });
+
     if checker.issues.is_empty() {
         Ok(CheckedFile {
             file: file.to_path_buf(),
@@ -161,6 +175,7 @@ pub(crate) fn check(
             upstream_timeout,
             approval_ttl,
             demo: parsed.options.demo,
+            semantic_search,
             warnings,
         })
     } else {

@@ -33,6 +33,7 @@ pub(crate) mod oauth;
 mod policy;
 mod reach;
 mod runtime;
+mod semantic;
 mod signals;
 mod skills;
 mod source_confirmation;
@@ -48,6 +49,7 @@ pub use policy::{
     ChangedBy, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
 };
 pub use runtime::SourceChangeError;
+pub use semantic::SemanticStatus;
 use source_def::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
 pub use switches::SourceSwitch;
@@ -96,6 +98,8 @@ pub struct Hub {
     policy: policy::PolicyState,
     /// The search index of the latest catalog it was asked for.
     tool_index: tokio::sync::Mutex<Option<Arc<ToolIndex>>>,
+    /// The sentence model and the state of the tools' vectors (search by meaning).
+    semantic: Arc<semantic::SemanticState>,
     /// Runs in memory: decisions, pending count, the pause, the approval page opener.
     runs: crate::runs::Runs,
     /// Run locks and attempt slots (the runner's), and this process as runs record it.
@@ -173,6 +177,7 @@ impl Hub {
             store.clone(),
             slots.owner(),
         ));
+        let semantic = Arc::new(semantic::SemanticState::new(&config, &paths.data_dir));
         let hub = Arc::new(Self {
             config,
             paths: paths.clone(),
@@ -191,6 +196,7 @@ impl Hub {
             started: watch::channel(false).0,
             policy,
             tool_index: tokio::sync::Mutex::new(None),
+            semantic,
             runs,
             slots,
             asking,
@@ -218,6 +224,7 @@ impl Hub {
             starting.started.send_replace(true);
         });
         if hub.config.exposure.mode == ExposureMode::Code {
+            hub.prune_tool_vectors();
             tokio::spawn(lookup::keep_index_warm(Arc::downgrade(&hub)));
         }
         Ok(hub)

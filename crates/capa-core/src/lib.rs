@@ -46,9 +46,9 @@ pub use hub::oauth::{
     SignInStarted, SignInState, fill_client_secret, sign_in_request,
 };
 pub use hub::{
-    CallContext, ChangedBy, Hub, HubOptions, RunHistory, STARTUP_LIMIT, SourceChangeError,
-    SourceStatus, SourceSwitch, confirm_policy_rule, confirm_policy_rule_removed,
-    confirm_policy_rules, source_digest,
+    CallContext, ChangedBy, Hub, HubOptions, RunHistory, STARTUP_LIMIT, SemanticStatus,
+    SourceChangeError, SourceStatus, SourceSwitch, confirm_policy_rule,
+    confirm_policy_rule_removed, confirm_policy_rules, source_digest,
 };
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};

@@ -41,6 +41,9 @@ pub struct ConfigView {
     pub upstream_timeout_ms: u64,
     pub demo: bool,
     pub warnings: Vec<String>,
+    /// Whether code mode's `search` ranks by meaning; absent from hubs older than it.
+    #[serde(default)]
+    pub search: Option<capa_core::SemanticStatus>,
 }
 
 /// A pending input as frontends show it; the preview is redacted.

@@ -12,6 +12,7 @@ pub mod eval;
 mod index;
 mod params;
 mod query;
+mod semantic;
 mod synonyms;
 
 use std::collections::HashMap;
@@ -28,6 +29,7 @@ pub use index::SearchField;
 use index::{Built, Fields};
 pub use params::parameter_names;
 use query::QueryTerm;
+pub use semantic::{FusionParams, QueryEmbedder, Semantic, embedding_text};
 use synonyms::Thesaurus;
 
 /// How strongly the share of query words a tool matches scales its score (1 = linear).
@@ -71,14 +73,28 @@ pub struct Hit {
     pub score: f32,
 }
 
-/// How to rank. Only [`Ranker::Bm25f`] serves users; the others are baselines for evaluation.
+/// How to rank. [`Ranker::Hybrid`] serves users when the index has vectors and
+/// [`Ranker::Bm25f`] when not; the others are baselines for evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ranker {
+    /// BM25F and the sentence model's similarity, fused by reciprocal rank. Without vectors (or
+    /// when the query cannot be embedded), BM25F alone.
+    Hybrid,
+    /// Cosine similarity of the sentence model's vectors alone; nothing without vectors.
+    Semantic,
     /// BM25F, computed here from tantivy's postings.
     Bm25f,
     /// tantivy's BM25 per field, multiplied by the field's weight and summed.
     TantivyBoostedSum,
     /// tantivy's BM25 over one field holding name, description and parameters together.
+    SingleField,
+}
+
+/// The rankers that match words.
+#[derive(Debug, Clone, Copy)]
+enum Lexical {
+    Bm25f,
+    TantivyBoostedSum,
     SingleField,
 }
 
@@ -102,6 +118,8 @@ pub struct SearchIndex {
     num_docs: u32,
     avg_len: [f32; 3],
     params: Bm25fParams,
+    semantic: Option<Semantic>,
+    fusion: FusionParams,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -109,6 +127,7 @@ impl std::fmt::Debug for SearchIndex {
         f.debug_struct("SearchIndex")
             .field("docs", &self.docs.len())
             .field("params", &self.params)
+            .field("semantic", &self.semantic)
             .finish_non_exhaustive()
     }
 }
@@ -152,7 +171,32 @@ impl SearchIndex {
             num_docs,
             avg_len,
             params,
+            semantic: None,
+            fusion: FusionParams::default(),
         })
+    }
+
+    /// Adds the tools' vectors, so that [`SearchIndex::search`] ranks by meaning as well as
+    /// words. `semantic.vectors` must be in [`SearchIndex::docs`] order; a length mismatch is a
+    /// caller's bug, and the vectors are then ignored rather than misattributed.
+    #[must_use]
+    pub fn with_semantic(mut self, semantic: Semantic) -> Self {
+        if semantic.vectors.len() == self.docs.len() {
+            self.semantic = Some(semantic);
+        }
+        self
+    }
+
+    /// Replaces the fusion's parameters (for evaluation).
+    #[must_use]
+    pub fn with_fusion(mut self, fusion: FusionParams) -> Self {
+        self.fusion = fusion;
+        self
+    }
+
+    /// The vectors, when the index has them.
+    pub fn semantic(&self) -> Option<&Semantic> {
+        self.semantic.as_ref()
     }
 
     pub fn docs(&self) -> &[ToolDoc] {
@@ -163,27 +207,65 @@ impl SearchIndex {
         self.params
     }
 
-    /// Every tool matching `query`, best first (ties by address), with BM25F.
+    /// Every tool matching `query`, best first (ties by address): hybrid when the index has
+    /// vectors, BM25F otherwise.
     pub fn search(&self, query: &str) -> Result<Vec<Hit>, SearchError> {
-        self.rank(Ranker::Bm25f, query)
+        self.rank(Ranker::Hybrid, query)
     }
 
     /// Every tool matching `query`, best first (ties by address).
+    pub fn rank(&self, ranker: Ranker, query: &str) -> Result<Vec<Hit>, SearchError> {
+        let lexical = match ranker {
+            Ranker::Bm25f => return self.rank_lexical(Lexical::Bm25f, query),
+            Ranker::TantivyBoostedSum => {
+                return self.rank_lexical(Lexical::TantivyBoostedSum, query);
+            }
+            Ranker::SingleField => return self.rank_lexical(Lexical::SingleField, query),
+            Ranker::Hybrid | Ranker::Semantic => Lexical::Bm25f,
+        };
+        let embedded = self
+            .semantic
+            .as_ref()
+            .and_then(|s| Some((s, s.embedder.embed_query(query)?)));
+        let Some((semantic, vector)) = embedded else {
+            return match ranker {
+                Ranker::Semantic => Ok(Vec::new()),
+                _ => self.rank_lexical(lexical, query),
+            };
+        };
+        let near = semantic::nearest(semantic, &vector, self.fusion.min_similarity);
+        let mut hits = match ranker {
+            Ranker::Semantic => near,
+            _ => semantic::fuse(&self.rank_lexical(lexical, query)?, &near, self.fusion),
+        };
+        self.sort(&mut hits);
+        Ok(hits)
+    }
+
+    fn sort(&self, hits: &mut [Hit]) {
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| self.docs[a.doc].address.cmp(&self.docs[b.doc].address))
+        });
+    }
+
+    /// Every tool sharing a word (or a synonym, or a completion) with `query`, best first.
     ///
     /// Whatever the ranker, a tool's score is then multiplied by the square root of the share of
     /// the query's words it matches (itself, a synonym or a completion): a softened form of the
     /// classic coordination factor. Without it, a tool matching one rare word of "open a bug
     /// report on a repo" beats the tool that matches all of them through common words; at full
     /// strength (no root) it overrules term weights too often (see docs/code-mode.md).
-    pub fn rank(&self, ranker: Ranker, query: &str) -> Result<Vec<Hit>, SearchError> {
+    fn rank_lexical(&self, ranker: Lexical, query: &str) -> Result<Vec<Hit>, SearchError> {
         let mut analyzer = self.analyzer.clone();
         let words = query::distinct(analyzer::terms(&mut analyzer, query));
         let searcher = self.reader.searcher();
         let terms = query::expand(&words, &self.thesaurus, &searcher, &self.fields)?;
         let mut hits = match ranker {
-            Ranker::Bm25f => self.bm25f(&terms)?,
-            Ranker::TantivyBoostedSum => self.tantivy_boosted_sum(&terms)?,
-            Ranker::SingleField => self.single_field(&terms)?,
+            Lexical::Bm25f => self.bm25f(&terms)?,
+            Lexical::TantivyBoostedSum => self.tantivy_boosted_sum(&terms)?,
+            Lexical::SingleField => self.single_field(&terms)?,
         };
         let coverage = self.coverage(&terms)?;
         let concepts = words.len().clamp(1, 64) as f32;
@@ -191,11 +273,7 @@ impl SearchIndex {
             let matched = coverage.get(&hit.doc).map_or(0, |m| m.count_ones());
             hit.score *= (matched as f32 / concepts).powf(COORDINATION_EXPONENT);
         }
-        hits.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| self.docs[a.doc].address.cmp(&self.docs[b.doc].address))
-        });
+        self.sort(&mut hits);
         Ok(hits)
     }
 

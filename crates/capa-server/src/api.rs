@@ -50,6 +50,7 @@ async fn config(State(hub): State<Arc<Hub>>) -> Json<Value> {
         "upstreamTimeoutMs": u64::try_from(config.upstream_timeout.as_millis()).unwrap_or(u64::MAX),
         "demo": config.demo,
         "warnings": config.warnings,
+        "search": hub.semantic_status(),
     }))
 }
 

@@ -1,6 +1,7 @@
-//! The hub's SQLite database: tool call records (the base of runs and history) and connection
-//! metadata. Never secret values: those live in the OS keychain, and every text written here has
-//! already passed the hub's redaction.
+//! The hub's SQLite database: tool call records (the base of runs and history), connection
+//! metadata, and a cache of the sentence model's vectors of tool texts. Never secret values:
+//! those live in the OS keychain, and every text written here has already passed the hub's
+//! redaction.
 //!
 //! One file in the platform data dir, WAL mode, versioned migrations run on open.
 
@@ -9,6 +10,7 @@ mod calls;
 mod claims;
 mod connections;
 mod deferred;
+mod embeddings;
 mod input_kind;
 mod migrations;
 mod policy;

@@ -189,6 +189,20 @@ const MIGRATIONS: &[&str] = &[
     r"
     ALTER TABLE approvals ADD COLUMN client TEXT;
     ",
+    // 10: the sentence model's vectors of tool texts (search by meaning), keyed by the model's
+    // id and the SHA-256 of the text embedded, as little-endian f32s. A cache: any row may be
+    // dropped (`prune_embeddings`), and a damaged one reads as a miss. `used_at_ms` is when a
+    // lookup last found the row (refreshed at most hourly), so vectors of texts no catalog has
+    // any more can be pruned.
+    r"
+    CREATE TABLE embeddings (
+        model      TEXT NOT NULL,
+        text_hash  BLOB NOT NULL,
+        vector     BLOB NOT NULL,
+        used_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (model, text_hash)
+    );
+    ",
 ];
 
 /// The newest schema version this build knows.

@@ -14,6 +14,7 @@ import {
   type Connection,
   type ConnectionInput,
   type DecideTarget,
+  type HubConfig,
   type HubEvent,
   type PolicyRule,
   type PolicyView,
@@ -110,6 +111,9 @@ export class HttpBackend implements Backend {
 
   session(): Promise<Session> {
     return this.request<Session>('GET', '/api/session');
+  }
+  config(): Promise<HubConfig> {
+    return this.request<HubConfig>('GET', '/api/config');
   }
 
   async clients(): Promise<ClientsView> {

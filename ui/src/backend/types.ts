@@ -16,6 +16,30 @@ export interface Session {
   version: string;
 }
 
+/** How the hub's own `search` ranks (`GET /api/config`, `search`; `SemanticStatus` in
+ *  crates/capa-core/src/hub/semantic.rs). */
+export type SearchStatus =
+  /** Every tool ranks by meaning and terms. */
+  | { state: 'on'; tools: number }
+  /** The model embeds new tools in the background; those without a vector rank by terms. */
+  | { state: 'embedding'; done: number; total: number }
+  /** Terms only (BM25F): `reason` says why, `fix` how to turn search by meaning on. */
+  | { state: 'off'; reason: string; fix?: string | null }
+  /** The model's files are there but could not be loaded or run. */
+  | { state: 'failed'; error: string };
+
+/** `GET /api/config`: the configuration the hub runs with. */
+export interface HubConfig {
+  files: string[];
+  toolExposure: string;
+  decidedBy: string;
+  upstreamTimeoutMs: number;
+  demo: boolean;
+  warnings: string[];
+  /** Absent from hubs older than search by meaning (issue 20). */
+  search?: SearchStatus | null;
+}
+
 /** A source as `GET /api/sources` lists it. */
 export interface SourceStatus {
   id: string;
@@ -337,6 +361,8 @@ export interface Backend {
   /** `http` in a browser, `tauri` in the desktop window. */
   readonly kind: 'http' | 'tauri';
   session(): Promise<Session>;
+  /** The configuration the hub runs with, and how its search ranks now. */
+  config(): Promise<HubConfig>;
 
   sources(): Promise<SourceStatus[]>;
   addSource(source: SourceInput): Promise<void>;

@@ -1,8 +1,10 @@
-// Tools: the hub's own search, and each tool by source with its on/off switch and policy
-// (allow / ask / deny). A tool off is a deny rule for its address; turning it on removes that
-// rule. "Turn off all write tools" turns off every tool its server does not declare read-only.
+// Tools: the hub's own search, with how it ranks now (lib/search-status.ts), and each tool by
+// source with its on/off switch and policy (allow / ask / deny). A tool off is a deny rule for its
+// address; turning it on removes that rule. "Turn off all write tools" turns off every tool its
+// server does not declare read-only.
 import type { Decision, PolicyView, SourceStatus, ToolListing } from '../backend/types';
 import { clear, errorText, h, notice } from '../lib/dom';
+import { searchStatusView, watchSearchStatus } from '../lib/search-status';
 import { declaredReadOnly, switchControl, toolSwitch } from '../lib/switch';
 import type { Page, PageContext } from './page';
 
@@ -19,6 +21,8 @@ export function toolsPage({ backend }: PageContext): Page {
     query,
     h('button', { type: 'submit' }, 'Search'),
   );
+  const searchStatus = searchStatusView();
+  const statusWatch = watchSearchStatus(() => backend.config(), searchStatus.show);
   search.addEventListener('submit', async (event) => {
     event.preventDefault();
     clear(message);
@@ -144,12 +148,14 @@ export function toolsPage({ backend }: PageContext): Page {
     {},
     h('h2', {}, 'Tools'),
     search,
+    searchStatus.element,
     results,
     message,
     h('p', { class: 'hint' }, 'The policy applies to calls without a connection; rules for one connection are on the Policies page.'),
     list,
   );
   const refresh = async () => {
+    void statusWatch.refresh();
     try {
       const [tools, policy, sources] = await Promise.all([backend.tools(), backend.policy(), backend.sources()]);
       clear(list);
@@ -175,5 +181,5 @@ export function toolsPage({ backend }: PageContext): Page {
       list.append(notice('error', errorText(error)));
     }
   };
-  return { title: 'Tools', element, refresh };
+  return { title: 'Tools', element, refresh, dispose: () => statusWatch.stop() };
 }

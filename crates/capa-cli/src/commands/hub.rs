@@ -97,12 +97,15 @@ async fn status(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode> {
         output::json(&Status::Running {
             running: true,
             url: hub.mcp_url(),
-            config,
+            config: Box::new(config),
             sources,
         })?;
     } else {
         println!("Hub running at {}", hub.mcp_url());
         println!("Exposure: {} ({})", config.tool_exposure, config.decided_by);
+        if let Some(search) = &config.search {
+            println!("Search: {}", search.line());
+        }
         super::sources::print_sources(&sources);
     }
     Ok(ExitCode::SUCCESS)
@@ -118,7 +121,7 @@ enum Status {
     Running {
         running: bool,
         url: String,
-        config: capa_host::api::ConfigView,
+        config: Box<capa_host::api::ConfigView>,
         sources: Vec<capa_host::api::SourceView>,
     },
 }

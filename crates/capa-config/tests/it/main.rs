@@ -7,5 +7,6 @@ mod malformed;
 mod oauth;
 mod policy;
 mod select;
+mod semantic_search;
 mod skills;
 mod valid;

@@ -17,7 +17,14 @@ impl Hub {
             .iter()
             .filter_map(|s| Some((s.id.clone(), s.description.clone()?)))
             .collect();
-        lookup::search(&index, &self.policy(), &connections, &descriptions, request)
+        let policy = self.policy();
+        let request = request.clone();
+        // Embedding the query is CPU work (milliseconds): off the async runtime.
+        tokio::task::spawn_blocking(move || {
+            lookup::search(&index, &policy, &connections, &descriptions, &request)
+        })
+        .await
+        .map_err(|e| LookupError::Index(e.to_string()))?
     }
 
     /// Answers `describe` (and the sandbox's `hub.describe`).
@@ -35,9 +42,13 @@ impl Hub {
         if let Some(index) = slot.as_ref().filter(|i| Arc::ptr_eq(i.catalog(), &catalog)) {
             return Ok(index.clone());
         }
-        let index = tokio::task::spawn_blocking(move || ToolIndex::build(catalog))
-            .await
-            .map_err(|e| LookupError::Index(e.to_string()))??;
+        let semantic = self.semantic.clone();
+        let store = self.store.clone();
+        let index = tokio::task::spawn_blocking(move || {
+            ToolIndex::build_with(catalog, |docs| semantic.attach(&store, docs))
+        })
+        .await
+        .map_err(|e| LookupError::Index(e.to_string()))??;
         let index = Arc::new(index);
         *slot = Some(index.clone());
         Ok(index)
@@ -72,15 +83,24 @@ impl Hub {
 }
 
 /// Keeps the index warm in code mode: after each catalog change, build the next index in the
-/// background so that the next `search` does not wait for it.
+/// background so that the next `search` does not wait for it, and embed the tools the model
+/// has not seen.
 pub(super) async fn keep_index_warm(hub: std::sync::Weak<Hub>) {
     let Some(mut changes) = hub.upgrade().map(|h| h.watch_catalog()) else {
         return;
     };
     loop {
         let Some(hub) = hub.upgrade() else { return };
-        if let Err(e) = hub.tool_index().await {
-            tracing::warn!(error = %e, "could not build the search index");
+        match hub.tool_index().await {
+            // Tools new to the model are embedded now, then the index is built again with them.
+            Ok(index) => {
+                if hub.embed_missing(&index).await
+                    && let Err(e) = hub.tool_index().await
+                {
+                    tracing::warn!(error = %e, "could not build the search index");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "could not build the search index"),
         }
         drop(hub);
         if changes.changed().await.is_err() {

@@ -1,6 +1,6 @@
 //! The search index of one catalog snapshot, with the schemas the type generator borrows.
 
-use capa_search::{SearchIndex, ToolDoc};
+use capa_search::{SearchIndex, Semantic, ToolDoc};
 use capa_typegen::ToolSpec;
 use serde_json::Value;
 
@@ -17,9 +17,18 @@ pub struct ToolIndex {
 }
 
 impl ToolIndex {
-    /// Indexes every tool of `catalog`. Takes a while for thousands of tools (see
-    /// docs/benchmarks.md): call it off the async runtime.
+    /// Indexes every tool of `catalog` for term matching. Takes a while for thousands of tools
+    /// (see docs/benchmarks.md): call it off the async runtime.
     pub fn build(catalog: SharedCatalog) -> Result<Self, LookupError> {
+        Self::build_with(catalog, |_| None)
+    }
+
+    /// [`ToolIndex::build`], with the vectors `semantic` gives for the tools' documents (in
+    /// catalog order) so that search ranks by meaning too.
+    pub fn build_with(
+        catalog: SharedCatalog,
+        semantic: impl FnOnce(&[ToolDoc]) -> Option<Semantic>,
+    ) -> Result<Self, LookupError> {
         let schemas: Vec<(Value, Option<Value>)> = catalog
             .tools()
             .iter()
@@ -46,8 +55,12 @@ impl ToolIndex {
                     input,
                 )
             })
-            .collect();
-        let search = SearchIndex::build(docs).map_err(|e| LookupError::Index(e.to_string()))?;
+            .collect::<Vec<ToolDoc>>();
+        let vectors = semantic(&docs);
+        let mut search = SearchIndex::build(docs).map_err(|e| LookupError::Index(e.to_string()))?;
+        if let Some(vectors) = vectors {
+            search = search.with_semantic(vectors);
+        }
         Ok(Self {
             catalog,
             search,

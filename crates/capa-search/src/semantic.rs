@@ -1,0 +1,174 @@
+//! The semantic half of hybrid search: each tool's text embedded once (by the hub's sentence
+//! model, crate capa-embed), the query embedded per search, ranked by cosine similarity, and
+//! fused with BM25F by reciprocal rank.
+//!
+//! This crate does no embedding itself: the caller gives the vectors and a [`QueryEmbedder`],
+//! so the index stays cheap to build and testable without the model.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::{Hit, ToolDoc};
+
+/// Embeds a query into the same space as the tools' vectors.
+pub trait QueryEmbedder: Send + Sync {
+    /// `None` when the query cannot be embedded now; search is then BM25F alone.
+    fn embed_query(&self, query: &str) -> Option<Vec<f32>>;
+}
+
+/// What semantic ranking needs: a vector per tool (in [`crate::SearchIndex::docs`] order,
+/// `None` for a tool not embedded yet) and the query embedder.
+#[derive(Clone)]
+pub struct Semantic {
+    pub vectors: Vec<Option<Vec<f32>>>,
+    pub embedder: Arc<dyn QueryEmbedder>,
+}
+
+impl std::fmt::Debug for Semantic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Semantic")
+            .field("embedded", &self.embedded())
+            .field("tools", &self.vectors.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Semantic {
+    /// How many tools have a vector.
+    pub fn embedded(&self) -> usize {
+        self.vectors.iter().filter(|v| v.is_some()).count()
+    }
+}
+
+/// How the two rankings are fused; the values are chosen on the everyday query set only
+/// (docs/code-mode.md, "Hybrid ranking"), so the paraphrase and task sets measure them unseen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FusionParams {
+    /// Reciprocal-rank fusion's constant: 1 / (k + rank) per list. Larger flattens the ranks.
+    pub k: f32,
+    /// The weight of the semantic list against BM25F's 1.
+    pub semantic_weight: f32,
+    /// Semantic candidates: at most this many of the nearest tools…
+    pub semantic_candidates: usize,
+    /// …and only those at least this similar to the query (cosine), so that a query about
+    /// nothing in the catalog does not list the least distant tools as matches.
+    pub min_similarity: f32,
+}
+
+impl Default for FusionParams {
+    fn default() -> Self {
+        Self {
+            k: 10.0,
+            semantic_weight: 1.0,
+            semantic_candidates: 30,
+            min_similarity: 0.2,
+        }
+    }
+}
+
+/// The text a tool's vector is computed from: what BM25F indexes (name, title, description,
+/// parameter names), with identifiers split into words, which the model reads better.
+pub fn embedding_text(doc: &ToolDoc) -> String {
+    let name = doc
+        .address
+        .strip_prefix(&format!("{}.", doc.namespace))
+        .unwrap_or(&doc.address);
+    let mut text = format!("{}: {}", doc.namespace, words(name));
+    if let Some(title) = doc.title.as_deref().filter(|t| !t.trim().is_empty()) {
+        text.push_str(". ");
+        text.push_str(title.trim());
+    }
+    if !doc.description.trim().is_empty() {
+        text.push_str(". ");
+        text.push_str(doc.description.trim());
+    }
+    if !doc.params.is_empty() {
+        let params: Vec<String> = doc.params.iter().map(|p| words(p)).collect();
+        text.push_str(". Parameters: ");
+        text.push_str(&params.join(", "));
+    }
+    text
+}
+
+/// `list_repository_collaborators`, `listRepoCollaborators` and `list-repo` as words.
+fn words(identifier: &str) -> String {
+    let mut out = String::with_capacity(identifier.len() + 8);
+    let mut previous: Option<char> = None;
+    for c in identifier.chars() {
+        match c {
+            '_' | '-' | '.' | '/' => out.push(' '),
+            c if c.is_uppercase() && previous.is_some_and(char::is_lowercase) => {
+                out.push(' ');
+                out.extend(c.to_lowercase());
+            }
+            c => out.extend(c.to_lowercase()),
+        }
+        previous = Some(c);
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every embedded tool by cosine similarity to `query`, best first, those under
+/// `min_similarity` left out. The vectors are unit length, so the dot product is the cosine.
+pub(crate) fn nearest(semantic: &Semantic, query: &[f32], min_similarity: f32) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = semantic
+        .vectors
+        .iter()
+        .enumerate()
+        .filter_map(|(doc, vector)| {
+            let vector = vector.as_ref()?;
+            let score: f32 = vector.iter().zip(query).map(|(a, b)| a * b).sum();
+            (score >= min_similarity).then_some(Hit { doc, score })
+        })
+        .collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    hits
+}
+
+/// Reciprocal-rank fusion of BM25F's hits (best first) and the semantic ones (best first, cut to
+/// `semantic_candidates`): a tool's score is the sum over the lists it is in of
+/// weight / (k + rank). Unsorted; the caller orders by score.
+pub(crate) fn fuse(lexical: &[Hit], semantic: &[Hit], params: FusionParams) -> Vec<Hit> {
+    let mut scores: HashMap<usize, f32> = HashMap::new();
+    for (rank, hit) in lexical.iter().enumerate() {
+        *scores.entry(hit.doc).or_default() += 1.0 / (params.k + rank as f32 + 1.0);
+    }
+    for (rank, hit) in semantic.iter().take(params.semantic_candidates).enumerate() {
+        *scores.entry(hit.doc).or_default() +=
+            params.semantic_weight / (params.k + rank as f32 + 1.0);
+    }
+    scores
+        .into_iter()
+        .map(|(doc, score)| Hit { doc, score })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_read_as_words() {
+        assert_eq!(
+            words("list_repository_collaborators"),
+            "list repository collaborators"
+        );
+        assert_eq!(words("getIssueComments"), "get issue comments");
+        assert_eq!(words("per-page"), "per page");
+        assert_eq!(words("URL"), "url");
+    }
+
+    #[test]
+    fn a_tool_in_both_lists_beats_one_in_either() {
+        let hit = |doc| Hit { doc, score: 1.0 };
+        let fused = fuse(
+            &[hit(0), hit(1)],
+            &[hit(2), hit(1)],
+            FusionParams::default(),
+        );
+        let score = |doc| fused.iter().find(|h| h.doc == doc).map(|h| h.score);
+        assert!(score(1) > score(0));
+        assert!(score(1) > score(2));
+        assert_eq!(fused.len(), 3);
+    }
+}

@@ -1,0 +1,127 @@
+// Search by meaning (issue 20) through a real client: the official TypeScript SDK over HTTP asks
+// code mode's `search` for a paraphrase that shares no word with the tool it means, over the
+// github, docker-registry and livemcpbench catalogs (1,399 tools, from the catalog fixture
+// server). The hub finds the model through CAPA_MODEL_DIR (scripts/setup installs it in the
+// checkout's models/), embeds the tools in the background, reports its progress in /api/config
+// and `capa hub status`, and ranks by meaning once done. A second hub on the same data dir finds
+// every vector in the store's cache and embeds nothing.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+import {
+  MODEL_DIR,
+  NODE,
+  REPO_ROOT,
+  makeSandbox,
+  removeSandboxes,
+  writeCapabilities,
+  startHub,
+  connectHttp,
+  cleanup,
+  resultText,
+  runCapa,
+  waitFor,
+} from './support.mjs';
+import { skipOrFail } from './require.mjs';
+
+const CATALOG_SERVER = path.join(REPO_ROOT, 'tests', 'fixtures', 'catalog-server.mjs');
+const modelMissing = existsSync(path.join(MODEL_DIR, 'model.safetensors'))
+  ? null
+  : `no search model at ${MODEL_DIR} (run scripts/setup --model)`;
+
+/** The addresses of a search answer's tool lines, best first. */
+function toolLines(text) {
+  return [...text.matchAll(/^ {2}([a-z][\w-]*\.[\w-]+)\(/gm)].map((m) => m[1]);
+}
+
+describe('search by meaning', { skip: skipOrFail(modelMissing) }, () => {
+  let sandbox;
+  let configFile;
+  let hub;
+  let client;
+
+  before(async () => {
+    sandbox = await makeSandbox('capa-meaning-');
+    sandbox.env.CAPA_MODEL_DIR = MODEL_DIR;
+    configFile = await writeCapabilities(sandbox.configDir, {
+      options: { toolExposure: 'code' },
+      servers: [
+        { id: 'github', command: NODE, args: [CATALOG_SERVER, 'github'] },
+        { id: 'registry', command: NODE, args: [CATALOG_SERVER, 'docker-registry'] },
+        { id: 'live', command: NODE, args: [CATALOG_SERVER, 'livemcpbench'] },
+      ],
+    });
+    hub = await startHub({ configFile, sandbox });
+    client = await connectHttp(hub, { name: 'e2e-meaning' });
+  });
+
+  after(async () => {
+    await client?.close();
+    await hub?.stop();
+    await cleanup();
+    await removeSandboxes();
+  });
+
+  it('embeds the tools in the background, showing progress, then ranks a paraphrase by meaning', async () => {
+    const states = new Set();
+    const final = await waitFor(
+      'every tool embedded',
+      async () => {
+        const { search } = await hub.apiJson('/api/config');
+        states.add(search.state);
+        assert.notEqual(search.state, 'failed', JSON.stringify(search));
+        assert.notEqual(search.state, 'off', JSON.stringify(search));
+        return search.state === 'on' ? search : null;
+      },
+      { timeoutMs: 600_000, intervalMs: 250 },
+    );
+    // The three catalogs' 1,399 tools, less the few the hub's bounds leave out (docs/limits.md).
+    assert.ok(final.tools > 1300, JSON.stringify(final));
+    assert.ok(states.has('embedding'), `progress was never shown: ${[...states]}`);
+    assert.match(hub.log(), /embedding tools for search by meaning/);
+
+    const status = await runCapa(['hub', 'status'], { env: sandbox.env });
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /^Search: by meaning and terms \(all-MiniLM-L6-v2, \d+ tools\)$/m);
+
+    const result = await client.callTool({
+      name: 'search',
+      arguments: { query: 'who else can push to this repo' },
+    });
+    const text = resultText(result);
+    const top = toolLines(text).slice(0, 3);
+    assert.ok(top.includes('github.list_repository_collaborators'), text);
+  });
+
+  it('a second hub on the same data finds every vector cached', async () => {
+    await client.close();
+    client = undefined;
+    await hub.stop();
+    hub = await startHub({ configFile, sandbox });
+    client = await connectHttp(hub, { name: 'e2e-meaning-again' });
+    const { search } = await waitFor('index built', async () => {
+      const config = await hub.apiJson('/api/config');
+      return config.search.state === 'on' ? config : null;
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    assert.ok(search.tools > 1300, JSON.stringify(search));
+    assert.doesNotMatch(hub.log(), /embedding tools for search by meaning/);
+  });
+
+  it('without the model, search matches terms and status says how to turn meaning on', async () => {
+    const bare = await makeSandbox('capa-meaning-off-');
+    delete bare.env.CAPA_MODEL_DIR;
+    const file = await writeCapabilities(bare.configDir, { options: { toolExposure: 'code' } });
+    const plain = await startHub({ configFile: file, sandbox: bare });
+    try {
+      const { search } = await plain.apiJson('/api/config');
+      assert.equal(search.state, 'off');
+      assert.match(search.reason, /not installed/);
+      const status = await runCapa(['hub', 'status'], { env: bare.env });
+      assert.match(status.stdout, /^Search: terms only \(the all-MiniLM-L6-v2 model is not installed\); put its files in .*CAPA_MODEL_DIR$/m);
+    } finally {
+      await plain.stop();
+    }
+  });
+});

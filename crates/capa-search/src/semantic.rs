@@ -66,28 +66,40 @@ impl Default for FusionParams {
     }
 }
 
-/// The text a tool's vector is computed from: what BM25F indexes (name, title, description,
-/// parameter names), with identifiers split into words, which the model reads better.
+/// The text a tool's vector is computed from: its namespace and name as words, its title and the
+/// first sentence of its description. Parameter names and the rest of the description are left
+/// to BM25F: on the everyday query set, they made the vectors worse (pagination notes and field
+/// lists pull every tool towards the same point) and embedding twice as slow
+/// (docs/code-mode.md, "Ranking by meaning").
 pub fn embedding_text(doc: &ToolDoc) -> String {
     let name = doc
         .address
         .strip_prefix(&format!("{}.", doc.namespace))
         .unwrap_or(&doc.address);
     let mut text = format!("{}: {}", doc.namespace, words(name));
-    if let Some(title) = doc.title.as_deref().filter(|t| !t.trim().is_empty()) {
-        text.push_str(". ");
-        text.push_str(title.trim());
-    }
-    if !doc.description.trim().is_empty() {
-        text.push_str(". ");
-        text.push_str(doc.description.trim());
-    }
-    if !doc.params.is_empty() {
-        let params: Vec<String> = doc.params.iter().map(|p| words(p)).collect();
-        text.push_str(". Parameters: ");
-        text.push_str(&params.join(", "));
+    for part in [
+        doc.title.as_deref().unwrap_or_default(),
+        first_sentence(&doc.description),
+    ] {
+        let part = part.trim();
+        if !part.is_empty() {
+            text.push_str(". ");
+            text.push_str(part);
+        }
     }
     text
+}
+
+/// Up to the first full stop followed by a space, or the first line break.
+fn first_sentence(text: &str) -> &str {
+    let text = text.trim();
+    let stop = text.find(". ").map(|i| i + 1);
+    let line = text.find('\n');
+    let end = match (stop, line) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b).unwrap_or(text.len()),
+    };
+    &text[..end]
 }
 
 /// `list_repository_collaborators`, `listRepoCollaborators` and `list-repo` as words.
@@ -156,6 +168,23 @@ mod tests {
         assert_eq!(words("getIssueComments"), "get issue comments");
         assert_eq!(words("per-page"), "per page");
         assert_eq!(words("URL"), "url");
+    }
+
+    #[test]
+    fn the_text_is_the_name_title_and_first_sentence() {
+        let doc = ToolDoc {
+            address: "github.list_repository_collaborators".to_owned(),
+            namespace: "github".to_owned(),
+            title: Some("List repository collaborators".to_owned()),
+            description: "List collaborators of a repository. Results are paginated.".to_owned(),
+            params: vec!["owner".to_owned()],
+        };
+        assert_eq!(
+            embedding_text(&doc),
+            "github: list repository collaborators. List repository collaborators. List collaborators of a repository."
+        );
+        assert_eq!(first_sentence("One line\nand v1.2 more"), "One line");
+        assert_eq!(first_sentence("Version 1.2 only"), "Version 1.2 only");
     }
 
     #[test]

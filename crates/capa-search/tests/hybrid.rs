@@ -6,9 +6,7 @@ use std::sync::Arc;
 
 use capa_embed::{Embedder, Located};
 use capa_search::eval::{LabelledQuery, Quality, QueryKind, evaluate_by_kind, parse_queries};
-use capa_search::{
-    FusionParams, QueryEmbedder, Ranker, SearchIndex, Semantic, ToolDoc, embedding_text,
-};
+use capa_search::{QueryEmbedder, Ranker, SearchIndex, Semantic, ToolDoc, embedding_text};
 
 /// The model, remembering the queries it embedded: the same queries are asked once per ranker.
 struct Model(
@@ -109,46 +107,6 @@ fn hybrid_does_not_lose_to_bm25f_on_any_kind() {
             "{}: hybrid {ours:?} loses to BM25F {lexical:?}",
             kind.label()
         );
-    }
-}
-
-#[test]
-#[ignore = "tuning probe"]
-fn tune() {
-    let Some(model) = model() else { return };
-    let base = hybrid_index(&model);
-    let queries = all_queries();
-    for k in [10.0f32, 30.0, 60.0] {
-        for w in [0.7f32, 1.0, 1.5, 2.0] {
-            for n in [10usize, 30, 100] {
-                for min in [0.1f32, 0.2, 0.3] {
-                    let params = FusionParams {
-                        k,
-                        semantic_weight: w,
-                        semantic_candidates: n,
-                        min_similarity: min,
-                    };
-                    let index = SearchIndex::build(base.docs().to_vec())
-                        .expect("index")
-                        .with_semantic(base.semantic().expect("semantic").clone())
-                        .with_fusion(params);
-                    let r = evaluate_by_kind(&index, Ranker::Hybrid, &queries).expect("evaluate");
-                    let line: Vec<String> = r
-                        .iter()
-                        .map(|(kind, q)| {
-                            format!(
-                                "{} {:.3}/{:.3}/{:.3}",
-                                kind.label(),
-                                q.recall_at_1,
-                                q.recall_at_5,
-                                q.mrr
-                            )
-                        })
-                        .collect();
-                    println!("k {k} w {w} n {n} min {min}: {}", line.join("  "));
-                }
-            }
-        }
     }
 }
 

@@ -90,4 +90,12 @@ status=$(cd "$root" && CAPA_DATA_DIR="$root/data" CAPA_CONFIG_DIR="$root/config"
   "$root/pkg/usr/bin/capa" --config "$root/capabilities.yaml" hub status 2>&1) \
   || fail "the packaged capa hub status failed: $status"
 grep -q "$base" <<<"$status" || fail "the packaged capa does not find the app's hub: $status"
-echo "package check: the unpacked app hosts the hub at $base and serves its bundled UI; its capa finds it"
+# The app's hub finds the model the package carries and embeds the demo's tools with it.
+for _ in $(seq 1 600); do
+  config=$(curl -fsS -H "Authorization: Bearer $token" "$base/api/config" || true)
+  grep -q '"search":{"state":"on"' <<<"$config" && break
+  grep -qE '"search":\{"state":"(off|failed)"' <<<"$config" && break
+  sleep 0.1
+done
+grep -q '"search":{"state":"on"' <<<"$config" || fail "the unpacked app does not search by meaning with its model: $config"
+echo "package check: the unpacked app hosts the hub at $base, serves its bundled UI and searches by meaning with its model; its capa finds it"

@@ -17,9 +17,10 @@ use rmcp::model::ListToolsResult;
 use crate::calls::Samples;
 use crate::memory::own_rss_kib;
 
-const QUERIES: &str = include_str!("../../capa-search/tests/data/queries.jsonl");
+pub(crate) const QUERIES: &str = include_str!("../../capa-search/tests/data/queries.jsonl");
 /// Paraphrase and task queries, measured by kind.
-const MEANING_QUERIES: &str = include_str!("../../capa-search/tests/data/queries-meaning.jsonl");
+pub(crate) const MEANING_QUERIES: &str =
+    include_str!("../../capa-search/tests/data/queries-meaning.jsonl");
 
 /// One catalog's measurements.
 #[derive(Debug)]
@@ -51,7 +52,7 @@ pub(crate) struct LookupReport {
     pub code_cl100k: usize,
 }
 
-fn catalog_of(files: &[&str]) -> anyhow::Result<Catalog> {
+pub(crate) fn catalog_of(files: &[&str]) -> anyhow::Result<Catalog> {
     let tools = capa_catalogs::load_all(files).map_err(anyhow::Error::msg)?;
     let mut by_source: BTreeMap<String, Vec<ToolDefinition>> = BTreeMap::new();
     for tool in tools {

@@ -5,6 +5,9 @@
 //! - the hub's resident memory, idle, with three upstreams (and with none, as a baseline);
 //! - code mode's lookups over the real catalogs: index build, `search` and `describe` latency,
 //!   search quality against two baselines, and the surface's token cost;
+//! - search by meaning (issue 20): quality by kind of BM25F, embeddings and the hybrid, hybrid
+//!   latency over 1,400 and 7,400 tools, first embedding, a warm-cache index build, the hub's
+//!   memory with the model;
 //! - `execute` (issue 17's targets first): through the front with rmcp and the official TS and
 //!   Python clients, sandbox cold start and guest calls in process beside Executor's sandbox,
 //!   guest calls vs direct, fan-out vs its floor, load;
@@ -27,6 +30,8 @@ mod package;
 mod peer;
 mod procs;
 mod report;
+mod semantic;
+mod semantic_hub;
 mod speed;
 
 use std::path::PathBuf;
@@ -40,6 +45,7 @@ async fn main() -> anyhow::Result<()> {
     let mut only_approvals = false;
     let mut only_desktop = false;
     let mut only_speed = false;
+    let mut only_search = false;
     let mut desktop_app: Option<PathBuf> = std::env::var_os("CAPA_DESKTOP_BIN").map(PathBuf::from);
     let mut deb: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
@@ -59,9 +65,10 @@ async fn main() -> anyhow::Result<()> {
             "--only-desktop" => only_desktop = true,
             "--deb" => deb = Some(args.next().map(PathBuf::from).context("--deb FILE")?),
             "--only-speed" => only_speed = true,
+            "--only-search" => only_search = true,
             "--help" | "-h" => {
                 println!(
-                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed (print that section only)]"
+                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed | --only-search (print that section only)]"
                 );
                 return Ok(());
             }
@@ -82,6 +89,10 @@ async fn main() -> anyhow::Result<()> {
         print!("{}", report::execute(&speed::measure(&env).await?));
         return Ok(());
     }
+    if only_search {
+        print!("{}", search_by_meaning(&env).await?);
+        return Ok(());
+    }
     eprintln!("capa-bench: hub binary {}", env.capa.display());
     let mut rows = Vec::new();
     for transport in [calls::Transport::Stdio, calls::Transport::Http] {
@@ -91,6 +102,7 @@ async fn main() -> anyhow::Result<()> {
     eprintln!("capa-bench: idle memory…");
     let memory = memory::idle_memory(&env).await?;
     let lookups = tokio::task::spawn_blocking(lookup::measure).await??;
+    let by_meaning = search_by_meaning(&env).await?;
     let speed = speed::measure(&env).await?;
     let approvals = approvals::measure().await?;
     let desktop = match &desktop_app {
@@ -103,6 +115,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let text = report::markdown(&rows, &memory, calls_per_round)
         + &report::lookups(&lookups)
+        + &by_meaning
         + &report::execute(&speed)
         + &report::approvals(&approvals)
         + &desktop
@@ -113,4 +126,19 @@ async fn main() -> anyhow::Result<()> {
         eprintln!("capa-bench: wrote {}", out.display());
     }
     Ok(())
+}
+
+/// The search-by-meaning section: in process, then the hub's memory with and without the model.
+async fn search_by_meaning(env: &procs::BenchEnv) -> anyhow::Result<String> {
+    let started = std::time::Instant::now();
+    let report = tokio::task::spawn_blocking(semantic::measure).await??;
+    let hub = match &report {
+        Some(r) => semantic_hub::hub_model_memory(env, &r.model_dir).await?,
+        None => Vec::new(),
+    };
+    eprintln!(
+        "capa-bench: search by meaning took {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(report::semantic(report.as_ref(), &hub))
 }

@@ -115,10 +115,32 @@ pub(crate) struct Hub {
 
 /// Starts `capa hub serve` with `yaml` and waits for its discovery file.
 pub(crate) async fn hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
+    hub_with_model(env, yaml, ModelDir::Inherit).await
+}
+
+/// Which search model a started hub sees (`CAPA_MODEL_DIR`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ModelDir<'a> {
+    /// This process's environment, as it is.
+    Inherit,
+    /// The model in this directory.
+    At(&'a Path),
+    /// No `CAPA_MODEL_DIR` (the hub's data dir is new, and the bench's executable has no
+    /// `models/` beside it, so the hub has no model).
+    Unset,
+}
+
+/// [`hub`], with the search model of `model`.
+pub(crate) async fn hub_with_model(
+    env: &BenchEnv,
+    yaml: &str,
+    model: ModelDir<'_>,
+) -> anyhow::Result<Hub> {
     let dir = tempfile::tempdir()?;
     let config = write_config(dir.path(), yaml)?;
     let data = dir.path().join("data");
-    let child = Command::new(&env.capa)
+    let mut command = Command::new(&env.capa);
+    command
         .args(["--config"])
         .arg(&config)
         .args(["hub", "serve", "--http", "127.0.0.1:0"])
@@ -127,9 +149,17 @@ pub(crate) async fn hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .context("starting capa hub serve")?;
+        .kill_on_drop(true);
+    match model {
+        ModelDir::Inherit => {}
+        ModelDir::At(path) => {
+            command.env(capa_embed::MODEL_DIR_ENV, path);
+        }
+        ModelDir::Unset => {
+            command.env_remove(capa_embed::MODEL_DIR_ENV);
+        }
+    }
+    let child = command.spawn().context("starting capa hub serve")?;
     let pid = child.id().context("hub pid")?;
     for _ in 0..400 {
         if let Some((url, token)) = discovery(&data)? {

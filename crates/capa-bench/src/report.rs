@@ -3,6 +3,7 @@
 mod desktop;
 mod execute;
 mod package;
+mod semantic;
 mod targets;
 
 use std::fmt::Write;
@@ -10,6 +11,7 @@ use std::fmt::Write;
 pub(crate) use desktop::desktop;
 pub(crate) use execute::execute;
 pub(crate) use package::package;
+pub(crate) use semantic::semantic;
 
 use crate::calls::OverheadRow;
 use crate::lookup::LookupReport;

@@ -23,6 +23,10 @@ struct Summary<'a> {
     decided_by: &'a str,
     upstream_timeout_ms: u64,
     demo: bool,
+    /// `options.search.semantic` as the files set it: `on`, `off`, or absent (on when the model
+    /// is installed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    semantic_search: Option<&'static str>,
     sources: Vec<SourceFile<'a>>,
     warnings: &'a [String],
 }
@@ -53,6 +57,9 @@ pub(super) fn run(
                 upstream_timeout_ms: u64::try_from(config.upstream_timeout.as_millis())
                     .unwrap_or(u64::MAX),
                 demo: config.demo,
+                semantic_search: config
+                    .semantic_search
+                    .map(capa_config::SemanticSearch::as_str),
                 sources: config
                     .sources
                     .iter()
@@ -66,38 +73,7 @@ pub(super) fn run(
             if json {
                 output::json(&summary)?;
             } else {
-                let show = |p: &Option<std::path::PathBuf>| {
-                    p.as_ref()
-                        .map_or("(none)".to_owned(), |p| p.display().to_string())
-                };
-                println!(
-                    "Global file:   {} (looked for {})",
-                    show(&files.global),
-                    paths.global_config().display()
-                );
-                println!("Project file:  {}", show(&files.project));
-                println!("Data dir:      {}", paths.data_dir.display());
-                println!(
-                    "Tool exposure: {} — {}",
-                    config.exposure.mode, config.exposure.decided_by
-                );
-                println!("Demo source:   {}", if config.demo { "on" } else { "off" });
-                println!(
-                    "Sources:       {}",
-                    if config.sources.is_empty() {
-                        "(none besides demo)".to_owned()
-                    } else {
-                        config
-                            .sources
-                            .iter()
-                            .map(|s| s.id.clone())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    }
-                );
-                for warning in &config.warnings {
-                    println!("warning: {warning}");
-                }
+                print_summary(&files, paths, &config);
             }
         }
         ConfigCommand::Check { file } => {
@@ -133,4 +109,47 @@ pub(super) fn run(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `capa config show` for a person.
+fn print_summary(files: &ConfigFiles, paths: &HubPaths, config: &capa_config::HubConfig) {
+    let show = |p: &Option<std::path::PathBuf>| {
+        p.as_ref()
+            .map_or("(none)".to_owned(), |p| p.display().to_string())
+    };
+    println!(
+        "Global file:   {} (looked for {})",
+        show(&files.global),
+        paths.global_config().display()
+    );
+    println!("Project file:  {}", show(&files.project));
+    println!("Data dir:      {}", paths.data_dir.display());
+    println!(
+        "Tool exposure: {} — {}",
+        config.exposure.mode, config.exposure.decided_by
+    );
+    println!("Demo source:   {}", if config.demo { "on" } else { "off" });
+    println!(
+        "Semantic:      {}",
+        config.semantic_search.map_or(
+            "on when the search model is installed (options.search.semantic unset)",
+            |s| s.as_str()
+        )
+    );
+    println!(
+        "Sources:       {}",
+        if config.sources.is_empty() {
+            "(none besides demo)".to_owned()
+        } else {
+            config
+                .sources
+                .iter()
+                .map(|s| s.id.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    for warning in &config.warnings {
+        println!("warning: {warning}");
+    }
 }

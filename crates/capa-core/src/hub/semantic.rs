@@ -21,8 +21,9 @@ use super::Hub;
 use crate::lookup::ToolIndex;
 
 /// Tools embedded per step of the background pass: progress moves every step, and a catalog
-/// change is noticed between steps.
-const STEP: usize = 32;
+/// change is noticed between steps. Large enough for the model's passes of ~4,096 tokens to
+/// fill (tool texts are ~30 tokens), about ten seconds a step on 2 cores.
+const STEP: usize = 128;
 /// Cached vectors unused this long are dropped when the hub starts.
 const KEEP_UNUSED_MS: i64 = 30 * 24 * 60 * 60 * 1000;
 
@@ -83,7 +84,10 @@ impl SemanticState {
             })
         } else if mode != ExposureMode::Code {
             Err(SemanticStatus::Off {
-                reason: format!("{} mode matches terms only", mode.as_str()),
+                reason: format!(
+                    "search by meaning is part of code mode, and this hub serves {}",
+                    mode.as_str()
+                ),
                 fix: None,
             })
         } else {

@@ -1,0 +1,109 @@
+//! The headless hub's resident memory with the search model loaded, against the same hub
+//! without the model: `capa hub serve` in code mode with the demo source, after its first
+//! `search` (which builds the index and loads the model) and, with the model, once the
+//! background pass has embedded every tool and a second `search` has ranked by meaning.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use rmcp::model::CallToolRequestParams;
+use serde_json::{Value, json};
+
+use crate::calls::{Client, http_client, wait_for_tool};
+use crate::memory::{rss_kib, wait_ready};
+use crate::procs::{self, BenchEnv, ModelDir};
+
+const YAML: &str = "options: { demo: true, toolExposure: code }\n";
+
+#[derive(Debug)]
+pub(crate) struct HubModelRow {
+    pub label: &'static str,
+    pub hub_kib: u64,
+    /// What `/api/config` said of search when RSS was read.
+    pub search: String,
+    /// From the first `search` to every tool embedded (with the model).
+    pub embedded_after_ms: Option<f64>,
+}
+
+async fn search(client: &Client, query: &str) -> anyhow::Result<()> {
+    let mut params = CallToolRequestParams::new("search".to_owned());
+    params.arguments = json!({ "query": query }).as_object().cloned();
+    let result = client.peer().call_tool(params).await?;
+    if result.is_error == Some(true) {
+        bail!("search failed: {result:?}");
+    }
+    Ok(())
+}
+
+async fn search_status(url: &str, token: &str) -> anyhow::Result<Value> {
+    let config: Value = reqwest::Client::new()
+        .get(format!("{url}/api/config"))
+        .bearer_auth(token)
+        .send()
+        .await?
+        .json()
+        .await?;
+    Ok(config["search"].clone())
+}
+
+async fn measure(
+    env: &BenchEnv,
+    label: &'static str,
+    model: ModelDir<'_>,
+) -> anyhow::Result<HubModelRow> {
+    let hub = procs::hub_with_model(env, YAML, model).await?;
+    let pid = hub.pid;
+    wait_ready(&hub.url, &hub.token, 1, || {
+        (!Path::new(&format!("/proc/{pid}")).exists()).then(|| "hub exited".to_owned())
+    })
+    .await?;
+    let client = http_client(&format!("{}/mcp", hub.url), Some(&hub.token)).await?;
+    wait_for_tool(&client, "search").await?;
+    let started = Instant::now();
+    search(&client, "add two numbers").await?;
+    let mut embedded_after_ms = None;
+    if matches!(model, ModelDir::At(_)) {
+        for _ in 0..600 {
+            let status = search_status(&hub.url, &hub.token).await?;
+            match status["state"].as_str() {
+                Some("on") => break,
+                Some("embedding") => {}
+                _ => bail!("the hub with the model reports search {status}"),
+            }
+            // The background pass drops the index when done; a search rebuilds it.
+            search(&client, "add two numbers").await?;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        embedded_after_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
+        search(&client, "what time is it").await?;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let hub_kib = rss_kib(pid)?;
+    let status = search_status(&hub.url, &hub.token).await?;
+    let _ = client.cancel().await;
+    Ok(HubModelRow {
+        label,
+        hub_kib,
+        search: status["state"].as_str().unwrap_or("?").to_owned(),
+        embedded_after_ms,
+    })
+}
+
+pub(crate) async fn hub_model_memory(
+    env: &BenchEnv,
+    model_dir: &Path,
+) -> anyhow::Result<Vec<HubModelRow>> {
+    eprintln!("capa-bench: hub memory with and without the search model…");
+    let with = measure(
+        env,
+        "code mode, demo source, model present (`CAPA_MODEL_DIR`)",
+        ModelDir::At(model_dir),
+    )
+    .await
+    .context("the hub with the model")?;
+    let without = measure(env, "code mode, demo source, no model", ModelDir::Unset)
+        .await
+        .context("the hub without the model")?;
+    Ok(vec![with, without])
+}

@@ -245,9 +245,10 @@ impl Hub {
         if missing.is_empty() {
             return false;
         }
-        let hub = self.clone();
+        // A weak handle: a hub shut down mid-pass is dropped at the next step, not a minute later.
+        let hub = Arc::downgrade(self);
         let index = index.clone();
-        let finished = tokio::task::spawn_blocking(move || hub.embed_blocking(&index, &missing))
+        let finished = tokio::task::spawn_blocking(move || embed_blocking(&hub, &index, &missing))
             .await
             .unwrap_or(false);
         if finished {
@@ -255,57 +256,61 @@ impl Hub {
         }
         finished
     }
+}
 
-    fn embed_blocking(&self, index: &ToolIndex, missing: &[usize]) -> bool {
-        let Some(model) = self.semantic.model() else {
+/// The background pass itself, a step at a time; see [`Hub::embed_missing`].
+fn embed_blocking(hub: &std::sync::Weak<Hub>, index: &ToolIndex, missing: &[usize]) -> bool {
+    let Some(model) = hub.upgrade().and_then(|h| h.semantic.model()) else {
+        return false;
+    };
+    let docs = index.search_index().docs();
+    let total = docs.len();
+    let mut done = total - missing.len();
+    let started = Instant::now();
+    tracing::info!(
+        tools = missing.len(),
+        "embedding tools for search by meaning"
+    );
+    for step in missing.chunks(STEP) {
+        let Some(this) = hub.upgrade() else {
             return false;
         };
-        let docs = index.search_index().docs();
-        let total = docs.len();
-        let mut done = total - missing.len();
-        let started = Instant::now();
-        tracing::info!(
-            tools = missing.len(),
-            "embedding tools for search by meaning"
-        );
-        for step in missing.chunks(STEP) {
-            if !Arc::ptr_eq(&self.catalog(), index.catalog()) {
-                tracing::debug!("the catalog changed; embedding its new tools next");
-                return false;
-            }
-            let texts: Vec<String> = step.iter().map(|&i| embedding_text(&docs[i])).collect();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let vectors = match model.embed(&refs) {
-                Ok(vectors) => vectors,
-                Err(e) => {
-                    tracing::warn!(error = %e, "could not embed tools; they rank by terms only");
-                    self.semantic.set_status(SemanticStatus::Failed {
-                        error: e.to_string(),
-                    });
-                    return false;
-                }
-            };
-            let rows: Vec<([u8; 32], Vec<f32>)> =
-                texts.iter().map(|t| text_hash(t)).zip(vectors).collect();
-            // The index reads vectors from the store only: without it, they would be computed
-            // again at every rebuild, so a store that cannot take them ends the pass.
-            if let Err(e) = self.store.put_embeddings(MODEL_ID, &rows) {
-                tracing::warn!(error = %e, "could not save tool vectors; search matches terms only");
-                self.semantic.set_status(SemanticStatus::Failed {
-                    error: format!("could not save tool vectors: {e}"),
+        if !Arc::ptr_eq(&this.catalog(), index.catalog()) {
+            tracing::debug!("the catalog changed; embedding its new tools next");
+            return false;
+        }
+        let texts: Vec<String> = step.iter().map(|&i| embedding_text(&docs[i])).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = match model.embed(&refs) {
+            Ok(vectors) => vectors,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not embed tools; they rank by terms only");
+                this.semantic.set_status(SemanticStatus::Failed {
+                    error: e.to_string(),
                 });
                 return false;
             }
-            done += step.len();
-            tracing::debug!(done, total, "embedding tools for search");
-            self.semantic
-                .set_status(SemanticStatus::Embedding { done, total });
+        };
+        let rows: Vec<([u8; 32], Vec<f32>)> =
+            texts.iter().map(|t| text_hash(t)).zip(vectors).collect();
+        // The index reads vectors from the store only: without it, they would be computed
+        // again at every rebuild, so a store that cannot take them ends the pass.
+        if let Err(e) = this.store.put_embeddings(MODEL_ID, &rows) {
+            tracing::warn!(error = %e, "could not save tool vectors; search matches terms only");
+            this.semantic.set_status(SemanticStatus::Failed {
+                error: format!("could not save tool vectors: {e}"),
+            });
+            return false;
         }
-        tracing::info!(
-            tools = missing.len(),
-            ms = started.elapsed().as_millis(),
-            "tools embedded; search ranks by meaning and terms"
-        );
-        true
+        done += step.len();
+        tracing::debug!(done, total, "embedding tools for search");
+        this.semantic
+            .set_status(SemanticStatus::Embedding { done, total });
     }
+    tracing::info!(
+        tools = missing.len(),
+        ms = started.elapsed().as_millis(),
+        "tools embedded; search ranks by meaning and terms"
+    );
+    true
 }

@@ -4,7 +4,8 @@
 // queries are from the labelled paraphrase set (crates/capa-search/tests/data), which the fusion
 // was not tuned on. The hub finds the model through CAPA_MODEL_DIR (scripts/setup installs it in the
 // checkout's models/), embeds the tools in the background, reports its progress in /api/config
-// and `capa hub status`, and ranks by meaning once done. A second hub on the same data dir finds
+// and `capa hub status`, and ranks by meaning once done. A hub killed (SIGKILL) mid-pass keeps
+// the steps it saved, so the next one embeds only the rest; a hub started after the pass finds
 // every vector in the store's cache and embeds nothing.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,6 +70,28 @@ describe('search by meaning', { skip: skipOrFail(modelMissing) }, () => {
     await hub?.stop();
     await cleanup();
     await removeSandboxes();
+  });
+
+  it('a hub killed mid-pass keeps the tools it embedded; the next one embeds only the rest', async () => {
+    const partway = await waitFor(
+      'part of the tools embedded',
+      async () => {
+        const { search } = await hub.apiJson('/api/config');
+        assert.ok(['embedding', 'on'].includes(search.state), JSON.stringify(search));
+        return search.state === 'embedding' && search.done > 0 ? search : null;
+      },
+      { timeoutMs: 600_000, intervalMs: 100 },
+    );
+    assert.ok(partway.done < partway.total, JSON.stringify(partway));
+    await client.close();
+    client = undefined;
+    hub.proc.kill('SIGKILL');
+    await hub.stop();
+    hub = await startHub({ configFile, sandbox });
+    client = await connectHttp(hub, { name: 'e2e-meaning' });
+    const started = await waitFor('the next pass', async () =>
+      hub.log().match(/embedding tools for search by meaning.*tools=(\d+)/)?.[1], { timeoutMs: 60_000 });
+    assert.ok(Number(started) <= partway.total - partway.done, `${started} to embed after ${JSON.stringify(partway)}`);
   });
 
   it('embeds the tools in the background, showing progress, then ranks a paraphrase by meaning', async () => {

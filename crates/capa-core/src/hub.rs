@@ -396,6 +396,7 @@ impl Hub {
 
     /// Stops every source (children included) and the event task.
     pub async fn shutdown(&self) {
+        self.semantic.stop();
         let upstreams: Vec<Arc<Upstream>> = std::mem::take(&mut *self.lock_upstreams())
             .into_values()
             .collect();

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use capa_domain::SharedCatalog;
+
 use super::Hub;
 use crate::lookup::{self, LookupError, SearchRequest, ToolIndex};
 
@@ -42,6 +44,13 @@ impl Hub {
         if let Some(index) = slot.as_ref().filter(|i| Arc::ptr_eq(i.catalog(), &catalog)) {
             return Ok(index.clone());
         }
+        let index = self.build_index(catalog).await?;
+        *slot = Some(index.clone());
+        Ok(index)
+    }
+
+    /// Builds the index of `catalog` off the async runtime, with the vectors the store has.
+    async fn build_index(&self, catalog: SharedCatalog) -> Result<Arc<ToolIndex>, LookupError> {
         let semantic = self.semantic.clone();
         let store = self.store.clone();
         let index = tokio::task::spawn_blocking(move || {
@@ -49,9 +58,24 @@ impl Hub {
         })
         .await
         .map_err(|e| LookupError::Index(e.to_string()))??;
-        let index = Arc::new(index);
-        *slot = Some(index.clone());
-        Ok(index)
+        Ok(Arc::new(index))
+    }
+
+    /// After a background pass embedded `catalog`'s tools: builds its index again with every
+    /// vector, then swaps it in, unless the catalog changed meanwhile. Searches keep the old
+    /// index while this builds.
+    pub(super) async fn refresh_index(&self, catalog: SharedCatalog) {
+        let index = match self.build_index(catalog.clone()).await {
+            Ok(index) => index,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not build the search index");
+                return;
+            }
+        };
+        let mut slot = self.tool_index.lock().await;
+        if Arc::ptr_eq(&self.catalog(), &catalog) {
+            *slot = Some(index);
+        }
     }
 
     /// Connection names per source, the default marked `*`, for search's namespace lines.
@@ -90,19 +114,21 @@ pub(super) async fn keep_index_warm(hub: std::sync::Weak<Hub>) {
         return;
     };
     loop {
-        let Some(hub) = hub.upgrade() else { return };
-        match hub.tool_index().await {
-            // Tools new to the model are embedded now, then the index is built again with them.
+        let Some(strong) = hub.upgrade() else { return };
+        let built = strong.tool_index().await;
+        drop(strong);
+        match built {
+            // Tools new to the model are embedded now (holding the hub only weakly, so that a
+            // hub shut down meanwhile goes), then the index is built again with them.
             Ok(index) => {
-                if hub.embed_missing(&index).await
-                    && let Err(e) = hub.tool_index().await
+                if super::semantic::embed_missing(&hub, &index).await
+                    && let Some(strong) = hub.upgrade()
                 {
-                    tracing::warn!(error = %e, "could not build the search index");
+                    strong.refresh_index(index.catalog().clone()).await;
                 }
             }
             Err(e) => tracing::warn!(error = %e, "could not build the search index"),
         }
-        drop(hub);
         if changes.changed().await.is_err() {
             return;
         }

@@ -7,7 +7,8 @@
 //! (docs/code-mode.md, "Hybrid ranking").
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Instant;
 
 use capa_config::{ExposureMode, SemanticSearch};
@@ -49,11 +50,16 @@ impl SemanticStatus {
                 Some(fix) => format!("terms only ({reason}); {fix}"),
                 None => format!("terms only ({reason})"),
             },
+            Self::Embedding { total: 0, .. } => {
+                "by meaning and terms; reading the tools' vectors".to_owned()
+            }
             Self::Embedding { done, total } => {
                 format!("by meaning and terms; embedding tools, {done} of {total} done")
             }
             Self::On { tools } => format!("by meaning and terms ({MODEL_NAME}, {tools} tools)"),
-            Self::Failed { error } => format!("terms only: the search model failed: {error}"),
+            Self::Failed { error } => format!(
+                "terms only: {error}; restart the hub, or reinstall the model with scripts/setup --model"
+            ),
         }
     }
 }
@@ -64,6 +70,8 @@ pub(crate) struct SemanticState {
     source: Result<PathBuf, SemanticStatus>,
     model: OnceLock<Result<Arc<Embedder>, String>>,
     status: Mutex<SemanticStatus>,
+    /// Set by [`Hub::shutdown`]: a background pass stops at its next step.
+    stopping: AtomicBool,
 }
 
 impl std::fmt::Debug for SemanticState {
@@ -115,6 +123,7 @@ impl SemanticState {
             source,
             model: OnceLock::new(),
             status: Mutex::new(status),
+            stopping: AtomicBool::new(false),
         }
     }
 
@@ -125,6 +134,20 @@ impl SemanticState {
             },
             |s| s.clone(),
         )
+    }
+
+    /// A failure stays until the hub restarts: embedding the same tools again at every catalog
+    /// change would fail the same way.
+    fn failed(&self) -> bool {
+        matches!(self.status(), SemanticStatus::Failed { .. })
+    }
+
+    pub(crate) fn stop(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+    }
+
+    fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::Relaxed)
     }
 
     fn set_status(&self, status: SemanticStatus) {
@@ -175,14 +198,18 @@ impl SemanticState {
             }
         };
         let done = vectors.iter().filter(|v| v.is_some()).count();
-        self.set_status(if done == docs.len() {
-            SemanticStatus::On { tools: done }
-        } else {
-            SemanticStatus::Embedding {
-                done,
-                total: docs.len(),
-            }
-        });
+        // After a failure, search still uses the vectors there are; the status keeps saying what
+        // failed.
+        if !self.failed() {
+            self.set_status(if done == docs.len() {
+                SemanticStatus::On { tools: done }
+            } else {
+                SemanticStatus::Embedding {
+                    done,
+                    total: docs.len(),
+                }
+            });
+        }
         Some(Semantic {
             vectors,
             embedder: Arc::new(QueryModel(model)),
@@ -227,39 +254,36 @@ impl Hub {
             Err(e) => tracing::warn!(error = %e, "could not prune cached tool vectors"),
         }
     }
-
-    /// Embeds the tools of `index` that have no vector yet, saving each step to the store, then
-    /// drops the index so that the next search builds one with every vector. Stops early
-    /// (keeping what is done) when the catalog changes meanwhile. Returns whether it embedded.
-    pub(super) async fn embed_missing(self: &Arc<Self>, index: &Arc<ToolIndex>) -> bool {
-        let Some(semantic) = index.search_index().semantic() else {
-            return false;
-        };
-        let missing: Vec<usize> = semantic
-            .vectors
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| v.is_none())
-            .map(|(i, _)| i)
-            .collect();
-        if missing.is_empty() {
-            return false;
-        }
-        // A weak handle: a hub shut down mid-pass is dropped at the next step, not a minute later.
-        let hub = Arc::downgrade(self);
-        let index = index.clone();
-        let finished = tokio::task::spawn_blocking(move || embed_blocking(&hub, &index, &missing))
-            .await
-            .unwrap_or(false);
-        if finished {
-            *self.tool_index.lock().await = None;
-        }
-        finished
-    }
 }
 
-/// The background pass itself, a step at a time; see [`Hub::embed_missing`].
-fn embed_blocking(hub: &std::sync::Weak<Hub>, index: &ToolIndex, missing: &[usize]) -> bool {
+/// Embeds the tools of `index` that have no vector yet, saving each step to the store. Stops
+/// early (keeping what is done) when the catalog changes, the hub shuts down or is dropped, or
+/// the model fails. Returns whether every tool was embedded; the caller then builds the index
+/// again ([`Hub::refresh_index`]).
+pub(super) async fn embed_missing(hub: &Weak<Hub>, index: &Arc<ToolIndex>) -> bool {
+    let Some(semantic) = index.search_index().semantic() else {
+        return false;
+    };
+    let missing: Vec<usize> = semantic
+        .vectors
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_none())
+        .map(|(i, _)| i)
+        .collect();
+    let failed = hub.upgrade().is_none_or(|h| h.semantic.failed());
+    if missing.is_empty() || failed {
+        return false;
+    }
+    let hub = hub.clone();
+    let index = index.clone();
+    tokio::task::spawn_blocking(move || embed_blocking(&hub, &index, &missing))
+        .await
+        .unwrap_or(false)
+}
+
+/// The background pass itself, a step at a time; see [`embed_missing`].
+fn embed_blocking(hub: &Weak<Hub>, index: &ToolIndex, missing: &[usize]) -> bool {
     let Some(model) = hub.upgrade().and_then(|h| h.semantic.model()) else {
         return false;
     };
@@ -272,7 +296,7 @@ fn embed_blocking(hub: &std::sync::Weak<Hub>, index: &ToolIndex, missing: &[usiz
         "embedding tools for search by meaning"
     );
     for step in missing.chunks(STEP) {
-        let Some(this) = hub.upgrade() else {
+        let Some(this) = hub.upgrade().filter(|h| !h.semantic.stopping()) else {
             return false;
         };
         if !Arc::ptr_eq(&this.catalog(), index.catalog()) {

@@ -4,14 +4,15 @@
 //!
 //!     CAPA_MODEL_DIR=models/all-MiniLM-L6-v2 cargo run --release -p capa-search --example fusion_sweep
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use capa_embed::{Embedder, Located};
 use capa_search::eval::{evaluate_by_kind, parse_queries};
-use capa_search::{
-    FusionParams, QueryEmbedder, Ranker, SearchIndex, Semantic, ToolDoc, embedding_text,
-};
+use capa_search::{FusionParams, QueryEmbedder, Ranker, SearchIndex, Semantic, embedding_text};
 
 /// The model, remembering queries: each is asked once per combination.
 struct Model(Embedder, Mutex<HashMap<String, Vec<f32>>>);
@@ -35,19 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     };
     let model = Arc::new(Model(Embedder::load(&dir)?, Mutex::default()));
-    let tools = capa_catalogs::load_all(&["github", "docker-registry", "livemcpbench"])?;
-    let docs: Vec<ToolDoc> = tools
-        .iter()
-        .map(|t| {
-            ToolDoc::new(
-                &t.source,
-                &t.name,
-                t.title(),
-                t.description.as_deref(),
-                &t.input_schema,
-            )
-        })
-        .collect();
+    let docs = support::quality_docs();
     let texts: Vec<String> = docs.iter().map(embedding_text).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let semantic = Semantic {

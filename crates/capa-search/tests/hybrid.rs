@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use capa_embed::{Embedder, Located};
 use capa_search::eval::{LabelledQuery, Quality, QueryKind, evaluate_by_kind, parse_queries};
-use capa_search::{QueryEmbedder, Ranker, SearchIndex, Semantic, ToolDoc, embedding_text};
+use capa_search::{QueryEmbedder, Ranker, SearchIndex, Semantic, embedding_text};
+
+mod support;
 
 /// The model, remembering the queries it embedded: the same queries are asked once per ranker.
 struct Model(
@@ -44,20 +46,7 @@ fn model() -> Option<Arc<Model>> {
 }
 
 fn hybrid_index(model: &Arc<Model>) -> SearchIndex {
-    let tools =
-        capa_catalogs::load_all(&["github", "docker-registry", "livemcpbench"]).expect("catalogs");
-    let docs: Vec<ToolDoc> = tools
-        .iter()
-        .map(|t| {
-            ToolDoc::new(
-                &t.source,
-                &t.name,
-                t.title(),
-                t.description.as_deref(),
-                &t.input_schema,
-            )
-        })
-        .collect();
+    let docs = support::quality_docs();
     let texts: Vec<String> = docs.iter().map(embedding_text).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let vectors = model.0.embed(&refs).expect("embed the catalogs");

@@ -6,24 +6,12 @@
 use capa_search::eval::{
     LabelledQuery, Quality, QueryKind, evaluate, evaluate_by_kind, parse_queries,
 };
-use capa_search::{Ranker, SearchIndex, ToolDoc};
+use capa_search::{Ranker, SearchIndex};
+
+mod support;
 
 fn quality_index() -> SearchIndex {
-    let tools =
-        capa_catalogs::load_all(&["github", "docker-registry", "livemcpbench"]).expect("catalogs");
-    let docs = tools
-        .iter()
-        .map(|t| {
-            ToolDoc::new(
-                &t.source,
-                &t.name,
-                t.title(),
-                t.description.as_deref(),
-                &t.input_schema,
-            )
-        })
-        .collect();
-    SearchIndex::build(docs).expect("index")
+    SearchIndex::build(support::quality_docs()).expect("index")
 }
 
 #[test]

@@ -67,6 +67,7 @@ fn return_one(seed: u64) -> RunInput {
         clock_start_ms: 0,
         limits: Limits::default(),
         calls_before: 0,
+        keep_whole: false,
     }
 }
 

@@ -102,6 +102,7 @@ fn envelope_schema() -> Value {
             "calls": {"type": "array", "items": {"type": "object", "properties": {"address": {"type": "string"}, "ok": {"type": "boolean"}, "ms": {"type": "number"}}, "required": ["address", "ok", "ms"]}},
             "pending": {"type": "array", "items": {"type": "object"}},
             "truncated": {"type": "object", "properties": {"result": {"type": "boolean"}, "logs": {"type": "boolean"}}},
+            "handles": {"type": "array", "items": {"type": "object", "properties": {"handle": {"type": "string"}, "of": {"enum": ["result", "logs"]}, "bytes": {"type": "number"}, "type": {"type": "string"}, "preview": {"type": "string"}}, "required": ["handle", "of", "bytes", "type", "preview"]}},
             "notices": {"type": "array", "items": {"type": "string"}}
         },
         "required": ["runId", "status", "calls"]

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::gateway::Unready;
+use crate::handles::HandleRef;
 
 /// The longest text summary of an envelope; the envelope's result and logs get the rest of
 /// `inlineResultBytes`.
@@ -59,6 +60,9 @@ pub struct Envelope {
     pub pending: Vec<Value>,
     #[serde(default, skip_serializing_if = "is_nothing_truncated")]
     pub truncated: Option<Truncated>,
+    /// What did not fit inline, kept whole for `hub.read` (M2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handles: Vec<HandleRef>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
 }
@@ -83,6 +87,7 @@ impl Envelope {
             calls: Vec::new(),
             pending: Vec::new(),
             truncated: None,
+            handles: Vec::new(),
             notices,
         }
     }
@@ -105,6 +110,7 @@ impl Envelope {
             calls: output.calls,
             pending: Vec::new(),
             truncated: Some(output.truncated),
+            handles: Vec::new(),
             notices,
         }
     }

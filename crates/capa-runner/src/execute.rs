@@ -6,13 +6,14 @@ use std::sync::Arc;
 use capa_domain::clock::now_ms;
 use capa_domain::{AskingChannel, CatalogTool};
 use capa_sandbox::{
-    CancellationToken, Limits, Namespace, RunError, RunInput, RunStatus, ToolBinding,
+    CancellationToken, Limits, Namespace, RunError, RunInput, RunStatus, ToolBinding, Whole,
 };
 use capa_store::{InputKind, RunRecord, RunState, Store};
 
 use crate::context::RunnerContext;
 use crate::envelope::{self, Envelope, EnvelopeStatus};
 use crate::gateway::Gateway;
+use crate::handles;
 use crate::host::RunHost;
 use crate::ownership::{Progress, progress};
 use crate::slots::{RunRefusal, RunSlots};
@@ -192,6 +193,7 @@ impl<G: Gateway> Runner<G> {
     /// One attempt of a run (the first, or a replay), recorded when it ends.
     async fn attempt(&self, attempt: Attempt, options: ExecuteOptions) -> Envelope {
         let run_id = attempt.run_id.clone();
+        let mut whole = Whole::default();
         let mut limits = self.context.limits.clone();
         // The text line beside the envelope is part of what goes out inline.
         limits.inline_result_bytes = envelope_budget(&limits);
@@ -215,6 +217,7 @@ impl<G: Gateway> Runner<G> {
                     clock_start_ms: attempt.clock_start_ms,
                     limits,
                     calls_before: 0,
+                    keep_whole: true,
                 };
                 let host = Arc::new(RunHost {
                     gateway: self.gateway.clone(),
@@ -225,7 +228,8 @@ impl<G: Gateway> Runner<G> {
                     inputs,
                     asked_in: options.asked_in,
                 });
-                let output = capa_sandbox::run_cancellable(input, host, options.cancel).await;
+                let mut output = capa_sandbox::run_cancellable(input, host, options.cancel).await;
+                whole = std::mem::take(&mut output.whole);
                 if output.status == RunStatus::Suspended {
                     self.paused_envelope(&run_id, output, prepared.notices)
                 } else {
@@ -233,7 +237,19 @@ impl<G: Gateway> Runner<G> {
                 }
             }
         };
-        let envelope = self.redact_envelope(envelope);
+        let mut envelope = self.redact_envelope(envelope);
+        if whole != Whole::default() {
+            let (handles, notices) = handles::keep(
+                self.store(),
+                &self.context.redactor,
+                &run_id,
+                attempt.client.as_deref(),
+                whole,
+                now_ms(),
+            );
+            envelope.handles = handles;
+            envelope.notices.extend(notices);
+        }
         self.record_envelope(&envelope);
         envelope
     }

@@ -1,6 +1,7 @@
 //! The sandbox's host: guest tool calls go through the hub (catalog, connections, policy,
 //! redaction, history) and are journaled in call order; `hub.search` / `hub.describe` answer
-//! from the same lookups as the MCP tools.
+//! from the same lookups as the MCP tools, and `hub.read` from the results earlier runs of the
+//! same client kept ([`crate::handles`]).
 //!
 //! Replay: a call the journal already holds is answered from it (after checking the replay asks
 //! the same thing at the same place); a call a person must approve first stops the run
@@ -108,6 +109,28 @@ impl<G: Gateway> Host for RunHost<G> {
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, Result<String, ToolFailure>> {
         let gateway = self.gateway.clone();
         Box::pin(async move { gateway.describe(targets).await })
+    }
+
+    fn read(
+        &self,
+        handle: String,
+        options: String,
+    ) -> BoxFuture<'static, Result<Value, ToolFailure>> {
+        let context = self.context.clone();
+        let client = self.client.clone();
+        // A kept result is up to hundreds of MB of SQLite and JSON: off the runtime's threads.
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                crate::handles::read(
+                    &context.store,
+                    crate::handles::Reader::Client(client.as_deref()),
+                    &handle,
+                    &options,
+                )
+            })
+            .await
+            .unwrap_or_else(|_| Err(ToolFailure::new("internal", "hub.read failed")))
+        })
     }
 }
 

@@ -24,6 +24,12 @@ pub fn new_approval_id() -> String {
     format!("apr_{:016x}", random_u64())
 }
 
+/// `h_` and 32 random hex digits: a handle of a kept result, 128 bits that a run of another
+/// client cannot guess.
+pub(crate) fn new_handle_id() -> String {
+    format!("h_{:016x}{:016x}", random_u64(), random_u64())
+}
+
 /// A fresh run's seed for its guest `Math.random`.
 pub(crate) fn new_seed() -> u64 {
     random_u64()

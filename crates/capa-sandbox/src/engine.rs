@@ -458,7 +458,7 @@ pub(crate) fn execute(job: Job, sandbox: &Sandbox) -> crate::RunOutput {
         .iter()
         .flat_map(|ns| ns.tools.iter().map(|t| t.address.clone()))
         .collect();
-    let state = Rc::new(RefCell::new(State::new(
+    let state = State::new(
         limits.clone(),
         allowed,
         host,
@@ -466,7 +466,13 @@ pub(crate) fn execute(job: Job, sandbox: &Sandbox) -> crate::RunOutput {
         tx,
         input.calls_before,
         Arc::clone(&cancel),
-    )));
+    );
+    let state = if input.keep_whole {
+        state.with_log_cap(crate::KEPT_LOG_BYTES.max(limits.inline_result_bytes))
+    } else {
+        state
+    };
+    let state = Rc::new(RefCell::new(state));
     let meter = Rc::new(Meter {
         compute: Duration::from_millis(limits.compute_ms),
         wall_deadline: started + Duration::from_millis(limits.wall_ms),
@@ -505,15 +511,16 @@ pub(crate) fn execute(job: Job, sandbox: &Sandbox) -> crate::RunOutput {
         Outcome::Error(e) => (crate::RunStatus::Failed, None, Some(e)),
         Outcome::Suspended => (crate::RunStatus::Suspended, None, None),
     };
-    let (logs, truncated, fit_notices) = crate::output::fit(&mut result, logs, &limits);
-    notices.extend(fit_notices);
+    let fitted = crate::output::fit(&mut result, logs, &limits, input.keep_whole);
+    notices.extend(fitted.notices);
     crate::RunOutput {
         status,
         result,
         error,
-        logs,
+        logs: fitted.lines,
         calls,
-        truncated,
+        truncated: fitted.truncated,
         notices,
+        whole: fitted.whole,
     }
 }

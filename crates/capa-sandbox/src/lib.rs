@@ -42,6 +42,7 @@ mod engine;
 mod guest_code;
 mod limits;
 mod logs;
+mod lookups;
 mod meter;
 mod oom;
 mod output;
@@ -64,8 +65,8 @@ pub use limits::Limits;
 /// How a run fits its result into `inline_result_bytes`, also used by the hub for direct calls.
 pub use output::{human_bytes, shrink};
 pub use types::{
-    CallStop, CallSummary, Host, HostCall, Namespace, RunError, RunInput, RunOutput, RunStatus,
-    ToolBinding, ToolFailure, Truncated,
+    CallStop, CallSummary, Host, HostCall, KEPT_LOG_BYTES, Namespace, RunError, RunInput,
+    RunOutput, RunStatus, ToolBinding, ToolFailure, Truncated, Whole,
 };
 
 use thread::WALL_GRACE;
@@ -103,7 +104,8 @@ pub fn fit_inline(
             break;
         }
     }
-    output::fit(result, held, &limits)
+    let fitted = output::fit(result, held, &limits, false);
+    (fitted.lines, fitted.truncated, fitted.notices)
 }
 
 /// Starts the pool of warm sandboxes now rather than at the first run (the hub calls it when it

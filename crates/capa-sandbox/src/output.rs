@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use capa_domain::json_size::{Measure, escaped_width, json_str_len, prefix_within};
 
 use crate::logs::{Logs, MIN_CUT_LINE_BYTES, cut_json_str, log_line_cost, logs_array_len};
-use crate::{Limits, Truncated};
+use crate::{Limits, Truncated, Whole};
 
 const ELLIPSIS: &str = "…";
 /// Strings are never cut shorter than this many characters by the first step.
@@ -193,17 +193,31 @@ pub fn human_bytes(n: usize) -> String {
     }
 }
 
-/// Fit result and logs into the inline budget; returns the lines kept, what was shortened and
-/// the notices. Afterwards the result's compact JSON and the `logs` array together take at most
-/// `inline_result_bytes`.
+/// Result and logs as they fit inline, and what was shortened.
+#[derive(Debug)]
+pub(crate) struct Fitted {
+    /// The console lines kept.
+    pub(crate) lines: Vec<String>,
+    pub(crate) truncated: Truncated,
+    /// One line per thing shortened, for the model.
+    pub(crate) notices: Vec<String>,
+    /// What was shortened, whole, when asked to keep it.
+    pub(crate) whole: Whole,
+}
+
+/// Fit result and logs into the inline budget. Afterwards the result's compact JSON and the
+/// `logs` array together take at most `inline_result_bytes`. With `keep_whole`, what was
+/// shortened is also returned as it was, and the notices point to `hub.read`.
 pub(crate) fn fit(
     result: &mut Option<Value>,
     logs: Logs,
     limits: &Limits,
-) -> (Vec<String>, Truncated, Vec<String>) {
+    keep_whole: bool,
+) -> Fitted {
     let budget = limits.inline_result_bytes;
     let mut truncated = Truncated::default();
     let mut notices = Vec::new();
+    let mut whole = Whole::default();
     let result_len = result.as_ref().map_or(0, |v| size_capped(v, usize::MAX));
     let logs_len = logs_array_len(logs.lines.len(), logs.cost);
 
@@ -223,19 +237,31 @@ pub(crate) fn fit(
     {
         let short = shrink(v, result_budget);
         let short_len = size_capped(&short, usize::MAX);
+        let then = if keep_whole {
+            "The whole result is kept: read it with hub.read(handle) in your next execute (the \
+             handle is in `handles`), or return less: filter, slice or summarise in code."
+        } else {
+            "Return less: filter, slice or summarise in code."
+        };
         notices.push(format!(
             "result was {}, over the inline limit of {}; showing the first {} of it: long \
-                 strings are cut (they end in …) and long arrays and objects keep their first \
-                 items. Return less: filter, slice or summarise in code.",
+             strings are cut (they end in …) and long arrays and objects keep their first \
+             items. {then}",
             human_bytes(result_len),
             human_bytes(budget),
             human_bytes(short_len),
         ));
-        *v = short;
+        let full = std::mem::replace(v, short);
+        if keep_whole {
+            whole.result = Some(full);
+        }
         truncated.result = true;
     }
 
     let mut shortened = logs.shortened;
+    if keep_whole && (shortened || logs_len > logs_budget) {
+        whole.logs = Some(logs.lines.clone());
+    }
     let mut lines = Vec::new();
     // The closing bracket; each line then adds its cost.
     let mut used = 1;
@@ -257,16 +283,27 @@ pub(crate) fn fit(
     }
     if shortened {
         truncated.logs = true;
+        let then = if keep_whole {
+            "The lines are kept (up to 1 MB): read them with hub.read(handle) in your next \
+             execute, or log less."
+        } else {
+            "Log less, or return what matters."
+        };
         notices.push(format!(
             "logs were cut to fit the inline limit of {} (shared with the result); showing the \
-             first {} ({} line{}). Log less, or return what matters.",
+             first {} ({} line{}). {then}",
             human_bytes(budget),
             human_bytes(logs_array_len(lines.len(), used - 1)),
             lines.len(),
             if lines.len() == 1 { "" } else { "s" },
         ));
     }
-    (lines, truncated, notices)
+    Fitted {
+        lines,
+        truncated,
+        notices,
+        whole,
+    }
 }
 
 #[cfg(test)]
@@ -342,7 +379,12 @@ mod tests {
                 logs_array_len(logs.lines.len(), logs.cost) <= budget,
                 "held logs over the cap"
             );
-            let (kept, truncated, notices) = fit(&mut result, logs, &limits);
+            let Fitted {
+                lines: kept,
+                truncated,
+                notices,
+                ..
+            } = fit(&mut result, logs, &limits, false);
             let n = inline_len(result.as_ref(), &kept);
             assert!(n <= budget, "{n} > {budget}");
             assert!(truncated.logs, "{notices:?}");
@@ -358,14 +400,42 @@ mod tests {
         let limits = Limits::default();
         let lines = vec!["hello".to_string(), String::new(), "tab\there".to_string()];
         let mut result = Some(json!({"ok": true}));
-        let (kept, truncated, notices) = fit(
+        let Fitted {
+            lines: kept,
+            truncated,
+            notices,
+            whole,
+        } = fit(
             &mut result,
             logs_of(&lines, limits.inline_result_bytes),
             &limits,
+            true,
         );
+        assert_eq!(whole, Whole::default(), "nothing cut, nothing kept");
         assert_eq!(kept, lines);
         assert!(truncated.is_empty());
         assert!(notices.is_empty());
         assert_eq!(result, Some(json!({"ok": true})));
+    }
+
+    #[test]
+    fn fit_keeps_what_it_cut_whole_when_asked() {
+        let limits = Limits::default();
+        let big = json!({"items": (0..3000).map(|i| format!("item {i}")).collect::<Vec<_>>()});
+        let lines: Vec<String> = (0..5000).map(|i| format!("line {i}")).collect();
+        let mut result = Some(big.clone());
+        let fitted = fit(&mut result, logs_of(&lines, 1024 * 1024), &limits, true);
+        assert!(fitted.truncated.result && fitted.truncated.logs);
+        assert_eq!(fitted.whole.result, Some(big));
+        assert_eq!(fitted.whole.logs, Some(lines));
+        assert!(
+            fitted
+                .notices
+                .iter()
+                .all(|n| n.contains("hub.read(handle)")),
+            "{:?}",
+            fitted.notices
+        );
+        assert!(inline_len(result.as_ref(), &fitted.lines) <= limits.inline_result_bytes);
     }
 }

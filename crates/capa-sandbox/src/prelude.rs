@@ -13,6 +13,7 @@ use rquickjs::context::EvalOptions;
 use rquickjs::{Ctx, Function, Object, Persistent};
 
 use crate::RunInput;
+use crate::lookups::Lookup;
 use crate::oom::Watch;
 use crate::state::{Finish, State};
 
@@ -92,14 +93,25 @@ pub(crate) fn install<'js>(
     host.set(
         "search",
         Function::new(ctx.clone(), move |q: String| {
-            s.borrow_mut().lookup(Some(q), None)
+            s.borrow_mut().lookup("hub.search", Ok(Lookup::Search(q)))
         })?,
     )?;
     let s = Rc::clone(state);
     host.set(
         "describe",
         Function::new(ctx.clone(), move |targets: String| {
-            s.borrow_mut().lookup(None, Some(targets))
+            let asked = serde_json::from_str::<Vec<String>>(&targets)
+                .map(Lookup::Describe)
+                .map_err(|e| e.to_string());
+            s.borrow_mut().lookup("hub.describe", asked)
+        })?,
+    )?;
+    let s = Rc::clone(state);
+    host.set(
+        "read",
+        Function::new(ctx.clone(), move |handle: String, options: String| {
+            s.borrow_mut()
+                .lookup("hub.read", Ok(Lookup::Read { handle, options }))
         })?,
     )?;
     let s = Rc::clone(state);

@@ -18,6 +18,7 @@ use tokio::task::AbortHandle;
 use capa_domain::json_size::json_len;
 
 use crate::logs::Logs;
+use crate::lookups::Lookup;
 use crate::{CallStop, CallSummary, Host, HostCall, Limits, ToolFailure};
 
 /// What the sandbox thread waits for between guest turns.
@@ -66,8 +67,8 @@ enum OpKind {
         connection: Option<String>,
         bytes: usize,
     },
-    Search(Option<String>),
-    Describe(Option<Vec<String>>),
+    /// `hub.search`, `hub.describe`, `hub.read`: taken when started.
+    Lookup(Option<Lookup>),
 }
 
 enum OpState {
@@ -126,7 +127,7 @@ pub(crate) struct State {
     pub(crate) stop: Option<Stop>,
 }
 
-fn failure_json(f: &ToolFailure, address: &str) -> String {
+pub(crate) fn failure_json(f: &ToolFailure, address: &str) -> String {
     json!({
         "code": f.code,
         "message": f.message,
@@ -142,13 +143,20 @@ fn failure_json(f: &ToolFailure, address: &str) -> String {
 /// without parsing (docs/limits.md).
 const TEXT_PER_SENT_BYTE: usize = 4;
 
-fn refusal(code: &str, message: String, hint: Option<&str>, address: &str) -> String {
+pub(crate) fn refusal(code: &str, message: String, hint: Option<&str>, address: &str) -> String {
     let mut f = ToolFailure::new(code, message);
     f.hint = hint.map(str::to_string);
     failure_json(&f, address)
 }
 
 impl State {
+    /// Holds console lines up to `cap` bytes instead of the inline budget (a run whose logs
+    /// are kept whole for a handle). Before the first line.
+    pub(crate) fn with_log_cap(mut self, cap: usize) -> Self {
+        self.logs = Logs::with_cap(cap);
+        self
+    }
+
     pub(crate) fn new(
         limits: Limits,
         allowed: HashSet<String>,
@@ -289,14 +297,11 @@ impl State {
         seq.to_string()
     }
 
-    /// `host.search(query)` / `host.describe(targetsJson)`: lookups are not tool calls (no slot,
-    /// not in `calls`), but they are delivered in the same order and bounded by `max_calls` too.
-    pub(crate) fn lookup(&mut self, search: Option<String>, describe: Option<String>) -> String {
-        let address = if search.is_some() {
-            "hub.search"
-        } else {
-            "hub.describe"
-        };
+    /// `host.search(query)`, `host.describe(targetsJson)`, `host.read(handle, optionsJson)`:
+    /// lookups are not tool calls (no slot, not in `calls`), but they are delivered in the same
+    /// order and bounded by `max_calls` too. `asked` is the lookup, or why its arguments are
+    /// refused.
+    pub(crate) fn lookup(&mut self, address: &str, asked: Result<Lookup, String>) -> String {
         if self.lookups >= self.limits.max_calls {
             return refusal(
                 "max_calls",
@@ -308,20 +313,14 @@ impl State {
                 address,
             );
         }
-        let kind = match (search, describe) {
-            (Some(q), _) => OpKind::Search(Some(q)),
-            (None, Some(targets)) => match serde_json::from_str::<Vec<String>>(&targets) {
-                Ok(t) => OpKind::Describe(Some(t)),
-                Err(e) => {
-                    return refusal("invalid_arguments", e.to_string(), None, address);
-                }
-            },
-            (None, None) => return refusal("internal", "empty lookup".into(), None, address),
+        let lookup = match asked {
+            Ok(lookup) => lookup,
+            Err(why) => return refusal("invalid_arguments", why, None, address),
         };
         self.lookups += 1;
         let seq = self.ops.len();
         self.ops.push(Op {
-            kind,
+            kind: OpKind::Lookup(Some(lookup)),
             state: OpState::Queued,
         });
         self.start(seq);
@@ -441,14 +440,10 @@ impl State {
                     });
                 })
             }
-            OpKind::Search(query) => {
-                let lookup = host.search(query.take().unwrap_or_default());
-                spawn_lookup(&self.handle, lookup, "hub.search", seq, events, timeout)
-            }
-            OpKind::Describe(targets) => {
-                let lookup = host.describe(targets.take().unwrap_or_default());
-                spawn_lookup(&self.handle, lookup, "hub.describe", seq, events, timeout)
-            }
+            OpKind::Lookup(lookup) => match lookup.take() {
+                Some(lookup) => lookup.spawn(host.as_ref(), &self.handle, seq, events, timeout),
+                None => return,
+            },
         };
         self.tasks.push(task.abort_handle());
     }
@@ -532,53 +527,5 @@ impl State {
             })
             .collect();
         (summaries, cancelled)
-    }
-}
-
-/// Runs `hub.search` / `hub.describe` on the hub's runtime, bounded by the upstream timeout; a
-/// panicking host is a failed lookup.
-fn spawn_lookup(
-    handle: &Handle,
-    lookup: futures::future::BoxFuture<'static, Result<String, ToolFailure>>,
-    name: &'static str,
-    seq: usize,
-    events: Sender<Event>,
-    timeout: Duration,
-) -> tokio::task::JoinHandle<()> {
-    handle.spawn(async move {
-        let lookup = AssertUnwindSafe(lookup).catch_unwind();
-        let outcome = tokio::time::timeout(timeout, lookup)
-            .await
-            .map(|r| r.unwrap_or_else(|_| Err(ToolFailure::new("internal", "lookup failed"))));
-        let _ = events.send(lookup_event(seq, outcome, name));
-    })
-}
-
-fn lookup_event(
-    seq: usize,
-    outcome: Result<Result<String, ToolFailure>, tokio::time::error::Elapsed>,
-    address: &str,
-) -> Event {
-    let (ok, payload) = match outcome {
-        Ok(Ok(text)) => (
-            true,
-            serde_json::to_string(&text).unwrap_or_else(|_| "\"\"".into()),
-        ),
-        Ok(Err(f)) => (false, failure_json(&f, address)),
-        Err(_) => (
-            false,
-            refusal(
-                "upstream_timeout",
-                format!("{address} did not answer in time"),
-                None,
-                address,
-            ),
-        ),
-    };
-    Event::Done {
-        seq,
-        ok,
-        payload,
-        ms: 0,
     }
 }

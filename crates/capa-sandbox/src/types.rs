@@ -112,6 +112,22 @@ pub trait Host: Send + Sync + 'static {
     fn search(&self, query: String) -> BoxFuture<'static, Result<String, ToolFailure>>;
     /// `hub.describe(targets)`: TypeScript declarations, as the `describe` MCP tool returns them.
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, Result<String, ToolFailure>>;
+    /// `hub.read(handle, options)`: a piece of a result an earlier run kept whole
+    /// (docs/code-mode.md, "Large results"); `options` is the guest's options object as JSON,
+    /// unchecked. A host that keeps no results answers that the handle is unknown.
+    fn read(
+        &self,
+        handle: String,
+        options: String,
+    ) -> BoxFuture<'static, Result<serde_json::Value, ToolFailure>> {
+        let _ = options;
+        Box::pin(async move {
+            Err(ToolFailure::new(
+                "handle_not_found",
+                format!("no kept result `{handle}`: this host keeps no results"),
+            ))
+        })
+    }
 }
 
 /// One run attempt.
@@ -130,6 +146,23 @@ pub struct RunInput {
     pub limits: Limits,
     /// Tool calls made by earlier attempts of the run, counted against `max_calls`.
     pub calls_before: u32,
+    /// Keep the whole result and logs when they do not fit inline ([`RunOutput::whole`]), for
+    /// a host that hands them out as handles (`hub.read`). Logs are then held up to
+    /// [`KEPT_LOG_BYTES`] instead of the inline budget.
+    pub keep_whole: bool,
+}
+
+/// How many bytes of console lines a run keeps for a logs handle (as the `logs` array
+/// serialises them); lines past it are dropped unread, as past the inline budget otherwise.
+pub const KEPT_LOG_BYTES: usize = 1024 * 1024;
+
+/// The whole result and logs of a run whose output was shortened to fit inline.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Whole {
+    /// The returned value as it was, when the envelope's is shortened.
+    pub result: Option<serde_json::Value>,
+    /// Every console line held (up to [`KEPT_LOG_BYTES`]), when the envelope's are cut.
+    pub logs: Option<Vec<String>>,
 }
 
 /// How a run ended.
@@ -220,6 +253,10 @@ pub struct RunOutput {
     /// One line per thing the model should know (truncation, cancelled calls, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
+    /// What was shortened, whole, when the input asked to keep it (`keep_whole`); never
+    /// serialised: the host keeps it apart (redacted) and names it in the envelope.
+    #[serde(skip)]
+    pub whole: Whole,
 }
 
 impl RunOutput {
@@ -241,6 +278,7 @@ impl RunOutput {
             calls: Vec::new(),
             truncated: Truncated::default(),
             notices: Vec::new(),
+            whole: Whole::default(),
         }
     }
 

@@ -294,6 +294,7 @@ pub(crate) fn routes(
         )
         .route("/api/runs", get(runs::list))
         .route("/api/runs/{id}", get(runs::detail))
+        .route("/api/runs/{id}/handles/{handle}", get(runs::handle_piece))
         .route("/api/events", get(events::stream))
         .with_state(UiState {
             hub,

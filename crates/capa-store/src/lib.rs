@@ -1,5 +1,6 @@
 //! The hub's SQLite database: tool call records (the base of runs and history), connection
-//! metadata, and a cache of the sentence model's vectors of tool texts. Never secret values:
+//! metadata, results too large to return inline (read back by handle), and a cache of the
+//! sentence model's vectors of tool texts. Never secret values:
 //! those live in the OS keychain, and every text written here has already passed the hub's
 //! redaction.
 //!
@@ -11,6 +12,7 @@ mod claims;
 mod connections;
 mod deferred;
 mod embeddings;
+mod handles;
 mod input_kind;
 mod migrations;
 mod policy;
@@ -24,6 +26,7 @@ pub use approvals::{ApprovalRecord, ApprovalStatus};
 pub use calls::{CallRecord, CallStatus, RecordedCall};
 pub use claims::InputClaim;
 pub use connections::ConnectionRecord;
+pub use handles::{HandleBounds, HandleOf, HandleRecord, HandleSummary, JsonType};
 pub use input_kind::InputKind;
 pub use policy::TrustedProjectSource;
 pub use run_state::RunState;

@@ -203,6 +203,24 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (model, text_hash)
     );
     ",
+    // 11: results and logs too large to return inline, kept whole (redacted) so later runs of
+    // the same client can read them in pieces with `hub.read(handle)`. `body` is the value's
+    // compact JSON (`of = 'result'`) or the log lines joined by newlines (`of = 'logs'`);
+    // `bytes` its UTF-8 length, summed to bound the table; the oldest go first.
+    r"
+    CREATE TABLE result_handles (
+        id            TEXT PRIMARY KEY,
+        run_id        TEXT NOT NULL,
+        client        TEXT,
+        of            TEXT NOT NULL,
+        value_type    TEXT NOT NULL,
+        bytes         INTEGER NOT NULL,
+        body          TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL
+    );
+    CREATE INDEX result_handles_created ON result_handles(created_at_ms);
+    CREATE INDEX result_handles_run ON result_handles(run_id);
+    ",
 ];
 
 /// The newest schema version this build knows.

@@ -18,6 +18,7 @@ import {
   type HubEvent,
   type PolicyRule,
   type PolicyView,
+  type HandlePiece,
   type RunDetail,
   type RunFilter,
   type RunSummary,
@@ -237,6 +238,11 @@ export class HttpBackend implements Backend {
   async run(id: string): Promise<RunDetail> {
     const body = await this.request<RunDetail | { run: RunDetail }>('GET', `/api/runs/${enc(id)}`);
     return 'run' in body && body.run ? { ...body, ...body.run } : (body as RunDetail);
+  }
+
+  async runHandle(runId: string, handle: string, offset = 0, length = 16 * 1024): Promise<HandlePiece> {
+    const body = await this.request<{ piece: HandlePiece }>('GET', `/api/runs/${enc(runId)}/handles/${enc(handle)}?offset=${offset}&length=${length}`);
+    return body.piece;
   }
 
   async approvals(): Promise<ApprovalsView> {

@@ -262,6 +262,34 @@ export interface RunDetail extends RunSummary {
   calls?: RunCall[];
   logs?: string[];
   approvals?: RunApproval[];
+  /** Of the envelope's `handles`, those the hub still keeps (a day at most). */
+  keptHandles?: KeptHandle[];
+}
+
+/** A result or log the run kept whole for `hub.read`, as the envelope names it. */
+export interface ResultHandle {
+  handle: string;
+  of: 'result' | 'logs';
+  bytes: number;
+  type: string;
+  preview: string;
+}
+
+/** A handle the hub still keeps. */
+export interface KeptHandle {
+  id: string;
+  of: 'result' | 'logs';
+  type: string;
+  bytes: number;
+  createdAtMs: number;
+}
+
+/** A piece of a kept result, as `hub.read` answers. */
+export interface HandlePiece {
+  data: unknown;
+  offset: number;
+  total: number;
+  next: number | null;
 }
 
 export interface PendingApproval {
@@ -415,6 +443,8 @@ export interface Backend {
 
   runs(filter: RunFilter): Promise<RunSummary[]>;
   run(id: string): Promise<RunDetail>;
+  /** A piece of a result run `runId` kept whole (UTF-8 bytes from `offset`). */
+  runHandle(runId: string, handle: string, offset?: number, length?: number): Promise<HandlePiece>;
 
   approvals(): Promise<ApprovalsView>;
   decide(target: DecideTarget, choice: Choice): Promise<void>;

@@ -1,9 +1,10 @@
 // Run history with filters (status, source, time), and a run's detail: code, calls with timings,
-// logs, result, approvals and how each was decided.
+// logs, result, kept results, approvals and how each was decided.
 import type { RunDetail, RunFilter, TimeWindow } from '../backend/types';
 import { clear, errorText, formatTime, h, notice } from '../lib/dom';
 import { decisionText, filterFromParams, filterToParams, RUN_STATUSES, TIME_WINDOWS } from '../lib/runs';
 import { previewElement } from './approval-card';
+import { keptResultsSection } from './run-handles';
 import type { Page, PageContext } from './page';
 
 export function runsPage(ctx: PageContext): Page {
@@ -145,6 +146,7 @@ function runDetailPage({ backend }: PageContext, id: string): Page {
       ...(run.logs?.length ? [h('h3', {}, 'Logs'), h('pre', { class: 'code' }, run.logs.join('\n'))] : []),
       h('h3', {}, 'Result'),
       previewElement('result' in envelope ? envelope.result : 'error' in envelope ? envelope.error : envelope),
+      ...keptResultsSection(backend, run),
       h('h3', {}, 'Approvals'),
       run.approvals?.length
         ? h(

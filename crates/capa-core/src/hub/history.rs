@@ -2,16 +2,21 @@
 //! the `requestState` values it handed out. Frontends read history through these, never the
 //! store itself.
 
-use capa_store::{ApprovalRecord, JournalEntry, RunFilter, RunRecord, RunSummary, StoreError};
+use capa_store::{
+    ApprovalRecord, HandleSummary, JournalEntry, RunFilter, RunRecord, RunSummary, StoreError,
+};
 
 use super::Hub;
 
-/// One run as its history shows it: the record, its journal of calls, and its inputs.
+/// One run as its history shows it: the record, its journal of calls, its inputs and its kept
+/// results.
 #[derive(Debug, Clone)]
 pub struct RunHistory {
     pub run: RunRecord,
     pub journal: Vec<JournalEntry>,
     pub inputs: Vec<ApprovalRecord>,
+    /// What its attempts kept whole for `hub.read` and is still kept.
+    pub handles: Vec<HandleSummary>,
 }
 
 impl Hub {
@@ -35,8 +40,34 @@ impl Hub {
         Ok(Some(RunHistory {
             journal: self.store.journal(id)?,
             inputs: self.store.approvals_of_run(id)?,
+            handles: self.store.handles_of_run(id)?,
             run,
         }))
+    }
+
+    /// A piece of a handle run `run_id` kept, for a person in the run history (every client's):
+    /// `options` as `hub.read` takes them, the piece redacted again (a secret added since).
+    /// `None` when the run has no such handle (any more).
+    pub fn read_run_handle(
+        &self,
+        run_id: &str,
+        handle: &str,
+        options: &str,
+    ) -> Result<Option<Result<serde_json::Value, capa_sandbox::ToolFailure>>, StoreError> {
+        if !self
+            .store
+            .handles_of_run(run_id)?
+            .iter()
+            .any(|h| h.id == handle)
+        {
+            return Ok(None);
+        }
+        let piece =
+            capa_runner::handles::read(&self.store, capa_runner::Reader::Person, handle, options);
+        Ok(Some(piece.map(|mut value| {
+            self.redactor.redact_json(&mut value);
+            value
+        })))
     }
 
     /// Marks the `requestState` with SHA-256 `digest` used; false when it was used already

@@ -195,7 +195,35 @@
     }
   }
 
-  defineGlobal("hub", frozenNamespace("hub", [["search", hubSearch], ["describe", hubDescribe]]));
+  // Options are picked, not passed: a getter or a prototype cannot smuggle other keys, and
+  // the host checks each value's type.
+  function hubRead(handle, options) {
+    try {
+      if (typeof handle !== "string") {
+        throw new TypeErrorCtor('hub.read(handle, options) takes a handle from an envelope\'s `handles` ("h_…")');
+      }
+      if (options !== undefined && (options === null || typeof options !== "object" || isArray(options))) {
+        throw new TypeErrorCtor("hub.read options are an object: { offset, length } or { path }");
+      }
+      const picked = {};
+      if (options !== undefined) {
+        const offset = options.offset;
+        const length = options.length;
+        const path = options.path;
+        if (offset !== undefined) picked.offset = offset;
+        if (length !== undefined) picked.length = length;
+        if (path !== undefined) picked.path = typeof path === "string" ? wf(path) : path;
+      }
+      return awaitOp(host.read(wf(handle), JSONstringify(picked)), "hub.read");
+    } catch (e) {
+      return rejected(e);
+    }
+  }
+
+  defineGlobal(
+    "hub",
+    frozenNamespace("hub", [["search", hubSearch], ["describe", hubDescribe], ["read", hubRead]]),
+  );
 
   function defineBuiltin(name, value) {
     defineProperty(G, name, { value, writable: true, enumerable: false, configurable: true });

@@ -240,8 +240,10 @@ async fn hub_search_and_describe() {
         const d = await hub.describe("github.create_issue");
         const d2 = await hub.describe(["a", "b"]);
         let e; try { await hub.describe("missing") } catch (x) { e = [x.code, x.address] }
-        let u; try { hub.read("x") } catch (x) { u = x.message }
-        return [s, d, d2, e, u];
+        let u; try { await hub.read("h_x") } catch (x) { u = [x.code, x.address] }
+        let t; try { await hub.read(3) } catch (x) { t = x.name }
+        let o; try { await hub.read("h_x", [1]) } catch (x) { o = x.message }
+        return [s, d, d2, e, u, t, o];
         "#)
     .await;
     let v = value(&out);
@@ -249,10 +251,13 @@ async fn hub_search_and_describe() {
     assert_eq!(v[1], json!("declare const github.create_issue;"));
     assert_eq!(v[2], json!("declare const a, b;"));
     assert_eq!(v[3], json!(["not_found", "hub.describe"]));
+    // A host that keeps no results: every handle is unknown; bad arguments never reach it.
+    assert_eq!(v[4], json!(["handle_not_found", "hub.read"]));
+    assert_eq!(v[5], json!("TypeError"));
     assert!(
-        v[4].as_str()
+        v[6].as_str()
             .unwrap_or("")
-            .contains("hub.read is not a tool"),
+            .contains("{ offset, length } or { path }"),
         "{v}"
     );
     assert!(out.calls.is_empty(), "lookups are not tool calls");

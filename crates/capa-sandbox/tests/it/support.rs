@@ -150,6 +150,7 @@ pub(crate) fn input(code: &str) -> RunInput {
         clock_start_ms: 1_767_225_600_000,
         limits: Limits::default(),
         calls_before: 0,
+        keep_whole: false,
     }
 }
 

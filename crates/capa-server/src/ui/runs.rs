@@ -1,5 +1,6 @@
 //! Run history for the UI: `GET /api/runs` (filtered, newest first) and `GET /api/runs/<id>`
-//! (code, envelope, journal and approvals). Everything shown was redacted when stored and is
+//! (code, envelope, journal, approvals and kept results), and pieces of kept results
+//! (`GET /api/runs/<id>/handles/<handle>`). Everything shown was redacted when stored and is
 //! redacted again on the way out; previews are bounded.
 
 use axum::extract::{Path, State};
@@ -142,6 +143,7 @@ pub(crate) async fn detail(State(state): State<UiState>, Path(id): Path<String>)
         run,
         journal,
         inputs: approvals,
+        handles,
     } = history;
     let envelope = run
         .envelope
@@ -195,8 +197,54 @@ pub(crate) async fn detail(State(state): State<UiState>, Path(id): Path<String>)
             "envelope": envelope,
             "calls": calls,
             "approvals": approvals,
+            // Of the envelope's `handles`, those still kept (a day at most).
+            "keptHandles": handles,
         }
     }))
+}
+
+/// `GET /api/runs/<id>/handles/<handle>?offset=&length=`: a piece of what the run kept whole
+/// for `hub.read`, as `hub.read` answers (`{data, offset, total, next}`); its text was redacted
+/// when kept and is again here.
+pub(crate) async fn handle_piece(
+    State(state): State<UiState>,
+    Path((id, handle)): Path<(String, String)>,
+    uri: Uri,
+) -> Response {
+    let mut options = serde_json::Map::new();
+    for (key, value) in query_pairs(&uri) {
+        match (key.as_str(), value.parse::<u64>()) {
+            ("offset" | "length", Ok(n)) => {
+                options.insert(key, json!(n));
+            }
+            _ => {
+                return fail(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_arguments",
+                    format!("`{key}` is not a filter here: use offset and length (numbers)"),
+                );
+            }
+        }
+    }
+    let hub = state.hub.clone();
+    let options = Value::Object(options).to_string();
+    let read =
+        tokio::task::spawn_blocking(move || hub.read_run_handle(&id, &handle, &options)).await;
+    match read {
+        Ok(Ok(Some(Ok(piece)))) => ok(json!({"ok": true, "piece": piece})),
+        Ok(Ok(Some(Err(failure)))) => fail(StatusCode::BAD_REQUEST, &failure.code, failure.message),
+        Ok(Ok(None)) => fail(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "this run kept no such result, or it is no longer kept (a day at most)".to_owned(),
+        ),
+        Ok(Err(e)) => fail(StatusCode::INTERNAL_SERVER_ERROR, "store", e.to_string()),
+        Err(_) => fail(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the read failed".to_owned(),
+        ),
+    }
 }
 
 #[cfg(test)]

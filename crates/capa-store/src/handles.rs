@@ -1,0 +1,319 @@
+//! Results and logs too large for the envelope, kept whole so that the model can read them in
+//! pieces with `hub.read(handle)` in its next `execute` (docs/code-mode.md, "Large results").
+//!
+//! The table is bounded twice: a handle older than the keep time is gone, and past the byte
+//! bound the oldest go first. Both are applied at every insert, so the table never holds more
+//! than the bound plus the one body being added. What is written here was redacted by the
+//! runner, like everything the store keeps.
+
+use rusqlite::{OptionalExtension, params};
+
+use crate::{Store, StoreError};
+
+/// What a handle holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandleOf {
+    /// The run's returned value, as compact JSON.
+    Result,
+    /// The run's console lines, joined by newlines.
+    Logs,
+}
+
+impl HandleOf {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Result => "result",
+            Self::Logs => "logs",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "result" => Some(Self::Result),
+            "logs" => Some(Self::Logs),
+            _ => None,
+        }
+    }
+}
+
+/// The JSON type of what a handle holds (logs are a `string`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JsonType {
+    Null,
+    Boolean,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl JsonType {
+    /// The type of `value`.
+    pub fn of(value: &serde_json::Value) -> Self {
+        use serde_json::Value;
+        match value {
+            Value::Null => Self::Null,
+            Value::Bool(_) => Self::Boolean,
+            Value::Number(_) => Self::Number,
+            Value::String(_) => Self::String,
+            Value::Array(_) => Self::Array,
+            Value::Object(_) => Self::Object,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Null => "null",
+            Self::Boolean => "boolean",
+            Self::Number => "number",
+            Self::String => "string",
+            Self::Array => "array",
+            Self::Object => "object",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Null,
+            Self::Boolean,
+            Self::Number,
+            Self::String,
+            Self::Array,
+            Self::Object,
+        ]
+        .into_iter()
+        .find(|t| t.as_str() == s)
+    }
+}
+
+/// One kept result or log, with its body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandleRecord {
+    /// `h_` and 26 random base-32 characters: the handle the model is given.
+    pub id: String,
+    pub run_id: String,
+    /// The client's name as it introduced itself; only the same client reads the handle.
+    pub client: Option<String>,
+    pub of: HandleOf,
+    pub value_type: JsonType,
+    /// The body: compact JSON for a result, the lines joined by `\n` for logs.
+    pub body: String,
+    pub created_at_ms: i64,
+}
+
+/// A kept handle without its body, for history.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleSummary {
+    pub id: String,
+    pub of: HandleOf,
+    #[serde(rename = "type")]
+    pub value_type: JsonType,
+    pub bytes: u64,
+    pub created_at_ms: i64,
+}
+
+/// How long handles are kept and how many bytes of them at most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandleBounds {
+    /// A handle created longer ago than this is dropped.
+    pub keep_ms: i64,
+    /// Past this many bytes of bodies, the oldest handles are dropped.
+    pub max_total_bytes: u64,
+}
+
+impl Store {
+    /// Keeps `record`, then drops what the bounds no longer allow (older than `keep_ms` before
+    /// the record's time; past `max_total_bytes`, oldest first). One transaction; returns how
+    /// many handles were dropped, or `None` (nothing written) when the body alone is over the
+    /// byte bound.
+    pub fn put_handle(
+        &self,
+        record: &HandleRecord,
+        bounds: HandleBounds,
+    ) -> Result<Option<usize>, StoreError> {
+        if record.body.len() as u64 > bounds.max_total_bytes {
+            return Ok(None);
+        }
+        let mut conn = self.conn()?;
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT INTO result_handles (id, run_id, client, of, value_type, bytes, body, created_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                record.id,
+                record.run_id,
+                record.client,
+                record.of.as_str(),
+                record.value_type.as_str(),
+                i64::try_from(record.body.len()).unwrap_or(i64::MAX),
+                record.body,
+                record.created_at_ms,
+            ],
+        )?;
+        let mut dropped = tx.execute(
+            "DELETE FROM result_handles WHERE created_at_ms < ?1",
+            params![record.created_at_ms.saturating_sub(bounds.keep_ms)],
+        )?;
+        // Newest first, each row with the bytes of itself and every newer one: rows whose sum
+        // is over the bound are the oldest that do not fit.
+        dropped += tx.execute(
+            "DELETE FROM result_handles WHERE id IN (
+                SELECT id FROM (
+                    SELECT id, SUM(bytes) OVER (ORDER BY created_at_ms DESC, rowid DESC) AS newer
+                    FROM result_handles
+                ) WHERE newer > ?1
+            )",
+            params![i64::try_from(bounds.max_total_bytes).unwrap_or(i64::MAX)],
+        )?;
+        tx.commit()?;
+        Ok(Some(dropped))
+    }
+
+    /// The handle `id` with its body, if it is still kept. A row this build cannot read (an
+    /// unknown `of` or type) reads as gone.
+    pub fn handle(&self, id: &str) -> Result<Option<HandleRecord>, StoreError> {
+        let conn = self.conn()?;
+        let row = conn
+            .query_row(
+                "SELECT id, run_id, client, of, value_type, body, created_at_ms
+                 FROM result_handles WHERE id = ?1",
+                params![id],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, Option<String>>(2)?,
+                        row.get::<_, String>(3)?,
+                        row.get::<_, String>(4)?,
+                        row.get::<_, String>(5)?,
+                        row.get::<_, i64>(6)?,
+                    ))
+                },
+            )
+            .optional()?;
+        Ok(row.and_then(
+            |(id, run_id, client, of, value_type, body, created_at_ms)| {
+                Some(HandleRecord {
+                    id,
+                    run_id,
+                    client,
+                    of: HandleOf::parse(&of)?,
+                    value_type: JsonType::parse(&value_type)?,
+                    body,
+                    created_at_ms,
+                })
+            },
+        ))
+    }
+
+    /// The handles a run's attempts made that are still kept, oldest first, without bodies.
+    pub fn handles_of_run(&self, run_id: &str) -> Result<Vec<HandleSummary>, StoreError> {
+        let conn = self.conn()?;
+        let mut select = conn.prepare_cached(
+            "SELECT id, of, value_type, bytes, created_at_ms FROM result_handles
+             WHERE run_id = ?1 ORDER BY created_at_ms, rowid",
+        )?;
+        let rows = select.query_map(params![run_id], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, i64>(3)?,
+                row.get::<_, i64>(4)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, of, value_type, bytes, created_at_ms) = row?;
+            let (Some(of), Some(value_type)) = (HandleOf::parse(&of), JsonType::parse(&value_type))
+            else {
+                continue;
+            };
+            out.push(HandleSummary {
+                id,
+                of,
+                value_type,
+                bytes: u64::try_from(bytes).unwrap_or(0),
+                created_at_ms,
+            });
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, body: &str, at: i64) -> HandleRecord {
+        HandleRecord {
+            id: id.to_owned(),
+            run_id: "run_1".to_owned(),
+            client: Some("claude-code".to_owned()),
+            of: HandleOf::Result,
+            value_type: JsonType::String,
+            body: body.to_owned(),
+            created_at_ms: at,
+        }
+    }
+
+    const ROOMY: HandleBounds = HandleBounds {
+        keep_ms: 1_000,
+        max_total_bytes: 1_000,
+    };
+
+    #[test]
+    fn a_kept_handle_reads_back_whole() {
+        let store = Store::in_memory().expect("store");
+        let body = "\"quotes \\\" and é\"";
+        store
+            .put_handle(&record("h_a", body, 10), ROOMY)
+            .expect("put");
+        let got = store.handle("h_a").expect("read").expect("kept");
+        assert_eq!(got, record("h_a", body, 10));
+        assert_eq!(store.handle("h_nope").expect("read"), None);
+        let listed = store.handles_of_run("run_1").expect("list");
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].bytes, body.len() as u64);
+    }
+
+    #[test]
+    fn the_oldest_go_first_past_the_byte_bound() {
+        let store = Store::in_memory().expect("store");
+        let bounds = HandleBounds {
+            keep_ms: 1_000_000,
+            max_total_bytes: 25,
+        };
+        for (i, id) in (0u8..).zip(["h_1", "h_2", "h_3"]) {
+            store
+                .put_handle(&record(id, &"x".repeat(10), i64::from(i)), bounds)
+                .expect("put");
+        }
+        assert_eq!(store.handle("h_1").expect("read"), None, "oldest dropped");
+        assert!(store.handle("h_2").expect("read").is_some());
+        assert!(store.handle("h_3").expect("read").is_some());
+        // One body alone over the bound is not kept at all, and takes nothing else with it.
+        let kept = store
+            .put_handle(&record("h_big", &"x".repeat(26), 9), bounds)
+            .expect("put");
+        assert_eq!(kept, None);
+        assert!(store.handle("h_big").expect("read").is_none());
+        assert!(store.handle("h_3").expect("read").is_some());
+    }
+
+    #[test]
+    fn handles_past_the_keep_time_are_dropped() {
+        let store = Store::in_memory().expect("store");
+        store
+            .put_handle(&record("h_old", "1", 0), ROOMY)
+            .expect("put");
+        store
+            .put_handle(&record("h_new", "2", 1_001), ROOMY)
+            .expect("put");
+        assert_eq!(store.handle("h_old").expect("read"), None);
+        assert!(store.handle("h_new").expect("read").is_some());
+    }
+}

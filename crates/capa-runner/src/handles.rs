@@ -58,13 +58,20 @@ pub(crate) fn keep(
 ) -> (Vec<HandleRef>, Vec<String>) {
     let mut handles = Vec::new();
     let mut notices = Vec::new();
-    let mut parts: Vec<(HandleOf, JsonType, String, String)> = Vec::new();
+    let mut parts: Vec<(HandleOf, JsonType, String, String, usize)> = Vec::new();
     if let Some(mut value) = whole.result {
         redactor.redact_json(&mut value);
         let preview = preview_of(&value);
         let value_type = JsonType::of(&value);
         match serde_json::to_string(&value) {
-            Ok(body) => parts.push((HandleOf::Result, value_type, body, preview)),
+            Ok(body) => {
+                // What `hub.read` slices: a string result's own text, else the JSON.
+                let bytes = match &value {
+                    Value::String(text) => text.len(),
+                    _ => body.len(),
+                };
+                parts.push((HandleOf::Result, value_type, body, preview, bytes));
+            }
             Err(e) => notices.push(format!("the whole result could not be kept: {e}")),
         }
     }
@@ -75,10 +82,11 @@ pub(crate) fn keep(
             .collect::<Vec<_>>()
             .join("\n");
         let preview = format!("{} log lines", thousands(lines.len()));
-        parts.push((HandleOf::Logs, JsonType::String, body, preview));
+        let bytes = body.len();
+        parts.push((HandleOf::Logs, JsonType::String, body, preview, bytes));
     }
-    for (of, value_type, body, preview) in parts {
-        let bytes = text_len(of, value_type, &body);
+    for (of, value_type, body, preview, bytes) in parts {
+        let bytes = bytes as u64;
         let record = HandleRecord {
             id: crate::ids::new_handle_id(),
             run_id: run_id.to_owned(),
@@ -112,17 +120,6 @@ pub(crate) fn keep(
         }
     }
     (handles, notices)
-}
-
-/// The bytes `hub.read` slices: a string result's own text, logs as kept, else the JSON.
-fn text_len(of: HandleOf, value_type: JsonType, body: &str) -> u64 {
-    let len = match (of, value_type) {
-        (HandleOf::Result, JsonType::String) => {
-            serde_json::from_str::<String>(body).map_or(body.len(), |s| s.len())
-        }
-        _ => body.len(),
-    };
-    len as u64
 }
 
 /// `hub.read`'s options, as the guest sent them.

@@ -17,11 +17,12 @@ use std::time::{Duration, Instant};
 use rquickjs::context::EvalOptions;
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
 
+use crate::events::{Event, Stop};
 use crate::guest_code::{CODE_FILE, wrapped};
 use crate::meter::{CANCELLED, Meter, Trip};
 use crate::oom::Watch;
 use crate::sandbox::Sandbox;
-use crate::state::{Event, Finish, Next, State, Stop};
+use crate::state::{Finish, Next, State};
 use crate::thrown::{ThrownRecord, caught, classify, memory_error};
 use crate::{RunError, RunInput};
 

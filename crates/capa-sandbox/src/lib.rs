@@ -39,6 +39,7 @@
 //! or earlier with [`prewarm`]; [`run_unpooled`] always starts cold.
 
 mod engine;
+mod events;
 mod guest_code;
 mod limits;
 mod logs;
@@ -74,13 +75,13 @@ use thread::WALL_GRACE;
 /// Sets the cancel flag and wakes the sandbox thread when `run` ends or is dropped.
 struct CancelOnDrop {
     cancel: Arc<AtomicBool>,
-    events: mpsc::Sender<state::Event>,
+    events: mpsc::Sender<events::Event>,
 }
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         self.cancel.store(true, Ordering::Relaxed);
-        let _ = self.events.send(state::Event::Cancel);
+        let _ = self.events.send(events::Event::Cancel);
     }
 }
 

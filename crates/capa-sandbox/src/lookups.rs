@@ -10,7 +10,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio::runtime::Handle;
 
-use crate::state::{Event, failure_json, refusal};
+use crate::events::{Event, failure_json, refusal};
 use crate::{Host, ToolFailure};
 
 /// One lookup, as the guest asked it (arguments checked).

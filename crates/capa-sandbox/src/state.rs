@@ -17,33 +17,10 @@ use tokio::task::AbortHandle;
 
 use capa_domain::json_size::json_len;
 
+use crate::events::{Event, Stop, failure_json, refusal};
 use crate::logs::Logs;
 use crate::lookups::Lookup;
 use crate::{CallStop, CallSummary, Host, HostCall, Limits, ToolFailure};
-
-/// What the sandbox thread waits for between guest turns.
-#[derive(Debug)]
-pub(crate) enum Event {
-    /// An operation (tool call or hub lookup) finished; `payload` is JSON (the value, or the
-    /// failure record when `!ok`).
-    Done {
-        seq: usize,
-        ok: bool,
-        payload: String,
-        ms: u64,
-    },
-    /// A tool call asked the run to stop ([`crate::CallStop::Suspend`] or `Abort`).
-    Stop { seq: usize, stop: Stop, ms: u64 },
-    /// The caller of `run` went away or the outer wall timer fired.
-    Cancel,
-}
-
-/// Why a host call stopped the run.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Stop {
-    Suspend,
-    Abort(crate::RunError),
-}
 
 /// How the guest's main function ended, as the prelude reported it.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,27 +104,9 @@ pub(crate) struct State {
     pub(crate) stop: Option<Stop>,
 }
 
-pub(crate) fn failure_json(f: &ToolFailure, address: &str) -> String {
-    json!({
-        "code": f.code,
-        "message": f.message,
-        "hint": f.hint,
-        "status": f.status,
-        "retryable": f.retryable,
-        "address": address,
-    })
-    .to_string()
-}
-
 /// How much longer than what is sent a guest's argument text may be before it is refused
 /// without parsing (docs/limits.md).
 const TEXT_PER_SENT_BYTE: usize = 4;
-
-pub(crate) fn refusal(code: &str, message: String, hint: Option<&str>, address: &str) -> String {
-    let mut f = ToolFailure::new(code, message);
-    f.hint = hint.map(str::to_string);
-    failure_json(&f, address)
-}
 
 impl State {
     /// Holds console lines up to `cap` bytes instead of the inline budget (a run whose logs

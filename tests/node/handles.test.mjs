@@ -13,11 +13,21 @@ import { REPO_ROOT, makeSandbox, removeSandboxes, writeCapabilities, startHub, c
 const PYTHON = path.join(REPO_ROOT, 'tests', '.venv', 'bin', 'python');
 const SIZED = path.join(REPO_ROOT, 'tests', 'fixtures', 'sized_server.py');
 
-// Four pages of 20,000 items of about 130 bytes: 10.4 MB of JSON.
+// Four pages of 20,000 items of about 130 bytes: 10.4 MB of JSON. The ids are renumbered in place
+// (no copies), so the guest holds the pages once within its 64 MB.
 const BIG = `const pages = await Promise.all([0, 1, 2, 3].map(() => sized.items({ count: 20000 })));
 const items = [];
-for (const [p, page] of pages.entries()) for (const item of page.items) items.push({ ...item, id: p * 20000 + item.id });
+for (const [p, page] of pages.entries()) for (const item of page.items) { item.id = p * 20000 + item.id; items.push(item); }
 return { items, total: items.length };`;
+
+// The JSON text of BIG's result, built here from what sized_server.py answers.
+function bigText() {
+  const items = [];
+  for (let p = 0; p < 4; p++) {
+    for (let i = 0; i < 20000; i++) items.push({ id: p * 20000 + i, title: `item ${i} ${'x'.repeat(100)}` });
+  }
+  return JSON.stringify({ items, total: items.length });
+}
 
 async function execute(client, code) {
   const res = await client.callTool({ name: 'execute', arguments: { code } }, undefined, { timeout: 120_000 });
@@ -61,7 +71,7 @@ describe('large results as handles, read with hub.read', () => {
     assert.equal(h.type, 'object');
     assert.ok(h.bytes > 10_000_000, `${h.bytes} bytes`);
     assert.equal(h.preview, 'object with 2 keys: items, total');
-    assert.ok(big.notices.some((n) => n.includes('hub.read(handle)')), big.notices.join('\n'));
+    assert.ok(big.notices.some((n) => n.includes('hub.read(handle, { path')), big.notices.join('\n'));
   });
 
   it('reads the value at a path, and every piece back to the same bytes', async () => {
@@ -70,20 +80,30 @@ describe('large results as handles, read with hub.read', () => {
       client,
       `const last = await hub.read(${JSON.stringify(handle)}, { path: "items[79999]" });
        const total = await hub.read(${JSON.stringify(handle)}, { path: "total" });
-       let next = 0, pieces = 0, length = 0, text = "";
+       let next = 0, length = 0;
+       const samples = [];
        while (next !== null) {
          const piece = await hub.read(${JSON.stringify(handle)}, { offset: next, length: 1024 * 1024 });
-         pieces++; length += piece.data.length; next = piece.next;
-         if (pieces === 1) text = piece.data.slice(0, 20);
+         length += piece.data.length; next = piece.next;
+         samples.push([piece.offset, piece.data.length, piece.data.slice(0, 40), piece.data.slice(-40)]);
        }
-       return { last: last.data, total: total.data, pieces, length, start: text };`,
+       return { last: last.data, total: total.data, length, samples };`,
     );
-    assert.equal(read.status, 'completed', JSON.stringify(read));
+    assert.equal(read.status, 'completed', JSON.stringify(read).slice(0, 2000));
     assert.equal(read.result.last.id, 79999);
     assert.equal(read.result.total, 80000);
-    assert.equal(read.result.length, bytes, 'ASCII JSON: characters are bytes');
-    assert.equal(read.result.pieces, Math.ceil(bytes / (1024 * 1024)));
-    assert.equal(read.result.start, '{"items":[{"id":0,"t');
+    const text = bigText();
+    assert.equal(bytes, text.length, 'the handle counts the JSON text (ASCII: characters are bytes)');
+    assert.equal(read.result.length, bytes);
+    assert.equal(read.result.samples.length, Math.ceil(bytes / (1024 * 1024)));
+    // Each piece starts where the last ended and holds the text at its offset, both ends.
+    let at = 0;
+    for (const [offset, length, head, tail] of read.result.samples) {
+      assert.equal(offset, at);
+      assert.equal(head, text.slice(offset, offset + 40));
+      assert.equal(tail, text.slice(offset + length - 40, offset + length));
+      at += length;
+    }
   });
 
   it('answers a wrong path or option with a ToolError that says what is there', async () => {

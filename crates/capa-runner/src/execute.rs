@@ -239,14 +239,20 @@ impl<G: Gateway> Runner<G> {
         };
         let mut envelope = self.redact_envelope(envelope);
         if whole != Whole::default() {
-            let (handles, notices) = handles::keep(
-                self.store(),
-                &self.context.redactor,
-                &run_id,
-                attempt.client.as_deref(),
-                whole,
-                now_ms(),
-            );
+            // Tens of MB to redact, serialise and write: off the runtime's threads.
+            let store = Arc::clone(&self.context.store);
+            let redactor = Arc::clone(&self.context.redactor);
+            let (id, client) = (run_id.clone(), attempt.client.clone());
+            let kept = tokio::task::spawn_blocking(move || {
+                handles::keep(&store, &redactor, &id, client.as_deref(), whole, now_ms())
+            })
+            .await;
+            let (handles, notices) = kept.unwrap_or_else(|_| {
+                (
+                    Vec::new(),
+                    vec!["the whole result could not be kept for hub.read".to_owned()],
+                )
+            });
             envelope.handles = handles;
             envelope.notices.extend(notices);
         }

@@ -100,11 +100,9 @@ fn bracket(chars: &[char], open: usize) -> Result<(Step, usize), String> {
                 match chars.get(i) {
                     None => return Err(format!("unclosed string in the path at character {open}")),
                     Some('\\') => {
-                        let Some(&c) = chars.get(i + 1) else {
-                            return Err("the path ends inside a string".to_owned());
-                        };
+                        let (c, next) = escape(chars, i + 1)?;
                         key.push(c);
-                        i += 2;
+                        i = next;
                     }
                     Some(&c) if c == quote => break,
                     Some(&c) => {
@@ -137,37 +135,84 @@ fn bracket(chars: &[char], open: usize) -> Result<(Step, usize), String> {
     }
 }
 
+/// The character a JavaScript string escape stands for, its backslash just before `at`
+/// (`\n`, `\t`, `\u00e9`, …; any other character stands for itself, as in JavaScript), and
+/// the index after the escape.
+fn escape(chars: &[char], at: usize) -> Result<(char, usize), String> {
+    let Some(&c) = chars.get(at) else {
+        return Err("the path ends inside a string".to_owned());
+    };
+    let simple = match c {
+        'n' => '\n',
+        't' => '\t',
+        'r' => '\r',
+        'b' => '\u{8}',
+        'f' => '\u{c}',
+        'v' => '\u{b}',
+        '0' => '\0',
+        'u' => {
+            let hex: String = chars.iter().skip(at + 1).take(4).collect();
+            let code = (hex.len() == 4 && hex.chars().all(|c| c.is_ascii_hexdigit()))
+                .then(|| u32::from_str_radix(&hex, 16).ok())
+                .flatten()
+                .and_then(char::from_u32)
+                .ok_or_else(|| {
+                    format!("`\\u` at character {at} needs four hex digits of a character")
+                })?;
+            return Ok((code, at + 5));
+        }
+        other => other,
+    };
+    Ok((simple, at + 1))
+}
+
 /// The value at `steps` in `value`, or where the path stops and what is there instead.
 pub(crate) fn select<'v>(value: &'v Value, steps: &[Step]) -> Result<&'v Value, String> {
     let mut here = value;
     for (n, step) in steps.iter().enumerate() {
-        let walked: String = steps[..n].iter().map(ToString::to_string).collect();
-        let at = if walked.is_empty() {
-            "the top".to_owned()
-        } else {
-            format!("`{walked}`")
+        // Where the walk is, named only when it stops (each step would otherwise build it).
+        let at = || {
+            let walked: String = steps[..n].iter().map(ToString::to_string).collect();
+            if walked.is_empty() {
+                "the top".to_owned()
+            } else {
+                format!("`{walked}`")
+            }
+        };
+        let no_key = |k: &str, map: &serde_json::Map<String, Value>| {
+            let keys: Vec<&str> = map.keys().take(12).map(String::as_str).collect();
+            let more = if map.len() > keys.len() { ", …" } else { "" };
+            format!(
+                "no key `{k}` at {}; its keys: {}{more}",
+                at(),
+                keys.join(", ")
+            )
         };
         here = match (step, here) {
-            (Step::Key(k), Value::Object(map)) => map.get(k).ok_or_else(|| {
-                let keys: Vec<&str> = map.keys().take(12).map(String::as_str).collect();
-                let more = if map.len() > keys.len() { ", …" } else { "" };
-                format!("no key `{k}` at {at}; its keys: {}{more}", keys.join(", "))
-            })?,
+            (Step::Key(k), Value::Object(map)) => map.get(k).ok_or_else(|| no_key(k, map))?,
+            // As in JavaScript, `[3]` on an object is its key "3".
+            (Step::Index(i), Value::Object(map)) => {
+                let k = i.to_string();
+                map.get(&k).ok_or_else(|| no_key(&k, map))?
+            }
             (Step::Index(i), Value::Array(items)) => items.get(*i).ok_or_else(|| {
                 format!(
-                    "index {i} is past the end of {at}, which has {} items",
+                    "index {i} is past the end of {}, which has {} items",
+                    at(),
                     items.len()
                 )
             })?,
             (Step::Key(k), Value::Array(items)) => {
                 return Err(format!(
-                    "{at} is an array of {} items, not an object: write [index] instead of .{k}",
+                    "{} is an array of {} items, not an object: write [index] instead of .{k}",
+                    at(),
                     items.len()
                 ));
             }
             (_, other) => {
                 return Err(format!(
-                    "{at} is {}, which has no {step}",
+                    "{} is {}, which has no {step}",
+                    at(),
                     capa_store::JsonType::of(other).as_str()
                 ));
             }
@@ -201,6 +246,12 @@ mod tests {
             ]
         );
         assert_eq!(parse("").expect("empty"), vec![]);
+        // JavaScript's escapes inside a quoted key.
+        assert_eq!(
+            parse(r#"["a\nb\u00e9\\\"x"]"#).expect("parses"),
+            vec![Step::Key("a\nbé\\\"x".into())]
+        );
+        assert!(parse(r#"["\u12"]"#).is_err());
         for bad in [
             "[",
             "[x]",
@@ -227,6 +278,11 @@ mod tests {
         assert!(err.contains("its keys: items, n"), "{err}");
         let err = select(&v, &parse("items.body").expect("parses")).expect_err("array");
         assert!(err.contains("write [index]"), "{err}");
+        let keyed = json!({"3": "three"});
+        assert_eq!(
+            select(&keyed, &parse("[3]").expect("parses")),
+            Ok(&json!("three"))
+        );
         let err = select(&v, &parse("n.x").expect("parses")).expect_err("number");
         assert!(err.contains("`.n` is number"), "{err}");
     }

@@ -16,8 +16,9 @@ use crate::handle_path;
 pub const HANDLE_KEEP_MS: i64 = 24 * 3_600_000;
 /// The most bytes of kept bodies; past it the oldest handles go first.
 pub const HANDLE_STORE_BYTES: u64 = 256 * 1024 * 1024;
-/// What one `hub.read` answers when no `length` is given: about the inline limit, so that
-/// returning a piece as it is fits.
+/// What one `hub.read` answers when no `length` is given, at most: about the default inline
+/// limit, and never over half the run's own (`default_length`), so that returning a piece as it
+/// is fits and makes no new handle.
 pub const DEFAULT_READ_BYTES: usize = 16 * 1024;
 /// The most one `hub.read` answers (a `length`, or the value at a `path`).
 pub const MAX_READ_BYTES: usize = 8 * 1024 * 1024;
@@ -58,20 +59,28 @@ pub(crate) fn keep(
 ) -> (Vec<HandleRef>, Vec<String>) {
     let mut handles = Vec::new();
     let mut notices = Vec::new();
-    let mut parts: Vec<(HandleOf, JsonType, String, String, usize)> = Vec::new();
+    let Some(client) = client else {
+        // Only the client that ran the code may read what it kept, so a run of a client that
+        // did not name itself keeps nothing: any other unnamed client would read it.
+        notices.push(
+            "the whole result is not kept for hub.read: this client did not introduce itself by name"
+                .to_owned(),
+        );
+        return (handles, notices);
+    };
+    let mut parts: Vec<(HandleOf, JsonType, String, String)> = Vec::new();
     if let Some(mut value) = whole.result {
         redactor.redact_json(&mut value);
         let preview = preview_of(&value);
         let value_type = JsonType::of(&value);
-        match serde_json::to_string(&value) {
-            Ok(body) => {
-                // What `hub.read` slices: a string result's own text, else the JSON.
-                let bytes = match &value {
-                    Value::String(text) => text.len(),
-                    _ => body.len(),
-                };
-                parts.push((HandleOf::Result, value_type, body, preview, bytes));
-            }
+        // What `hub.read` slices, kept as it is read: a string result's own text, else the
+        // compact JSON.
+        let body = match value {
+            Value::String(text) => Ok(text),
+            other => serde_json::to_string(&other),
+        };
+        match body {
+            Ok(body) => parts.push((HandleOf::Result, value_type, body, preview)),
             Err(e) => notices.push(format!("the whole result could not be kept: {e}")),
         }
     }
@@ -82,15 +91,21 @@ pub(crate) fn keep(
             .collect::<Vec<_>>()
             .join("\n");
         let preview = format!("{} log lines", thousands(lines.len()));
-        let bytes = body.len();
-        parts.push((HandleOf::Logs, JsonType::String, body, preview, bytes));
+        parts.push((HandleOf::Logs, JsonType::String, body, preview));
     }
-    for (of, value_type, body, preview, bytes) in parts {
-        let bytes = bytes as u64;
+    for (of, value_type, body, preview) in parts {
+        let bytes = body.len() as u64;
+        let Some(id) = crate::ids::new_handle_id() else {
+            notices.push(format!(
+                "the whole {} is not kept for hub.read: the system gave no randomness for its handle",
+                of.as_str()
+            ));
+            continue;
+        };
         let record = HandleRecord {
-            id: crate::ids::new_handle_id(),
+            id,
             run_id: run_id.to_owned(),
-            client: client.map(str::to_owned),
+            client: Some(client.to_owned()),
             of,
             value_type,
             body,
@@ -158,19 +173,38 @@ fn count(name: &str, value: Option<&Value>, min: u64) -> Result<Option<usize>, T
 /// Who reads a handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reader<'a> {
-    /// A run of this client (its name as it introduced itself): only its own handles.
+    /// A run of this client (its name as it introduced itself): only its own handles. A client
+    /// without a name reads none.
     Client(Option<&'a str>),
     /// A person in the app's run history: every handle.
     Person,
 }
 
+impl Reader<'_> {
+    fn may_read(self, owner: Option<&str>) -> bool {
+        match self {
+            Self::Client(Some(client)) => owner == Some(client),
+            Self::Client(None) => false,
+            Self::Person => true,
+        }
+    }
+}
+
+/// The oldest creation time of a handle still kept at `now_ms`.
+pub fn kept_since(now_ms: i64) -> i64 {
+    now_ms.saturating_sub(HANDLE_KEEP_MS)
+}
+
 /// `hub.read(handle, options)`: `{ data, offset, total, next }`. A handle of another client
-/// reads as unknown, like one that was never made.
+/// reads as unknown, like one that was never made. `default_length` is the piece read when
+/// no `length` is given (at most [`DEFAULT_READ_BYTES`]). Blocking: SQLite, and for a `path`
+/// the whole kept JSON parsed; a piece reads only its own bytes.
 pub fn read(
     store: &Store,
     reader: Reader<'_>,
     handle: &str,
     options: &str,
+    default_length: usize,
 ) -> Result<Value, ToolFailure> {
     let options: ReadOptions =
         serde_json::from_str(options).map_err(|e| invalid(format!("hub.read options: {e}")))?;
@@ -190,34 +224,55 @@ pub fn read(
             "`length` is at most {MAX_READ_BYTES} bytes; read in several pieces"
         )));
     }
-    let record = store
-        .handle(handle)
-        .map_err(|e| ToolFailure::new("internal", format!("the hub's database: {e}")))?
-        .filter(|r| match reader {
-            Reader::Client(client) => r.client.as_deref() == client,
-            Reader::Person => true,
-        })
-        .ok_or_else(|| unknown(handle))?;
-    match path {
-        Some(steps) => read_path(&record, &steps, offset, length),
-        None => Ok(read_text(record, offset, length)),
+    let since = kept_since(capa_domain::clock::now_ms());
+    let default_length = default_length.clamp(1, DEFAULT_READ_BYTES);
+    if let Some(steps) = path {
+        let record = store
+            .handle(handle, since)
+            .map_err(|e| database(&e))?
+            .filter(|r| reader.may_read(r.client.as_deref()))
+            .ok_or_else(|| unknown(handle))?;
+        return read_path(record, &steps, offset, length, default_length);
     }
+    let info = store
+        .handle_info(handle, since)
+        .map_err(|e| database(&e))?
+        .filter(|i| reader.may_read(i.client.as_deref()))
+        .ok_or_else(|| unknown(handle))?;
+    let total = usize::try_from(info.summary.bytes).unwrap_or(usize::MAX);
+    read_piece(
+        store,
+        handle,
+        total,
+        offset.unwrap_or(0),
+        length.unwrap_or(default_length),
+    )
 }
 
-/// The value at `steps` of a kept result, or a piece of its text with `offset`/`length`.
+fn database(e: &capa_store::StoreError) -> ToolFailure {
+    ToolFailure::new("internal", format!("the hub's database: {e}"))
+}
+
+/// The value at `steps` of a kept result, or a piece of its text with `offset`/`length`
+/// (`default_length` when only `offset` is given).
 fn read_path(
-    record: &HandleRecord,
+    record: HandleRecord,
     steps: &[handle_path::Step],
     offset: Option<usize>,
     length: Option<usize>,
+    default_length: usize,
 ) -> Result<Value, ToolFailure> {
     if record.of == HandleOf::Logs {
         return Err(invalid(
             "a logs handle is text: read it with { offset, length }, not a path",
         ));
     }
-    let value: Value = serde_json::from_str(&record.body)
-        .map_err(|e| ToolFailure::new("internal", format!("a kept result is damaged: {e}")))?;
+    let value: Value = if record.value_type == JsonType::String {
+        Value::String(record.body)
+    } else {
+        serde_json::from_str(&record.body)
+            .map_err(|e| ToolFailure::new("internal", format!("a kept result is damaged: {e}")))?
+    };
     let found = handle_path::select(&value, steps).map_err(|why| {
         let mut f = ToolFailure::new("not_found", why);
         f.hint = Some("Read a shorter path first to see what is there.".to_owned());
@@ -228,7 +283,11 @@ fn read_path(
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        return Ok(slice(&text, offset, length));
+        return Ok(slice(
+            &text,
+            offset.unwrap_or(0),
+            length.unwrap_or(default_length),
+        ));
     }
     let total = serde_json::to_string(found).map_or(0, |s| s.len());
     if total > MAX_READ_BYTES {
@@ -239,15 +298,53 @@ fn read_path(
     Ok(serde_json::json!({ "data": found, "offset": 0, "total": total, "next": null }))
 }
 
-/// A piece of a handle's text: a string result's own text, logs as kept, else the JSON.
-fn read_text(record: HandleRecord, offset: Option<usize>, length: Option<usize>) -> Value {
-    let text = match (record.of, record.value_type) {
-        (HandleOf::Result, JsonType::String) => {
-            serde_json::from_str::<String>(&record.body).unwrap_or(record.body)
+/// `length` bytes of a kept body of `total` bytes from `offset`, read from the store alone
+/// (never the whole body), both ends moved back to character boundaries as [`slice`] does.
+fn read_piece(
+    store: &Store,
+    handle: &str,
+    total: usize,
+    offset: usize,
+    length: usize,
+) -> Result<Value, ToolFailure> {
+    let start = offset.min(total);
+    let end = start.saturating_add(length).min(total);
+    // A UTF-8 character is at most 4 bytes: 3 bytes before `start` and 4 after `end` hold the
+    // starts of the characters either end is inside (the piece ends at or before `end`).
+    let from = start.saturating_sub(3);
+    let to = end.saturating_add(4).min(total);
+    let window = store
+        .handle_bytes(handle, from as u64, to - from)
+        .map_err(|e| database(&e))?
+        .ok_or_else(|| unknown(handle))?;
+    let damaged = || ToolFailure::new("internal", "a kept result is damaged");
+    if window.len() != to - from {
+        return Err(damaged());
+    }
+    // The window may begin inside a character: boundaries are found on its bytes.
+    let boundary =
+        |at: usize| at == total || window.get(at - from).is_some_and(|b| b & 0xC0 != 0x80);
+    let mut s = start;
+    while s > from && !boundary(s) {
+        s -= 1;
+    }
+    // Like `slice`: the piece is `length` bytes from where it really starts.
+    let mut e = s.saturating_add(length).min(total);
+    while e > s && !boundary(e) {
+        e -= 1;
+    }
+    if e == s && s < total {
+        e = s + 1;
+        while e < to && !boundary(e) {
+            e += 1;
         }
-        _ => record.body,
-    };
-    slice(&text, offset, length)
+    }
+    let data = window
+        .get(s - from..e - from)
+        .and_then(|bytes| std::str::from_utf8(bytes).ok())
+        .ok_or_else(damaged)?;
+    let next = (e < total).then_some(e);
+    Ok(serde_json::json!({ "data": data, "offset": s, "total": total, "next": next }))
 }
 
 fn unknown(handle: &str) -> ToolFailure {
@@ -265,16 +362,16 @@ fn unknown(handle: &str) -> ToolFailure {
 
 /// `{ data, offset, total, next }` for `length` bytes of `text` from `offset`, both moved back
 /// to character boundaries (a piece is never empty before the end); `next` is where the
+/// `{ data, offset, total, next }` for `length` bytes of `text` from `offset`, both moved back
+/// to character boundaries (a piece is never empty before the end); `next` is where the
 /// following piece starts, `null` at the end.
-fn slice(text: &str, offset: Option<usize>, length: Option<usize>) -> Value {
+fn slice(text: &str, offset: usize, length: usize) -> Value {
     let total = text.len();
-    let mut start = offset.unwrap_or(0).min(total);
+    let mut start = offset.min(total);
     while !text.is_char_boundary(start) {
         start -= 1;
     }
-    let mut end = start
-        .saturating_add(length.unwrap_or(DEFAULT_READ_BYTES))
-        .min(total);
+    let mut end = start.saturating_add(length).min(total);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
@@ -334,9 +431,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const CLI: Reader<'static> = Reader::Client(Some("cli"));
+
     fn kept(store: &Store, whole: Whole) -> Vec<HandleRef> {
         let redactor = Redactor::new();
-        let (handles, notices) = keep(store, &redactor, "run_1", Some("cli"), whole, 1_000);
+        let now = capa_domain::clock::now_ms();
+        let (handles, notices) = keep(store, &redactor, "run_1", Some("cli"), whole, now);
         assert!(notices.is_empty(), "{notices:?}");
         handles
     }
@@ -363,9 +463,10 @@ mod tests {
         while let Some(at) = offset {
             let piece = read(
                 &store,
-                Reader::Client(Some("cli")),
+                CLI,
                 &h.handle,
                 &format!("{{\"offset\":{at},\"length\":7001}}"),
+                DEFAULT_READ_BYTES,
             )
             .expect("piece");
             got.push_str(piece["data"].as_str().expect("text"));
@@ -374,15 +475,23 @@ mod tests {
         assert_eq!(got, text);
         let one = read(
             &store,
-            Reader::Client(Some("cli")),
+            CLI,
             &h.handle,
             r#"{"path":"items[1999].body"}"#,
+            DEFAULT_READ_BYTES,
         )
         .expect("path");
         assert_eq!(one["data"], json!("é1999"));
         // Another client, or a made-up handle, finds nothing.
         for (client, handle) in [(Some("other"), h.handle.as_str()), (Some("cli"), "h_0")] {
-            let err = read(&store, Reader::Client(client), handle, "{}").expect_err("unknown");
+            let err = read(
+                &store,
+                Reader::Client(client),
+                handle,
+                "{}",
+                DEFAULT_READ_BYTES,
+            )
+            .expect_err("unknown");
             assert_eq!(err.code, "handle_not_found");
         }
         for bad in [
@@ -392,7 +501,7 @@ mod tests {
             r#"{"paths":"x"}"#,
             "[]",
         ] {
-            let err = read(&store, Reader::Client(Some("cli")), &h.handle, bad).expect_err(bad);
+            let err = read(&store, CLI, &h.handle, bad, DEFAULT_READ_BYTES).expect_err(bad);
             assert_eq!(err.code, "invalid_arguments", "{bad}");
         }
     }
@@ -409,20 +518,15 @@ mod tests {
         );
         let s = read(
             &store,
-            Reader::Client(Some("cli")),
+            CLI,
             &handles[0].handle,
             r#"{"offset":1,"length":1}"#,
+            DEFAULT_READ_BYTES,
         )
         .expect("read");
         assert_eq!(s, json!({"data": "é", "offset": 0, "total": 8, "next": 2}));
         assert_eq!(handles[0].bytes, 8);
-        let logs = read(
-            &store,
-            Reader::Client(Some("cli")),
-            &handles[1].handle,
-            "{}",
-        )
-        .expect("logs");
+        let logs = read(&store, CLI, &handles[1].handle, "{}", DEFAULT_READ_BYTES).expect("logs");
         assert_eq!(
             logs,
             json!({"data": "a\nb", "offset": 0, "total": 3, "next": null})
@@ -439,11 +543,87 @@ mod tests {
             result: Some(json!({"token": "s3cr\"et\\"})),
             logs: Some(vec!["token s3cr\"et\\".into()]),
         };
-        let (handles, _) = keep(&store, &redactor, "run_1", None, whole, 0);
+        let (handles, _) = keep(&store, &redactor, "run_1", Some("cli"), whole, 0);
+        assert_eq!(handles.len(), 2);
         for h in handles {
-            let record = store.handle(&h.handle).expect("read").expect("kept");
+            let record = store.handle(&h.handle, 0).expect("read").expect("kept");
             assert!(!record.body.contains("s3cr"), "{}", record.body);
         }
+    }
+
+    #[test]
+    fn a_client_without_a_name_keeps_nothing_and_reads_nothing() {
+        let store = Store::in_memory().expect("store");
+        let whole = || Whole {
+            result: Some(json!("x".repeat(100))),
+            logs: None,
+        };
+        let (handles, notices) = keep(&store, &Redactor::new(), "run_1", None, whole(), 0);
+        assert!(handles.is_empty());
+        assert!(
+            notices[0].contains("did not introduce itself"),
+            "{notices:?}"
+        );
+        // Nor does an unnamed client read what a named one kept.
+        let h = &kept(&store, whole())[0];
+        let err = read(
+            &store,
+            Reader::Client(None),
+            &h.handle,
+            "{}",
+            DEFAULT_READ_BYTES,
+        )
+        .expect_err("unnamed");
+        assert_eq!(err.code, "handle_not_found");
+        assert!(read(&store, Reader::Person, &h.handle, "{}", DEFAULT_READ_BYTES).is_ok());
+    }
+
+    #[test]
+    fn a_handle_past_its_day_is_not_found() {
+        let store = Store::in_memory().expect("store");
+        let whole = Whole {
+            result: Some(json!([1, 2, 3])),
+            logs: None,
+        };
+        let day_ago = capa_domain::clock::now_ms() - HANDLE_KEEP_MS - 1_000;
+        let (handles, _) = keep(
+            &store,
+            &Redactor::new(),
+            "run_1",
+            Some("cli"),
+            whole,
+            day_ago,
+        );
+        let err =
+            read(&store, CLI, &handles[0].handle, "{}", DEFAULT_READ_BYTES).expect_err("expired");
+        assert_eq!(err.code, "handle_not_found");
+    }
+
+    /// Pieces read from the store's bytes are the same as slicing the text in memory, for
+    /// every offset and several lengths over text of 1- to 4-byte characters.
+    #[test]
+    fn pieces_from_the_store_match_slices_of_the_text() {
+        let store = Store::in_memory().expect("store");
+        let text = "aé€😀".repeat(20);
+        let h = &kept(
+            &store,
+            Whole {
+                result: Some(json!(text)),
+                logs: None,
+            },
+        )[0];
+        assert_eq!(h.bytes, text.len() as u64);
+        for offset in 0..=text.len() + 2 {
+            for length in [1, 2, 3, 5, 9, 64] {
+                let options = format!(r#"{{"offset":{offset},"length":{length}}}"#);
+                let piece =
+                    read(&store, CLI, &h.handle, &options, DEFAULT_READ_BYTES).expect("piece");
+                assert_eq!(piece, slice(&text, offset, length), "{options}");
+            }
+        }
+        // Without a length, the piece is the caller's default.
+        let piece = read(&store, CLI, &h.handle, "{}", 10).expect("piece");
+        assert_eq!(piece, slice(&text, 0, 10));
     }
 
     #[test]

@@ -120,12 +120,15 @@ impl<G: Gateway> Host for RunHost<G> {
         let client = self.client.clone();
         // A kept result is up to hundreds of MB of SQLite and JSON: off the runtime's threads.
         Box::pin(async move {
+            // Half the inline budget: a piece returned as it is still fits, with room to spare.
+            let default_length = context.limits.inline_result_bytes / 2;
             tokio::task::spawn_blocking(move || {
                 crate::handles::read(
                     &context.store,
                     crate::handles::Reader::Client(client.as_deref()),
                     &handle,
                     &options,
+                    default_length,
                 )
             })
             .await

@@ -25,9 +25,16 @@ pub fn new_approval_id() -> String {
 }
 
 /// `h_` and 32 random hex digits: a handle of a kept result, 128 bits that a run of another
-/// client cannot guess.
-pub(crate) fn new_handle_id() -> String {
-    format!("h_{:016x}{:016x}", random_u64(), random_u64())
+/// client cannot guess. `None` when the system gives no randomness: unlike a run id, a handle
+/// is what guards the result, so it never falls back to the clock.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a handle is a bearer name: it must be random, not the run's seeded randomness"
+)]
+pub(crate) fn new_handle_id() -> Option<String> {
+    let mut bits = [0u8; 16];
+    getrandom::fill(&mut bits).ok()?;
+    Some(format!("h_{:032x}", u128::from_be_bytes(bits)))
 }
 
 /// A fresh run's seed for its guest `Math.random`.

@@ -238,8 +238,10 @@ pub(crate) fn fit(
         let short = shrink(v, result_budget);
         let short_len = size_capped(&short, usize::MAX);
         let then = if keep_whole {
-            "The whole result is kept: read it with hub.read(handle) in your next execute (the \
-             handle is in `handles`), or return less: filter, slice or summarise in code."
+            "The whole result is kept: in your next execute, read the value at a path with \
+             hub.read(handle, { path: \"items[3].body\" }) or a piece of its JSON text with \
+             hub.read(handle, { offset, length }) (the handle is in `handles`), or return \
+             less: filter, slice or summarise in code."
         } else {
             "Return less: filter, slice or summarise in code."
         };
@@ -429,10 +431,7 @@ mod tests {
         assert_eq!(fitted.whole.result, Some(big));
         assert_eq!(fitted.whole.logs, Some(lines));
         assert!(
-            fitted
-                .notices
-                .iter()
-                .all(|n| n.contains("hub.read(handle)")),
+            fitted.notices.iter().all(|n| n.contains("hub.read(handle")),
             "{:?}",
             fitted.notices
         );

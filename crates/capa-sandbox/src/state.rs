@@ -11,7 +11,6 @@ use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use futures::FutureExt;
-use serde_json::json;
 use tokio::runtime::Handle;
 use tokio::task::AbortHandle;
 
@@ -94,6 +93,11 @@ pub(crate) struct State {
     next_deliver: usize,
     queue: VecDeque<usize>,
     in_flight: usize,
+    /// `hub.read`s wait here while one is running: each may load a kept result of many MB, so a
+    /// run reads one at a time however many it asks for at once.
+    reads: VecDeque<usize>,
+    /// The `hub.read` running now.
+    read_running: Option<usize>,
     held_bytes: usize,
     tasks: Vec<AbortHandle>,
     calls: Vec<CallRecord>,
@@ -139,6 +143,8 @@ impl State {
             next_deliver: 0,
             queue: VecDeque::new(),
             in_flight: 0,
+            reads: VecDeque::new(),
+            read_running: None,
             held_bytes: 0,
             tasks: Vec::new(),
             calls: Vec::new(),
@@ -278,11 +284,19 @@ impl State {
         };
         self.lookups += 1;
         let seq = self.ops.len();
+        let is_read = matches!(lookup, Lookup::Read { .. });
         self.ops.push(Op {
             kind: OpKind::Lookup(Some(lookup)),
             state: OpState::Queued,
         });
-        self.start(seq);
+        if !is_read {
+            self.start(seq);
+        } else if self.read_running.is_some() {
+            self.reads.push_back(seq);
+        } else {
+            self.read_running = Some(seq);
+            self.start(seq);
+        }
         seq.to_string()
     }
 
@@ -300,6 +314,7 @@ impl State {
     /// Forgets the calls not started yet: a cancelled run begins nothing new.
     pub(crate) fn cancel_queued(&mut self) {
         self.queue.clear();
+        self.reads.clear();
     }
 
     /// Start queued tool calls while slots are free (none once the run is cancelled).
@@ -313,6 +328,18 @@ impl State {
                 break;
             };
             self.in_flight += 1;
+            self.start(seq);
+        }
+    }
+
+    /// Starts the next waiting `hub.read` (none once the run is cancelled).
+    fn next_read(&mut self) {
+        if self.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            self.reads.clear();
+            return;
+        }
+        if let Some(seq) = self.reads.pop_front() {
+            self.read_running = Some(seq);
             self.start(seq);
         }
     }
@@ -423,6 +450,9 @@ impl State {
                 record.outcome = Some((ok, ms));
             }
             self.pump();
+        } else if self.read_running == Some(seq) {
+            self.read_running = None;
+            self.next_read();
         }
     }
 
@@ -435,6 +465,7 @@ impl State {
     /// begins nothing new (a replay issues them again).
     pub(crate) fn stopped(&mut self, seq: usize, stop: Stop, ms: u64) {
         self.queue.clear();
+        self.reads.clear();
         self.complete(seq, false, "null".to_owned(), ms);
         if self.stop.is_none() || matches!(stop, Stop::Abort(_)) {
             self.stop = Some(stop);

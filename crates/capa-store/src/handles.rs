@@ -91,14 +91,15 @@ impl JsonType {
 /// One kept result or log, with its body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HandleRecord {
-    /// `h_` and 26 random base-32 characters: the handle the model is given.
+    /// `h_` and 32 random hex digits: the handle the model is given.
     pub id: String,
     pub run_id: String,
     /// The client's name as it introduced itself; only the same client reads the handle.
     pub client: Option<String>,
     pub of: HandleOf,
     pub value_type: JsonType,
-    /// The body: compact JSON for a result, the lines joined by `\n` for logs.
+    /// The body: a string result's own text, the compact JSON of any other result, the lines
+    /// joined by `\n` for logs.
     pub body: String,
     pub created_at_ms: i64,
 }
@@ -113,6 +114,15 @@ pub struct HandleSummary {
     pub value_type: JsonType,
     pub bytes: u64,
     pub created_at_ms: i64,
+}
+
+/// A kept handle without its body, with who may read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandleInfo {
+    pub summary: HandleSummary,
+    pub run_id: String,
+    /// The client's name as it introduced itself.
+    pub client: Option<String>,
 }
 
 /// How long handles are kept and how many bytes of them at most.
@@ -172,15 +182,16 @@ impl Store {
         Ok(Some(dropped))
     }
 
-    /// The handle `id` with its body, if it is still kept. A row this build cannot read (an
-    /// unknown `of` or type) reads as gone.
-    pub fn handle(&self, id: &str) -> Result<Option<HandleRecord>, StoreError> {
+    /// The handle `id` with its whole body, if it is still kept (created at or after
+    /// `kept_since_ms`: a handle past its time reads as gone even before the next insert drops
+    /// it). A row this build cannot read (an unknown `of` or type) reads as gone.
+    pub fn handle(&self, id: &str, kept_since_ms: i64) -> Result<Option<HandleRecord>, StoreError> {
         let conn = self.conn()?;
         let row = conn
             .query_row(
                 "SELECT id, run_id, client, of, value_type, body, created_at_ms
-                 FROM result_handles WHERE id = ?1",
-                params![id],
+                 FROM result_handles WHERE id = ?1 AND created_at_ms >= ?2",
+                params![id, kept_since_ms],
                 |row| {
                     Ok((
                         row.get::<_, String>(0)?,
@@ -209,14 +220,92 @@ impl Store {
         ))
     }
 
-    /// The handles a run's attempts made that are still kept, oldest first, without bodies.
-    pub fn handles_of_run(&self, run_id: &str) -> Result<Vec<HandleSummary>, StoreError> {
+    /// What is known of handle `id` without reading its body, if it is still kept (as
+    /// [`Store::handle`]).
+    pub fn handle_info(
+        &self,
+        id: &str,
+        kept_since_ms: i64,
+    ) -> Result<Option<HandleInfo>, StoreError> {
+        let conn = self.conn()?;
+        let row = conn
+            .query_row(
+                "SELECT id, run_id, client, of, value_type, bytes, created_at_ms
+                 FROM result_handles WHERE id = ?1 AND created_at_ms >= ?2",
+                params![id, kept_since_ms],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, Option<String>>(2)?,
+                        row.get::<_, String>(3)?,
+                        row.get::<_, String>(4)?,
+                        row.get::<_, i64>(5)?,
+                        row.get::<_, i64>(6)?,
+                    ))
+                },
+            )
+            .optional()?;
+        Ok(row.and_then(
+            |(id, run_id, client, of, value_type, bytes, created_at_ms)| {
+                Some(HandleInfo {
+                    summary: HandleSummary {
+                        id,
+                        of: HandleOf::parse(&of)?,
+                        value_type: JsonType::parse(&value_type)?,
+                        bytes: u64::try_from(bytes).unwrap_or(0),
+                        created_at_ms,
+                    },
+                    run_id,
+                    client,
+                })
+            },
+        ))
+    }
+
+    /// Up to `len` bytes of handle `id`'s body from byte `start`, read through SQLite's blob
+    /// I/O so that a piece of a large body costs its own size, not the body's. Fewer bytes near
+    /// the end; `None` when the handle is gone. The bytes may begin or end inside a UTF-8
+    /// character: the caller moves to character boundaries.
+    pub fn handle_bytes(
+        &self,
+        id: &str,
+        start: u64,
+        len: usize,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let conn = self.conn()?;
+        let rowid: Option<i64> = conn
+            .query_row(
+                "SELECT rowid FROM result_handles WHERE id = ?1",
+                params![id],
+                |row| row.get(0),
+            )
+            .optional()?;
+        let Some(rowid) = rowid else {
+            return Ok(None);
+        };
+        let blob = conn.blob_open(rusqlite::MAIN_DB, "result_handles", "body", rowid, true)?;
+        let size = blob.len();
+        let start = usize::try_from(start).unwrap_or(usize::MAX).min(size);
+        let mut piece = vec![0; len.min(size - start)];
+        let read = blob.read_at(&mut piece, start)?;
+        piece.truncate(read);
+        Ok(Some(piece))
+    }
+
+    /// The handles a run's attempts made that are still kept (created at or after
+    /// `kept_since_ms`), oldest first, without bodies.
+    pub fn handles_of_run(
+        &self,
+        run_id: &str,
+        kept_since_ms: i64,
+    ) -> Result<Vec<HandleSummary>, StoreError> {
         let conn = self.conn()?;
         let mut select = conn.prepare_cached(
             "SELECT id, of, value_type, bytes, created_at_ms FROM result_handles
-             WHERE run_id = ?1 ORDER BY created_at_ms, rowid",
+             WHERE run_id = ?1 AND created_at_ms >= ?2 ORDER BY created_at_ms, rowid",
         )?;
-        let rows = select.query_map(params![run_id], |row| {
+        let rows = select.query_map(params![run_id, kept_since_ms], |row| {
             Ok((
                 row.get::<_, String>(0)?,
                 row.get::<_, String>(1)?,
@@ -265,6 +354,11 @@ mod tests {
         max_total_bytes: 1_000,
     };
 
+    const ROOMY_BYTES: HandleBounds = HandleBounds {
+        keep_ms: 1_000,
+        max_total_bytes: 1_000_000,
+    };
+
     #[test]
     fn a_kept_handle_reads_back_whole() {
         let store = Store::in_memory().expect("store");
@@ -272,10 +366,10 @@ mod tests {
         store
             .put_handle(&record("h_a", body, 10), ROOMY)
             .expect("put");
-        let got = store.handle("h_a").expect("read").expect("kept");
+        let got = store.handle("h_a", 0).expect("read").expect("kept");
         assert_eq!(got, record("h_a", body, 10));
-        assert_eq!(store.handle("h_nope").expect("read"), None);
-        let listed = store.handles_of_run("run_1").expect("list");
+        assert_eq!(store.handle("h_nope", 0).expect("read"), None);
+        let listed = store.handles_of_run("run_1", 0).expect("list");
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].bytes, body.len() as u64);
     }
@@ -292,16 +386,20 @@ mod tests {
                 .put_handle(&record(id, &"x".repeat(10), i64::from(i)), bounds)
                 .expect("put");
         }
-        assert_eq!(store.handle("h_1").expect("read"), None, "oldest dropped");
-        assert!(store.handle("h_2").expect("read").is_some());
-        assert!(store.handle("h_3").expect("read").is_some());
+        assert_eq!(
+            store.handle("h_1", 0).expect("read"),
+            None,
+            "oldest dropped"
+        );
+        assert!(store.handle("h_2", 0).expect("read").is_some());
+        assert!(store.handle("h_3", 0).expect("read").is_some());
         // One body alone over the bound is not kept at all, and takes nothing else with it.
         let kept = store
             .put_handle(&record("h_big", &"x".repeat(26), 9), bounds)
             .expect("put");
         assert_eq!(kept, None);
-        assert!(store.handle("h_big").expect("read").is_none());
-        assert!(store.handle("h_3").expect("read").is_some());
+        assert!(store.handle("h_big", 0).expect("read").is_none());
+        assert!(store.handle("h_3", 0).expect("read").is_some());
     }
 
     #[test]
@@ -313,7 +411,49 @@ mod tests {
         store
             .put_handle(&record("h_new", "2", 1_001), ROOMY)
             .expect("put");
-        assert_eq!(store.handle("h_old").expect("read"), None);
-        assert!(store.handle("h_new").expect("read").is_some());
+        assert_eq!(store.handle("h_old", 0).expect("read"), None);
+        assert!(store.handle("h_new", 0).expect("read").is_some());
+    }
+
+    #[test]
+    fn pieces_are_read_without_the_whole_body() {
+        let store = Store::in_memory().expect("store");
+        let body = "é".repeat(1000);
+        store
+            .put_handle(&record("h_p", &body, 10), ROOMY_BYTES)
+            .expect("put");
+        let info = store.handle_info("h_p", 0).expect("info").expect("kept");
+        assert_eq!(info.summary.bytes, 2000);
+        assert_eq!(info.client.as_deref(), Some("claude-code"));
+        let piece = store
+            .handle_bytes("h_p", 3, 4)
+            .expect("read")
+            .expect("kept");
+        assert_eq!(piece, body.as_bytes()[3..7]);
+        // Past the end: what there is, then nothing; an unknown handle is `None`.
+        assert_eq!(
+            store
+                .handle_bytes("h_p", 1998, 10)
+                .expect("read")
+                .map(|p| p.len()),
+            Some(2)
+        );
+        assert_eq!(
+            store.handle_bytes("h_p", 5000, 10).expect("read"),
+            Some(Vec::new())
+        );
+        assert_eq!(store.handle_bytes("h_nope", 0, 10).expect("read"), None);
+    }
+
+    #[test]
+    fn a_handle_past_its_time_reads_as_gone_before_any_insert() {
+        let store = Store::in_memory().expect("store");
+        store
+            .put_handle(&record("h_t", "1", 100), ROOMY)
+            .expect("put");
+        assert!(store.handle("h_t", 100).expect("read").is_some());
+        assert!(store.handle("h_t", 101).expect("read").is_none());
+        assert!(store.handle_info("h_t", 101).expect("info").is_none());
+        assert!(store.handles_of_run("run_1", 101).expect("list").is_empty());
     }
 }

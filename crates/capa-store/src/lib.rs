@@ -26,7 +26,7 @@ pub use approvals::{ApprovalRecord, ApprovalStatus};
 pub use calls::{CallRecord, CallStatus, RecordedCall};
 pub use claims::InputClaim;
 pub use connections::ConnectionRecord;
-pub use handles::{HandleBounds, HandleOf, HandleRecord, HandleSummary, JsonType};
+pub use handles::{HandleBounds, HandleInfo, HandleOf, HandleRecord, HandleSummary, JsonType};
 pub use input_kind::InputKind;
 pub use policy::TrustedProjectSource;
 pub use run_state::RunState;

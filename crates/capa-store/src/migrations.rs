@@ -204,9 +204,10 @@ const MIGRATIONS: &[&str] = &[
     );
     ",
     // 11: results and logs too large to return inline, kept whole (redacted) so later runs of
-    // the same client can read them in pieces with `hub.read(handle)`. `body` is the value's
-    // compact JSON (`of = 'result'`) or the log lines joined by newlines (`of = 'logs'`);
-    // `bytes` its UTF-8 length, summed to bound the table; the oldest go first.
+    // the same client can read them in pieces with `hub.read(handle)`. `body` is a string
+    // result's own text, any other result's compact JSON (`of = 'result'`), or the log lines
+    // joined by newlines (`of = 'logs'`); `bytes` its UTF-8 length, summed to bound the table;
+    // the oldest go first. Pieces are read with blob I/O on `body`.
     r"
     CREATE TABLE result_handles (
         id            TEXT PRIMARY KEY,

@@ -40,7 +40,9 @@ impl Hub {
         Ok(Some(RunHistory {
             journal: self.store.journal(id)?,
             inputs: self.store.approvals_of_run(id)?,
-            handles: self.store.handles_of_run(id)?,
+            handles: self
+                .store
+                .handles_of_run(id, capa_runner::handles::kept_since(crate::clock::now_ms()))?,
             run,
         }))
     }
@@ -56,14 +58,22 @@ impl Hub {
     ) -> Result<Option<Result<serde_json::Value, capa_sandbox::ToolFailure>>, StoreError> {
         if !self
             .store
-            .handles_of_run(run_id)?
+            .handles_of_run(
+                run_id,
+                capa_runner::handles::kept_since(crate::clock::now_ms()),
+            )?
             .iter()
             .any(|h| h.id == handle)
         {
             return Ok(None);
         }
-        let piece =
-            capa_runner::handles::read(&self.store, capa_runner::Reader::Person, handle, options);
+        let piece = capa_runner::handles::read(
+            &self.store,
+            capa_runner::Reader::Person,
+            handle,
+            options,
+            capa_runner::handles::DEFAULT_READ_BYTES,
+        );
         Ok(Some(piece.map(|mut value| {
             self.redactor.redact_json(&mut value);
             value

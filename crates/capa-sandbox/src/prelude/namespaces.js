@@ -195,8 +195,10 @@
     }
   }
 
-  // Options are picked, not passed: a getter or a prototype cannot smuggle other keys, and
-  // the host checks each value's type.
+  // Options are copied key by key from the object's own keys, not passed: a getter runs once and
+  // a prototype adds nothing. A misspelt option (`offest`) fails here rather than reading from 0,
+  // and a number JSON cannot carry (NaN, Infinity) is refused rather than sent as `null`; the host
+  // checks each value's type again.
   function hubRead(handle, options) {
     try {
       if (typeof handle !== "string") {
@@ -207,12 +209,19 @@
       }
       const picked = {};
       if (options !== undefined) {
-        const offset = options.offset;
-        const length = options.length;
-        const path = options.path;
-        if (offset !== undefined) picked.offset = offset;
-        if (length !== undefined) picked.length = length;
-        if (path !== undefined) picked.path = typeof path === "string" ? wf(path) : path;
+        const keys = ObjectKeys(options);
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i];
+          if (key !== "offset" && key !== "length" && key !== "path") {
+            throw new TypeErrorCtor(`hub.read has no option \`${wf(key)}\`: the options are offset, length and path`);
+          }
+          const value = options[key];
+          if (value === undefined) continue;
+          if (typeof value === "number" && (value !== value || value === Infinity || value === -Infinity)) {
+            throw new TypeErrorCtor(`hub.read's \`${key}\` is a whole number, not ${value}`);
+          }
+          picked[key] = typeof value === "string" ? wf(value) : value;
+        }
       }
       return awaitOp(host.read(wf(handle), JSONstringify(picked)), "hub.read");
     } catch (e) {

@@ -8,4 +8,5 @@ mod corpus;
 mod determinism;
 mod limits;
 mod pool;
+mod reads;
 mod suspend;

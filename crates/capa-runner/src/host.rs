@@ -21,6 +21,10 @@ use crate::gateway::{CallFailure, Gate, Gateway};
 use crate::journal::{self, Durability, Entry};
 use capa_domain::{AskingChannel, preview};
 
+/// `hub.read`s answered at once across every run of this process. Each run reads one at a time
+/// (capa-sandbox), but runs are many, and a `path` read loads and parses a whole kept result.
+static HANDLE_READS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
 /// One attempt's view of the hub.
 pub(crate) struct RunHost<G: Gateway> {
     pub gateway: Arc<G>,
@@ -122,7 +126,14 @@ impl<G: Gateway> Host for RunHost<G> {
         Box::pin(async move {
             // Half the inline budget: a piece returned as it is still fits, with room to spare.
             let default_length = context.limits.inline_result_bytes / 2;
+            // The permit goes with the blocking work and is released when that ends, not when
+            // a timed-out or cancelled run stops waiting for it.
+            let permit = HANDLE_READS
+                .acquire()
+                .await
+                .map_err(|_| ToolFailure::new("internal", "hub.read failed"))?;
             tokio::task::spawn_blocking(move || {
+                let _permit = permit;
                 crate::handles::read(
                     &context.store,
                     crate::handles::Reader::Client(client.as_deref()),

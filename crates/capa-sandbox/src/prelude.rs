@@ -17,6 +17,11 @@ use crate::lookups::Lookup;
 use crate::oom::Watch;
 use crate::state::{Finish, State};
 
+/// The longest handle `hub.read` takes (the hub's are `h_` and 32 hex digits).
+const MAX_HANDLE_BYTES: usize = 64;
+/// The longest options `hub.read` takes, as JSON: a path of 1,024 characters, escaped.
+const MAX_READ_OPTIONS_BYTES: usize = 8 * 1024;
+
 /// The prelude's one function expression, kept one file per job and joined here in this order
 /// (each file is a part of the function's body; `captured.js` opens it and `run.js` closes it).
 /// Stack frames in it name the file `prelude.js`.
@@ -110,8 +115,17 @@ pub(crate) fn install<'js>(
     host.set(
         "read",
         Function::new(ctx.clone(), move |handle: String, options: String| {
-            s.borrow_mut()
-                .lookup("hub.read", Ok(Lookup::Read { handle, options }))
+            // A read waits its turn outside the guest's heap: what it holds is bounded here.
+            let asked = if handle.len() > MAX_HANDLE_BYTES {
+                Err(format!("hub.read: no handle is longer than {MAX_HANDLE_BYTES} bytes"))
+            } else if options.len() > MAX_READ_OPTIONS_BYTES {
+                Err(format!(
+                    "hub.read: the options are longer than {MAX_READ_OPTIONS_BYTES} bytes; a path is at most 1,024 characters"
+                ))
+            } else {
+                Ok(Lookup::Read { handle, options })
+            };
+            s.borrow_mut().lookup("hub.read", asked)
         })?,
     )?;
     let s = Rc::clone(state);

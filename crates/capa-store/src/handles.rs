@@ -274,7 +274,10 @@ impl Store {
         len: usize,
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let conn = self.conn()?;
-        let rowid: Option<i64> = conn
+        // One read transaction: the row found is the row read, whatever another hub on the
+        // same file deletes meanwhile.
+        let tx = conn.unchecked_transaction()?;
+        let rowid: Option<i64> = tx
             .query_row(
                 "SELECT rowid FROM result_handles WHERE id = ?1",
                 params![id],
@@ -284,12 +287,14 @@ impl Store {
         let Some(rowid) = rowid else {
             return Ok(None);
         };
-        let blob = conn.blob_open(rusqlite::MAIN_DB, "result_handles", "body", rowid, true)?;
+        let blob = tx.blob_open(rusqlite::MAIN_DB, "result_handles", "body", rowid, true)?;
         let size = blob.len();
         let start = usize::try_from(start).unwrap_or(usize::MAX).min(size);
         let mut piece = vec![0; len.min(size - start)];
         let read = blob.read_at(&mut piece, start)?;
         piece.truncate(read);
+        drop(blob);
+        tx.commit()?;
         Ok(Some(piece))
     }
 

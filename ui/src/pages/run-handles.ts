@@ -1,5 +1,6 @@
 // The "Kept results" section of a run's detail: each handle the run's envelope named, and its first
-// 16 KB on request (the same piece `hub.read(handle)` gives the model; redacted like all history).
+// 16 KB on request (read as `hub.read(handle, { length })` reads for the model; redacted like all
+// history).
 import type { Backend, RunDetail } from '../backend/types';
 import { clear, errorText, h, notice } from '../lib/dom';
 import { envelopeHandles, handleRows, sizeText } from '../lib/handles';

@@ -207,7 +207,8 @@
       if (options !== undefined && (options === null || typeof options !== "object" || isArray(options))) {
         throw new TypeErrorCtor("hub.read options are an object: { offset, length } or { path }");
       }
-      const picked = {};
+      // No prototype: a setter or `toJSON` the guest put on Object.prototype plays no part.
+      const picked = ObjectCreate(null);
       if (options !== undefined) {
         const keys = ObjectKeys(options);
         for (let i = 0; i < keys.length; i++) {

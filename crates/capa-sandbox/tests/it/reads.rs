@@ -115,3 +115,37 @@ async fn misspelt_options_and_numbers_json_cannot_carry_are_refused_in_the_guest
     }
     assert_eq!(v[1], json!({ "path": "a[0]" }));
 }
+
+#[tokio::test]
+async fn a_long_handle_or_long_options_are_refused_before_they_wait_in_the_hub() {
+    let host = Arc::new(ReadHost::default());
+    let out = capa_sandbox::run(
+        input(
+            r#"
+            const out = [];
+            for (const [h, o] of [["h_" + "0".repeat(100), {}], ["h_1", { path: "a".repeat(9000) }]]) {
+              try { await hub.read(h, o); out.push("read") } catch (e) { out.push(e.code + ": " + e.message) }
+            }
+            return out;
+            "#,
+        ),
+        Arc::clone(&host) as Arc<dyn Host>,
+    )
+    .await;
+    let v = value(&out);
+    assert!(
+        v[0].as_str()
+            .is_some_and(|e| e.starts_with("invalid_arguments: hub.read: no handle is longer")),
+        "{v}"
+    );
+    assert!(
+        v[1].as_str()
+            .is_some_and(|e| e.starts_with("invalid_arguments: hub.read: the options are longer")),
+        "{v}"
+    );
+    assert_eq!(
+        host.max_in_flight.load(Ordering::SeqCst),
+        0,
+        "nothing reached the host"
+    );
+}

@@ -187,37 +187,26 @@ impl Store {
     /// it). A row this build cannot read (an unknown `of` or type) reads as gone.
     pub fn handle(&self, id: &str, kept_since_ms: i64) -> Result<Option<HandleRecord>, StoreError> {
         let conn = self.conn()?;
-        let row = conn
-            .query_row(
-                "SELECT id, run_id, client, of, value_type, body, created_at_ms
-                 FROM result_handles WHERE id = ?1 AND created_at_ms >= ?2",
-                params![id, kept_since_ms],
-                |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get::<_, Option<String>>(2)?,
-                        row.get::<_, String>(3)?,
-                        row.get::<_, String>(4)?,
-                        row.get::<_, String>(5)?,
-                        row.get::<_, i64>(6)?,
-                    ))
-                },
-            )
-            .optional()?;
-        Ok(row.and_then(
-            |(id, run_id, client, of, value_type, body, created_at_ms)| {
-                Some(HandleRecord {
-                    id,
-                    run_id,
-                    client,
-                    of: HandleOf::parse(&of)?,
-                    value_type: JsonType::parse(&value_type)?,
-                    body,
-                    created_at_ms,
-                })
-            },
-        ))
+        // One read transaction: the body is the one of the row found.
+        let tx = conn.unchecked_transaction()?;
+        let Some(info) = info_of(&tx, id, kept_since_ms)? else {
+            return Ok(None);
+        };
+        let body: String = tx.query_row(
+            "SELECT body FROM result_handles WHERE id = ?1",
+            params![id],
+            |row| row.get(0),
+        )?;
+        tx.commit()?;
+        Ok(Some(HandleRecord {
+            id: info.summary.id,
+            run_id: info.run_id,
+            client: info.client,
+            of: info.summary.of,
+            value_type: info.summary.value_type,
+            body,
+            created_at_ms: info.summary.created_at_ms,
+        }))
     }
 
     /// What is known of handle `id` without reading its body, if it is still kept (as
@@ -227,40 +216,7 @@ impl Store {
         id: &str,
         kept_since_ms: i64,
     ) -> Result<Option<HandleInfo>, StoreError> {
-        let conn = self.conn()?;
-        let row = conn
-            .query_row(
-                "SELECT id, run_id, client, of, value_type, bytes, created_at_ms
-                 FROM result_handles WHERE id = ?1 AND created_at_ms >= ?2",
-                params![id, kept_since_ms],
-                |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get::<_, Option<String>>(2)?,
-                        row.get::<_, String>(3)?,
-                        row.get::<_, String>(4)?,
-                        row.get::<_, i64>(5)?,
-                        row.get::<_, i64>(6)?,
-                    ))
-                },
-            )
-            .optional()?;
-        Ok(row.and_then(
-            |(id, run_id, client, of, value_type, bytes, created_at_ms)| {
-                Some(HandleInfo {
-                    summary: HandleSummary {
-                        id,
-                        of: HandleOf::parse(&of)?,
-                        value_type: JsonType::parse(&value_type)?,
-                        bytes: u64::try_from(bytes).unwrap_or(0),
-                        created_at_ms,
-                    },
-                    run_id,
-                    client,
-                })
-            },
-        ))
+        info_of(&*self.conn()?, id, kept_since_ms)
     }
 
     /// Up to `len` bytes of handle `id`'s body from byte `start`, read through SQLite's blob
@@ -310,32 +266,56 @@ impl Store {
             "SELECT id, of, value_type, bytes, created_at_ms FROM result_handles
              WHERE run_id = ?1 AND created_at_ms >= ?2 ORDER BY created_at_ms, rowid",
         )?;
-        let rows = select.query_map(params![run_id, kept_since_ms], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, i64>(3)?,
-                row.get::<_, i64>(4)?,
-            ))
-        })?;
+        let rows = select.query_map(params![run_id, kept_since_ms], summary_of)?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, of, value_type, bytes, created_at_ms) = row?;
-            let (Some(of), Some(value_type)) = (HandleOf::parse(&of), JsonType::parse(&value_type))
-            else {
-                continue;
-            };
-            out.push(HandleSummary {
-                id,
-                of,
-                value_type,
-                bytes: u64::try_from(bytes).unwrap_or(0),
-                created_at_ms,
-            });
+            out.extend(row?);
         }
         Ok(out)
     }
+}
+
+/// The handle `id` without its body, if kept since `kept_since_ms` and readable by this build.
+fn info_of(
+    conn: &rusqlite::Connection,
+    id: &str,
+    kept_since_ms: i64,
+) -> Result<Option<HandleInfo>, StoreError> {
+    let info = conn
+        .query_row(
+            "SELECT id, of, value_type, bytes, created_at_ms, run_id, client
+             FROM result_handles WHERE id = ?1 AND created_at_ms >= ?2",
+            params![id, kept_since_ms],
+            |row| {
+                let Some(summary) = summary_of(row)? else {
+                    return Ok(None);
+                };
+                Ok(Some(HandleInfo {
+                    summary,
+                    run_id: row.get(5)?,
+                    client: row.get(6)?,
+                }))
+            },
+        )
+        .optional()?;
+    Ok(info.flatten())
+}
+
+/// A summary from a row whose first columns are `id, of, value_type, bytes, created_at_ms`;
+/// `None` for an `of` or type this build does not know.
+fn summary_of(row: &rusqlite::Row<'_>) -> rusqlite::Result<Option<HandleSummary>> {
+    let of: String = row.get(1)?;
+    let value_type: String = row.get(2)?;
+    let (Some(of), Some(value_type)) = (HandleOf::parse(&of), JsonType::parse(&value_type)) else {
+        return Ok(None);
+    };
+    Ok(Some(HandleSummary {
+        id: row.get(0)?,
+        of,
+        value_type,
+        bytes: u64::try_from(row.get::<_, i64>(3)?).unwrap_or(0),
+        created_at_ms: row.get(4)?,
+    }))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ export function keptResultsSection(backend: Backend, run: RunDetail): HTMLElemen
       const piece = await backend.runHandle(run.id, handle);
       const text = typeof piece.data === 'string' ? piece.data : JSON.stringify(piece.data);
       const of = piece.next === null ? 'all of it' : `the first ${sizeText(piece.next)} of ${sizeText(piece.total)}`;
-      shown.append(h('p', {}, h('code', {}, handle), `: ${of}`), h('pre', { class: 'code', 'aria-label': `Kept result ${handle}` }, text));
+      shown.append(h('p', {}, h('code', {}, handle), `: ${of}`), h('pre', { class: 'code preview', 'aria-label': `Kept result ${handle}` }, text));
     } catch (error) {
       shown.append(notice('error', errorText(error)));
     }

@@ -564,6 +564,17 @@ export async function forwardedLink(argument) {
   return link;
 }
 
+/** Signs `page` in as a person does: `capa <capaArgs>` (`--config F ui`) opens the fake browser
+ * of `fakeBrowser` (`opened`) on a forwarding page, which `page` loads; the caller waits on it. */
+export async function signInWithCapaUi(page, { capaArgs, env, opened }) {
+  const before = (await opened.opened()).length;
+  const ran = await runCapa(capaArgs, { env });
+  if (ran.code !== 0) throw new Error(`capa ui exited ${ran.code}: ${ran.stderr}`);
+  const argument = await waitFor('capa ui to open the browser', async () => (await opened.opened())[before]);
+  await forwardedLink(argument);
+  await page.goto(argument);
+}
+
 /**
  * Starts the OAuth test upstream (tests/support/oauth-server.mjs) with `args` and reads the line
  * it prints once it listens. Returns {mcpUrl, issuer, adminUrl, proc, output()}.

@@ -18,8 +18,8 @@ import { chromium } from 'playwright-core';
 import { parse as parseJsonc } from 'jsonc-parser';
 
 import {
+  signInWithCapaUi,
   fakeBrowser,
-  forwardedLink,
   CAPA_BIN,
   EVERYTHING_JS,
   NODE,
@@ -30,8 +30,6 @@ import {
   writeCapabilities,
   startHub,
   cleanup,
-  runCapa,
-  waitFor,
   CHROMIUM,
   uiMissing,
 } from './support.mjs';
@@ -142,11 +140,7 @@ describe('Clients page with a fake HOME', { skip }, () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     await mkdir(SHOTS, { recursive: true });
-    const ran = await runCapa(['--config', configFile, 'ui'], { env: sandbox.env });
-    assert.equal(ran.code, 0, `capa ui: ${ran.stderr}`);
-    const argument = await waitFor('capa ui to open the browser', async () => (await opened.opened())[0]);
-    await forwardedLink(argument);
-    await page.goto(argument);
+    await signInWithCapaUi(page, { capaArgs: ['--config', configFile, 'ui'], env: sandbox.env, opened });
     await page.getByRole('heading', { name: 'Welcome to Capabilities' }).waitFor();
   });
 

@@ -12,15 +12,14 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 import {
+  signInWithCapaUi,
   fakeBrowser,
-  forwardedLink,
   REPO_ROOT,
   makeSandbox,
   removeSandboxes,
   writeCapabilities,
   startHub,
   cleanup,
-  runCapa,
   waitFor,
   CHROMIUM,
   uiMissing,
@@ -60,11 +59,7 @@ describe('source errors in the UI', { skip }, () => {
     // Narrow: the width of a small laptop's half screen.
     page = await browser.newPage({ viewport: { width: 900, height: 800 } });
     page.on('dialog', (dialog) => dialog.accept());
-    const ran = await runCapa(['--config', configFile, 'ui'], { env: sandbox.env });
-    assert.equal(ran.code, 0, `capa ui: ${ran.stderr}`);
-    const argument = await waitFor('capa ui to open the browser', async () => (await opened.opened())[0]);
-    await forwardedLink(argument);
-    await page.goto(argument);
+    await signInWithCapaUi(page, { capaArgs: ['--config', configFile, 'ui'], env: sandbox.env, opened });
     await page.getByRole('heading', { name: 'Welcome to Capabilities' }).waitFor();
     await mkdir(SHOTS, { recursive: true });
   });

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 import {
+  signInWithCapaUi,
   fakeBrowser,
-  forwardedLink,
   REPO_ROOT,
   makeSandbox,
   removeSandboxes,
@@ -21,8 +21,6 @@ import {
   connectHttp,
   closeClient,
   cleanup,
-  runCapa,
-  waitFor,
   CHROMIUM,
   uiMissing,
 } from './support.mjs';
@@ -66,11 +64,7 @@ describe("a run's kept results in the app", { skip }, () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: WIDTH, height: 900 } });
     await mkdir(SHOTS, { recursive: true });
-    const ran = await runCapa(['--config', configFile, 'ui'], { env: sandbox.env });
-    assert.equal(ran.code, 0, `capa ui: ${ran.stderr}`);
-    const argument = await waitFor('capa ui to open the browser', async () => (await opened.opened())[0]);
-    await forwardedLink(argument);
-    await page.goto(argument);
+    await signInWithCapaUi(page, { capaArgs: ['--config', configFile, 'ui'], env: sandbox.env, opened });
     await page.getByRole('heading', { name: 'Welcome to Capabilities' }).waitFor();
   });
 

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 import {
+  signInWithCapaUi,
   startOAuthServer,
   fakeBrowser,
   forwardedLink,
@@ -26,7 +27,6 @@ import {
   startHub,
   stopProcess,
   cleanup,
-  runCapa,
   waitFor,
   CHROMIUM,
   uiMissing,
@@ -112,12 +112,7 @@ describe('OAuth sign-in in the settings UI', { skip }, () => {
     page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
     page.on('dialog', (dialog) => dialog.accept());
     await mkdir(SHOTS, { recursive: true });
-    const before = (await opened.opened()).length;
-    const ran = await runCapa(['--config', configFile, 'ui'], { env: sandbox.env });
-    assert.equal(ran.code, 0, `capa ui: ${ran.stderr}`);
-    const argument = await waitFor('capa ui to open the browser', async () => (await opened.opened())[before]);
-    await forwardedLink(argument);
-    await page.goto(argument);
+    await signInWithCapaUi(page, { capaArgs: ['--config', configFile, 'ui'], env: sandbox.env, opened });
     await page.getByRole('heading', { name: 'Welcome to Capabilities' }).waitFor();
   });
 

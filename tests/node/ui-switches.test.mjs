@@ -18,8 +18,8 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 import {
+  signInWithCapaUi,
   fakeBrowser,
-  forwardedLink,
   CAPA_BIN,
   REPO_ROOT,
   makeSandbox,
@@ -65,12 +65,7 @@ describe('on/off switches in the browser', { skip }, () => {
   };
   /** Logs the page in with the link `capa ui` has the (fake) browser open. */
   const login = async () => {
-    const before = (await opened.opened()).length;
-    const ran = await runCapa(['--config', configFile, 'ui'], { env: sandbox.env });
-    assert.equal(ran.code, 0, `capa ui: ${ran.stderr}`);
-    const argument = await waitFor('capa ui to open the browser', async () => (await opened.opened())[before]);
-    await forwardedLink(argument);
-    await page.goto(argument);
+    await signInWithCapaUi(page, { capaArgs: ['--config', configFile, 'ui'], env: sandbox.env, opened });
     await page.locator('main h2').first().waitFor();
   };
   const search = async (query) => resultText(await client.callTool({ name: 'search', arguments: { query } }));

@@ -118,7 +118,7 @@ describe('search by meaning', { skip: skipOrFail(modelMissing) }, () => {
 
     for (const [query, tool] of PARAPHRASES) {
       const text = resultText(await client.callTool({ name: 'search', arguments: { query } }));
-      assert.ok(toolLines(text).slice(0, 3).includes(tool), `${query}:\n${text}`);
+      assert.ok(toolLines(text).slice(0, 3).includes(tool), `${query}:\n${text}\n${hub.log().split("\n").filter((l) => /model|search/.test(l)).join("\n")}`);
     }
   });
 
@@ -134,6 +134,29 @@ describe('search by meaning', { skip: skipOrFail(modelMissing) }, () => {
     }, { timeoutMs: 60_000, intervalMs: 100 });
     assert.ok(search.tools > 1300, JSON.stringify(search));
     assert.doesNotMatch(hub.log(), /embedding tools for search by meaning/);
+  });
+
+  it('loads the model for a search and lets it go when unused, then loads it again', async () => {
+    await client.close();
+    client = undefined;
+    await hub.stop();
+    hub = await startHub({ configFile, sandbox: { ...sandbox, env: { ...sandbox.env, CAPA_MODEL_IDLE_SECS: '2' } } });
+    client = await connectHttp(hub, { name: 'e2e-meaning-idle' });
+    await waitFor('index built', async () => (await hub.apiJson('/api/config')).search.state === 'on',
+      { timeoutMs: 60_000, intervalMs: 100 });
+    // Every vector is cached: nothing needs the model until a search does.
+    const loads = () => hub.log().match(/search model loaded/g)?.length ?? 0;
+    const letGo = () => hub.log().match(/search model let go after 2 s unused/g)?.length ?? 0;
+    assert.equal(loads(), 0, hub.log());
+    for (const round of [1, 2]) {
+      for (const [query, tool] of PARAPHRASES) {
+        const text = resultText(await client.callTool({ name: 'search', arguments: { query } }));
+        assert.ok(toolLines(text).slice(0, 3).includes(tool), `round ${round}, ${query}:\n${text}`);
+      }
+      assert.equal(loads(), round, 'one load serves the searches of one sitting');
+      await waitFor('the model let go', async () => letGo() === round, { timeoutMs: 60_000, intervalMs: 100 });
+      assert.equal((await hub.apiJson('/api/config')).search.state, 'on');
+    }
   });
 
   it('with options.search.semantic off, the same hub matches terms only', async () => {

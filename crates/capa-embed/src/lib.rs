@@ -8,6 +8,8 @@
 
 mod bert;
 mod locate;
+mod memory;
+mod on_demand;
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +19,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use bert::{Bert, BertConfig};
 pub use locate::{Located, MODEL_DIR_ENV, locate};
+pub use on_demand::OnDemand;
 
 /// The model's name, the folder its files are in.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";

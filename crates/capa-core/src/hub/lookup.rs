@@ -46,6 +46,7 @@ impl Hub {
         }
         let index = self.build_index(catalog).await?;
         *slot = Some(index.clone());
+        self.semantic.index_in_use(&index);
         Ok(index)
     }
 
@@ -74,6 +75,7 @@ impl Hub {
         };
         let mut slot = self.tool_index.lock().await;
         if Arc::ptr_eq(&self.catalog(), &catalog) {
+            self.semantic.index_in_use(&index);
             *slot = Some(index);
         }
     }

@@ -1,18 +1,19 @@
 //! Search by meaning: the sentence model (capa-embed), each tool's vector cached in the store by
 //! a hash of its text, and the work of embedding new tools in the background.
 //!
-//! The model is looked for once, when the hub starts, and loaded at the first index build
-//! (about 150 ms and 90 MB). A tool without a vector yet is ranked by BM25F alone; once the
-//! background pass has embedded the catalog, the index is rebuilt with every vector
+//! The model is looked for once, when the hub starts, and loaded when a pass or a query needs it
+//! (about 150 ms and 90 MB); unused for [`MODEL_IDLE_ENV`] seconds (5 minutes unless set), it is
+//! let go and its memory given back. A tool without a vector yet is ranked by BM25F alone; once
+//! the background pass has embedded the catalog, the index is rebuilt with every vector
 //! (docs/code-mode.md, "Hybrid ranking").
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
-use std::time::Instant;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 use capa_config::{ExposureMode, SemanticSearch};
-use capa_embed::{DIMENSIONS, Embedder, Located, MODEL_ID, MODEL_NAME};
+use capa_embed::{DIMENSIONS, Embedder, Located, MODEL_ID, MODEL_NAME, OnDemand};
 use capa_search::{QueryEmbedder, Semantic, ToolDoc, embedding_text};
 use capa_store::Store;
 use serde::{Deserialize, Serialize};
@@ -27,6 +28,11 @@ use crate::lookup::ToolIndex;
 const STEP: usize = 128;
 /// Cached vectors unused this long are dropped when the hub starts.
 const KEEP_UNUSED_MS: i64 = 30 * 24 * 60 * 60 * 1000;
+/// Seconds the model stays in memory unused; `0` keeps it until the hub stops.
+pub(crate) const MODEL_IDLE_ENV: &str = "CAPA_MODEL_IDLE_SECS";
+/// Unset: five minutes, so a person's searches in one sitting share one load, and an app in
+/// the tray holds no model between sittings.
+const MODEL_IDLE_DEFAULT: Duration = Duration::from_mins(5);
 
 /// Whether `search` ranks by meaning, as `capa hub status`, the API and the UI show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,7 +74,10 @@ impl SemanticStatus {
 pub(crate) struct SemanticState {
     /// The model's directory, or why there is no model.
     source: Result<PathBuf, SemanticStatus>,
-    model: OnceLock<Result<Arc<Embedder>, String>>,
+    /// The model, loaded when used; `None` when there is no model to load.
+    model: Option<OnDemand<Embedder>>,
+    /// The model could not be loaded: it is not tried again until the hub restarts.
+    load_failed: AtomicBool,
     status: Mutex<SemanticStatus>,
     /// Set by [`Hub::shutdown`]: a background pass stops at its next step.
     stopping: AtomicBool,
@@ -119,9 +128,14 @@ impl SemanticState {
             Ok(_) => SemanticStatus::Embedding { done: 0, total: 0 },
             Err(off) => off.clone(),
         };
+        let model = source
+            .as_ref()
+            .ok()
+            .map(|dir| OnDemand::new(model_idle(), load_model(dir.clone())));
         Self {
             source,
-            model: OnceLock::new(),
+            model,
+            load_failed: AtomicBool::new(false),
             status: Mutex::new(status),
             stopping: AtomicBool::new(false),
         }
@@ -156,36 +170,26 @@ impl SemanticState {
         }
     }
 
-    /// The loaded model; loads it on the first call (blocking: call off the async runtime).
+    /// The model, loaded now if it is not (blocking: call off the async runtime). `None` without a
+    /// model or once it failed to load.
     fn model(&self) -> Option<Arc<Embedder>> {
-        let dir = self.source.as_ref().ok()?;
-        let loaded = self.model.get_or_init(|| {
-            let started = Instant::now();
-            let loaded = Embedder::load(dir).map(Arc::new).map_err(|e| e.to_string());
-            match &loaded {
-                Ok(_) => tracing::info!(
-                    dir = %dir.display(),
-                    ms = started.elapsed().as_millis(),
-                    "search model loaded"
-                ),
-                Err(error) => tracing::warn!(%error, "could not load the search model; search matches terms only"),
-            }
-            loaded
-        });
-        match loaded {
-            Ok(model) => Some(model.clone()),
+        let model = self.model.as_ref()?;
+        if self.load_failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        match model.get() {
+            Ok(model) => Some(model),
             Err(error) => {
-                self.set_status(SemanticStatus::Failed {
-                    error: error.clone(),
-                });
+                self.load_failed.store(true, Ordering::Relaxed);
+                self.set_status(SemanticStatus::Failed { error });
                 None
             }
         }
     }
 
     /// The vectors the store has for `docs`, and the query embedder; `None` without a model.
-    pub(crate) fn attach(&self, store: &Store, docs: &[ToolDoc]) -> Option<Semantic> {
-        let model = self.model()?;
+    pub(crate) fn attach(self: &Arc<Self>, store: &Store, docs: &[ToolDoc]) -> Option<Semantic> {
+        self.model.as_ref()?;
         let hashes: Vec<[u8; 32]> = docs.iter().map(|d| text_hash(&embedding_text(d))).collect();
         let vectors: Vec<Option<Vec<f32>>> = match store.embeddings(MODEL_ID, &hashes) {
             Ok(found) => found
@@ -197,32 +201,78 @@ impl SemanticState {
                 vec![None; docs.len()]
             }
         };
-        let done = vectors.iter().filter(|v| v.is_some()).count();
-        // After a failure, search still uses the vectors there are; the status keeps saying what
-        // failed.
-        if !self.failed() {
-            self.set_status(if done == docs.len() {
-                SemanticStatus::On { tools: done }
-            } else {
-                SemanticStatus::Embedding {
-                    done,
-                    total: docs.len(),
-                }
-            });
-        }
         Some(Semantic {
             vectors,
-            embedder: Arc::new(QueryModel(model)),
+            embedder: Arc::new(QueryModel(self.clone())),
         })
     }
 }
 
-/// The model as the search index asks it for a query's vector.
-struct QueryModel(Arc<Embedder>);
+impl SemanticState {
+    /// Says what `index` ranks by, once it is the one searches use: saying "on" while the
+    /// index with every vector was still being built would send the next search to the old one.
+    pub(crate) fn index_in_use(&self, index: &ToolIndex) {
+        let Some(semantic) = index.search_index().semantic() else {
+            return;
+        };
+        // After a failure, search still uses the vectors there are; the status keeps saying what
+        // failed.
+        if self.failed() {
+            return;
+        }
+        let total = semantic.vectors.len();
+        let done = semantic.vectors.iter().filter(|v| v.is_some()).count();
+        self.set_status(if done == total {
+            SemanticStatus::On { tools: done }
+        } else {
+            SemanticStatus::Embedding { done, total }
+        });
+    }
+}
+
+/// How long the model stays unused, from [`MODEL_IDLE_ENV`].
+fn model_idle() -> Option<Duration> {
+    let Some(set) = std::env::var_os(MODEL_IDLE_ENV) else {
+        return Some(MODEL_IDLE_DEFAULT);
+    };
+    match set.to_str().and_then(|s| s.trim().parse::<u64>().ok()) {
+        Some(0) => None,
+        Some(secs) => Some(Duration::from_secs(secs)),
+        None => {
+            tracing::warn!(
+                value = ?set,
+                "{MODEL_IDLE_ENV} is not a whole number of seconds; the model is let go after 300 s unused"
+            );
+            Some(MODEL_IDLE_DEFAULT)
+        }
+    }
+}
+
+fn load_model(dir: PathBuf) -> impl Fn() -> Result<Embedder, String> + Send + Sync + 'static {
+    move || {
+        let started = Instant::now();
+        let loaded = Embedder::load(&dir).map_err(|e| e.to_string());
+        match &loaded {
+            Ok(_) => tracing::info!(
+                dir = %dir.display(),
+                ms = started.elapsed().as_millis(),
+                "search model loaded"
+            ),
+            Err(error) => {
+                tracing::warn!(%error, "could not load the search model; search matches terms only");
+            }
+        }
+        loaded
+    }
+}
+
+/// The model as the search index asks it for a query's vector: loaded for the query if it was
+/// let go.
+struct QueryModel(Arc<SemanticState>);
 
 impl QueryEmbedder for QueryModel {
     fn embed_query(&self, query: &str) -> Option<Vec<f32>> {
-        match self.0.embed_one(query) {
+        match self.0.model()?.embed_one(query) {
             Ok(vector) => Some(vector),
             Err(e) => {
                 tracing::warn!(error = %e, "could not embed a search query; ranking it by terms");
@@ -299,6 +349,9 @@ fn embed_blocking(hub: &Weak<Hub>, index: &ToolIndex, missing: &[usize]) -> bool
         let Some(this) = hub.upgrade().filter(|h| !h.semantic.stopping()) else {
             return false;
         };
+        if let Some(slot) = &this.semantic.model {
+            slot.touch();
+        }
         if !Arc::ptr_eq(&this.catalog(), index.catalog()) {
             tracing::debug!("the catalog changed; embedding its new tools next");
             return false;

@@ -22,7 +22,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 use crate::calls::{Samples, http_client};
-use crate::memory::{children, descendants_kib, pss_kib, rss_kib, wait_ready};
+use crate::memory::{children, descendants_kib, pss_kib, rss_kib, wait_at_rest, wait_ready};
 use crate::procs::{self, BenchEnv};
 
 /// Popups measured after the first one.
@@ -122,11 +122,11 @@ fn five_sources(env: &BenchEnv, files: &Path) -> String {
     )
 }
 
-/// RSS of `capa hub serve` with `yaml` once `ready` sources are ready and two seconds passed.
+/// RSS of `capa hub serve` with `yaml` once `ready` sources are ready and it is at rest.
 async fn hub_memory(env: &BenchEnv, yaml: &str, ready: usize) -> anyhow::Result<u64> {
-    let hub = procs::hub(env, yaml).await?;
+    let hub = procs::resting_hub(env, yaml).await?;
     wait_ready(&hub.url, &hub.token, ready, || None).await?;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    wait_at_rest(&hub.url, &hub.token).await?;
     rss_kib(hub.pid)
 }
 
@@ -144,6 +144,7 @@ async fn app_memory(
             app.exited().map(|why| format!("the app exited: {why}"))
         })
         .await?;
+        wait_at_rest(&app.url, &app.token).await?;
         if window {
             // The settings window's page runs in a webview process; let it load and settle.
             let deadline = Instant::now() + Duration::from_secs(30);
@@ -342,6 +343,7 @@ impl App {
             .env("CAPA_DATA_DIR", &data)
             .env("CAPA_CONFIG_DIR", dir.path().join("config"))
             .env("CAPA_NO_BROWSER", "1")
+            .env("CAPA_MODEL_IDLE_SECS", procs::MODEL_IDLE_SECS.to_string())
             .env("RUST_LOG", "warn,capabilities_desktop=info")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -72,18 +72,38 @@ async fn measure(
     yaml: &str,
     expect_ready: usize,
 ) -> anyhow::Result<MemoryRow> {
-    let hub = procs::hub(env, yaml).await?;
+    let hub = procs::resting_hub(env, yaml).await?;
     let pid = hub.pid;
     wait_ready(&hub.url, &hub.token, expect_ready, || {
         (!std::path::Path::new(&format!("/proc/{pid}")).exists()).then(|| "hub exited".to_owned())
     })
     .await?;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    wait_at_rest(&hub.url, &hub.token).await?;
     Ok(MemoryRow {
         label: label.to_owned(),
         hub_kib: rss_kib(hub.pid)?,
         children_kib: descendants_kib(hub.pid),
     })
+}
+
+/// Waits until the hub at `url` has embedded its tools for search (or has no model) and its
+/// model has been let go ([`procs::MODEL_IDLE_SECS`] unused), plus a second for the rest to settle.
+pub(crate) async fn wait_at_rest(url: &str, token: &str) -> anyhow::Result<()> {
+    for _ in 0..1200 {
+        let config: serde_json::Value = reqwest::Client::new()
+            .get(format!("{url}/api/config"))
+            .bearer_auth(token)
+            .send()
+            .await?
+            .json()
+            .await?;
+        if config["search"]["state"] != "embedding" {
+            tokio::time::sleep(Duration::from_secs(procs::MODEL_IDLE_SECS + 1)).await;
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!("the hub was still embedding its tools after two minutes")
 }
 
 /// Waits until the hub at `url` reports `expect` sources ready; `exited` says why the process

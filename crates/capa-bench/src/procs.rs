@@ -113,9 +113,19 @@ pub(crate) struct Hub {
     _dir: tempfile::TempDir,
 }
 
+/// Seconds an unused search model stays loaded in the benches that measure a hub or app at
+/// rest (`CAPA_MODEL_IDLE_SECS`; a person's hub keeps it 5 minutes): what they measure is the
+/// memory after it was let go.
+pub(crate) const MODEL_IDLE_SECS: u64 = 2;
+
 /// Starts `capa hub serve` with `yaml` and waits for its discovery file.
 pub(crate) async fn hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
-    hub_with_model(env, yaml, ModelDir::Inherit).await
+    hub_with_model(env, yaml, ModelDir::Inherit, None).await
+}
+
+/// [`hub`], its search model let go after [`MODEL_IDLE_SECS`] unused.
+pub(crate) async fn resting_hub(env: &BenchEnv, yaml: &str) -> anyhow::Result<Hub> {
+    hub_with_model(env, yaml, ModelDir::Inherit, Some(MODEL_IDLE_SECS)).await
 }
 
 /// Which search model a started hub sees (`CAPA_MODEL_DIR`).
@@ -130,11 +140,13 @@ pub(crate) enum ModelDir<'a> {
     Unset,
 }
 
-/// [`hub`], with the search model of `model`.
+/// [`hub`], with the search model of `model`, kept `idle_secs` unused (`None`: the hub's
+/// default).
 pub(crate) async fn hub_with_model(
     env: &BenchEnv,
     yaml: &str,
     model: ModelDir<'_>,
+    idle_secs: Option<u64>,
 ) -> anyhow::Result<Hub> {
     let dir = tempfile::tempdir()?;
     let config = write_config(dir.path(), yaml)?;
@@ -150,6 +162,9 @@ pub(crate) async fn hub_with_model(
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true);
+    if let Some(secs) = idle_secs {
+        command.env("CAPA_MODEL_IDLE_SECS", secs.to_string());
+    }
     match model {
         ModelDir::Inherit => {}
         ModelDir::At(path) => {

@@ -51,8 +51,9 @@ async fn measure(
     env: &BenchEnv,
     label: &'static str,
     model: ModelDir<'_>,
+    idle_secs: Option<u64>,
 ) -> anyhow::Result<HubModelRow> {
-    let hub = procs::hub_with_model(env, YAML, model).await?;
+    let hub = procs::hub_with_model(env, YAML, model, idle_secs).await?;
     let pid = hub.pid;
     wait_ready(&hub.url, &hub.token, 1, || {
         (!Path::new(&format!("/proc/{pid}")).exists()).then(|| "hub exited".to_owned())
@@ -78,7 +79,9 @@ async fn measure(
         embedded_after_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
         search(&client, "what time is it").await?;
     }
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // At rest: one second after the model was let go; else one second after the search.
+    let rest = idle_secs.map_or(1, |idle| idle + 1);
+    tokio::time::sleep(Duration::from_secs(rest)).await;
     let hub_kib = rss_kib(pid)?;
     let status = search_status(&hub.url, &hub.token).await?;
     let _ = client.cancel().await;
@@ -99,11 +102,25 @@ pub(crate) async fn hub_model_memory(
         env,
         "code mode, demo source, model present (`CAPA_MODEL_DIR`)",
         ModelDir::At(model_dir),
+        None,
     )
     .await
     .context("the hub with the model")?;
-    let without = measure(env, "code mode, demo source, no model", ModelDir::Unset)
-        .await
-        .context("the hub without the model")?;
-    Ok(vec![with, without])
+    let without = measure(
+        env,
+        "code mode, demo source, no model",
+        ModelDir::Unset,
+        None,
+    )
+    .await
+    .context("the hub without the model")?;
+    let resting = measure(
+        env,
+        "code mode, demo source, model present, let go after 2 s unused (`CAPA_MODEL_IDLE_SECS=2`)",
+        ModelDir::At(model_dir),
+        Some(procs::MODEL_IDLE_SECS),
+    )
+    .await
+    .context("the hub whose model was let go")?;
+    Ok(vec![with, without, resting])
 }

@@ -53,7 +53,9 @@ pub(crate) fn desktop(report: &DesktopReport) -> String {
         s,
         "The packaged app (`target/dist/capabilities-desktop`, as `npm run desktop:deb` builds it) under \
          Xvfb, started as a person starts it, with its own data dir. Resident memory once every source is \
-         ready and the app has settled: the app process (which hosts the hub) and, apart, its webview \
+         ready, the tools are embedded for search and the search model was let go (the bench sets \
+         `CAPA_MODEL_IDLE_SECS=2`; a person's app lets it go after 5 minutes unused), and the app has \
+         settled: the app process (which hosts the hub) and, apart, its webview \
          processes (WebKitGTK renders each page in child processes); in the tray with no window \
          shown (`--background`), and with the settings window open. The baseline is `capa hub serve` with the \
          same sources, in the same run: the app's cost is what it adds to the hub. Upstream servers are \

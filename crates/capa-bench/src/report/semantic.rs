@@ -308,7 +308,7 @@ fn costs(s: &mut String, report: &SemanticReport, hub: &[HubModelRow]) {
     }
     let _ = writeln!(
         s,
-        "\n`capa hub serve` (code mode, demo source only; RSS one second after its last `search`). With the model: after \
+        "\n`capa hub serve` (code mode, demo source only; RSS one second after its last `search`, or, in the last row, one second after its model was let go). With the model: after \
          the first `search` (which loads the model), the background pass embedding every tool, and one more `search` \
          ranked by meaning. Without: `CAPA_MODEL_DIR` unset and no model in the data dir or beside the binary. \
          The vectors of 1,400 tools would add about 2 MiB (384 f32s each).\n"
@@ -329,11 +329,14 @@ fn costs(s: &mut String, report: &SemanticReport, hub: &[HubModelRow]) {
                 .map_or("–".to_owned(), |ms| format!("{ms:.0} ms"))
         );
     }
-    if let [with, without] = hub {
+    if let [with, without, resting] = hub {
         let _ = writeln!(
             s,
-            "\nThe model costs the hub {:.1} MiB.",
-            (with.hub_kib as f64 - without.hub_kib as f64) / 1024.0
+            "\nThe model costs the hub {:.1} MiB while loaded, and {:.1} MiB once let go: the hub loads it when a \
+             `search` needs it and lets it go after `CAPA_MODEL_IDLE_SECS` unused (5 minutes unless set), giving its \
+             memory back to the system.",
+            (with.hub_kib as f64 - without.hub_kib as f64) / 1024.0,
+            (resting.hub_kib as f64 - without.hub_kib as f64) / 1024.0
         );
     }
 }

@@ -206,9 +206,7 @@ impl SemanticState {
             embedder: Arc::new(QueryModel(self.clone())),
         })
     }
-}
 
-impl SemanticState {
     /// Says what `index` ranks by, once it is the one searches use: saying "on" while the
     /// index with every vector was still being built would send the next search to the old one.
     pub(crate) fn index_in_use(&self, index: &ToolIndex) {

@@ -118,4 +118,81 @@ describe('HttpBackend', () => {
     expect(events).toEqual([{ pending: 2, paused: false, sources: {} }]);
     expect(source!.closed).toBe(true);
   });
+
+  describe('when another window or tab of the origin signed in later', () => {
+    // Each login replaces the origin's one session cookie: the hub then refuses this page's key
+    // (403 csrf) and the origin's storage holds the newer one.
+    const csrfHub = (live: string) =>
+      fakeHub({
+        'GET /api/sources': (seen) =>
+          seen.headers[CSRF_HEADER] === live
+            ? { body: [] }
+            : { status: 403, body: { ok: false, error: { code: 'csrf', message: 'missing or wrong X-Capa-Csrf header' } } },
+      });
+
+    it('takes the newer key, sends the refused request again once, and keeps it', async () => {
+      const hub = csrfHub('key-new');
+      const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: 'key-old', storedKey: () => 'key-new' });
+      expect(await backend.sources()).toEqual([]);
+      expect(await backend.sources()).toEqual([]);
+      expect(hub.seen.map((s) => s.headers[CSRF_HEADER])).toEqual(['key-old', 'key-new', 'key-new']);
+    });
+
+    it('with no newer key the refusal reaches the page, sent once', async () => {
+      for (const stored of ['key-old', null]) {
+        const hub = csrfHub('key-other');
+        const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: 'key-old', storedKey: () => stored });
+        const failure = await backend.sources().catch((e: unknown) => e);
+        expect((failure as ApiError).code).toBe('csrf');
+        expect(hub.seen).toHaveLength(1);
+      }
+    });
+
+    it('a newer key that is refused too is not tried in a loop', async () => {
+      let stored = 0;
+      const hub = csrfHub('never');
+      const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: 'k0', storedKey: () => `k${++stored}` });
+      const failure = await backend.sources().catch((e: unknown) => e);
+      expect((failure as ApiError).code).toBe('csrf');
+      expect(hub.seen.map((s) => s.headers[CSRF_HEADER])).toEqual(['k0', 'k1']);
+    });
+
+    it('two requests refused at once are both sent again', async () => {
+      const hub = csrfHub('key-new');
+      const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: 'key-old', storedKey: () => 'key-new' });
+      expect(await Promise.all([backend.sources(), backend.sources()])).toEqual([[], []]);
+      expect(hub.seen.map((s) => s.headers[CSRF_HEADER]).sort()).toEqual(['key-new', 'key-new', 'key-old', 'key-old']);
+    });
+
+    it('waits a moment for the other page to store its key', async () => {
+      const hub = csrfHub('key-new');
+      let stored = 'key-old';
+      setTimeout(() => (stored = 'key-new'), 200);
+      const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: 'key-old', storedKey: () => stored });
+      expect(await backend.sources()).toEqual([]);
+    });
+
+    it('reopens its event streams with the newer key', async () => {
+      const hub = csrfHub('key-new');
+      const opened: { url: string; closed: boolean }[] = [];
+      const backend = new HttpBackend({
+        fetch: hub.fetch,
+        sessionKey: 'key-old',
+        storedKey: () => 'key-new',
+        eventSource: (url) => {
+          const source = { url, closed: false, onmessage: null, close: () => (source.closed = true) };
+          opened.push(source);
+          return source as unknown as EventSource;
+        },
+      });
+      const stop = backend.subscribe(() => {});
+      await backend.sources();
+      expect(opened.map((o) => [o.url, o.closed])).toEqual([
+        ['/api/events?session=key-old', true],
+        ['/api/events?session=key-new', false],
+      ]);
+      stop();
+      expect(opened[1]!.closed).toBe(true);
+    });
+  });
 });

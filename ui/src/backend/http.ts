@@ -1,7 +1,7 @@
 // The hub's local API over fetch: same origin, the session cookie, and the session's key in
 // `X-Capa-Csrf` on every request, reads included (session-key.ts says why).
 import { runsQuery } from '../lib/runs';
-import { SESSION_PARAM, forgetPageSessionKey, pageSessionKey } from './session-key';
+import { SESSION_PARAM, forgetPageSessionKey, pageSessionKey, storedPageSessionKey } from './session-key';
 import type { ClientId, ClientPreview, ClientStatus, ClientsView } from './client-types';
 import type { ImportChoice, ImportClient, ImportPick, ImportPreview, ImportResult, SavedConnection, WellKnownInput, WellKnownServer } from './import-types';
 import {
@@ -48,10 +48,21 @@ export function listOf<T>(body: unknown, key: string): T[] {
 }
 
 const enc = encodeURIComponent;
+/** How long a refused page waits for another page's newer key to be stored, and how often it
+ * looks (http.ts, `tookNewerKey`). */
+const NEWER_KEY_WAIT_MS = 1_000;
+const NEWER_KEY_POLL_MS = 50;
+
+/** An open event stream, reopened when the page takes a newer session key. */
+interface Stream {
+  reopen(): void;
+}
 
 export class HttpBackend implements Backend {
   readonly kind: 'http' | 'tauri' = 'http';
-  private readonly key: string | null;
+  private key: string | null;
+  private readonly storedKey: () => string | null;
+  private readonly streams = new Set<Stream>();
   private readonly fetchImpl: FetchLike;
   private readonly base: string;
   private readonly events: EventSourceFactory | null;
@@ -64,6 +75,8 @@ export class HttpBackend implements Backend {
     now?: () => number;
     /** The session's key; by default the one this page landed with (session-key.ts). */
     sessionKey?: string | null;
+    /** The key the origin holds now (a later login's); by default read from its storage. */
+    storedKey?: () => string | null;
   } = {}) {
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.base = options.base ?? '';
@@ -75,13 +88,38 @@ export class HttpBackend implements Backend {
           : (url) => new EventSource(url);
     this.now = options.now ?? Date.now;
     this.key = options.sessionKey !== undefined ? options.sessionKey : pageSessionKey();
+    this.storedKey =
+      options.storedKey ?? (options.sessionKey !== undefined ? () => null : storedPageSessionKey);
+  }
+
+  /**
+   * After the hub refused `used` (this page's key when the request left): whether another key
+   * is now this page's, taken from the origin's storage, event streams included. Every login
+   * (another window or tab of this origin) replaces the origin's one cookie, so only the latest
+   * key matches it; without this, a settings window would lose its session the moment an
+   * approval popup signs in, and the other way round. The other page stores its key just after
+   * its cookie arrives, so a refusal in between waits a moment for it.
+   */
+  private async tookNewerKey(used: string | null): Promise<boolean> {
+    for (let waited = 0; ; waited += NEWER_KEY_POLL_MS) {
+      if (this.key !== used) return true;
+      const stored = this.storedKey();
+      if (stored && stored !== used) {
+        this.key = stored;
+        for (const stream of this.streams) stream.reopen();
+        return true;
+      }
+      if (waited >= NEWER_KEY_WAIT_MS) return false;
+      await new Promise((resolve) => setTimeout(resolve, NEWER_KEY_POLL_MS));
+    }
   }
 
   /** One request; `{ok:false}` bodies and HTTP errors become `ApiError`. */
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async request<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    if (this.key) headers[CSRF_HEADER] = this.key;
+    const used = this.key;
+    if (used) headers[CSRF_HEADER] = used;
     const response = await this.fetchImpl(this.base + path, {
       method,
       headers,
@@ -101,8 +139,12 @@ export class HttpBackend implements Backend {
         : null;
     if (!response.ok || error) {
       const code = error?.code ?? `http_${response.status}`;
-      // The hub no longer knows this session (it restarted): a new login link is needed.
-      if (response.status === 401 && this.key) forgetPageSessionKey();
+      if (code === 'csrf' && used && !retried && (await this.tookNewerKey(used))) {
+        return this.request<T>(method, path, body, true);
+      }
+      // The hub no longer knows this session (it restarted): a new login link is needed. A key
+      // another page stored since is not this one's to forget.
+      if (response.status === 401 && used && this.storedKey() === used) forgetPageSessionKey();
       const message =
         error?.message ?? (text.trim() || `${method} ${path} failed with HTTP ${response.status}`);
       throw new ApiError(code, message, response.status, response.ok ? parsed : undefined);
@@ -265,16 +307,31 @@ export class HttpBackend implements Backend {
   }
 
   subscribe(listener: (event: HubEvent) => void): () => void {
-    if (!this.events) return () => {};
-    const query = this.key ? `?${SESSION_PARAM}=${encodeURIComponent(this.key)}` : '';
-    const source = this.events(`${this.base}/api/events${query}`);
-    source.onmessage = (message: MessageEvent) => {
-      try {
-        listener(JSON.parse(String(message.data)) as HubEvent);
-      } catch {
-        // Not ours (a comment or keep-alive): ignore.
-      }
+    const events = this.events;
+    if (!events) return () => {};
+    const open = () => {
+      const query = this.key ? `?${SESSION_PARAM}=${encodeURIComponent(this.key)}` : '';
+      const source = events(`${this.base}/api/events${query}`);
+      source.onmessage = (message: MessageEvent) => {
+        try {
+          listener(JSON.parse(String(message.data)) as HubEvent);
+        } catch {
+          // Not ours (a comment or keep-alive): ignore.
+        }
+      };
+      return source;
     };
-    return () => source.close();
+    let source = open();
+    const stream: Stream = {
+      reopen: () => {
+        source.close();
+        source = open();
+      },
+    };
+    this.streams.add(stream);
+    return () => {
+      this.streams.delete(stream);
+      source.close();
+    };
   }
 }

@@ -70,6 +70,19 @@ export function pageSessionKey(): string | null {
   return takeSessionKey(location, pageStore(), (url) => history.replaceState(history.state, '', url));
 }
 
+/**
+ * The key stored for this origin now: the latest login in any window or tab of it. Each login
+ * also replaces the origin's session cookie, so a page that landed earlier holds a key that no
+ * longer matches the cookie; it takes this one instead (http.ts).
+ */
+export function storedPageSessionKey(): string | null {
+  try {
+    return pageStore()?.getItem(STORAGE_KEY) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Forgets this origin's stored key (the hub answered that the session is gone). */
 export function forgetPageSessionKey(): void {
   forgetSessionKey(pageStore());

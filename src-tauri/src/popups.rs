@@ -5,10 +5,12 @@
 //! for a sign-in gets no popup but a notification of its own, and the tray's sign-in item
 //! (`sign_ins.rs`).
 //!
-//! One popup window is kept warm: hidden, its page loaded at the approval route with no run, so
-//! a call that asks only changes its route and shows it (docs/desktop.md, "Approval popups").
-//! The next one is made once the popup on screen has painted, and a warm one is replaced after
-//! [`WARM_MAX_AGE`] (its UI session would otherwise lapse unused).
+//! While the person is approving calls, one popup window is kept warm: hidden, its page loaded at
+//! the approval route with no run, so a call that asks only changes its route and shows it
+//! (docs/desktop.md, "The warm popup"). The first is made once a popup has painted, the next
+//! once the popup on screen has painted; a warm one is replaced after [`WARM_MAX_AGE`] (its UI
+//! session would otherwise lapse unused) and closed [`WARM_WHILE_IN_USE`] after the last popup,
+//! so an app that sits in the tray holds no webview.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -52,6 +54,8 @@ struct Queue {
     warm: Option<Warm>,
     /// When making one last failed: the next try waits [`WARM_RETRY`].
     warm_failed: Option<Instant>,
+    /// When a popup was last shown.
+    last_shown: Option<Instant>,
 }
 
 /// A hidden popup window with its page loaded (or loading) at the approval route, no run.
@@ -69,6 +73,47 @@ const WARM_MAX_AGE: Duration = Duration::from_mins(30);
 
 /// How long after a failed try the app tries again to make a warm popup.
 const WARM_RETRY: Duration = Duration::from_mins(1);
+
+/// How long after the last popup a warm one is kept ([`WarmPolicy::WhileInUse`]): calls that ask
+/// come in bursts while a person works with an agent.
+const WARM_WHILE_IN_USE: Duration = Duration::from_mins(10);
+
+/// When the app keeps a popup warm: `CAPA_WARM_POPUP=1` always (from start), `0` never (a new
+/// window per popup), else while in use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WarmPolicy {
+    Always,
+    Never,
+    /// From the first popup until [`WARM_WHILE_IN_USE`] after the last: a warm popup holds WebKit
+    /// in the app process (about 80 MiB) and a web process (about 230 MiB), which an app idle in
+    /// the tray should not.
+    WhileInUse,
+}
+
+impl WarmPolicy {
+    fn from_env() -> Self {
+        static POLICY: std::sync::OnceLock<WarmPolicy> = std::sync::OnceLock::new();
+        *POLICY.get_or_init(|| {
+            match std::env::var_os("CAPA_WARM_POPUP")
+                .as_deref()
+                .and_then(|v| v.to_str())
+            {
+                Some("1") => Self::Always,
+                Some("0") => Self::Never,
+                _ => Self::WhileInUse,
+            }
+        })
+    }
+
+    /// Whether a warm popup should wait now, the last popup having been shown at `last_shown`.
+    fn wants_warm(self, last_shown: Option<Instant>) -> bool {
+        match self {
+            Self::Always => true,
+            Self::Never => false,
+            Self::WhileInUse => last_shown.is_some_and(|at| at.elapsed() < WARM_WHILE_IN_USE),
+        }
+    }
+}
 
 /// Every pending input: approvals and calls waiting for a connection or a sign-in.
 fn pending_inputs(hub: &Hub) -> Vec<PendingInput> {
@@ -98,15 +143,6 @@ fn for_popups(hub: &Hub, pending: &[PendingInput]) -> Vec<PendingInput> {
         .filter(|p| hub.asking_channel(&p.id).is_none())
         .cloned()
         .collect()
-}
-
-/// Whether a popup is kept warm: only with `CAPA_WARM_POPUP=1`, for now. Under `WebDriver` the
-/// warm popup paints its run in about 200 ms, but outside it (capa-bench, under Xvfb) a warm
-/// popup shown and pointed at its run did not paint within 20 s, so it is not the default until
-/// that is understood (docs/desktop.md, "The warm popup").
-fn warm_popups() -> bool {
-    static WARM: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *WARM.get_or_init(|| std::env::var_os("CAPA_WARM_POPUP").is_some_and(|v| v == "1"))
 }
 
 /// Pending run ids in order of their oldest pending approval.
@@ -211,23 +247,24 @@ impl Popups {
         self.poke.notify_one();
     }
 
-    /// Makes a warm popup when none waits and none is on screen (nor about to paint); replaces
-    /// one that waited [`WARM_MAX_AGE`].
+    /// Makes a warm popup when the policy wants one and none waits and none is on screen (nor
+    /// about to paint); replaces one that waited [`WARM_MAX_AGE`], closes one no longer wanted.
     fn keep_warm(&self, app: &AppHandle) {
-        if !warm_popups() {
-            return;
-        }
         let (stale, make) = {
             let Ok(mut q) = self.inner.lock() else {
                 return;
             };
+            let wanted = WarmPolicy::from_env().wants_warm(q.last_shown);
             let stale = q
                 .warm
-                .take_if(|w| w.made.elapsed() > WARM_MAX_AGE)
+                .take_if(|w| !wanted || w.made.elapsed() > WARM_MAX_AGE)
                 .map(|w| w.label);
+            if let Some(label) = &stale {
+                tracing::debug!(window = %label, wanted, "warm approval popup closed");
+            }
             let painting = q.shown.is_some() && q.shown_after_ms.is_none();
             let waiting = q.warm_failed.is_some_and(|at| at.elapsed() < WARM_RETRY);
-            let make = (q.warm.is_none() && !painting && !waiting).then(|| {
+            let make = (wanted && q.warm.is_none() && !painting && !waiting).then(|| {
                 q.next_label += 1;
                 let label = format!("{}{}", windows::POPUP_PREFIX, q.next_label);
                 q.warm = Some(Warm {
@@ -305,6 +342,7 @@ impl Popups {
             };
             q.shown = Some((run_id.to_owned(), label.clone()));
             q.shown_after_ms = None;
+            q.last_shown = Some(Instant::now());
             (label, warm.is_some())
         };
         tracing::info!(run = %run_id, window = %label, warm, "approval popup opened");
@@ -418,4 +456,25 @@ pub(crate) fn watch(app: AppHandle) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_warm_popup_waits_only_while_popups_are_in_use() {
+        let now = Instant::now();
+        let long_ago = now
+            .checked_sub(WARM_WHILE_IN_USE + Duration::from_secs(1))
+            .expect("this machine's monotonic clock started over ten minutes ago");
+        assert!(
+            !WarmPolicy::WhileInUse.wants_warm(None),
+            "warm before any popup"
+        );
+        assert!(WarmPolicy::WhileInUse.wants_warm(Some(now)));
+        assert!(!WarmPolicy::WhileInUse.wants_warm(Some(long_ago)));
+        assert!(WarmPolicy::Always.wants_warm(None));
+        assert!(!WarmPolicy::Never.wants_warm(Some(now)));
+    }
 }

@@ -1,6 +1,7 @@
 // The approval popup with its full context (issue 18), in the real app (debug build) under Xvfb,
-// driven through WebKitWebDriver like desktop.test.mjs, on the app's default path: a warm popup
-// (hidden, loaded ahead of time) that a call that asks only points at its run and shows.
+// driven through WebKitWebDriver like desktop.test.mjs, through the warm popup (hidden, loaded
+// ahead of time) that a call that asks only points at its run and shows: the app's path once
+// popups come, here from start (CAPA_WARM_POPUP=1).
 //   - a real client (TS SDK 1.x) connects through `capa mcp` (the bridge to the app's hub, the
 //     way Claude Code connects), introducing itself as `e2e-popup-client 3.1.4`: the popup, and
 //     `capa hub pending --json`, name it so;
@@ -79,7 +80,8 @@ describe('the approval popup with full context', { skip, timeout: 180000 }, () =
     const configFile = await writeCapabilities(sandbox.configDir, { options: { demo: true, toolExposure: 'code' } });
     const port = await freePort();
     const driverPort = await freePort();
-    // The warm popup is opt-in for now (docs/desktop.md, "The warm popup").
+    // A warm popup from start (by default the app keeps one only once popups come; docs/desktop.md,
+    // "The warm popup").
     driver = start(DRIVER, [`--port=${driverPort}`], { ...sandbox.env, CAPA_WARM_POPUP: '1', TAURI_WEBVIEW_AUTOMATION: 'true' });
     wd = new WebDriver(`http://127.0.0.1:${driverPort}`);
     await waitFor('WebKitWebDriver', async () => (await fetch(`${wd.base}/status`)).ok);

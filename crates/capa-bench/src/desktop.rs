@@ -50,7 +50,6 @@ pub(crate) struct AppMemoryRow {
 }
 
 #[derive(Debug)]
-#[expect(clippy::struct_field_names, reason = "each field names its unit")]
 pub(crate) struct PopupReport {
     /// The first popup after the app started (the first webview process starts with it), ms.
     pub first_opened_ms: f64,

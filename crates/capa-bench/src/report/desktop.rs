@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use crate::calls::Samples;
-use crate::desktop::DesktopReport;
+use crate::desktop::{DesktopReport, PopupReport};
 
 fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
@@ -84,7 +84,12 @@ pub(crate) fn desktop(report: &DesktopReport) -> String {
             mib(row.upstream_kib),
         );
     }
-    let popup = &report.popup;
+    popups(&mut s, &report.popup);
+    s
+}
+
+/// The section on the time from a call that asks to its popup.
+fn popups(s: &mut String, popup: &PopupReport) {
     let _ = writeln!(s, "\n### From a call that asks to its approval popup\n");
     let _ = writeln!(
         s,
@@ -114,25 +119,25 @@ pub(crate) fn desktop(report: &DesktopReport) -> String {
         );
     };
     row(
-        &mut s,
+        s,
         "sent `execute` → popup window created",
         Some(popup.first_opened_ms),
         &popup.opened_ms,
     );
     row(
-        &mut s,
+        s,
         "sent `execute` → popup painted the call",
         Some(popup.first_painted_ms),
         &popup.painted_ms,
     );
     row(
-        &mut s,
+        s,
         "approval recorded → popup painted (the app's log)",
         None,
         &popup.app_reported_ms,
     );
     row(
-        &mut s,
+        s,
         "allowed `execute` round trip (baseline)",
         None,
         &popup.allowed_execute_ms,
@@ -146,5 +151,4 @@ pub(crate) fn desktop(report: &DesktopReport) -> String {
         painted / 10.0,
         popup.first_painted_ms / 10.0,
     );
-    s
 }

@@ -86,18 +86,23 @@ async fn measure(
     })
 }
 
+/// What the hub at `url` says of search (`/api/config`'s `search`: `state` and the rest).
+pub(crate) async fn search_status(url: &str, token: &str) -> anyhow::Result<serde_json::Value> {
+    let config: serde_json::Value = reqwest::Client::new()
+        .get(format!("{url}/api/config"))
+        .bearer_auth(token)
+        .send()
+        .await?
+        .json()
+        .await?;
+    Ok(config["search"].clone())
+}
+
 /// Waits until the hub at `url` has embedded its tools for search (or has no model) and its
 /// model has been let go ([`procs::MODEL_IDLE_SECS`] unused), plus a second for the rest to settle.
 pub(crate) async fn wait_at_rest(url: &str, token: &str) -> anyhow::Result<()> {
     for _ in 0..1200 {
-        let config: serde_json::Value = reqwest::Client::new()
-            .get(format!("{url}/api/config"))
-            .bearer_auth(token)
-            .send()
-            .await?
-            .json()
-            .await?;
-        if config["search"]["state"] != "embedding" {
+        if search_status(url, token).await?["state"] != "embedding" {
             tokio::time::sleep(Duration::from_secs(procs::MODEL_IDLE_SECS + 1)).await;
             return Ok(());
         }

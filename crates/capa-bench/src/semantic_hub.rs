@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use rmcp::model::CallToolRequestParams;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::calls::{Client, http_client, wait_for_tool};
-use crate::memory::{rss_kib, wait_ready};
+use crate::memory::{rss_kib, search_status, wait_ready};
 use crate::procs::{self, BenchEnv, ModelDir};
 
 const YAML: &str = "options: { demo: true, toolExposure: code }\n";
@@ -34,17 +34,6 @@ async fn search(client: &Client, query: &str) -> anyhow::Result<()> {
         bail!("search failed: {result:?}");
     }
     Ok(())
-}
-
-async fn search_status(url: &str, token: &str) -> anyhow::Result<Value> {
-    let config: Value = reqwest::Client::new()
-        .get(format!("{url}/api/config"))
-        .bearer_auth(token)
-        .send()
-        .await?
-        .json()
-        .await?;
-    Ok(config["search"].clone())
 }
 
 async fn measure(

@@ -54,7 +54,7 @@ struct Queue {
     warm: Option<Warm>,
     /// When making one last failed: the next try waits [`WARM_RETRY`].
     warm_failed: Option<Instant>,
-    /// When a popup was last shown.
+    /// When a popup was last on screen (shown, or closed).
     last_shown: Option<Instant>,
 }
 
@@ -105,12 +105,13 @@ impl WarmPolicy {
         })
     }
 
-    /// Whether a warm popup should wait now, the last popup having been shown at `last_shown`.
-    fn wants_warm(self, last_shown: Option<Instant>) -> bool {
+    /// Whether a warm popup should wait now, the last popup having been on screen `since` ago
+    /// (zero while one is).
+    fn wants_warm(self, since: Option<Duration>) -> bool {
         match self {
             Self::Always => true,
             Self::Never => false,
-            Self::WhileInUse => last_shown.is_some_and(|at| at.elapsed() < WARM_WHILE_IN_USE),
+            Self::WhileInUse => since.is_some_and(|since| since < WARM_WHILE_IN_USE),
         }
     }
 }
@@ -241,6 +242,7 @@ impl Popups {
         if let Ok(mut q) = self.inner.lock() {
             if let Some((run, _)) = q.shown.take_if(|(_, l)| l == label) {
                 tracing::info!(run = %run, window = %label, "approval popup closed");
+                q.last_shown = Some(Instant::now());
             }
             q.warm.take_if(|w| w.label == label);
         }
@@ -254,7 +256,12 @@ impl Popups {
             let Ok(mut q) = self.inner.lock() else {
                 return;
             };
-            let wanted = WarmPolicy::from_env().wants_warm(q.last_shown);
+            let since = if q.shown.is_some() {
+                Some(Duration::ZERO)
+            } else {
+                q.last_shown.map(|at| at.elapsed())
+            };
+            let wanted = WarmPolicy::from_env().wants_warm(since);
             let stale = q
                 .warm
                 .take_if(|w| !wanted || w.made.elapsed() > WARM_MAX_AGE)
@@ -380,6 +387,7 @@ impl Popups {
             }
             if let Some((run, label)) = q.shown.take_if(|(run, _)| !runs.contains(run)) {
                 tracing::info!(run = %run, window = %label, "approval popup closed");
+                q.last_shown = Some(Instant::now());
                 close = Some(label);
             }
             if q.shown.is_none() {
@@ -464,17 +472,15 @@ mod tests {
 
     #[test]
     fn a_warm_popup_waits_only_while_popups_are_in_use() {
-        let now = Instant::now();
-        let long_ago = now
-            .checked_sub(WARM_WHILE_IN_USE + Duration::from_secs(1))
-            .expect("this machine's monotonic clock started over ten minutes ago");
+        let long_ago = WARM_WHILE_IN_USE + Duration::from_secs(1);
         assert!(
             !WarmPolicy::WhileInUse.wants_warm(None),
             "warm before any popup"
         );
-        assert!(WarmPolicy::WhileInUse.wants_warm(Some(now)));
+        assert!(WarmPolicy::WhileInUse.wants_warm(Some(Duration::ZERO)));
+        assert!(WarmPolicy::WhileInUse.wants_warm(Some(Duration::from_mins(9))));
         assert!(!WarmPolicy::WhileInUse.wants_warm(Some(long_ago)));
         assert!(WarmPolicy::Always.wants_warm(None));
-        assert!(!WarmPolicy::Never.wants_warm(Some(now)));
+        assert!(!WarmPolicy::Never.wants_warm(Some(Duration::ZERO)));
     }
 }

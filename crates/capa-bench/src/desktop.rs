@@ -1,9 +1,8 @@
 //! The desktop app (src-tauri) on the display `scripts/test` gives it (Xvfb):
 //!
 //! - resident memory of the app process and, apart, of its webview processes (WebKitGTK renders
-//!   pages in child processes) once every source is ready: in the tray with no window shown (the
-//!   warm popup hidden), and with
-//!   the settings window open; with the demo source alone and with five sources. `capa hub serve`
+//!   pages in child processes) once every source is ready and the search model was let go: in the
+//!   tray with no window shown (no popup yet, so no warm one), and with the settings window open; with the demo source alone and with five sources. `capa hub serve`
 //!   with the same sources is the baseline: the app's cost is what it adds to the hub;
 //! - the time from a client sending an `execute` whose code calls `demo.delete_note`
 //!   (destructive, so it asks) to the popup window being created and to the popup's page having
@@ -160,7 +159,7 @@ async fn app_memory(
             }
             tokio::time::sleep(Duration::from_secs(3)).await;
         } else {
-            // The warm popup (hidden) loads its page in a webview process: let it settle.
+            // Let start-up's last work (the sandbox pool, the first index) settle.
             tokio::time::sleep(Duration::from_secs(4)).await;
         }
         Ok((rss_kib(app.pid)?, Tree::of(app.pid)))

@@ -25,6 +25,8 @@ impl<T> Clone for OnDemand<T> {
 type Loader<T> = Box<dyn Fn() -> Result<T, String> + Send + Sync>;
 
 struct Shared<T> {
+    /// What the value is, for the log ("search model").
+    name: &'static str,
     load: Loader<T>,
     /// `None`: kept until the hub stops.
     idle: Option<Duration>,
@@ -39,13 +41,16 @@ struct Slot<T> {
 }
 
 impl<T: Send + Sync + 'static> OnDemand<T> {
-    /// `idle`: how long an unused value is kept (`None`: for as long as this lives).
+    /// `name`: what the value is, for the log; `idle`: how long an unused value is kept
+    /// (`None`: for as long as this lives).
     pub fn new(
+        name: &'static str,
         idle: Option<Duration>,
         load: impl Fn() -> Result<T, String> + Send + Sync + 'static,
     ) -> Self {
         Self {
             shared: Arc::new(Shared {
+                name,
                 load: Box::new(load),
                 idle,
                 slot: Mutex::new(Slot {
@@ -97,6 +102,9 @@ impl<T> Shared<T> {
     }
 }
 
+/// How often the watcher looks again at a value held past its idle time.
+const IN_USE_RECHECK: Duration = Duration::from_secs(1);
+
 /// The watcher: sleeps until the value has been unused for `idle`, then drops it and gives the
 /// memory back. Ends when the value is gone or the `OnDemand` is dropped.
 fn let_go_when_idle<T>(shared: &Weak<Shared<T>>, idle: Duration) {
@@ -116,8 +124,9 @@ fn let_go_when_idle<T>(shared: &Weak<Shared<T>>, idle: Duration) {
         } else if let Some(left) = idle.checked_sub(unused_for).filter(|l| !l.is_zero()) {
             left
         } else if in_use {
-            // Held past its idle time (a long pass): look again later.
-            idle
+            // Held past its idle time (a long pass): look again soon, so that it goes about
+            // `idle` after its last use rather than up to twice that.
+            idle.min(IN_USE_RECHECK)
         } else {
             let value = slot.value.take();
             slot.watched = false;
@@ -126,7 +135,8 @@ fn let_go_when_idle<T>(shared: &Weak<Shared<T>>, idle: Duration) {
             crate::memory::give_back_freed_memory();
             tracing::info!(
                 idle_s = idle.as_secs(),
-                "search model let go after {} s unused; it loads again at the next search",
+                "{} let go after {} s unused; it loads again when next needed",
+                strong.name,
                 idle.as_secs()
             );
             return;
@@ -153,7 +163,7 @@ mod tests {
     fn counting(idle: Option<Duration>) -> (OnDemand<Counted>, Arc<AtomicUsize>, Arc<AtomicUsize>) {
         let (loads, drops) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
         let (l, d) = (loads.clone(), drops.clone());
-        let slot = OnDemand::new(idle, move || {
+        let slot = OnDemand::new("counted", idle, move || {
             l.fetch_add(1, Ordering::SeqCst);
             Ok(Counted(d.clone()))
         });
@@ -199,10 +209,12 @@ mod tests {
 
     #[test]
     fn use_keeps_it_and_no_idle_keeps_it_for_good() {
-        let (slot, _, drops) = counting(Some(Duration::from_millis(80)));
+        // Touched every 50 ms for 1.2 s, with 500 ms to spare each time: a loaded machine's
+        // sleeps overshoot, but not by that much.
+        let (slot, _, drops) = counting(Some(Duration::from_millis(550)));
         drop(slot.get().expect("loads"));
-        for _ in 0..6 {
-            std::thread::sleep(Duration::from_millis(30));
+        for _ in 0..24 {
+            std::thread::sleep(Duration::from_millis(50));
             slot.touch();
         }
         assert_eq!(drops.load(Ordering::SeqCst), 0, "let go while in use");
@@ -218,7 +230,7 @@ mod tests {
     fn a_failed_load_is_tried_again() {
         let tries = Arc::new(AtomicUsize::new(0));
         let t = tries.clone();
-        let slot = OnDemand::new(None, move || {
+        let slot = OnDemand::new("flaky", None, move || {
             if t.fetch_add(1, Ordering::SeqCst) == 0 {
                 Err("first".to_owned())
             } else {

@@ -141,7 +141,7 @@ describe('HttpBackend', () => {
     it('with no newer key the refusal reaches the page, sent once', async () => {
       for (const stored of ['key-old', null]) {
         const hub = csrfHub('key-other');
-        const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: 'key-old', storedKey: () => stored });
+        const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: 'key-old', storedKey: () => stored, newerKeyWaitMs: 200 });
         const failure = await backend.sources().catch((e: unknown) => e);
         expect((failure as ApiError).code).toBe('csrf');
         expect(hub.seen).toHaveLength(1);
@@ -170,6 +170,29 @@ describe('HttpBackend', () => {
       setTimeout(() => (stored = 'key-new'), 200);
       const backend = new HttpBackend({ fetch: hub.fetch, eventSource: null, sessionKey: 'key-old', storedKey: () => stored });
       expect(await backend.sources()).toEqual([]);
+    });
+
+    it('a refused event stream takes the newer key and opens again', async () => {
+      const opened: { url: string; closed: boolean; onerror: (() => void) | null }[] = [];
+      let stored = 'key-old';
+      const backend = new HttpBackend({
+        fetch: async () => new Response('[]'),
+        sessionKey: 'key-old',
+        storedKey: () => stored,
+        eventSource: (url) => {
+          const source = { url, closed: false, onmessage: null, onerror: null, close: () => (source.closed = true) };
+          opened.push(source);
+          return source as unknown as EventSource;
+        },
+      });
+      backend.subscribe(() => {});
+      stored = 'key-new';
+      opened[0]!.onerror!();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(opened.map((o) => [o.url, o.closed])).toEqual([
+        ['/api/events?session=key-old', true],
+        ['/api/events?session=key-new', false],
+      ]);
     });
 
     it('reopens its event streams with the newer key', async () => {

@@ -33,7 +33,7 @@ import {
 } from './types';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
-export type EventSourceFactory = (url: string) => Pick<EventSource, 'onmessage' | 'close'>;
+export type EventSourceFactory = (url: string) => Pick<EventSource, 'onmessage' | 'onerror' | 'close'>;
 
 export const CSRF_HEADER = 'X-Capa-Csrf';
 
@@ -48,9 +48,9 @@ export function listOf<T>(body: unknown, key: string): T[] {
 }
 
 const enc = encodeURIComponent;
-/** How long a refused page waits for another page's newer key to be stored, and how often it
- * looks (http.ts, `tookNewerKey`). */
-const NEWER_KEY_WAIT_MS = 1_000;
+/** How long a refused page waits for another page's newer key to be stored (a cold window on a
+ * busy machine takes seconds from its cookie to its script), and how often it looks. */
+const NEWER_KEY_WAIT_MS = 5_000;
 const NEWER_KEY_POLL_MS = 50;
 
 /** An open event stream, reopened when the page takes a newer session key. */
@@ -62,6 +62,7 @@ export class HttpBackend implements Backend {
   readonly kind: 'http' | 'tauri' = 'http';
   private key: string | null;
   private readonly storedKey: () => string | null;
+  private readonly newerKeyWaitMs: number;
   private readonly streams = new Set<Stream>();
   private readonly fetchImpl: FetchLike;
   private readonly base: string;
@@ -77,6 +78,8 @@ export class HttpBackend implements Backend {
     sessionKey?: string | null;
     /** The key the origin holds now (a later login's); by default read from its storage. */
     storedKey?: () => string | null;
+    /** How long a refused request waits for a newer key (tests shorten it). */
+    newerKeyWaitMs?: number;
   } = {}) {
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.base = options.base ?? '';
@@ -90,6 +93,7 @@ export class HttpBackend implements Backend {
     this.key = options.sessionKey !== undefined ? options.sessionKey : pageSessionKey();
     this.storedKey =
       options.storedKey ?? (options.sessionKey !== undefined ? () => null : storedPageSessionKey);
+    this.newerKeyWaitMs = options.newerKeyWaitMs ?? NEWER_KEY_WAIT_MS;
   }
 
   /**
@@ -97,8 +101,8 @@ export class HttpBackend implements Backend {
    * is now this page's, taken from the origin's storage, event streams included. Every login
    * (another window or tab of this origin) replaces the origin's one cookie, so only the latest
    * key matches it; without this, a settings window would lose its session the moment an
-   * approval popup signs in, and the other way round. The other page stores its key just after
-   * its cookie arrives, so a refusal in between waits a moment for it.
+   * approval popup signs in, and the other way round. The other page stores its key once its
+   * script runs, after its cookie arrived, so a refusal in between waits for it.
    */
   private async tookNewerKey(used: string | null): Promise<boolean> {
     for (let waited = 0; ; waited += NEWER_KEY_POLL_MS) {
@@ -109,7 +113,7 @@ export class HttpBackend implements Backend {
         for (const stream of this.streams) stream.reopen();
         return true;
       }
-      if (waited >= NEWER_KEY_WAIT_MS) return false;
+      if (waited >= this.newerKeyWaitMs) return false;
       await new Promise((resolve) => setTimeout(resolve, NEWER_KEY_POLL_MS));
     }
   }
@@ -310,8 +314,14 @@ export class HttpBackend implements Backend {
     const events = this.events;
     if (!events) return () => {};
     const open = () => {
-      const query = this.key ? `?${SESSION_PARAM}=${encodeURIComponent(this.key)}` : '';
+      const used = this.key;
+      const query = used ? `?${SESSION_PARAM}=${encodeURIComponent(used)}` : '';
       const source = events(`${this.base}/api/events${query}`);
+      // A stream that opens (or reconnects) after another page's login is refused, and a
+      // refused EventSource does not try again: take the newer key, which reopens it.
+      source.onerror = () => {
+        if (used) void this.tookNewerKey(used);
+      };
       source.onmessage = (message: MessageEvent) => {
         try {
           listener(JSON.parse(String(message.data)) as HubEvent);

@@ -21,7 +21,8 @@ impl Hub {
             .collect();
         let policy = self.policy();
         let request = request.clone();
-        // Embedding the query is CPU work (milliseconds): off the async runtime.
+        // Embedding the query is CPU work (milliseconds), and the first search after an idle
+        // spell loads the model first (about 0.2 s, 90 MB read): off the async runtime.
         tokio::task::spawn_blocking(move || {
             lookup::search(&index, &policy, &connections, &descriptions, &request)
         })

@@ -33,6 +33,8 @@ pub(crate) const MODEL_IDLE_ENV: &str = "CAPA_MODEL_IDLE_SECS";
 /// Unset: five minutes, so a person's searches in one sitting share one load, and an app in
 /// the tray holds no model between sittings.
 const MODEL_IDLE_DEFAULT: Duration = Duration::from_mins(5);
+/// After a failed load, the next try waits this long (searches meanwhile rank by terms).
+const LOAD_RETRY: Duration = Duration::from_mins(1);
 
 /// Whether `search` ranks by meaning, as `capa hub status`, the API and the UI show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,7 +42,7 @@ const MODEL_IDLE_DEFAULT: Duration = Duration::from_mins(5);
 pub enum SemanticStatus {
     /// Term matching (BM25F) only: `reason` says why, `fix` how to turn it on.
     Off { reason: String, fix: Option<String> },
-    /// The model is ready and `done` of `total` tools have a vector; the rest rank by terms.
+    /// The model is there and `done` of `total` tools have a vector; the rest rank by terms.
     Embedding { done: usize, total: usize },
     /// Every tool of the catalog ranks by meaning and terms.
     On { tools: usize },
@@ -76,8 +78,12 @@ pub(crate) struct SemanticState {
     source: Result<PathBuf, SemanticStatus>,
     /// The model, loaded when used; `None` when there is no model to load.
     model: Option<OnDemand<Embedder>>,
-    /// The model could not be loaded: it is not tried again until the hub restarts.
-    load_failed: AtomicBool,
+    /// The last load that failed, when and why: the model is tried again [`LOAD_RETRY`] later
+    /// (it is loaded many times a day, and files being replaced by `scripts/setup --model` fail
+    /// one load, not the hub's search until a restart).
+    load_failed: Mutex<Option<(Instant, String)>>,
+    /// What the index in use ranks by: `done` of `total` tools with a vector.
+    in_use: Mutex<Option<(usize, usize)>>,
     status: Mutex<SemanticStatus>,
     /// Set by [`Hub::shutdown`]: a background pass stops at its next step.
     stopping: AtomicBool,
@@ -131,11 +137,12 @@ impl SemanticState {
         let model = source
             .as_ref()
             .ok()
-            .map(|dir| OnDemand::new(model_idle(), load_model(dir.clone())));
+            .map(|dir| OnDemand::new("search model", model_idle(), load_model(dir.clone())));
         Self {
             source,
             model,
-            load_failed: AtomicBool::new(false),
+            load_failed: Mutex::new(None),
+            in_use: Mutex::new(None),
             status: Mutex::new(status),
             stopping: AtomicBool::new(false),
         }
@@ -171,19 +178,44 @@ impl SemanticState {
     }
 
     /// The model, loaded now if it is not (blocking: call off the async runtime). `None` without a
-    /// model or once it failed to load.
+    /// model, or within [`LOAD_RETRY`] of a failed load.
     fn model(&self) -> Option<Arc<Embedder>> {
         let model = self.model.as_ref()?;
-        if self.load_failed.load(Ordering::Relaxed) {
+        let mut failed = self.load_failed.lock().ok()?;
+        if failed
+            .as_ref()
+            .is_some_and(|(at, _)| at.elapsed() < LOAD_RETRY)
+        {
             return None;
         }
         match model.get() {
-            Ok(model) => Some(model),
+            Ok(model) => {
+                // Loaded after a failed load: the status says again what the index ranks by.
+                if let Some((_, error)) = failed.take() {
+                    self.recovered_from(&error);
+                }
+                Some(model)
+            }
             Err(error) => {
-                self.load_failed.store(true, Ordering::Relaxed);
+                *failed = Some((Instant::now(), error.clone()));
                 self.set_status(SemanticStatus::Failed { error });
                 None
             }
+        }
+    }
+
+    /// After the load that failed with `error` worked: the status is the index's again, unless
+    /// something else failed since.
+    fn recovered_from(&self, error: &str) {
+        let in_use = self.in_use.lock().ok().and_then(|c| *c);
+        if let Ok(mut status) = self.status.lock()
+            && matches!(&*status, SemanticStatus::Failed { error: e } if e == error)
+        {
+            *status = match in_use {
+                Some((done, total)) if done == total => SemanticStatus::On { tools: done },
+                Some((done, total)) => SemanticStatus::Embedding { done, total },
+                None => SemanticStatus::Embedding { done: 0, total: 0 },
+            };
         }
     }
 
@@ -213,18 +245,22 @@ impl SemanticState {
         let Some(semantic) = index.search_index().semantic() else {
             return;
         };
-        // After a failure, search still uses the vectors there are; the status keeps saying what
-        // failed.
-        if self.failed() {
-            return;
-        }
         let total = semantic.vectors.len();
         let done = semantic.vectors.iter().filter(|v| v.is_some()).count();
-        self.set_status(if done == total {
-            SemanticStatus::On { tools: done }
-        } else {
-            SemanticStatus::Embedding { done, total }
-        });
+        if let Ok(mut in_use) = self.in_use.lock() {
+            *in_use = Some((done, total));
+        }
+        // After a failure, search still uses the vectors there are; the status keeps saying what
+        // failed. Checked and written under one lock, so a failure recorded meanwhile stays.
+        if let Ok(mut status) = self.status.lock()
+            && !matches!(&*status, SemanticStatus::Failed { .. })
+        {
+            *status = if done == total {
+                SemanticStatus::On { tools: done }
+            } else {
+                SemanticStatus::Embedding { done, total }
+            };
+        }
     }
 }
 

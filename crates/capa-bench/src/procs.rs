@@ -135,9 +135,10 @@ pub(crate) enum ModelDir<'a> {
     Inherit,
     /// The model in this directory.
     At(&'a Path),
-    /// No `CAPA_MODEL_DIR` (the hub's data dir is new, and the bench's executable has no
-    /// `models/` beside it, so the hub has no model).
-    Unset,
+    /// No model: no `CAPA_MODEL_DIR`, and the caller's config turns search by meaning off
+    /// (`options.search.semantic: off`), since the dist build has `models/` beside it, which the
+    /// hub would find.
+    Off,
 }
 
 /// [`hub`], with the search model of `model`, kept `idle_secs` unused (`None`: the hub's
@@ -170,7 +171,7 @@ pub(crate) async fn hub_with_model(
         ModelDir::At(path) => {
             command.env(capa_embed::MODEL_DIR_ENV, path);
         }
-        ModelDir::Unset => {
+        ModelDir::Off => {
             command.env_remove(capa_embed::MODEL_DIR_ENV);
         }
     }

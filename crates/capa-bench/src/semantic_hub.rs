@@ -15,6 +15,8 @@ use crate::memory::{rss_kib, search_status, wait_ready};
 use crate::procs::{self, BenchEnv, ModelDir};
 
 const YAML: &str = "options: { demo: true, toolExposure: code }\n";
+/// The same hub with search by meaning off ([`ModelDir::Off`]).
+const YAML_OFF: &str = "options: { demo: true, toolExposure: code, search: { semantic: off } }\n";
 
 #[derive(Debug)]
 pub(crate) struct HubModelRow {
@@ -42,7 +44,12 @@ async fn measure(
     model: ModelDir<'_>,
     idle_secs: Option<u64>,
 ) -> anyhow::Result<HubModelRow> {
-    let hub = procs::hub_with_model(env, YAML, model, idle_secs).await?;
+    let yaml = if matches!(model, ModelDir::Off) {
+        YAML_OFF
+    } else {
+        YAML
+    };
+    let hub = procs::hub_with_model(env, yaml, model, idle_secs).await?;
     let pid = hub.pid;
     wait_ready(&hub.url, &hub.token, 1, || {
         (!Path::new(&format!("/proc/{pid}")).exists()).then(|| "hub exited".to_owned())
@@ -97,8 +104,8 @@ pub(crate) async fn hub_model_memory(
     .context("the hub with the model")?;
     let without = measure(
         env,
-        "code mode, demo source, no model",
-        ModelDir::Unset,
+        "code mode, demo source, no model (`options.search.semantic: off`)",
+        ModelDir::Off,
         None,
     )
     .await

@@ -310,7 +310,7 @@ fn costs(s: &mut String, report: &SemanticReport, hub: &[HubModelRow]) {
         s,
         "\n`capa hub serve` (code mode, demo source only; RSS one second after its last `search`, or, in the last row, one second after its model was let go). With the model: after \
          the first `search` (which loads the model), the background pass embedding every tool, and one more `search` \
-         ranked by meaning. Without: `CAPA_MODEL_DIR` unset and no model in the data dir or beside the binary. \
+         ranked by meaning. Without: `CAPA_MODEL_DIR` unset and `options.search.semantic: off` (the dist build finds the model beside the binary otherwise). \
          The vectors of 1,400 tools would add about 2 MiB (384 f32s each).\n"
     );
     let _ = writeln!(

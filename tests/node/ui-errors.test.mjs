@@ -6,7 +6,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 
 import { chromium } from 'playwright-core';
@@ -29,14 +28,11 @@ import { skipOrFail } from './require.mjs';
 const SHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 const skip = skipOrFail(uiMissing());
 
-/** A loopback port nothing listens on (bound, then closed). */
-async function refusedPort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/** A loopback port nothing listens on: 1 (tcpmux), below the ephemeral range. A port bound to 0
+ * and closed, as this test took before, can be handed to another test's server running beside it
+ * (node runs two test files at once), which then answers where a refusal was expected; that
+ * failed a CI run. */
+const REFUSED_PORT = 1;
 
 describe('source errors in the UI', { skip }, () => {
   let sandbox, hub, browser, page, port, configFile;
@@ -44,7 +40,7 @@ describe('source errors in the UI', { skip }, () => {
   const longPath = `/mcp/${'very-long-segment-'.repeat(8)}end`;
 
   before(async () => {
-    port = await refusedPort();
+    port = REFUSED_PORT;
     sandbox = await makeSandbox('capa-ui-errors-');
     const opened = await fakeBrowser(sandbox.root);
     sandbox.env.CAPA_BROWSER = opened.script;

@@ -2,8 +2,8 @@
 //!
 //! - resident memory of the app process and, apart, of its webview processes (WebKitGTK renders
 //!   pages in child processes) once every source is ready and the search model was let go: in the
-//!   tray with no window shown (no popup yet, so no warm one), and with the settings window open; with the demo source alone and with five sources. `capa hub serve`
-//!   with the same sources is the baseline: the app's cost is what it adds to the hub;
+//!   tray with no window shown (no popup yet, so no warm one), and with the settings window open;
+//!   with the demo source alone and with five sources. `capa hub serve` with the same sources is the baseline: the app's cost is what it adds to the hub;
 //! - the time from a client sending an `execute` whose code calls `demo.delete_note`
 //!   (destructive, so it asks) to the popup window being created and to the popup's page having
 //!   painted the call (the page reports it, the app logs "approval popup on screen"), against an
@@ -354,7 +354,10 @@ impl App {
             .env("CAPA_DATA_DIR", &data)
             .env("CAPA_CONFIG_DIR", dir.path().join("config"))
             .env("CAPA_NO_BROWSER", "1")
-            .env("CAPA_MODEL_IDLE_SECS", procs::MODEL_IDLE_SECS.to_string())
+            .env(
+                capa_embed::MODEL_IDLE_ENV,
+                procs::MODEL_IDLE_SECS.to_string(),
+            )
             .env("RUST_LOG", "warn,capabilities_desktop=info")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

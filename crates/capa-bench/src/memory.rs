@@ -86,16 +86,20 @@ async fn measure(
     })
 }
 
-/// What the hub at `url` says of search (`/api/config`'s `search`: `state` and the rest).
-pub(crate) async fn search_status(url: &str, token: &str) -> anyhow::Result<serde_json::Value> {
-    let config: serde_json::Value = reqwest::Client::new()
-        .get(format!("{url}/api/config"))
+/// `GET <url><path>` with the hub's token, as JSON.
+async fn api_json(url: &str, token: &str, path: &str) -> anyhow::Result<serde_json::Value> {
+    Ok(reqwest::Client::new()
+        .get(format!("{url}{path}"))
         .bearer_auth(token)
         .send()
         .await?
         .json()
-        .await?;
-    Ok(config["search"].clone())
+        .await?)
+}
+
+/// What the hub at `url` says of search (`/api/config`'s `search`: `state` and the rest).
+pub(crate) async fn search_status(url: &str, token: &str) -> anyhow::Result<serde_json::Value> {
+    Ok(api_json(url, token, "/api/config").await?["search"].clone())
 }
 
 /// Waits until the hub at `url` has embedded its tools for search (or has no model) and its
@@ -135,13 +139,7 @@ pub(crate) async fn wait_ready(
 
 /// How many sources the hub at `url` reports ready.
 async fn count_ready(url: &str, token: &str) -> anyhow::Result<usize> {
-    let sources: serde_json::Value = reqwest::Client::new()
-        .get(format!("{url}/api/sources"))
-        .bearer_auth(token)
-        .send()
-        .await?
-        .json()
-        .await?;
+    let sources = api_json(url, token, "/api/sources").await?;
     Ok(sources
         .as_array()
         .map_or(0, |a| a.iter().filter(|s| s["state"] == "ready").count()))

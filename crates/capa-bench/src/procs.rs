@@ -164,7 +164,7 @@ pub(crate) async fn hub_with_model(
         .stderr(Stdio::null())
         .kill_on_drop(true);
     if let Some(secs) = idle_secs {
-        command.env("CAPA_MODEL_IDLE_SECS", secs.to_string());
+        command.env(capa_embed::MODEL_IDLE_ENV, secs.to_string());
     }
     match model {
         ModelDir::Inherit => {}

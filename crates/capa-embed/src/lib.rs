@@ -21,6 +21,10 @@ use bert::{Bert, BertConfig};
 pub use locate::{Located, MODEL_DIR_ENV, locate};
 pub use on_demand::OnDemand;
 
+/// Seconds the hub keeps the model in memory unused (5 minutes unless set); `0` keeps it until
+/// the hub stops.
+pub const MODEL_IDLE_ENV: &str = "CAPA_MODEL_IDLE_SECS";
+
 /// The model's name, the folder its files are in.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 /// Names a vector's model and how it was computed; cached vectors are keyed by it, so a change

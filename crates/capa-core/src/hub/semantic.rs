@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use capa_config::{ExposureMode, SemanticSearch};
-use capa_embed::{DIMENSIONS, Embedder, Located, MODEL_ID, MODEL_NAME, OnDemand};
+use capa_embed::{DIMENSIONS, Embedder, Located, MODEL_ID, MODEL_IDLE_ENV, MODEL_NAME, OnDemand};
 use capa_search::{QueryEmbedder, Semantic, ToolDoc, embedding_text};
 use capa_store::Store;
 use serde::{Deserialize, Serialize};
@@ -28,8 +28,6 @@ use crate::lookup::ToolIndex;
 const STEP: usize = 128;
 /// Cached vectors unused this long are dropped when the hub starts.
 const KEEP_UNUSED_MS: i64 = 30 * 24 * 60 * 60 * 1000;
-/// Seconds the model stays in memory unused; `0` keeps it until the hub stops.
-pub(crate) const MODEL_IDLE_ENV: &str = "CAPA_MODEL_IDLE_SECS";
 /// Unset: five minutes, so a person's searches in one sitting share one load, and an app in
 /// the tray holds no model between sittings.
 const MODEL_IDLE_DEFAULT: Duration = Duration::from_mins(5);
@@ -51,6 +49,15 @@ pub enum SemanticStatus {
 }
 
 impl SemanticStatus {
+    /// What an index with `done` of `total` tools embedded ranks by.
+    fn of_index(done: usize, total: usize) -> Self {
+        if done == total {
+            Self::On { tools: done }
+        } else {
+            Self::Embedding { done, total }
+        }
+    }
+
     /// One line for a terminal.
     pub fn line(&self) -> String {
         match self {
@@ -212,8 +219,8 @@ impl SemanticState {
             && matches!(&*status, SemanticStatus::Failed { error: e } if e == error)
         {
             *status = match in_use {
-                Some((done, total)) if done == total => SemanticStatus::On { tools: done },
-                Some((done, total)) => SemanticStatus::Embedding { done, total },
+                Some((done, total)) => SemanticStatus::of_index(done, total),
+                // No index yet: "reading the tools' vectors".
                 None => SemanticStatus::Embedding { done: 0, total: 0 },
             };
         }
@@ -255,11 +262,7 @@ impl SemanticState {
         if let Ok(mut status) = self.status.lock()
             && !matches!(&*status, SemanticStatus::Failed { .. })
         {
-            *status = if done == total {
-                SemanticStatus::On { tools: done }
-            } else {
-                SemanticStatus::Embedding { done, total }
-            };
+            *status = SemanticStatus::of_index(done, total);
         }
     }
 }

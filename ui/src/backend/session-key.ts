@@ -40,6 +40,11 @@ export function takeSessionKey(
     }
     return fromUrl;
   }
+  return storedSessionKey(store);
+}
+
+/** The key `store` holds, if it holds one and can be read. */
+function storedSessionKey(store: KeyStore | null): string | null {
   try {
     return store?.getItem(STORAGE_KEY) ?? null;
   } catch {
@@ -76,11 +81,7 @@ export function pageSessionKey(): string | null {
  * longer matches the cookie; it takes this one instead (http.ts).
  */
 export function storedPageSessionKey(): string | null {
-  try {
-    return pageStore()?.getItem(STORAGE_KEY) ?? null;
-  } catch {
-    return null;
-  }
+  return storedSessionKey(pageStore());
 }
 
 /** Forgets this origin's stored key (the hub answered that the session is gone). */

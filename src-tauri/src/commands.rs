@@ -85,16 +85,18 @@ pub(crate) async fn state(app: AppHandle) -> Result<AppState, CommandError> {
     Ok(state)
 }
 
-/// The approval popup calling it has painted the pending call of `run_id`: the app records and
-/// logs how long after the call that was. Returns the milliseconds; none from another window.
+/// The approval popup calling it has painted the pending call of `run_id`, at `painted_at_ms`
+/// (Unix milliseconds by the page's clock, when it says): the app records and logs how long
+/// after the call that was. Returns the milliseconds; none from another window.
 #[tauri::command]
 pub(crate) async fn popup_shown(
     app: AppHandle,
     window: WebviewWindow,
     run_id: String,
+    painted_at_ms: Option<u64>,
 ) -> Result<Option<u64>, CommandError> {
     let desktop = desktop(&app)?;
-    Ok(popups(&app)?.painted(&desktop.hosted.hub, window.label(), &run_id))
+    Ok(popups(&app)?.painted(&desktop.hosted.hub, window.label(), &run_id, painted_at_ms))
 }
 
 /// The warm popup calling it has loaded its page and waits for a run (`popups.rs`). Returns

@@ -198,24 +198,34 @@ impl Popups {
         }
     }
 
-    /// The popup `label` has painted the pending call of `run_id` (its page says so): records and
-    /// logs the time from the run's oldest pending approval being recorded to now. Returns it;
-    /// none when `label` is not the popup of `run_id` on screen.
-    pub(crate) fn painted(&self, hub: &Hub, label: &str, run_id: &str) -> Option<u64> {
+    /// The popup `label` has painted the pending call of `run_id` (its page says so, with when:
+    /// `painted_at_ms`): records and logs the time from the run's oldest pending approval being
+    /// recorded to that paint. Returns it; none when `label` is not the popup of `run_id` on screen.
+    pub(crate) fn painted(
+        &self,
+        hub: &Hub,
+        label: &str,
+        run_id: &str,
+        painted_at_ms: Option<u64>,
+    ) -> Option<u64> {
         let asked = approvals(hub)
             .into_iter()
             .filter(|p| p.run_id == run_id)
             .map(|p| p.created_at_ms)
             .min()?;
-        let after_ms = u64::try_from(capa_core::clock::now_ms())
-            .ok()?
-            .saturating_sub(u64::try_from(asked).unwrap_or(0));
+        let asked = u64::try_from(asked).unwrap_or(0);
+        let now = u64::try_from(capa_core::clock::now_ms()).ok()?;
+        let painted = paint_time(asked, now, painted_at_ms);
+        let after_ms = painted.saturating_sub(asked);
+        // How long the page's report took to reach the app (its IPC): not part of what the
+        // person waits for, logged apart so a bench can tell the two.
+        let reported_ms = now - painted;
         let mut q = self.inner.lock().ok()?;
         if q.shown.as_ref() != Some(&(run_id.to_owned(), label.to_owned())) {
             return None;
         }
         q.shown_after_ms.get_or_insert(after_ms);
-        tracing::info!(run = %run_id, window = %label, after_ms, "approval popup on screen");
+        tracing::info!(run = %run_id, window = %label, after_ms, reported_ms, "approval popup on screen");
         drop(q);
         // The next warm popup, now that this one's paint no longer competes with its load.
         self.poke.notify_one();
@@ -422,6 +432,15 @@ impl Popups {
     }
 }
 
+/// When a popup painted: the page's own time when it lies between the call being `asked` and
+/// `now` (the page shares the machine's clock), else `now`: a page's word never moves the
+/// measure outside what the app saw.
+fn paint_time(asked: u64, now: u64, painted_at_ms: Option<u64>) -> u64 {
+    painted_at_ms
+        .filter(|at| (asked..=now).contains(at))
+        .unwrap_or(now)
+}
+
 /// "Capabilities: approve <address>?" beside the popup.
 fn notify_approval(app: &AppHandle, input: &PendingInput) {
     notify(
@@ -469,6 +488,22 @@ pub(crate) fn watch(app: AppHandle) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_paint_time_is_the_pages_only_between_the_call_and_now() {
+        assert_eq!(paint_time(1_000, 1_200, Some(1_150)), 1_150);
+        assert_eq!(paint_time(1_000, 1_200, None), 1_200);
+        assert_eq!(
+            paint_time(1_000, 1_200, Some(900)),
+            1_200,
+            "before the call"
+        );
+        assert_eq!(
+            paint_time(1_000, 1_200, Some(5_000)),
+            1_200,
+            "in the future"
+        );
+    }
 
     #[test]
     fn a_warm_popup_waits_only_while_popups_are_in_use() {

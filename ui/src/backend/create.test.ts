@@ -25,12 +25,12 @@ describe('createBackend', () => {
     await backend.pauseApprovals(true);
     await backend.openSettings();
     await backend.closeWindow();
-    await backend.popupShown('run-1');
+    await backend.popupShown('run-1', 1_700_000_000_123.4);
     expect(invoked).toEqual([
       ['pause_approvals', { paused: true }],
       ['open_settings', undefined],
       ['close_window', undefined],
-      ['popup_shown', { runId: 'run-1' }],
+      ['popup_shown', { runId: 'run-1', paintedAtMs: 1_700_000_000_123 }],
     ]);
     expect((await backend.approvals()).paused).toBe(true);
     expect(fetched).toEqual(['/api/approvals']);

@@ -304,7 +304,7 @@ export class HttpBackend implements Backend {
 
   async openSettings(): Promise<void> {}
   async closeWindow(): Promise<void> {}
-  async popupShown(_runId: string): Promise<void> {}
+  async popupShown(_runId: string, _paintedAtMs: number): Promise<void> {}
   async popupReady(): Promise<void> {}
   async openRun(_runId: string): Promise<boolean> {
     return false;

@@ -25,8 +25,8 @@ export class TauriBackend extends HttpBackend {
   override async closeWindow(): Promise<void> {
     await this.tauri.invoke('close_window');
   }
-  override async popupShown(runId: string): Promise<void> {
-    await this.tauri.invoke('popup_shown', { runId });
+  override async popupShown(runId: string, paintedAtMs: number): Promise<void> {
+    await this.tauri.invoke('popup_shown', { runId, paintedAtMs: Math.round(paintedAtMs) });
   }
   override async popupReady(): Promise<void> {
     await this.tauri.invoke('popup_ready');

@@ -454,9 +454,9 @@ export interface Backend {
   openSettings(): Promise<void>;
   /** App-only: close this window (a no-op in a browser, which cannot close a tab it did not open). */
   closeWindow(): Promise<void>;
-  /** App-only: this popup has painted the pending call of `runId` (the app logs how long the
-   * popup took to appear; a no-op in a browser). */
-  popupShown(runId: string): Promise<void>;
+  /** App-only: this popup has painted the pending call of `runId`, at `paintedAtMs` (Unix ms):
+   * the app logs how long the popup took to appear (a no-op in a browser). */
+  popupShown(runId: string, paintedAtMs: number): Promise<void>;
   /** App-only: this hidden, pre-loaded popup waits for a run (a no-op in a browser). */
   popupReady(): Promise<void>;
   /** App-only: open run `runId` in the settings window, keeping this popup (in a browser: false,

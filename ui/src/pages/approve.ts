@@ -69,7 +69,8 @@ export function approvePage({ backend, route }: PageContext): Page {
       queue.show(mine);
       if (mine.length > 0 && !reportedShown) {
         reportedShown = true;
-        afterPaint(() => void backend.popupShown(runId).catch(() => {}));
+        // The paint's own time: the report's trip to the app is no part of the wait.
+        afterPaint(() => void backend.popupShown(runId, Date.now()).catch(() => {}));
       }
       clear(message);
       if (mine.length === 0 && decidedAny) {

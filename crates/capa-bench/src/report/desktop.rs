@@ -96,7 +96,8 @@ fn popups(s: &mut String, popup: &PopupReport) {
         "The app in the tray with the demo source; an rmcp client (2026-07-28, no elicitation) sends an \
          `execute` whose code calls `demo.delete_note` (destructive, so it asks). Measured from sending the \
          request to the popup window being created (the app logs it) and to the popup's page having painted \
-         the call (two animation frames after rendering it, the page tells the app, which logs it). Each \
+         the call (the page notes the time two animation frames after rendering it and tells the app, which logs \
+         it with how long that report took to arrive: the paint's time counts, the report's trip is its own row). Each \
          popup is denied as a terminal does and closed, and the next call follows 2 s later. The first popup after start \
          is a new window; of the {} after it, {} were the warm popup (the app's default). The baseline is an allowed `execute` (one demo call) \
          round trip in the same app. The spec asks for the popup within a second.\n",
@@ -135,6 +136,12 @@ fn popups(s: &mut String, popup: &PopupReport) {
         "approval recorded → popup painted (the app's log)",
         None,
         &popup.app_reported_ms,
+    );
+    row(
+        s,
+        "popup painted → the app has the page's report",
+        None,
+        &popup.report_trip_ms,
     );
     row(
         s,

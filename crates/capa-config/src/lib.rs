@@ -16,6 +16,7 @@ mod policy_file;
 mod resolved;
 mod schema;
 pub mod secret_ref;
+mod skill_md;
 mod validate;
 mod yaml;
 
@@ -36,8 +37,9 @@ pub use policy_file::{
 };
 pub use resolved::{
     ExplicitTool, ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS,
-    OAuthConfig, ProjectConnections, SkillConfig, SkillRequirement, SourceConfig, SourceScope,
-    SourceTransport, ToolSelection,
+    OAuthConfig, ProjectConnections, SkillConfig, SkillDocument, SkillRequirement, SourceConfig,
+    SourceScope, SourceTransport, ToolSelection,
 };
 pub use schema::json_schema;
+pub use skill_md::{MAX_SKILL_BYTES, SKILL_FILE, SKILLS_DIR, is_skill_name};
 pub use validate::{CheckedFile, RESERVED_IDS, is_source_id};

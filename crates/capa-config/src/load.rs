@@ -138,7 +138,9 @@ fn load_file_in(file: &Path, inherited: Option<Inherited<'_>>) -> Result<Checked
         file: file.to_path_buf(),
         source,
     })?;
-    parse_str_in(file, &text, inherited)
+    let mut checked = parse_str_in(file, &text, inherited)?;
+    crate::skill_md::add_skill_files(&mut checked, inherited).map_err(ConfigError::Invalid)?;
+    Ok(checked)
 }
 
 /// Parses and checks the text of a file named `file`, on its own (see [`load_file`]).

@@ -78,8 +78,22 @@ pub struct SkillConfig {
     pub requires: Vec<SkillRequirement>,
     /// False for `disabled: true`: the skill adds no tools and cannot be activated.
     pub active: bool,
-    /// The file that declared the skill.
+    /// The file that declared the skill: a capabilities file, or the skill's own SKILL.md.
     pub file: PathBuf,
+    /// A skill written as `skills/<name>/SKILL.md`: its text, front matter and instructions.
+    /// `None` for a skill of a capabilities file's `skills:`.
+    pub document: Option<SkillDocument>,
+}
+
+/// A skill's SKILL.md as read (crate `skill_md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillDocument {
+    /// The whole file, front matter included: what `resources/read` of the skill serves.
+    pub text: String,
+    /// The front matter as JSON, verbatim.
+    pub front_matter: serde_json::Map<String, serde_json::Value>,
+    /// The body after the front matter, trimmed: the skill's instructions.
+    pub instructions: String,
 }
 
 /// One entry of a skill's `requires:`.

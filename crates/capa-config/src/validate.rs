@@ -25,7 +25,7 @@ use self::oauth::check_oauth;
 pub const RESERVED_IDS: &[&str] = &["hub", "capa", "capabilities", DEMO_ID];
 
 /// The built-in source, which skills may name without declaring it.
-const DEMO_ID: &str = "demo";
+pub(crate) const DEMO_ID: &str = "demo";
 
 /// What one checked file contributes to the hub's configuration.
 #[derive(Debug, Clone)]
@@ -491,6 +491,7 @@ fn check_skills(
             requires,
             active: !entry.disabled,
             file: checker.file.to_path_buf(),
+            document: None,
         });
     }
     skills

@@ -35,6 +35,7 @@ mod reach;
 mod runtime;
 mod semantic;
 mod signals;
+mod skill_files;
 mod skills;
 mod source_confirmation;
 mod source_def;
@@ -50,6 +51,7 @@ pub use policy::{
 };
 pub use runtime::SourceChangeError;
 pub use semantic::SemanticStatus;
+pub use skill_files::{SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, SkillFile, skill_uri};
 use source_def::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
 pub use switches::SourceSwitch;

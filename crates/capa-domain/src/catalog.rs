@@ -289,6 +289,7 @@ mod tests {
                 .collect(),
             active,
             file: "c.yaml".into(),
+            document: None,
         }
     }
 

@@ -204,6 +204,28 @@ impl Surface for RemoteSurface {
         })
     }
 
+    /// The running hub's skills: its `skills/list`, then each SKILL.md read.
+    fn skills(&self) -> BoxFuture<'_, Result<Vec<capa_core::SkillFile>, ErrorData>> {
+        Box::pin(async move {
+            self.hub_still_there().await?;
+            let peer = self.client.peer();
+            let listed = peer.list_all_skills().await.map_err(bridge_error)?;
+            let mut files = Vec::new();
+            for skill in listed {
+                let read = peer
+                    .read_resource(rmcp::model::ReadResourceRequestParams::new(
+                        skill.uri.clone(),
+                    ))
+                    .await
+                    .map_err(bridge_error)?;
+                if let Some(file) = crate::skills::file_from_read(skill, &read) {
+                    files.push(file);
+                }
+            }
+            Ok(files)
+        })
+    }
+
     fn tool_changes(&self) -> Box<dyn ToolChanges> {
         let mut changes = self.changes.clone();
         changes.mark_unchanged();

@@ -180,6 +180,10 @@ impl Surface for CodeSurface {
     fn instructions(&self) -> String {
         CODE_INSTRUCTIONS.to_owned()
     }
+
+    fn skills(&self) -> BoxFuture<'_, Result<Vec<capa_core::SkillFile>, ErrorData>> {
+        Box::pin(async move { Ok(self.hub.skill_files()) })
+    }
 }
 
 impl CodeSurface {

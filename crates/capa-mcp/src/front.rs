@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProtocolVersion, ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, ErrorData, GetSkillRequestParams, GetSkillResult,
+    Implementation, InitializeRequestParams, InitializeResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ResultType,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 
@@ -40,6 +42,13 @@ impl std::fmt::Debug for McpFront {
 }
 
 impl McpFront {
+    /// The skills this front serves (those the Skills extension allows).
+    async fn skills(&self, method: &'static str) -> Result<Vec<capa_core::SkillFile>, ErrorData> {
+        contained(method, self.surface.skills())
+            .await
+            .map(crate::skills::servable)
+    }
+
     pub fn new(surface: Arc<dyn Surface>) -> Self {
         let nonce = getrandom::u64().unwrap_or_default();
         Self {
@@ -130,17 +139,19 @@ fn session_key(context: &RequestContext<RoleServer>, connection: &str) -> String
 
 impl ServerHandler for McpFront {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
-            "capabilities",
-            env!("CARGO_PKG_VERSION"),
-        ))
-        .with_instructions(self.surface.instructions())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            // The Skills extension requires the resources capability: its files are resources.
+            .enable_resources()
+            .enable_skills()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(
+                "capabilities",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(self.surface.instructions())
     }
 
     async fn initialize(
@@ -200,6 +211,42 @@ impl ServerHandler for McpFront {
                 }
             }
         }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let skills = self.skills("resources/list").await?;
+        crate::skills::list_resources(&skills)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let skills = self.skills("resources/read").await?;
+        crate::skills::read_resource(&skills, &request.uri).map(ReadResourceResponse::Complete)
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let skills = self.skills("skills/list").await?;
+        Ok(crate::skills::list_skills(&skills))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let skills = self.skills("skills/get").await?;
+        crate::skills::get_skill(&skills, &request.uri)
     }
 
     async fn list_tools(

@@ -22,6 +22,10 @@ impl LocalSurface {
 }
 
 impl Surface for LocalSurface {
+    fn skills(&self) -> BoxFuture<'_, Result<Vec<capa_core::SkillFile>, ErrorData>> {
+        Box::pin(async move { Ok(self.hub.skill_files()) })
+    }
+
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
         Box::pin(async move {
             self.hub.startup_done().await;

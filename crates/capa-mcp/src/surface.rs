@@ -9,7 +9,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use capa_core::{CallToolResult, JsonObject, ProgressSink, Tool};
+use capa_core::{CallToolResult, JsonObject, ProgressSink, SkillFile, Tool};
 use rmcp::model::{CallToolResponse, ErrorData, InputResponses};
 use rmcp::service::{Peer, RoleServer};
 
@@ -48,6 +48,11 @@ pub trait Surface: Send + Sync + 'static {
     /// Server instructions for clients: short, they are loaded into the model's context.
     fn instructions(&self) -> String {
         EXPOSE_ALL_INSTRUCTIONS.to_owned()
+    }
+    /// The skills served through the MCP Skills extension: each active skill's SKILL.md. None
+    /// by default (a surface with no hub behind it).
+    fn skills(&self) -> BoxFuture<'_, Result<Vec<SkillFile>, ErrorData>> {
+        Box::pin(async { Ok(Vec::new()) })
     }
 }
 

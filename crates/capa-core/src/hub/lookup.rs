@@ -23,15 +23,58 @@ impl Hub {
         let request = request.clone();
         // Embedding the query is CPU work (milliseconds), and the first search after an idle
         // spell loads the model first (about 0.2 s, 90 MB read): off the async runtime.
-        tokio::task::spawn_blocking(move || {
+        let skills = if request.namespace.is_none() {
+            self.skills_for_query(&request.query)
+        } else {
+            None
+        };
+        let tools = tokio::task::spawn_blocking(move || {
             lookup::search(&index, &policy, &connections, &descriptions, &request)
         })
         .await
-        .map_err(|e| LookupError::Index(e.to_string()))?
+        .map_err(|e| LookupError::Index(e.to_string()))??;
+        // The skills a query names follow its tools: the tools stay the answer's first lines.
+        Ok(match skills {
+            Some(skills) => format!(
+                "{}
+{skills}",
+                tools.trim_end()
+            ),
+            None => tools,
+        })
     }
 
-    /// Answers `describe` (and the sandbox's `hub.describe`).
+    /// Answers `describe` (and the sandbox's `hub.describe`): `skill:<name>` targets give that
+    /// skill's instructions and tools, the others declarations.
     pub async fn describe(&self, targets: &[String]) -> Result<String, LookupError> {
+        let (skills, tools): (Vec<&String>, Vec<&String>) = targets.iter().partition(|t| {
+            t.trim()
+                .starts_with(super::skill_files::SKILL_TARGET_PREFIX)
+        });
+        if skills.is_empty() {
+            return self.describe_tools(targets).await;
+        }
+        if targets.len() > lookup::MAX_TARGETS {
+            // Too many: describe answers why.
+            return self.describe_tools(targets).await;
+        }
+        let mut parts = Vec::new();
+        for skill in skills {
+            let name = skill.trim()[super::skill_files::SKILL_TARGET_PREFIX.len()..].trim();
+            parts.push(self.describe_skill(name).await?);
+        }
+        if !tools.is_empty() {
+            let tools: Vec<String> = tools.into_iter().cloned().collect();
+            parts.push(self.describe_tools(&tools).await?);
+        }
+        Ok(parts.join(
+            "
+",
+        ))
+    }
+
+    /// Declarations of tools, namespaces and named types (no skills).
+    pub(super) async fn describe_tools(&self, targets: &[String]) -> Result<String, LookupError> {
         let index = self.tool_index().await?;
         lookup::describe(&index, &self.policy(), targets)
     }

@@ -468,6 +468,10 @@ impl Surface for MetaSurface {
         }
     }
 
+    fn skills(&self) -> BoxFuture<'_, Result<Vec<capa_core::SkillFile>, ErrorData>> {
+        Box::pin(async move { Ok(self.hub.skill_files()) })
+    }
+
     fn instructions(&self) -> String {
         match self.meta {
             Meta::Search => SEARCH_INSTRUCTIONS,

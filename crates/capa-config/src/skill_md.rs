@@ -1,0 +1,323 @@
+//! Skills written as files: `skills/<name>/SKILL.md` beside a capabilities file, in the format
+//! people already use for agent skills (agentskills.io): YAML front matter with `name` and
+//! `description`, then the instructions in Markdown. The tools a skill needs go in
+//! `metadata.requires` (space-separated `@server` or `server.tool`, as a file skill's
+//! `requires:`), since `metadata` is the format's place for a host's own keys.
+//!
+//! Each problem is reported with the SKILL.md's path and line, like a capabilities file's.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::ConfigIssue;
+use crate::located::Position;
+use crate::resolved::{SkillConfig, SkillDocument, SkillRequirement};
+use crate::validate::{CheckedFile, DEMO_ID, Inherited, is_source_id};
+
+/// The skills folder beside a capabilities file.
+pub const SKILLS_DIR: &str = "skills";
+/// The file that makes a folder of [`SKILLS_DIR`] a skill.
+pub const SKILL_FILE: &str = "SKILL.md";
+/// A SKILL.md is instructions for a model, read whole into its context: far below this.
+pub const MAX_SKILL_BYTES: usize = 256 * 1024;
+/// Skill folders read beside one file; more is a mistake (a wrong folder), not a library.
+const MAX_SKILLS: usize = 256;
+/// The format's limits on the front matter.
+const MAX_NAME_CHARS: usize = 64;
+const MAX_DESCRIPTION_CHARS: usize = 1024;
+
+/// Adds the skills of the `skills/` folder beside `checked.file` to it. A name a file skill
+/// already uses is a problem, as is anything the format or the file's servers do not allow.
+pub(crate) fn add_skill_files(
+    checked: &mut CheckedFile,
+    inherited: Option<Inherited<'_>>,
+) -> Result<(), Vec<ConfigIssue>> {
+    let Some(dir) = checked.file.parent().map(|d| d.join(SKILLS_DIR)) else {
+        return Ok(());
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        // No skills folder: nothing to add.
+        return Ok(());
+    };
+    let mut folders: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.join(SKILL_FILE).is_file())
+        .collect();
+    folders.sort();
+    let mut issues = Vec::new();
+    if folders.len() > MAX_SKILLS {
+        issues.push(issue(
+            &dir,
+            0,
+            format!(
+                "{} holds {} skills; at most {MAX_SKILLS} are read",
+                dir.display(),
+                folders.len()
+            ),
+            "keep only the skills this hub serves in that folder",
+        ));
+        return Err(issues);
+    }
+    let mut servers: BTreeSet<&str> = checked.declared.iter().map(String::as_str).collect();
+    servers.insert(DEMO_ID);
+    if let Some(inherited) = inherited {
+        servers.extend(inherited.servers.iter().map(String::as_str));
+    }
+    let mut added = Vec::new();
+    for folder in folders {
+        let file = folder.join(SKILL_FILE);
+        match read_skill(&folder, &file, &servers) {
+            Ok(skill) => {
+                if checked.skills.iter().any(|s| s.id == skill.id) {
+                    issues.push(issue(
+                        &file,
+                        2,
+                        format!(
+                            "skill `{}` is also declared under `skills:` in {}",
+                            skill.id,
+                            checked.file.display()
+                        ),
+                        "keep one: remove the entry from the capabilities file (put its `requires` in the SKILL.md's `metadata.requires`), or rename the folder and its `name`",
+                    ));
+                } else {
+                    added.push(skill);
+                }
+            }
+            Err(mut found) => issues.append(&mut found),
+        }
+    }
+    if !issues.is_empty() {
+        return Err(issues);
+    }
+    checked.skills.extend(added);
+    Ok(())
+}
+
+fn issue(file: &Path, line: u64, message: String, fix: &str) -> ConfigIssue {
+    ConfigIssue {
+        file: file.to_path_buf(),
+        position: Position {
+            line,
+            column: u64::from(line > 0),
+        },
+        message,
+        fix: Some(fix.to_owned()),
+    }
+}
+
+/// One skill folder's SKILL.md.
+fn read_skill(
+    folder: &Path,
+    file: &Path,
+    servers: &BTreeSet<&str>,
+) -> Result<SkillConfig, Vec<ConfigIssue>> {
+    let text = read_bounded(file).map_err(|message| {
+        vec![issue(
+            file,
+            0,
+            message,
+            "make it a UTF-8 text file of at most 256 KiB",
+        )]
+    })?;
+    let (front, body) = split_front_matter(&text).ok_or_else(|| {
+        vec![issue(
+            file,
+            1,
+            "a SKILL.md starts with YAML front matter between `---` lines".to_owned(),
+            "begin the file with `---`, then `name:` and `description:`, then `---`",
+        )]
+    })?;
+    let front_matter = match serde_saphyr::from_str::<Value>(front) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => Map::new(),
+        Err(e) => {
+            return Err(vec![issue(
+                file,
+                2,
+                format!("its front matter is not valid YAML: {e}"),
+                "write `key: value` lines, for example `name: triage`",
+            )]);
+        }
+    };
+    let mut issues = Vec::new();
+    let folder_name = folder
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let name = text_field(&front_matter, "name");
+    match name {
+        None => issues.push(issue(
+            file,
+            2,
+            "the front matter has no `name`".to_owned(),
+            "add `name: <the folder's name>`",
+        )),
+        Some(name) if !is_skill_name(name) => issues.push(issue(
+            file,
+            2,
+            format!("`name: {name}` is not a valid skill name"),
+            "use lower-case letters, digits and single `-`, starting with a letter, at most 64 characters",
+        )),
+        Some(name) if name != folder_name => issues.push(issue(
+            file,
+            2,
+            format!("`name: {name}` differs from its folder `{folder_name}`"),
+            "name the folder as the skill, or the skill as its folder",
+        )),
+        Some(_) => {}
+    }
+    let description = text_field(&front_matter, "description").unwrap_or_default();
+    if description.trim().is_empty() || description.chars().count() > MAX_DESCRIPTION_CHARS {
+        issues.push(issue(
+            file,
+            2,
+            "the front matter needs a `description` of 1 to 1024 characters".to_owned(),
+            "say in a sentence what the skill does and when to use it: models read it to choose skills",
+        ));
+    }
+    let requires = requirements(&front_matter, file, servers, &mut issues);
+    if !issues.is_empty() {
+        return Err(issues);
+    }
+    Ok(SkillConfig {
+        id: folder_name.to_owned(),
+        description: description.trim().to_owned(),
+        requires,
+        active: true,
+        file: file.to_path_buf(),
+        document: Some(SkillDocument {
+            instructions: body.trim().to_owned(),
+            front_matter,
+            text,
+        }),
+    })
+}
+
+/// `metadata.requires`: `@server` or `server.tool`, separated by spaces.
+fn requirements(
+    front_matter: &Map<String, Value>,
+    file: &Path,
+    servers: &BTreeSet<&str>,
+    issues: &mut Vec<ConfigIssue>,
+) -> Vec<SkillRequirement> {
+    let Some(listed) = front_matter.get("metadata").and_then(|m| m.get("requires")) else {
+        return Vec::new();
+    };
+    let Some(listed) = listed.as_str() else {
+        issues.push(issue(
+            file,
+            2,
+            "`metadata.requires` is not a string".to_owned(),
+            "list the tools separated by spaces, for example `requires: \"@github demo.add_note\"`",
+        ));
+        return Vec::new();
+    };
+    let mut requires: Vec<SkillRequirement> = Vec::new();
+    for word in listed.split_whitespace() {
+        match SkillRequirement::parse(word) {
+            Some(requirement) if servers.contains(requirement.server()) => {
+                if !requires.contains(&requirement) {
+                    requires.push(requirement);
+                }
+            }
+            Some(requirement) => issues.push(issue(
+                file,
+                2,
+                format!(
+                    "`metadata.requires` names `{word}`, but no server `{}` is declared",
+                    requirement.server()
+                ),
+                "declare the server in the capabilities file beside the skills folder, or fix the name",
+            )),
+            None => issues.push(issue(
+                file,
+                2,
+                format!("`{word}` in `metadata.requires` is neither `@server` nor `server.tool`"),
+                "write `@github` for every tool the server exposes, or `github.create_issue` for one remote tool",
+            )),
+        }
+    }
+    requires
+}
+
+fn text_field<'a>(front_matter: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    front_matter.get(key).and_then(Value::as_str)
+}
+
+/// The format's names (lower-case letters, digits and `-`; no `-` at either end nor twice in a
+/// row) that are also hub ids (starting with a letter), so `setup_tools(['name'])` takes them.
+pub fn is_skill_name(name: &str) -> bool {
+    name.chars().count() <= MAX_NAME_CHARS
+        && is_source_id(name)
+        && !name.contains('_')
+        && !name.ends_with('-')
+        && !name.contains("--")
+}
+
+/// The front matter and the body after it; `None` when the text does not open with `---`.
+fn split_front_matter(text: &str) -> Option<(&str, &str)> {
+    let rest = text
+        .strip_prefix("---\r\n")
+        .or_else(|| text.strip_prefix("---\n"))?;
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return Some((&rest[..offset], &rest[offset + line.len()..]));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The file's text, refused past [`MAX_SKILL_BYTES`] or when it is not UTF-8.
+fn read_bounded(file: &Path) -> Result<String, String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|f| f.take(MAX_SKILL_BYTES as u64 + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if bytes.len() > MAX_SKILL_BYTES {
+        return Err(format!("it is larger than {MAX_SKILL_BYTES} bytes"));
+    }
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_is_split_from_the_body() {
+        let (front, body) =
+            split_front_matter("---\nname: a\n---\n# Steps\n").expect("front matter");
+        assert_eq!(front, "name: a\n");
+        assert_eq!(body, "# Steps\n");
+        assert!(split_front_matter("name: a\n").is_none());
+        assert!(
+            split_front_matter("---\nname: a\n").is_none(),
+            "never closed"
+        );
+    }
+
+    #[test]
+    fn names_follow_the_format_and_the_hub() {
+        for good in ["triage", "pdf-processing", "a1"] {
+            assert!(is_skill_name(good), "{good}");
+        }
+        for bad in [
+            "",
+            "Triage",
+            "-a",
+            "a-",
+            "a--b",
+            "1a",
+            "a_b",
+            &"a".repeat(65),
+        ] {
+            assert!(!is_skill_name(bad), "{bad}");
+        }
+    }
+}

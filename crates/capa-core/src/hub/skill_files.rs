@@ -1,0 +1,205 @@
+//! Skills as clients read them: one SKILL.md per active skill (the MCP Skills extension serves
+//! them as `skill://<name>/SKILL.md` resources), `describe("skill:<name>")` in code mode, and the
+//! skills a `search` query names.
+//!
+//! A skill written as a SKILL.md is served as written. A skill of a capabilities file's
+//! `skills:` has no file: the hub writes one from its name, description and the tools it
+//! requires, so that every skill reads the same way.
+
+use std::fmt::Write as _;
+
+use capa_config::{SkillConfig, SkillRequirement};
+use serde_json::{Map, Value};
+
+use super::Hub;
+use crate::lookup::{self, LookupError};
+
+/// The URI scheme of skills (the Skills extension's recommended layout).
+pub const SKILL_URI_PREFIX: &str = "skill://";
+/// How `describe` and the sandbox name a skill.
+pub const SKILL_TARGET_PREFIX: &str = "skill:";
+/// Skills a `search` answer lists at most.
+const MAX_SKILLS_IN_SEARCH: usize = 3;
+
+/// One skill's SKILL.md as served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillFile {
+    pub name: String,
+    pub description: String,
+    /// `skill://<name>/SKILL.md`.
+    pub uri: String,
+    /// The whole file, front matter included.
+    pub text: String,
+    /// The front matter as JSON, as the file has it.
+    pub front_matter: Map<String, Value>,
+    /// `sha256:<hex>` of `text`'s bytes.
+    pub digest: String,
+}
+
+impl SkillFile {
+    fn of(skill: &SkillConfig) -> Self {
+        let (text, front_matter) = match &skill.document {
+            Some(document) => (document.text.clone(), document.front_matter.clone()),
+            None => written_for(skill),
+        };
+        Self {
+            name: skill.id.clone(),
+            description: skill.description.clone(),
+            uri: skill_uri(&skill.id),
+            digest: format!("sha256:{}", crate::digest::sha256_hex(text.as_bytes())),
+            text,
+            front_matter,
+        }
+    }
+
+    /// The file's size in bytes.
+    pub fn size(&self) -> usize {
+        self.text.len()
+    }
+}
+
+/// `skill://<name>/SKILL.md`.
+pub fn skill_uri(name: &str) -> String {
+    format!("{SKILL_URI_PREFIX}{name}/{}", capa_config::SKILL_FILE)
+}
+
+/// The SKILL.md of a capabilities file's skill: its front matter, its description, and the
+/// tools it requires (the front matter's `metadata.requires`, as a SKILL.md would say it).
+fn written_for(skill: &SkillConfig) -> (String, Map<String, Value>) {
+    let requires: Vec<String> = skill.requires.iter().map(ToString::to_string).collect();
+    let mut front_matter = Map::new();
+    front_matter.insert("name".into(), Value::from(skill.id.clone()));
+    front_matter.insert("description".into(), Value::from(skill.description.clone()));
+    let mut metadata = Map::new();
+    metadata.insert("requires".into(), Value::from(requires.join(" ")));
+    front_matter.insert("metadata".into(), Value::Object(metadata));
+    // JSON strings are YAML flow scalars: quotes, backslashes and newlines stay what they are.
+    let quoted = |text: &str| Value::from(text).to_string();
+    let mut text = format!(
+        "---\nname: {}\ndescription: {}\nmetadata:\n  requires: {}\n---\n\n{}\n",
+        quoted(&skill.id),
+        quoted(&skill.description),
+        quoted(&requires.join(" ")),
+        skill.description
+    );
+    if !requires.is_empty() {
+        text.push_str("\nTools:\n");
+        for requirement in &skill.requires {
+            let _ = match requirement {
+                SkillRequirement::Server(server) => {
+                    writeln!(text, "- every tool of `{server}` the hub exposes")
+                }
+                SkillRequirement::Tool { server, tool } => writeln!(text, "- `{server}.{tool}`"),
+            };
+        }
+    }
+    (text, front_matter)
+}
+
+impl Hub {
+    /// The SKILL.md of every active skill, in configuration order.
+    pub fn skill_files(&self) -> Vec<SkillFile> {
+        self.config
+            .skills
+            .iter()
+            .filter(|s| s.active)
+            .map(SkillFile::of)
+            .collect()
+    }
+
+    /// The SKILL.md at `uri` (`skill://<name>/SKILL.md`), when an active skill has it.
+    pub fn skill_file(&self, uri: &str) -> Option<SkillFile> {
+        self.skill_files().into_iter().find(|f| f.uri == uri)
+    }
+
+    /// `describe("skill:<name>")`: the skill's instructions, then the declarations of the tools
+    /// it requires (as `describe` gives them, within its budget).
+    pub(super) async fn describe_skill(&self, name: &str) -> Result<String, LookupError> {
+        let Some(skill) = self.config.skills.iter().find(|s| s.id == name && s.active) else {
+            let names: Vec<String> = self
+                .config
+                .skills
+                .iter()
+                .filter(|s| s.active)
+                .map(|s| format!("skill:{}", s.id))
+                .collect();
+            let hint = if names.is_empty() {
+                "This hub has no skills.".to_owned()
+            } else {
+                format!("Skills: {}.", names.join(", "))
+            };
+            return Err(LookupError::UnknownTarget(format!(
+                "unknown target `skill:{name}`: no active skill has that name. {hint}"
+            )));
+        };
+        let mut text = format!("// skill:{}: {}\n", skill.id, skill.description);
+        if let Some(document) = &skill.document
+            && !document.instructions.is_empty()
+        {
+            text.push('\n');
+            text.push_str(&document.instructions);
+            text.push('\n');
+        }
+        let tools = self.skill_tools(&skill.id).unwrap_or_default();
+        if tools.is_empty() {
+            return Ok(text);
+        }
+        // The tools themselves when they fit describe's targets, else their namespaces.
+        let mut targets: Vec<String> = tools.iter().map(ToString::to_string).collect();
+        if targets.len() > lookup::MAX_TARGETS {
+            targets = tools.iter().map(|t| t.namespace.clone()).collect();
+            targets.dedup();
+            targets.truncate(lookup::MAX_TARGETS);
+        }
+        text.push('\n');
+        match self.describe_tools(&targets).await {
+            Ok(declarations) => text.push_str(&declarations),
+            // Every tool hidden by policy: the instructions still stand.
+            Err(LookupError::UnknownTarget(_)) => {
+                text.push_str("// Its tools are hidden by your policy.\n");
+            }
+            Err(other) => return Err(other),
+        }
+        Ok(text)
+    }
+
+    /// The lines `search` adds for skills that `query` names: the best few, none when no word
+    /// of the query is in a skill's name or description.
+    pub(super) fn skills_for_query(&self, query: &str) -> Option<String> {
+        let words: Vec<String> = query
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .collect();
+        if words.is_empty() {
+            return None;
+        }
+        let mut scored: Vec<(usize, &SkillConfig)> = self
+            .config
+            .skills
+            .iter()
+            .filter(|s| s.active)
+            .filter_map(|skill| {
+                let haystack = format!("{} {}", skill.id, skill.description).to_lowercase();
+                let hay_words: Vec<&str> = haystack
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                let score = words
+                    .iter()
+                    .filter(|w| hay_words.iter().any(|h| h.starts_with(w.as_str())))
+                    .count();
+                (score > 0).then_some((score, skill))
+            })
+            .collect();
+        if scored.is_empty() {
+            return None;
+        }
+        scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+        let mut text = String::from("skills  (describe(\"skill:<name>\") for steps and tools)\n");
+        for (_, skill) in scored.into_iter().take(MAX_SKILLS_IN_SEARCH) {
+            let _ = writeln!(text, "  skill:{}\n    {}", skill.id, skill.description);
+        }
+        Some(text)
+    }
+}

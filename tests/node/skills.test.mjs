@@ -2,13 +2,16 @@
 // `skills/<name>/SKILL.md` beside the capabilities file and one of the file's `skills:`, served
 // through the MCP Skills extension (`skills/list`, `skills/get`, each SKILL.md a resource), found
 // by code mode's `search` and read with `describe("skill:<name>")`; over HTTP and through
-// `capa mcp`'s bridge to the running hub. A broken SKILL.md is refused with its path, line and fix.
+// `capa mcp`'s bridge to the running hub; listed by `capa skills list --json` and on the UI's Tools
+// page in Chromium (screenshot docs/screenshots/ui-skills.png). A broken SKILL.md is refused with its
+// path, line and fix.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { chromium } from 'playwright-core';
 
 import {
   makeSandbox,
@@ -20,7 +23,14 @@ import {
   cleanup,
   resultText,
   runCapa,
+  waitFor,
+  fakeBrowser,
+  signInWithCapaUi,
+  uiMissing,
+  CHROMIUM,
+  REPO_ROOT,
 } from './support.mjs';
+import { skipOrFail } from './require.mjs';
 
 const EXTENSION = 'io.modelcontextprotocol/skills';
 const Any = z.object({}).passthrough();
@@ -69,9 +79,13 @@ describe('skills over MCP', () => {
   let project;
   let hub;
   let client;
+  let opened;
 
   before(async () => {
     project = await projectWithSkills();
+    opened = await fakeBrowser(project.sandbox.root);
+    project.sandbox.env.CAPA_BROWSER = opened.script;
+    delete project.sandbox.env.CAPA_NO_BROWSER;
     hub = await startHub({ configFile: project.configFile, sandbox: project.sandbox });
     client = await connectHttp(hub, { name: 'skills-test' });
   });
@@ -157,6 +171,51 @@ describe('skills over MCP', () => {
     assert.match(resultText(unknown), /skill:tidy-notes, skill:weekly-review/);
   });
 
+  it('capa skills list names both, with their tools', async () => {
+    const ran = await runCapa(['--config', project.configFile, 'skills', 'list', '--json'], { env: project.sandbox.env });
+    assert.equal(ran.code, 0, ran.stderr);
+    const listed = JSON.parse(ran.stdout);
+    const review = listed.find((s) => s.name === 'weekly-review');
+    assert.deepEqual(review.tools, ['demo.list_notes', 'demo.read_note']);
+    assert.equal(review.uri, 'skill://weekly-review/SKILL.md');
+    assert.match(review.file, /skills\/weekly-review\/SKILL\.md$/);
+    assert.match(review.instructions, /^# Weekly review/);
+    const tidy = listed.find((s) => s.name === 'tidy-notes');
+    assert.deepEqual(tidy.tools, ['demo.delete_note']);
+    assert.equal(tidy.instructions, undefined);
+    const table = await runCapa(['--config', project.configFile, 'skills', 'list'], { env: project.sandbox.env });
+    assert.match(table.stdout, /weekly-review\s+2\s+Review the week/);
+  });
+
+  it('the Tools page lists the skills, with instructions folded', { skip: skipOrFail(uiMissing()) }, async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+      await signInWithCapaUi(page, {
+        capaArgs: ['--config', project.configFile, 'ui'],
+        env: project.sandbox.env,
+        opened,
+      });
+      // Signed in once the first page shows (the link sets the session first).
+      await page.locator('main h2').first().waitFor();
+      await page.goto(`${hub.url}/app/#/tools`);
+      const card = page.getByRole('region', { name: 'Skills' });
+      const review = card.locator('tr[data-skill="weekly-review"]');
+      await review.waitFor();
+      assert.equal(await review.getByText('MCP', { exact: true }).count(), 1);
+      assert.deepEqual(await review.locator('ul.skill-tools code').allTextContents(), ['demo.list_notes', 'demo.read_note']);
+      assert.equal(await review.getByText(DESCRIPTION, { exact: true }).count(), 1, 'quotes and backslash shown as written');
+      const steps = review.locator('pre.skill-instructions');
+      assert.equal(await steps.isVisible(), false, 'folded');
+      await review.getByText('Instructions').click();
+      assert.match(await steps.textContent(), /summarise what changed this week/);
+      await card.locator('tr[data-skill="tidy-notes"]').getByText('demo.delete_note').waitFor();
+      await page.screenshot({ path: path.join(REPO_ROOT, 'docs', 'screenshots', 'ui-skills.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('capa mcp bridged to the running hub serves the same skills', async () => {
     const stdio = await connectStdio({ configFile: project.configFile, sandbox: project.sandbox });
     try {
@@ -171,6 +230,24 @@ describe('skills over MCP', () => {
     } finally {
       await closeClient(stdio);
     }
+  });
+
+  // Last: it changes the hub's policy.
+  it('describe leaves out a tool the policy denies, and says so', async () => {
+    const set = await runCapa(['--config', project.configFile, 'policy', 'set', 'demo.read_note', 'deny'], {
+      env: project.sandbox.env,
+    });
+    assert.equal(set.code, 0, set.stderr);
+    const described = await waitFor('the policy to apply', async () => {
+      const text = resultText(
+        await client.callTool({ name: 'describe', arguments: { targets: ['skill:weekly-review', 'skill:weekly-review'] } }),
+      );
+      return text.includes('hidden by your policy') ? text : null;
+    });
+    assert.match(described, /1 of its tools are hidden by your policy/);
+    assert.match(described, /list_notes|listNotes/);
+    assert.doesNotMatch(described, /read_note|readNote/);
+    assert.equal(described.match(/\/\/ skill:weekly-review/g).length, 1, 'a skill named twice is described once');
   });
 });
 

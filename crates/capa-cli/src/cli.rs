@@ -42,6 +42,9 @@ pub(crate) enum Command {
     /// The tools of every source.
     #[command(subcommand)]
     Tools(ToolsCommand),
+    /// Skills: named tasks with instructions and the tools they need (docs/skills.md).
+    #[command(subcommand)]
+    Skills(SkillsCommand),
     /// Call one tool: `capa call demo.add --json '{"a": 1, "b": 2}'`.
     Call(CallArgs),
     /// Run one tool from the shell, policies applied: `capa sh demo add --arg a=2 --arg b=3`.
@@ -254,6 +257,16 @@ pub(crate) enum SourcesCommand {
         #[arg(long, short)]
         follow: bool,
         /// One JSON object per line: `{seq, at, stream, level, text}`.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SkillsCommand {
+    /// List every skill: its name, how many tools it resolves to, its description.
+    List {
+        /// Print JSON (name, description, active, file, requires, tools, uri, instructions).
         #[arg(long)]
         json: bool,
     },

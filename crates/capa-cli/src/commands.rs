@@ -15,6 +15,7 @@ mod mcp;
 mod policy;
 mod reload_notice;
 mod sh;
+mod skills;
 mod source_logs;
 mod sources;
 mod switches;
@@ -42,6 +43,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp => mcp::run(&cli.global, &paths, redactor).await,
         Command::Sources(command) => sources::sources(&cli.global, &paths, redactor, command).await,
         Command::Tools(command) => sources::tools(&cli.global, &paths, redactor, command).await,
+        Command::Skills(command) => skills::run(&cli.global, &paths, redactor, command).await,
         Command::Call(args) => call::run(&cli.global, &paths, redactor, args).await,
         Command::Sh(args) => sh::run(&cli.global, &paths, redactor, args).await,
         Command::Search(args) => lookup::search(&cli.global, &paths, redactor, args).await,

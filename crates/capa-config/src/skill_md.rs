@@ -16,6 +16,8 @@ use crate::located::Position;
 use crate::resolved::{SkillConfig, SkillDocument, SkillRequirement};
 use crate::validate::{CheckedFile, DEMO_ID, Inherited, is_source_id};
 
+/// Where the format is explained; fixes that need it point there.
+const SKILLS_DOCS: &str = "docs/skills.md";
 /// The skills folder beside a capabilities file.
 pub const SKILLS_DIR: &str = "skills";
 /// The file that makes a folder of [`SKILLS_DIR`] a skill.
@@ -41,10 +43,14 @@ pub(crate) fn add_skill_files(
         // No skills folder: nothing to add.
         return Ok(());
     };
+    // Real folders and files only: a link could serve a file from outside the project.
+    let is_real = |path: &Path, dir: bool| {
+        std::fs::symlink_metadata(path).is_ok_and(|m| if dir { m.is_dir() } else { m.is_file() })
+    };
     let mut folders: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.join(SKILL_FILE).is_file())
+        .filter(|p| is_real(p, true) && is_real(&p.join(SKILL_FILE), false))
         .collect();
     folders.sort();
     let mut issues = Vec::new();
@@ -130,17 +136,16 @@ fn read_skill(
             "begin the file with `---`, then `name:` and `description:`, then `---`",
         )]
     })?;
-    let front_matter = match serde_saphyr::from_str::<Value>(front) {
-        Ok(Value::Object(map)) => map,
-        Ok(_) => Map::new(),
-        Err(e) => {
-            return Err(vec![issue(
-                file,
-                2,
-                format!("its front matter is not valid YAML: {e}"),
-                "write `key: value` lines, for example `name: triage`",
-            )]);
-        }
+    // Through the crate's own reader: its limits (depth, size, alias copies counted as they
+    // expand) hold for a hostile SKILL.md as for a capabilities file, and its problems carry
+    // their lines (the blank first line stands for the opening `---`).
+    let read = crate::yaml::read::<Value>(file, &format!("\n{front}"), SKILLS_DOCS);
+    if !read.issues.is_empty() {
+        return Err(read.issues);
+    }
+    let front_matter = match read.value {
+        Some(Value::Object(map)) => map,
+        _ => Map::new(),
     };
     let mut issues = Vec::new();
     let folder_name = folder
@@ -259,6 +264,8 @@ pub fn is_skill_name(name: &str) -> bool {
 
 /// The front matter and the body after it; `None` when the text does not open with `---`.
 fn split_front_matter(text: &str) -> Option<(&str, &str)> {
+    // A byte-order mark some editors write is not part of the text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text
         .strip_prefix("---\r\n")
         .or_else(|| text.strip_prefix("---\n"))?;
@@ -300,6 +307,48 @@ mod tests {
             split_front_matter("---\nname: a\n").is_none(),
             "never closed"
         );
+    }
+
+    fn skill_dir(text: &str) -> (tempfile::TempDir, PathBuf) {
+        let root = tempfile::tempdir().expect("temp dir");
+        let folder = root.path().join("skills").join("a");
+        std::fs::create_dir_all(&folder).expect("folder");
+        std::fs::write(folder.join(SKILL_FILE), text).expect("write");
+        (root, folder)
+    }
+
+    #[test]
+    fn an_alias_bomb_in_the_front_matter_is_refused_not_expanded() {
+        let mut text = String::from("---\nname: a\ndescription: d\nx0: &x0 \"");
+        text.push_str(&"y".repeat(1000));
+        text.push_str("\"\n");
+        for level in 1..12 {
+            let prev = level - 1;
+            text.push_str(&format!(
+                "x{level}: &x{level} [{}]\n",
+                vec![format!("*x{prev}"); 10].join(", ")
+            ));
+        }
+        text.push_str("---\nbody\n");
+        let (_root, folder) = skill_dir(&text);
+        let issues =
+            read_skill(&folder, &folder.join(SKILL_FILE), &BTreeSet::new()).expect_err("refused");
+        assert!(issues.iter().all(|i| i.position.line >= 2), "{issues:?}");
+    }
+
+    #[test]
+    fn a_skill_reads_its_front_matter_and_instructions() {
+        let (_root, folder) = skill_dir(
+            "---\nname: a\ndescription: \"Say \\\"hi\\\" to C:\\\\x\"\nmetadata:\n  requires: \"@demo\"\n---\n\nSteps.\n",
+        );
+        let servers = BTreeSet::from(["demo"]);
+        let skill = read_skill(&folder, &folder.join(SKILL_FILE), &servers).expect("read");
+        assert_eq!(skill.description, "Say \"hi\" to C:\\x");
+        assert_eq!(
+            skill.requires,
+            vec![SkillRequirement::Server("demo".into())]
+        );
+        assert_eq!(skill.document.expect("document").instructions, "Steps.");
     }
 
     #[test]

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use capa_server::http::{CallRequest, DescribeApiRequest, SearchApiRequest, ToolListing};
+pub use capa_server::http::{
+    CallRequest, DescribeApiRequest, SearchApiRequest, SkillListing, ToolListing,
+};
 
 /// An API error: a stable `code` to match on and a `message` for a person.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

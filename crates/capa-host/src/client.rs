@@ -15,8 +15,8 @@ pub use remote::RemoteHub;
 pub use waiting::call_when_decided;
 
 use crate::api::{
-    CallAnswer, CallRequest, DescribeApiRequest, LookupAnswer, SearchApiRequest, SourceView,
-    ToolListing,
+    CallAnswer, CallRequest, DescribeApiRequest, LookupAnswer, SearchApiRequest, SkillListing,
+    SourceView, ToolListing,
 };
 use crate::running::{ClientError, RunningHub};
 
@@ -30,6 +30,8 @@ pub trait HubClient {
     async fn sources(&self) -> Result<Vec<SourceView>, ClientError>;
     /// The catalog as a person lists it (denied tools included, marked).
     async fn tools(&self) -> Result<Vec<ToolListing>, ClientError>;
+    /// Every skill, active or not.
+    async fn skills(&self) -> Result<Vec<SkillListing>, ClientError>;
     /// One call through the authorizer.
     async fn call(&self, request: CallRequest) -> Result<CallAnswer, ClientError>;
     /// Code mode's `search` lookup.
@@ -74,6 +76,13 @@ impl HubClient for OpenHub {
         match self {
             Self::Running(r) => r.tools().await,
             Self::Local(l) => l.tools().await,
+        }
+    }
+
+    async fn skills(&self) -> Result<Vec<SkillListing>, ClientError> {
+        match self {
+            Self::Running(r) => r.skills().await,
+            Self::Local(l) => l.skills().await,
         }
     }
 

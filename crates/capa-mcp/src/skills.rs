@@ -107,14 +107,13 @@ pub(crate) fn file_from_read(listed: Skill, read: &ReadResourceResult) -> Option
         "description".into(),
         Value::from(listed.frontmatter.description.clone()),
     );
-    Some(SkillFile {
-        name: listed.frontmatter.name,
-        description: listed.frontmatter.description,
-        digest: format!("sha256:{}", capa_core::digest::sha256_hex(text.as_bytes())),
-        uri: listed.uri,
+    Some(SkillFile::new(
+        listed.frontmatter.name,
+        listed.frontmatter.description,
+        listed.uri,
         text,
         front_matter,
-    })
+    ))
 }
 
 fn unknown_uri(what: &str, uri: &str) -> ErrorData {

@@ -25,8 +25,8 @@ use crate::guard::{self, Guard};
 use crate::ui::UiAccess;
 
 pub use crate::api::{
-    CallRequest, DescribeApiRequest, MAX_APPROVAL_WAIT, SearchApiRequest, ToolListing, call_json,
-    describe_json, search_json, tool_listings,
+    CallRequest, DescribeApiRequest, MAX_APPROVAL_WAIT, SearchApiRequest, SkillListing,
+    ToolListing, call_json, describe_json, search_json, skill_listings, tool_listings,
 };
 
 /// The port `capa hub serve` listens on unless told otherwise.

@@ -28,6 +28,7 @@ import {
   type SourceLogPage,
   type SourceStatus,
   type SourceSwitchResult,
+  type SkillListing,
   type ToolListing,
   type ToolSwitchState,
 } from './types';
@@ -214,6 +215,10 @@ export class HttpBackend implements Backend {
 
   async tools(): Promise<ToolListing[]> {
     return listOf<ToolListing>(await this.request('GET', '/api/tools'), 'tools');
+  }
+
+  async skills(): Promise<SkillListing[]> {
+    return listOf<SkillListing>(await this.request('GET', '/api/skills'), 'skills');
   }
   setSourceEnabled(id: string, enabled: boolean): Promise<SourceSwitchResult> {
     return this.request<SourceSwitchResult>('PUT', `/api/sources/${enc(id)}/enabled`, { enabled });

@@ -138,6 +138,22 @@ export interface ToolListing {
   policy: Decision | string;
 }
 
+/** `GET /api/skills` (docs/skills.md). */
+export interface SkillListing {
+  name: string;
+  description: string;
+  active: boolean;
+  /** Its SKILL.md, or the capabilities file that declares it. */
+  file: string;
+  requires: string[];
+  /** The tool addresses its `requires` resolve to now. */
+  tools: string[];
+  /** Its SKILL.md's URI when MCP clients are served it. */
+  uri?: string;
+  /** The instructions of a skill written as a SKILL.md. */
+  instructions?: string;
+}
+
 export interface PolicyRule {
   pattern: string;
   connection?: string;
@@ -404,6 +420,7 @@ export interface Backend {
   signIn(id: string, connection?: string): Promise<SignInStarted>;
 
   tools(): Promise<ToolListing[]>;
+  skills(): Promise<SkillListing[]>;
   /** On/off switches: a source (`disabled: true` in its file), tools (deny rules), and every
    * tool of a source not declared read-only. */
   setSourceEnabled(id: string, enabled: boolean): Promise<SourceSwitchResult>;

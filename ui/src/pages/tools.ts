@@ -1,5 +1,5 @@
-// Tools: the hub's own search, with how it ranks now (lib/search-status.ts), and each tool by
-// source with its on/off switch and policy (allow / ask / deny). A tool off is a deny rule for its
+// Tools: the hub's own search, with how it ranks now (lib/search-status.ts), the skills
+// (skills-section.ts), and each tool by source with its on/off switch and policy (allow / ask / deny). A tool off is a deny rule for its
 // address; turning it on removes that rule. "Turn off all write tools" turns off every tool its
 // server does not declare read-only.
 import type { Decision, PolicyView, SourceStatus, ToolListing } from '../backend/types';
@@ -7,6 +7,7 @@ import { clear, errorText, h, notice } from '../lib/dom';
 import { searchStatusView, watchSearchStatus } from '../lib/search-status';
 import { declaredReadOnly, switchControl, toolSwitch } from '../lib/switch';
 import type { Page, PageContext } from './page';
+import { skillsSection } from './skills-section';
 
 const DECISIONS: Decision[] = ['allow', 'ask', 'deny'];
 
@@ -157,8 +158,15 @@ export function toolsPage({ backend }: PageContext): Page {
   const refresh = async () => {
     void statusWatch.refresh();
     try {
-      const [tools, policy, sources] = await Promise.all([backend.tools(), backend.policy(), backend.sources()]);
+      const [tools, policy, sources, skills] = await Promise.all([
+        backend.tools(),
+        backend.policy(),
+        backend.sources(),
+        backend.skills(),
+      ]);
       clear(list);
+      const skillsCard = skillsSection(skills);
+      if (skillsCard) list.append(skillsCard);
       const ids = [...new Set([...sources.map((s) => s.id), ...tools.map((t) => t.source)])];
       list.append(
         ids.length

@@ -23,7 +23,10 @@ impl Hub {
         let request = request.clone();
         // Embedding the query is CPU work (milliseconds), and the first search after an idle
         // spell loads the model first (about 0.2 s, 90 MB read): off the async runtime.
-        let skills = if request.namespace.is_none() {
+        // Only for a query `search` takes: its length is checked there.
+        let skills = if request.namespace.is_none()
+            && request.query.chars().count() <= lookup::MAX_QUERY_CHARS
+        {
             self.skills_for_query(&request.query)
         } else {
             None
@@ -59,8 +62,19 @@ impl Hub {
             return self.describe_tools(targets).await;
         }
         let mut parts = Vec::new();
+        let mut described: Vec<&str> = Vec::new();
         for skill in skills {
             let name = skill.trim()[super::skill_files::SKILL_TARGET_PREFIX.len()..].trim();
+            if name.chars().count() > super::skill_files::MAX_SKILL_NAME_CHARS {
+                return Err(LookupError::InvalidArguments(format!(
+                    "`skill:<name>` names a skill of at most {} characters",
+                    super::skill_files::MAX_SKILL_NAME_CHARS
+                )));
+            }
+            if described.contains(&name) {
+                continue;
+            }
+            described.push(name);
             parts.push(self.describe_skill(name).await?);
         }
         if !tools.is_empty() {

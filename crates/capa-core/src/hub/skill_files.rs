@@ -18,6 +18,8 @@ use crate::lookup::{self, LookupError};
 pub const SKILL_URI_PREFIX: &str = "skill://";
 /// How `describe` and the sandbox name a skill.
 pub const SKILL_TARGET_PREFIX: &str = "skill:";
+/// Longer than any skill name (the format allows 64 characters).
+pub(super) const MAX_SKILL_NAME_CHARS: usize = 64;
 /// Skills a `search` answer lists at most.
 const MAX_SKILLS_IN_SEARCH: usize = 3;
 
@@ -42,11 +44,28 @@ impl SkillFile {
             Some(document) => (document.text.clone(), document.front_matter.clone()),
             None => written_for(skill),
         };
+        Self::new(
+            skill.id.clone(),
+            skill.description.clone(),
+            skill_uri(&skill.id),
+            text,
+            front_matter,
+        )
+    }
+
+    /// A SKILL.md at `uri` with its `text`; the digest is computed here.
+    pub fn new(
+        name: String,
+        description: String,
+        uri: String,
+        text: String,
+        front_matter: Map<String, Value>,
+    ) -> Self {
         Self {
-            name: skill.id.clone(),
-            description: skill.description.clone(),
-            uri: skill_uri(&skill.id),
             digest: format!("sha256:{}", crate::digest::sha256_hex(text.as_bytes())),
+            name,
+            description,
+            uri,
             text,
             front_matter,
         }
@@ -107,11 +126,6 @@ impl Hub {
             .collect()
     }
 
-    /// The SKILL.md at `uri` (`skill://<name>/SKILL.md`), when an active skill has it.
-    pub fn skill_file(&self, uri: &str) -> Option<SkillFile> {
-        self.skill_files().into_iter().find(|f| f.uri == uri)
-    }
-
     /// `describe("skill:<name>")`: the skill's instructions, then the declarations of the tools
     /// it requires (as `describe` gives them, within its budget).
     pub(super) async fn describe_skill(&self, name: &str) -> Result<String, LookupError> {
@@ -140,26 +154,46 @@ impl Hub {
             text.push_str(&document.instructions);
             text.push('\n');
         }
-        let tools = self.skill_tools(&skill.id).unwrap_or_default();
+        let mut tools = self.skill_tools(&skill.id).unwrap_or_default();
+        // Tools the policy denies are not described (describe would refuse them as unknown).
+        let catalog = self.catalog();
+        let policy = self.policy();
+        let before = tools.len();
+        tools.retain(|address| {
+            catalog
+                .tools()
+                .iter()
+                .find(|t| &t.address == address)
+                .is_some_and(|t| policy.verdict(t, None).decision != crate::policy::Decision::Deny)
+        });
+        let hidden = before - tools.len();
+        if hidden > 0 {
+            let _ = writeln!(text, "// {hidden} of its tools are hidden by your policy.");
+        }
         if tools.is_empty() {
             return Ok(text);
         }
         // The tools themselves when they fit describe's targets, else their namespaces.
         let mut targets: Vec<String> = tools.iter().map(ToString::to_string).collect();
         if targets.len() > lookup::MAX_TARGETS {
-            targets = tools.iter().map(|t| t.namespace.clone()).collect();
-            targets.dedup();
-            targets.truncate(lookup::MAX_TARGETS);
+            targets.clear();
+            for tool in &tools {
+                if !targets.contains(&tool.namespace) {
+                    targets.push(tool.namespace.clone());
+                }
+            }
+            if targets.len() > lookup::MAX_TARGETS {
+                let _ = writeln!(
+                    text,
+                    "// It uses {} sources; describe the others by name: {}.",
+                    targets.len(),
+                    targets[lookup::MAX_TARGETS..].join(", ")
+                );
+                targets.truncate(lookup::MAX_TARGETS);
+            }
         }
         text.push('\n');
-        match self.describe_tools(&targets).await {
-            Ok(declarations) => text.push_str(&declarations),
-            // Every tool hidden by policy: the instructions still stand.
-            Err(LookupError::UnknownTarget(_)) => {
-                text.push_str("// Its tools are hidden by your policy.\n");
-            }
-            Err(other) => return Err(other),
-        }
+        text.push_str(&self.describe_tools(&targets).await?);
         Ok(text)
     }
 

@@ -9,8 +9,8 @@ use serde::de::DeserializeOwned;
 
 use super::HubClient;
 use crate::api::{
-    CallAnswer, CallRequest, DescribeApiRequest, LookupAnswer, SearchApiRequest, SourceView,
-    ToolListing,
+    CallAnswer, CallRequest, DescribeApiRequest, LookupAnswer, SearchApiRequest, SkillListing,
+    SourceView, ToolListing,
 };
 use crate::running::ClientError;
 
@@ -51,6 +51,10 @@ impl HubClient for LocalHub {
 
     async fn tools(&self) -> Result<Vec<ToolListing>, ClientError> {
         Ok(capa_server::http::tool_listings(&self.hub))
+    }
+
+    async fn skills(&self) -> Result<Vec<SkillListing>, ClientError> {
+        Ok(capa_server::http::skill_listings(&self.hub))
     }
 
     async fn call(&self, request: CallRequest) -> Result<CallAnswer, ClientError> {

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::HubClient;
 use crate::api::{
     Ack, CallAnswer, CallRequest, ConfigView, DescribeApiRequest, LookupAnswer, PendingList,
-    PolicyReload, SearchApiRequest, SourceView, ToolListing, UiLinkRequest,
+    PolicyReload, SearchApiRequest, SkillListing, SourceView, ToolListing, UiLinkRequest,
 };
 use crate::running::{ClientError, RunningHub};
 
@@ -86,6 +86,10 @@ impl HubClient for RemoteHub {
 
     async fn tools(&self) -> Result<Vec<ToolListing>, ClientError> {
         self.running.get("/api/tools").await
+    }
+
+    async fn skills(&self) -> Result<Vec<SkillListing>, ClientError> {
+        self.running.get("/api/skills").await
     }
 
     async fn call(&self, request: CallRequest) -> Result<CallAnswer, ClientError> {

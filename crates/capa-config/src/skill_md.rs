@@ -6,7 +6,6 @@
 //!
 //! Each problem is reported with the SKILL.md's path and line, like a capabilities file's.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -14,7 +13,7 @@ use serde_json::{Map, Value};
 use crate::error::ConfigIssue;
 use crate::located::Position;
 use crate::resolved::{SkillConfig, SkillDocument, SkillRequirement};
-use crate::validate::{CheckedFile, DEMO_ID, Inherited, is_source_id};
+use crate::validate::{CheckedFile, Inherited, SkillServers, check_requirement, is_source_id};
 
 /// Where the format is explained; fixes that need it point there.
 const SKILLS_DOCS: &str = "docs/skills.md";
@@ -67,11 +66,10 @@ pub(crate) fn add_skill_files(
         ));
         return Err(issues);
     }
-    let mut servers: BTreeSet<&str> = checked.declared.iter().map(String::as_str).collect();
-    servers.insert(DEMO_ID);
-    if let Some(inherited) = inherited {
-        servers.extend(inherited.servers.iter().map(String::as_str));
-    }
+    let servers = SkillServers {
+        own: checked.declared.iter().map(String::as_str).collect(),
+        inherited,
+    };
     let mut added = Vec::new();
     for folder in folders {
         let file = folder.join(SKILL_FILE);
@@ -118,7 +116,7 @@ fn issue(file: &Path, line: u64, message: String, fix: &str) -> ConfigIssue {
 fn read_skill(
     folder: &Path,
     file: &Path,
-    servers: &BTreeSet<&str>,
+    servers: &SkillServers<'_>,
 ) -> Result<SkillConfig, Vec<ConfigIssue>> {
     let text = read_bounded(file).map_err(|message| {
         vec![issue(
@@ -183,7 +181,7 @@ fn read_skill(
             "say in a sentence what the skill does and when to use it: models read it to choose skills",
         ));
     }
-    let requires = requirements(&front_matter, file, servers, &mut issues);
+    let requires = requirements(&front_matter, folder_name, file, servers, &mut issues);
     if !issues.is_empty() {
         return Err(issues);
     }
@@ -201,11 +199,13 @@ fn read_skill(
     })
 }
 
-/// `metadata.requires`: `@server` or `server.tool`, separated by spaces.
+/// `metadata.requires`: `@server` or `server.tool`, separated by spaces, each checked as a
+/// capabilities file's `requires` entry is.
 fn requirements(
     front_matter: &Map<String, Value>,
+    skill: &str,
     file: &Path,
-    servers: &BTreeSet<&str>,
+    servers: &SkillServers<'_>,
     issues: &mut Vec<ConfigIssue>,
 ) -> Vec<SkillRequirement> {
     let Some(listed) = front_matter.get("metadata").and_then(|m| m.get("requires")) else {
@@ -222,27 +222,13 @@ fn requirements(
     };
     let mut requires: Vec<SkillRequirement> = Vec::new();
     for word in listed.split_whitespace() {
-        match SkillRequirement::parse(word) {
-            Some(requirement) if servers.contains(requirement.server()) => {
+        match check_requirement(word, skill, servers) {
+            Ok(requirement) => {
                 if !requires.contains(&requirement) {
                     requires.push(requirement);
                 }
             }
-            Some(requirement) => issues.push(issue(
-                file,
-                2,
-                format!(
-                    "`metadata.requires` names `{word}`, but no server `{}` is declared",
-                    requirement.server()
-                ),
-                "declare the server in the capabilities file beside the skills folder, or fix the name",
-            )),
-            None => issues.push(issue(
-                file,
-                2,
-                format!("`{word}` in `metadata.requires` is neither `@server` nor `server.tool`"),
-                "write `@github` for every tool the server exposes, or `github.create_issue` for one remote tool",
-            )),
+            Err((message, fix)) => issues.push(issue(file, 2, message, &fix)),
         }
     }
     requires
@@ -281,10 +267,7 @@ fn split_front_matter(text: &str) -> Option<(&str, &str)> {
 
 /// The file's text, refused past [`MAX_SKILL_BYTES`] or when it is not UTF-8.
 fn read_bounded(file: &Path) -> Result<String, String> {
-    use std::io::Read as _;
-    let mut bytes = Vec::new();
-    std::fs::File::open(file)
-        .and_then(|f| f.take(MAX_SKILL_BYTES as u64 + 1).read_to_end(&mut bytes))
+    let bytes = crate::yaml::read_capped(file, MAX_SKILL_BYTES)
         .map_err(|e| format!("cannot read it: {e}"))?;
     if bytes.len() > MAX_SKILL_BYTES {
         return Err(format!("it is larger than {MAX_SKILL_BYTES} bytes"));
@@ -307,6 +290,14 @@ mod tests {
             split_front_matter("---\nname: a\n").is_none(),
             "never closed"
         );
+    }
+
+    /// Only the demo source, which a skill may always name.
+    fn no_servers() -> SkillServers<'static> {
+        SkillServers {
+            own: Vec::new(),
+            inherited: None,
+        }
     }
 
     fn skill_dir(text: &str) -> (tempfile::TempDir, PathBuf) {
@@ -332,7 +323,7 @@ mod tests {
         text.push_str("---\nbody\n");
         let (_root, folder) = skill_dir(&text);
         let issues =
-            read_skill(&folder, &folder.join(SKILL_FILE), &BTreeSet::new()).expect_err("refused");
+            read_skill(&folder, &folder.join(SKILL_FILE), &no_servers()).expect_err("refused");
         assert!(issues.iter().all(|i| i.position.line >= 2), "{issues:?}");
     }
 
@@ -341,8 +332,7 @@ mod tests {
         let (_root, folder) = skill_dir(
             "---\nname: a\ndescription: \"Say \\\"hi\\\" to C:\\\\x\"\nmetadata:\n  requires: \"@demo\"\n---\n\nSteps.\n",
         );
-        let servers = BTreeSet::from(["demo"]);
-        let skill = read_skill(&folder, &folder.join(SKILL_FILE), &servers).expect("read");
+        let skill = read_skill(&folder, &folder.join(SKILL_FILE), &no_servers()).expect("read");
         assert_eq!(skill.description, "Say \"hi\" to C:\\x");
         assert_eq!(
             skill.requires,

@@ -9,23 +9,25 @@ use std::time::Duration;
 use crate::error::ConfigIssue;
 use crate::file::{
     CapabilitiesFile, ExposePolicy, ExposureMode, SemanticSearch, ServerDef, ServerEntry,
-    SkillEntry,
 };
 use crate::located::{Located, Position};
 use crate::resolved::{
-    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SkillConfig, SkillRequirement,
-    SourceConfig, SourceScope, SourceTransport, ToolSelection,
+    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SkillConfig, SourceConfig,
+    SourceScope, SourceTransport, ToolSelection,
 };
 use crate::secret_ref;
 
 mod oauth;
+mod skills;
 use self::oauth::check_oauth;
+use self::skills::check_skills;
+pub(crate) use self::skills::{SkillServers, check_requirement};
 
 /// Namespaces the hub keeps for itself.
 pub const RESERVED_IDS: &[&str] = &["hub", "capa", "capabilities", DEMO_ID];
 
 /// The built-in source, which skills may name without declaring it.
-pub(crate) const DEMO_ID: &str = "demo";
+const DEMO_ID: &str = "demo";
 
 /// What one checked file contributes to the hub's configuration.
 #[derive(Debug, Clone)]
@@ -445,143 +447,4 @@ fn explicit_tools(
         });
     }
     by_server
-}
-
-fn check_skills(
-    checker: &mut Checker<'_>,
-    entries: &[SkillEntry],
-    servers: &BTreeMap<String, Position>,
-    inherited: Option<Inherited<'_>>,
-) -> Vec<SkillConfig> {
-    let mut seen: BTreeMap<String, Position> = BTreeMap::new();
-    let mut skills = Vec::new();
-    for entry in entries {
-        let id = &entry.id;
-        if !is_source_id(id) {
-            checker.issue(
-                id.position,
-                format!("skill id {:?} is not a valid name", id.value),
-                "use lower-case letters, digits, `-` and `_`, starting with a letter (at most 64 characters), for example `triage`",
-            );
-        }
-        if let Some(first) = seen.get(id.as_str()) {
-            let first_line = first.line;
-            checker.issue(
-                id.position,
-                format!(
-                    "skill id `{}` is already used on line {first_line}",
-                    id.value
-                ),
-                "give each skill its own id",
-            );
-        } else {
-            seen.insert(id.value.clone(), id.position);
-        }
-        if entry.description.trim().is_empty() {
-            checker.issue(
-                entry.description.position,
-                format!("skill `{}` has an empty `description`", id.value),
-                "say in a sentence what the skill is for: models read it to choose skills",
-            );
-        }
-        let requires = skill_requirements(checker, entry, servers, inherited);
-        skills.push(SkillConfig {
-            id: id.value.clone(),
-            description: entry.description.value.clone(),
-            requires,
-            active: !entry.disabled,
-            file: checker.file.to_path_buf(),
-            document: None,
-        });
-    }
-    skills
-}
-
-fn skill_requirements(
-    checker: &mut Checker<'_>,
-    entry: &SkillEntry,
-    servers: &BTreeMap<String, Position>,
-    inherited: Option<Inherited<'_>>,
-) -> Vec<SkillRequirement> {
-    const FORMS: &str = "write `@github` for every tool the server exposes, or `github.create_issue` for one remote tool";
-    let skill = entry.id.as_str();
-    if entry.requires.is_empty() {
-        checker.issue(
-            entry.requires.position,
-            format!("skill `{skill}` has an empty `requires` list"),
-            "list the tools it needs: `github.create_issue` for one remote tool, `@github` for every tool the server exposes",
-        );
-    }
-    let mut requires = Vec::new();
-    for text in entry.requires.iter() {
-        let position = text.position;
-        let Some(requirement) = SkillRequirement::parse(text) else {
-            checker.issue(
-                position,
-                format!("`{}` in the `requires` of skill `{skill}` is neither `@server` nor `server.tool`", text.value),
-                FORMS,
-            );
-            continue;
-        };
-        let server = requirement.server();
-        if !is_source_id(server) {
-            checker.issue(
-                position,
-                format!("`{}` in the `requires` of skill `{skill}`: `{server}` is not a valid server id", text.value),
-                FORMS,
-            );
-            continue;
-        }
-        if let SkillRequirement::Tool { tool, .. } = &requirement
-            && tool.contains(char::is_whitespace)
-        {
-            checker.issue(
-                position,
-                format!("`{}` in the `requires` of skill `{skill}`: the tool name has spaces", text.value),
-                "write the remote tool name as the server advertises it, for example `github.create_issue`",
-            );
-            continue;
-        }
-        let declared = servers.contains_key(server)
-            || server == DEMO_ID
-            || inherited.is_some_and(|i| i.servers.contains(server));
-        if !declared {
-            let mut known: Vec<&str> = servers.keys().map(String::as_str).collect();
-            if let Some(inherited) = inherited {
-                known.extend(inherited.servers.iter().map(String::as_str));
-            }
-            known.sort_unstable();
-            known.dedup();
-            let where_ = match inherited {
-                Some(i) => format!("this file or {}", i.file.display()),
-                None => "this file".to_owned(),
-            };
-            checker.issue(
-                position,
-                format!(
-                    "skill `{skill}` requires `{}`, but no server `{server}` is declared in {where_}",
-                    text.value
-                ),
-                if known.is_empty() {
-                    format!("declare the server `{server}` under `servers:` first")
-                } else {
-                    format!(
-                        "use one of the declared server ids ({}), or declare `{server}` under `servers:`",
-                        known.join(", ")
-                    )
-                },
-            );
-            continue;
-        }
-        if requires.contains(&requirement) {
-            checker.issue(
-                position,
-                format!("`{requirement}` is listed twice in the `requires` of skill `{skill}`"),
-                "list each requirement once",
-            );
-            continue;
-        }
-        requires.push(requirement);
-    }
-    requires
 }

@@ -78,7 +78,7 @@ describe('code mode: search and describe', () => {
       },
     });
     const envelope = result.structuredContent;
-    assert.equal(envelope.status, 'completed', JSON.stringify(envelope));
+    assert.equal(envelope.status, 'completed', `${JSON.stringify(envelope)}\n${conn.stderr()}`);
     assert.deepEqual(envelope.result, { me: 'get_me', repos: 'language:rust' });
     assert.deepEqual(envelope.calls.map((c) => [c.address, c.ok]), [
       ['github.get_me', true],
@@ -141,5 +141,66 @@ describe('code mode: search and describe', () => {
     });
     assert.equal(unknown.isError, true);
     assert.match(resultText(unknown), /unknown namespace `gihub`\. Did you mean github\?/);
+  });
+});
+
+// A source that is not ready when new code runs: restarting after its first start failed, or
+// waiting for a connection. The run waits for a source its code reads (a bounded time) rather
+// than meeting a bare `ReferenceError`, and says which source and why when it stays missing.
+describe('code mode: sources not ready when the code runs', () => {
+  let sandbox;
+  let conn;
+  let client;
+
+  before(async () => {
+    sandbox = await makeSandbox('capa-code-unready-');
+    const marker = path.join(sandbox.root, 'started-once');
+    // First start: exits at once (the hub sees it down and retries). Second: two seconds late,
+    // so the client's first execute comes while it is still starting.
+    const flaky = [
+      `if [ -e "$1" ]; then sleep 2; exec "$2" "$3" github; fi`,
+      'touch "$1"; exit 1',
+    ].join('\n');
+    const configFile = await writeCapabilities(sandbox.configDir, {
+      options: { toolExposure: 'code' },
+      servers: [
+        { id: 'flaky', command: 'sh', args: ['-c', flaky, 'sh', marker, NODE, CATALOG_SERVER] },
+        {
+          id: 'locked',
+          command: NODE,
+          args: [CATALOG_SERVER, 'github'],
+          env: { TOKEN: '${secret:locked_token_never_set}' },
+        },
+      ],
+    });
+    conn = await connectStdio({ configFile, sandbox, name: 'e2e-code-unready' });
+    client = conn.client;
+  });
+
+  after(async () => {
+    await closeClient(conn);
+    await cleanup();
+    await removeSandboxes();
+  });
+
+  it('waits for a source the code reads that is restarting, then runs', async () => {
+    const result = await client.callTool({
+      name: 'execute',
+      arguments: { code: 'const me = await flaky.get_me({});\nreturn me.tool;' },
+    });
+    const envelope = result.structuredContent;
+    assert.equal(envelope.status, 'completed', `${JSON.stringify(envelope)}\n${conn.stderr()}`);
+    assert.equal(envelope.result, 'get_me');
+  });
+
+  it('names the source and why when its global is missing', async () => {
+    const result = await client.callTool({
+      name: 'execute',
+      arguments: { code: 'return await locked.get_me({});' },
+    });
+    const envelope = result.structuredContent;
+    assert.equal(envelope.status, 'failed', JSON.stringify(envelope));
+    assert.equal(envelope.error.code, 'source_not_ready', JSON.stringify(envelope));
+    assert.match(envelope.error.message, /^`locked` is not defined because the source locked needs its connection/);
   });
 });

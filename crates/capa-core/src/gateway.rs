@@ -33,6 +33,10 @@ impl Gateway for HubGateway {
         self.0.catalog()
     }
 
+    fn source_ids(&self) -> Vec<String> {
+        self.0.source_ids()
+    }
+
     fn hidden(&self, tool: &CatalogTool) -> bool {
         self.0.listing_verdict(tool).decision == Decision::Deny
     }

@@ -10,9 +10,10 @@ use capa_sandbox::{
 };
 use capa_store::{InputKind, RunRecord, RunState, Store};
 
+use crate::absent;
 use crate::context::RunnerContext;
 use crate::envelope::{self, Envelope, EnvelopeStatus};
-use crate::gateway::Gateway;
+use crate::gateway::{Gateway, Unready};
 use crate::handles;
 use crate::host::RunHost;
 use crate::ownership::{Progress, progress};
@@ -74,6 +75,8 @@ struct Attempt {
     seed: u64,
     clock_start_ms: i64,
     client: Option<String>,
+    /// Sources the code names that were still missing when the run started.
+    unready: Vec<Unready>,
 }
 
 /// Why an `execute` got no envelope.
@@ -139,6 +142,18 @@ impl<G: Gateway> Runner<G> {
         options: ExecuteOptions,
     ) -> Envelope {
         self.gateway.startup_done().await;
+        // A source restarting (or slow to start) is waited for, a bounded time, when the code
+        // reads its global; otherwise the code would meet a bare ReferenceError.
+        let named = absent::named_sources_without_tools(
+            &code,
+            &self.gateway.source_ids(),
+            &self.gateway.catalog(),
+        );
+        let unready = if named.is_empty() {
+            Vec::new()
+        } else {
+            self.gateway.wait_for_sources(named).await
+        };
         let run_id = crate::ids::new_run_id();
         let seed = crate::ids::new_seed();
         let started = now_ms();
@@ -175,6 +190,7 @@ impl<G: Gateway> Runner<G> {
             seed,
             clock_start_ms: started,
             client,
+            unready,
         };
         let lock = self.slots().lock_of(&run_id);
         let _held = lock.lock().await;
@@ -233,7 +249,13 @@ impl<G: Gateway> Runner<G> {
                 if output.status == RunStatus::Suspended {
                     self.paused_envelope(&run_id, output, prepared.notices)
                 } else {
-                    Envelope::from_run(&run_id, output, prepared.notices)
+                    let mut envelope = Envelope::from_run(&run_id, output, prepared.notices);
+                    if let Some(error) = envelope.error.as_ref()
+                        && let Some(explained) = absent::explain(error, &attempt.unready)
+                    {
+                        envelope.error = Some(explained);
+                    }
+                    envelope
                 }
             }
         };
@@ -388,6 +410,7 @@ impl<G: Gateway> Runner<G> {
                     seed: run.seed,
                     clock_start_ms: run.clock_start_ms,
                     client: run.client,
+                    unready: Vec::new(),
                 },
                 options,
             )

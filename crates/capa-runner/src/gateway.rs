@@ -63,6 +63,9 @@ pub trait Gateway: Send + Sync + 'static {
     /// The tools now.
     fn catalog(&self) -> SharedCatalog;
 
+    /// The ids of the sources this hub is configured with, whether they have tools now or not.
+    fn source_ids(&self) -> Vec<String>;
+
     /// Whether the policy hides `tool` from listings (a denied tool is no sandbox global).
     fn hidden(&self, tool: &CatalogTool) -> bool;
 

@@ -11,6 +11,7 @@
 //! The runner reaches tools only through a [`Gateway`]: the hub implements it (catalog,
 //! authorizer, calls, lookups, pending inputs); the runner never sees the hub itself.
 
+mod absent;
 mod context;
 mod envelope;
 mod execute;

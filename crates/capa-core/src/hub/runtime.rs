@@ -58,6 +58,11 @@ impl Hub {
             .clone()
     }
 
+    /// The ids of the sources served now, off ones included.
+    pub(crate) fn source_ids(&self) -> Vec<String> {
+        self.source_defs().into_iter().map(|d| d.id).collect()
+    }
+
     /// The capabilities files this hub reads: those it started with, plus any file a source
     /// was added from since (the app's Sources page creates the global file with the first
     /// source a person adds). `capa mcp` and the CLI forward to this hub when these are theirs.

@@ -323,12 +323,15 @@ describe('hub over Streamable HTTP', () => {
       assert.equal(modern.getNegotiatedProtocolVersion(), '2026-07-28');
       assert.equal(client.transport.protocolVersion, '2025-11-25');
       for (const [era, c] of [['2025-11-25', client], ['2026-07-28', modern]]) {
-        const call = await medianMs(() => c.callTool({ name: 'demo.add', arguments: { a: 1, b: 2 } }));
-        assert.ok(call < 15, `${era}: tools/call took ${call.toFixed(1)} ms (median of 15)`);
+        // A delayed-ACK stall (Nagle's algorithm against a delayed ACK) holds *every* request
+        // for about 40 ms, so the fastest of 15 shows it whatever the machine's load; a busy
+        // machine slows some calls, not all of them, and only speed is docs/benchmarks.md's.
+        const call = await fastestMs(() => c.callTool({ name: 'demo.add', arguments: { a: 1, b: 2 } }));
+        assert.ok(call < STALL_MS, `${era}: the fastest of 15 tools/call took ${call.toFixed(1)} ms`);
         // 2026-07-28 has no `ping`.
         if (era === '2025-11-25') {
-          const ping = await medianMs(() => c.ping());
-          assert.ok(ping < 15, `${era}: ping took ${ping.toFixed(1)} ms (median of 15)`);
+          const ping = await fastestMs(() => c.ping());
+          assert.ok(ping < STALL_MS, `${era}: the fastest of 15 pings took ${ping.toFixed(1)} ms`);
         }
       }
     } finally {
@@ -342,8 +345,11 @@ describe('hub over Streamable HTTP', () => {
   });
 });
 
-/** Median wall time in ms of 15 sequential calls, after 3 to warm the connection. */
-async function medianMs(fn) {
+/** Below the 40 ms of a delayed-ACK stall, with room for a loaded machine. */
+const STALL_MS = 30;
+
+/** Shortest wall time in ms of 15 sequential calls, after 3 to warm the connection. */
+async function fastestMs(fn) {
   for (let i = 0; i < 3; i++) await fn();
   const samples = [];
   for (let i = 0; i < 15; i++) {
@@ -351,6 +357,5 @@ async function medianMs(fn) {
     await fn();
     samples.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
+  return Math.min(...samples);
 }

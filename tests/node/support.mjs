@@ -372,8 +372,8 @@ export async function waitForSourcesReady(hub, ids, timeoutMs = 20000) {
 }
 
 /** A connected TS SDK client over Streamable HTTP with the hub's bearer token. */
-export async function connectHttp(hub, { name = 'e2e-http' } = {}) {
-  const transport = new StreamableHTTPClientTransport(new URL(hub.mcpUrl), {
+export async function connectHttp(hub, { name = 'e2e-http', path = '/mcp' } = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${hub.url}${path}`), {
     requestInit: { headers: { Authorization: `Bearer ${hub.token}` } },
   });
   const client = new Client({ name, version: '1.0.0' });
@@ -385,10 +385,10 @@ export async function connectHttp(hub, { name = 'e2e-http' } = {}) {
  * A connected TS SDK client over stdio, spawning `capa --config FILE mcp`.
  * Returns {client, transport, stderr()}; `client.close()` stops the child.
  */
-export async function connectStdio({ configFile, sandbox, name = 'e2e-stdio' }) {
+export async function connectStdio({ configFile, sandbox, name = 'e2e-stdio', mcpArgs = [] }) {
   const transport = new StdioClientTransport({
     command: CAPA_BIN,
-    args: ['--config', configFile, 'mcp'],
+    args: ['--config', configFile, 'mcp', ...mcpArgs],
     env: sandbox.env,
     stderr: 'pipe',
   });

@@ -10,7 +10,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, realpathSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -135,6 +135,8 @@ describe('Clients page with a fake HOME', { skip }, () => {
     sandbox.env.CAPA_BROWSER = opened.script;
     delete sandbox.env.CAPA_NO_BROWSER;
     const configFile = await writeCapabilities(sandbox.configDir, { options: { demo: true, toolExposure: 'code' } });
+    // A named profile a client can be connected to (docs/profiles.md).
+    await appendFile(configFile, 'profiles:\n  review:\n    toolExposure: search\n    sources: [demo]\n');
     hub = await startHub({ configFile, sandbox });
     capa = realpathSync(CAPA_BIN);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -283,5 +285,26 @@ describe('Clients page with a fake HOME', { skip }, () => {
     assert.match(line, new RegExp(`^capa: ${escape(capa)} mcp - [✓✔] Connected$`), out.stdout);
     // The user's own server is still there and works, as Claude Code reads the file.
     assert.match(out.stdout, new RegExp(`^mine: ${escape(NODE)} ${escape(EVERYTHING_JS)} stdio - [✓✔] Connected$`, 'm'));
+  });
+
+  it('switches Claude Code to a named profile: the entry runs capa mcp --profile, and Claude Code connects', async () => {
+    await page.getByRole('link', { name: 'Clients' }).click();
+    await card('claude-code').locator('.hint', { hasText: 'over stdio, profile default' }).waitFor();
+    await card('claude-code').getByRole('combobox', { name: 'Profile for Claude Code' }).selectOption('review');
+    await card('claude-code').getByRole('button', { name: 'Connect Claude Code', exact: true }).click();
+    await card('claude-code').locator('pre.diff').waitFor();
+    const diff = await card('claude-code').locator('pre.diff').textContent();
+    assert.ok(diff.includes('"--profile"') && diff.includes('"review"'), diff);
+    await shot('clients-profile');
+    await card('claude-code').getByRole('button', { name: 'Apply' }).click();
+    await card('claude-code').locator('.hint', { hasText: 'over stdio, profile review' }).waitFor();
+    assert.deepEqual(JSON.parse(await read('claude-code')).mcpServers.capa, { command: capa, args: ['mcp', '--profile', 'review'] });
+    const listed = await hub.apiJson('/api/clients');
+    assert.deepEqual(listed.profiles, ['review']);
+    assert.equal(listed.clients.find((c) => c.id === 'claude-code').profile, 'review');
+    const env = { ...sandbox.env, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+    const out = spawnSync(NODE, [CLAUDE_CLI, 'mcp', 'list'], { env, cwd: sandbox.root, encoding: 'utf8', timeout: 120000 });
+    assert.equal(out.status, 0, `claude mcp list: ${out.stdout}\n${out.stderr}`);
+    assert.match(out.stdout, new RegExp(`^capa: ${escape(capa)} mcp --profile review - [✓✔] Connected$`, 'm'), out.stdout);
   });
 });

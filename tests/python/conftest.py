@@ -355,9 +355,15 @@ async def stdio_client_for(
 
 @asynccontextmanager
 async def http_client_for(
-    hub: RunningHub, *, mode: str = "auto", token: str | None = "hub", elicitation_callback: Any = None
+    hub: RunningHub,
+    *,
+    mode: str = "auto",
+    token: str | None = "hub",
+    elicitation_callback: Any = None,
+    path: str = "/mcp",
 ) -> AsyncIterator[Any]:
-    """The SDK's Client over Streamable HTTP, sending `Authorization: Bearer <token>`."""
+    """The SDK's Client over Streamable HTTP at `path` (a profile's is `/mcp/<name>`), sending
+    `Authorization: Bearer <token>`."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
@@ -367,7 +373,9 @@ async def http_client_for(
         headers["Authorization"] = f"Bearer {hub.token if token == 'hub' else token}"
     async with create_mcp_http_client(headers=headers) as http:
         async with Client(
-            streamable_http_client(hub.mcp_url, http_client=http), mode=mode, elicitation_callback=elicitation_callback
+            streamable_http_client(f"{hub.url}{path}", http_client=http),
+            mode=mode,
+            elicitation_callback=elicitation_callback,
         ) as client:
             yield client
 

@@ -35,7 +35,11 @@ pub(crate) enum Command {
     Hub(HubCommand),
     /// Serve MCP over stdin/stdout (what MCP clients start). Forwards to the running hub when
     /// one is up, otherwise runs a hub inside this process.
-    Mcp,
+    Mcp(McpArgs),
+    /// Named profiles: what one client sees (a mode, some sources and skills, stricter rules,
+    /// lower limits), served at /mcp/<name> and by `capa mcp --profile <name>` (docs/profiles.md).
+    #[command(subcommand)]
+    Profiles(ProfilesCommand),
     /// The upstream sources (MCP servers).
     #[command(subcommand)]
     Sources(SourcesCommand),
@@ -73,6 +77,24 @@ pub(crate) enum Command {
     Clients(ClientsCommand),
 }
 
+#[derive(Debug, clap::Args)]
+pub(crate) struct McpArgs {
+    /// Serve this named profile of the capabilities files instead of the hub's own
+    /// (`profiles:`; `capa profiles list` names them).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum ProfilesCommand {
+    /// Each profile: its mode, sources, skills, rules, limits and where clients reach it.
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum ClientsCommand {
     /// Each client's user-wide file and whether it is connected to the global hub.
@@ -97,6 +119,10 @@ pub(crate) struct ClientsArgs {
     /// Show the diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Connect to this named profile (`capa mcp --profile NAME`) instead of the default one
+    /// (docs/profiles.md). Connect only.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -13,6 +13,7 @@ mod login;
 mod lookup;
 mod mcp;
 mod policy;
+mod profiles;
 mod reload_notice;
 mod sh;
 mod skills;
@@ -40,7 +41,8 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Init(args) => init::run(args),
         Command::Hub(command) => hub::run(&cli.global, &paths, redactor, command).await,
-        Command::Mcp => mcp::run(&cli.global, &paths, redactor).await,
+        Command::Mcp(args) => mcp::run(&cli.global, &args, &paths, redactor).await,
+        Command::Profiles(command) => profiles::run(&cli.global, &paths, redactor, command).await,
         Command::Sources(command) => sources::sources(&cli.global, &paths, redactor, command).await,
         Command::Tools(command) => sources::tools(&cli.global, &paths, redactor, command).await,
         Command::Skills(command) => skills::run(&cli.global, &paths, redactor, command).await,
@@ -55,6 +57,6 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Policy(command) => policy::run(&paths, command).await,
         Command::Install(args) => install::run(&cli.global, &paths, redactor, args).await,
         Command::Ui(args) => ui::run(&paths, args).await,
-        Command::Clients(command) => clients::run(&paths, command),
+        Command::Clients(command) => clients::run(&cli.global, &paths, command),
     }
 }

@@ -10,6 +10,10 @@ use serde::Deserialize;
 
 use crate::located::Located;
 
+mod profiles;
+
+pub use profiles::{ProfileEntry, ProfileLimits, ProfileMode};
+
 /// A capabilities file: the sources (MCP servers) a hub serves, tool entries, skills and options.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -30,6 +34,11 @@ pub struct CapabilitiesFile {
     /// id; in `search` they have no effect.
     #[serde(default)]
     pub skills: Vec<SkillEntry>,
+    /// Named profiles: what one client sees (a mode, some of the sources and skills, a
+    /// stricter policy, lower limits), served at `/mcp/<name>` and by
+    /// `capa mcp --profile <name>`. Names as source ids; `default` is the hub's own.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Located<ProfileEntry>>,
     /// Hub options.
     #[serde(default)]
     pub options: Options,

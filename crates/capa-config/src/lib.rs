@@ -23,7 +23,8 @@ mod yaml;
 pub use error::{ConfigError, ConfigIssue};
 pub use file::{
     CapabilitiesFile, ExposePolicy, ExposureMode, OAuthClientDef, OAuthSetting, Options,
-    SearchOptions, SemanticSearch, ServerDef, ServerEntry, ServerKind, SkillEntry, ToolEntry,
+    ProfileEntry, ProfileLimits, ProfileMode, SearchOptions, SemanticSearch, ServerDef,
+    ServerEntry, ServerKind, SkillEntry, ToolEntry,
 };
 pub use load::{
     ConfigFiles, PROJECT_FILE_NAMES, ProjectOrigin, SelectError, find_project_file, load,
@@ -36,10 +37,10 @@ pub use policy_file::{
     render_policy, reset_all_policy_rules, reset_policy_rule, set_policy_rule,
 };
 pub use resolved::{
-    ExplicitTool, ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS,
-    OAuthConfig, ProjectConnections, SkillConfig, SkillDocument, SkillRequirement, SourceConfig,
-    SourceScope, SourceTransport, ToolSelection,
+    ExplicitTool, ExposureChoice, HubConfig, LoweredLimits, MAX_APPROVAL_TTL_MS,
+    MAX_UPSTREAM_TIMEOUT_MS, OAuthConfig, ProfileConfig, ProjectConnections, SkillConfig,
+    SkillDocument, SkillRequirement, SourceConfig, SourceScope, SourceTransport, ToolSelection,
 };
 pub use schema::json_schema;
 pub use skill_md::{MAX_SKILL_BYTES, SKILL_FILE, SKILLS_DIR, is_skill_name};
-pub use validate::{CheckedFile, RESERVED_IDS, is_source_id};
+pub use validate::{CheckedFile, DEFAULT_PROFILE, RESERVED_IDS, is_source_id, no_such_profile};

@@ -214,6 +214,11 @@ fn merge(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> HubConf
             config.skills.retain(|s| s.id != skill.id);
             config.skills.push(skill.clone());
         }
+        for profile in &file.profiles {
+            config
+                .profiles
+                .insert(profile.name.clone(), profile.clone());
+        }
         timeout = file.upstream_timeout.or(timeout);
         approval_ttl = file.approval_ttl.or(approval_ttl);
         config.demo = file.demo.unwrap_or(config.demo);
@@ -224,6 +229,17 @@ fn merge(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> HubConf
     config.upstream_timeout = timeout.unwrap_or(Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS));
     config.approval_ttl = approval_ttl.unwrap_or(Duration::from_millis(MAX_APPROVAL_TTL_MS));
     config.exposure = exposure_choice(global, project);
+    for profile in config.profiles.values() {
+        for skill in profile.skills.iter().flatten() {
+            if !config.skills.iter().any(|s| &s.id == skill) {
+                config.warnings.push(format!(
+                    "{}: profile `{}` names skill `{skill}`, which no file declares; the profile serves the others",
+                    profile.file.display(),
+                    profile.name
+                ));
+            }
+        }
+    }
     if !config.demo {
         for skill in config.skills.iter().filter(|s| s.active) {
             for requirement in skill.requires.iter().filter(|r| r.server() == "demo") {

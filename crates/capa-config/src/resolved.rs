@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::file::{ExposureMode, SemanticSearch};
+use crate::file::{ExposureMode, ProfileMode, SemanticSearch};
 
 /// Upper bound of `upstreamTimeoutMs` (spec: Default limits; hosts may lower, never raise).
 pub const MAX_UPSTREAM_TIMEOUT_MS: u64 = 30_000;
@@ -32,6 +32,8 @@ pub struct HubConfig {
     /// `options.search.semantic` as the person set it; `None` when no file sets it (the hub
     /// then ranks by meaning when the model's files are installed).
     pub semantic_search: Option<SemanticSearch>,
+    /// Named profiles by name (the project file's win over the global file's).
+    pub profiles: BTreeMap<String, ProfileConfig>,
     /// The files that were read, in order.
     pub files: Vec<PathBuf>,
     /// Things worth telling a person that do not stop the hub.
@@ -54,10 +56,53 @@ impl Default for HubConfig {
             approval_ttl: Duration::from_millis(MAX_APPROVAL_TTL_MS),
             demo: true,
             semantic_search: None,
+            profiles: BTreeMap::new(),
             files: Vec::new(),
             warnings: Vec::new(),
         }
     }
+}
+
+/// A named profile (`profiles:`), checked: what the clients of `/mcp/<name>` see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileConfig {
+    pub name: String,
+    /// As written (`direct` stays `direct` in listings); [`ProfileMode::exposure`] is the mode.
+    pub mode: ProfileMode,
+    /// The sources served; `None` for every source.
+    pub sources: Option<BTreeSet<String>>,
+    /// The skills served; `None` for every skill.
+    pub skills: Option<BTreeSet<String>>,
+    /// Tool patterns that ask a person first in this profile.
+    pub ask: Vec<String>,
+    /// Tool patterns hidden in this profile.
+    pub deny: Vec<String>,
+    pub limits: LoweredLimits,
+    pub description: Option<String>,
+    /// The capabilities file that declared it.
+    pub file: PathBuf,
+}
+
+/// The limits a profile lowers (`None`: the hub's own).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoweredLimits {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compute_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_calls: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_concurrent: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inline_result_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upstream_timeout_ms: Option<u64>,
 }
 
 /// The exposure mode in force and why.

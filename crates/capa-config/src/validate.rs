@@ -12,14 +12,17 @@ use crate::file::{
 };
 use crate::located::{Located, Position};
 use crate::resolved::{
-    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SkillConfig, SourceConfig,
-    SourceScope, SourceTransport, ToolSelection,
+    ExplicitTool, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, ProfileConfig, SkillConfig,
+    SourceConfig, SourceScope, SourceTransport, ToolSelection,
 };
 use crate::secret_ref;
 
 mod oauth;
+mod profiles;
 mod skills;
 use self::oauth::check_oauth;
+use self::profiles::check_profiles;
+pub use self::profiles::{DEFAULT_PROFILE, no_such_profile};
 use self::skills::check_skills;
 pub(crate) use self::skills::{SkillServers, check_requirement};
 
@@ -45,6 +48,7 @@ pub struct CheckedFile {
     pub approval_ttl: Option<Duration>,
     pub demo: Option<bool>,
     pub semantic_search: Option<SemanticSearch>,
+    pub profiles: Vec<ProfileConfig>,
     pub warnings: Vec<String>,
 }
 
@@ -92,6 +96,7 @@ pub(crate) fn check(
 
     let explicit = explicit_tools(&mut checker, &parsed, &seen);
     let skills = check_skills(&mut checker, &parsed.skills, &seen, inherited);
+    let profiles = check_profiles(&mut checker, &parsed.profiles, &seen, inherited);
 
     let mut sources = Vec::new();
     let mut off = Vec::new();
@@ -178,6 +183,7 @@ pub(crate) fn check(
             approval_ttl,
             demo: parsed.options.demo,
             semantic_search,
+            profiles,
             warnings,
         })
     } else {

@@ -13,7 +13,7 @@
 
 use crate::catalog::CatalogTool;
 use crate::error::CallError;
-use crate::hub::Hub;
+use crate::hub::{Hub, Profile};
 use crate::policy::{Decision, PolicyVerdict};
 
 pub(crate) mod answer;
@@ -29,27 +29,56 @@ impl Hub {
         address: &str,
         connection: Option<&str>,
     ) -> Result<Authorization, CallError> {
+        self.authorize_in(address, connection, None).await
+    }
+
+    /// [`Hub::authorize`] for a client of `profile`: a tool of a source the profile does not
+    /// serve is unknown there, and the profile's own rules apply on top of the policy.
+    pub async fn authorize_in(
+        &self,
+        address: &str,
+        connection: Option<&str>,
+        profile: Option<&Profile>,
+    ) -> Result<Authorization, CallError> {
+        let policy = self.policy_in(profile);
         let mut catalog = self.catalog();
         if catalog.get(address).is_none() {
             self.startup_done().await;
             catalog = self.catalog();
         }
-        let Some(tool) = catalog.get(address) else {
+        let served = catalog
+            .get(address)
+            .filter(|t| policy.serves_source(&t.address.namespace));
+        let Some(tool) = served else {
             if let Some(waiting) = self.waiting_for_connection(address) {
                 return Err(waiting);
             }
+            let mut suggestions = catalog.suggest(address);
+            suggestions.retain(|s| {
+                s.split_once('.')
+                    .is_none_or(|(source, _)| policy.serves_source(source))
+            });
             return Err(CallError::UnknownTool {
                 address: address.to_owned(),
-                suggestions: catalog.suggest(address),
+                suggestions,
             });
         };
-        Ok(self.authorize_tool(tool, connection))
+        Ok(self.decide_call(tool, connection, &policy))
     }
 
     /// [`Hub::authorize`] for a tool already looked up.
     pub fn authorize_tool(&self, tool: &CatalogTool, connection: Option<&str>) -> Authorization {
+        self.decide_call(tool, connection, &self.policy())
+    }
+
+    fn decide_call(
+        &self,
+        tool: &CatalogTool,
+        connection: Option<&str>,
+        policy: &crate::policy::Policy,
+    ) -> Authorization {
         let policy_connection = self.connection_for_policy(tool, connection);
-        let verdict = self.policy().verdict(tool, policy_connection.as_deref());
+        let verdict = policy.verdict(tool, policy_connection.as_deref());
         match verdict.decision {
             Decision::Allow => {
                 Authorization::Allowed(Permit::new(tool.clone(), connection.map(str::to_owned)))
@@ -73,5 +102,14 @@ impl Hub {
     /// are decided by [`Hub::authorize`].
     pub fn listing_verdict(&self, tool: &CatalogTool) -> PolicyVerdict {
         self.policy().verdict(tool, None)
+    }
+
+    /// [`Hub::listing_verdict`] for a client of `profile`.
+    pub fn listing_verdict_in(
+        &self,
+        tool: &CatalogTool,
+        profile: Option<&Profile>,
+    ) -> PolicyVerdict {
+        self.policy_in(profile).verdict(tool, None)
     }
 }

@@ -13,7 +13,7 @@ use capa_store::ApprovalRecord;
 use serde_json::Value;
 
 use crate::authorize::{Authorization, Permit, Question};
-use crate::hub::{CallContext, Hub};
+use crate::hub::{CallContext, Hub, Profile};
 use crate::lookup::{LookupError, SearchRequest};
 use crate::policy::Decision;
 use crate::{CallError, CallToolResult};
@@ -22,8 +22,8 @@ use crate::{CallError, CallToolResult};
 /// start-up wait: a source restarting after a crash usually comes back within seconds.
 pub(crate) const SOURCE_WAIT: Duration = Duration::from_secs(10);
 
-/// The hub, seen by the runner.
-pub(crate) struct HubGateway(pub(crate) Arc<Hub>);
+/// The hub, seen by the runner, through the profile of the client that runs the code.
+pub(crate) struct HubGateway(pub(crate) Arc<Hub>, pub(crate) Option<Profile>);
 
 impl Gateway for HubGateway {
     type Permit = Permit;
@@ -34,15 +34,22 @@ impl Gateway for HubGateway {
     }
 
     fn source_ids(&self) -> Vec<String> {
-        self.0.source_ids()
+        let policy = self.0.policy_in(self.1.as_ref());
+        let mut ids = self.0.source_ids();
+        ids.retain(|id| policy.serves_source(id));
+        ids
     }
 
     fn hidden(&self, tool: &CatalogTool) -> bool {
-        self.0.listing_verdict(tool).decision == Decision::Deny
+        self.0.listing_verdict_in(tool, self.1.as_ref()).decision == Decision::Deny
     }
 
     async fn authorize(&self, address: &str, connection: Option<&str>) -> Gate<Permit, Question> {
-        match self.0.authorize(address, connection).await {
+        match self
+            .0
+            .authorize_in(address, connection, self.1.as_ref())
+            .await
+        {
             Ok(Authorization::Allowed(permit)) => Gate::Allowed(permit),
             Ok(Authorization::Denied { address, .. }) => {
                 Gate::Refused(call_failure(&CallError::Denied { address }))
@@ -86,14 +93,14 @@ impl Gateway for HubGateway {
             ..SearchRequest::default()
         };
         self.0
-            .search(&request)
+            .search_in(&request, self.1.as_ref())
             .await
             .map_err(|e| lookup_failure(&e))
     }
 
     async fn describe(&self, targets: Vec<String>) -> Result<String, ToolFailure> {
         self.0
-            .describe(&targets)
+            .describe_in(&targets, self.1.as_ref())
             .await
             .map_err(|e| lookup_failure(&e))
     }

@@ -31,6 +31,7 @@ mod history;
 mod lookup;
 pub(crate) mod oauth;
 mod policy;
+mod profiles;
 mod reach;
 mod runtime;
 mod semantic;
@@ -49,6 +50,7 @@ pub use history::RunHistory;
 pub use policy::{
     ChangedBy, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
 };
+pub use profiles::Profile;
 pub use runtime::SourceChangeError;
 pub use semantic::SemanticStatus;
 pub use skill_files::{SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, SkillFile, skill_uri};

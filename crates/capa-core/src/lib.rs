@@ -46,10 +46,10 @@ pub use hub::oauth::{
     SignInStarted, SignInState, fill_client_secret, sign_in_request,
 };
 pub use hub::{
-    CallContext, ChangedBy, Hub, HubOptions, RunHistory, SKILL_TARGET_PREFIX, SKILL_URI_PREFIX,
-    STARTUP_LIMIT, SemanticStatus, SkillFile, SourceChangeError, SourceStatus, SourceSwitch,
-    confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules, skill_uri,
-    source_digest,
+    CallContext, ChangedBy, Hub, HubOptions, Profile, RunHistory, SKILL_TARGET_PREFIX,
+    SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile, SourceChangeError, SourceStatus,
+    SourceSwitch, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
+    skill_uri, source_digest,
 };
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};

@@ -29,7 +29,7 @@ pub use asking::AskingChannel;
 pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools};
 pub use client::{clean_client_label, client_label};
 pub use names::{edit_distance, is_connection_name};
-pub use policy::{Decision, Loosening, Policy, PolicyVerdict, Rule};
+pub use policy::{Decision, Loosening, Policy, PolicyVerdict, ProfileScope, Rule};
 pub use preview::{is_secret_name, preview};
 pub use redact::Redactor;
 pub use source_state::{SourceOrigin, SourceState};

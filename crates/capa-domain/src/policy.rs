@@ -10,9 +10,11 @@ pub use capa_config::{PolicyDecision as Decision, PolicyRule as Rule};
 use crate::catalog::ToolAddress;
 
 mod confirmation;
+mod profile;
 mod verdict;
 
 pub use confirmation::Loosening;
+pub use profile::ProfileScope;
 pub use verdict::PolicyVerdict;
 
 /// The user's rules. Which rule applies to a tool (docs/policies.md, "Precedence"):
@@ -29,6 +31,8 @@ pub use verdict::PolicyVerdict;
 pub struct Policy {
     rules: Vec<Rule>,
     held_back_by: Option<Box<Policy>>,
+    /// The profile a client is served through, which can only make verdicts stricter.
+    within: Option<std::sync::Arc<ProfileScope>>,
 }
 
 /// How specifically a pattern matched; variants are in increasing order.
@@ -46,7 +50,32 @@ impl Policy {
         Self {
             rules,
             held_back_by: None,
+            within: None,
         }
+    }
+
+    /// These rules as a client of `profile` sees them: every verdict is the stricter of the
+    /// policy's and the profile's.
+    #[must_use]
+    pub fn within(self, profile: std::sync::Arc<ProfileScope>) -> Self {
+        Self {
+            within: Some(profile),
+            ..self
+        }
+    }
+
+    /// Whether the client sees source `namespace` at all: every source, unless a profile
+    /// serves only some. Tools of a source it does not serve are not "hidden by your policy":
+    /// they are not there, and listings do not count them.
+    pub fn serves_source(&self, namespace: &str) -> bool {
+        self.within
+            .as_ref()
+            .is_none_or(|p| p.admits_source(namespace))
+    }
+
+    /// The profile these rules are seen through, if any.
+    pub fn profile(&self) -> Option<&ProfileScope> {
+        self.within.as_deref()
     }
 
     /// These rules, held back by the `confirmed` ones (see the type's documentation).

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use capa_server::http::{
-    CallRequest, DescribeApiRequest, SearchApiRequest, SkillListing, ToolListing,
+    CallRequest, DescribeApiRequest, ProfileListing, SearchApiRequest, SkillListing, ToolListing,
 };
 
 /// An API error: a stable `code` to match on and a `message` for a person.

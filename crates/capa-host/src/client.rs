@@ -15,8 +15,8 @@ pub use remote::RemoteHub;
 pub use waiting::call_when_decided;
 
 use crate::api::{
-    CallAnswer, CallRequest, DescribeApiRequest, LookupAnswer, SearchApiRequest, SkillListing,
-    SourceView, ToolListing,
+    CallAnswer, CallRequest, DescribeApiRequest, LookupAnswer, ProfileListing, SearchApiRequest,
+    SkillListing, SourceView, ToolListing,
 };
 use crate::running::{ClientError, RunningHub};
 
@@ -32,6 +32,8 @@ pub trait HubClient {
     async fn tools(&self) -> Result<Vec<ToolListing>, ClientError>;
     /// Every skill, active or not.
     async fn skills(&self) -> Result<Vec<SkillListing>, ClientError>;
+    /// The default profile, then each named one.
+    async fn profiles(&self) -> Result<Vec<ProfileListing>, ClientError>;
     /// One call through the authorizer.
     async fn call(&self, request: CallRequest) -> Result<CallAnswer, ClientError>;
     /// Code mode's `search` lookup.
@@ -83,6 +85,13 @@ impl HubClient for OpenHub {
         match self {
             Self::Running(r) => r.skills().await,
             Self::Local(l) => l.skills().await,
+        }
+    }
+
+    async fn profiles(&self) -> Result<Vec<ProfileListing>, ClientError> {
+        match self {
+            Self::Running(r) => r.profiles().await,
+            Self::Local(l) => l.profiles().await,
         }
     }
 

@@ -10,12 +10,14 @@ use capa_server::{McpFront, Surface};
 
 use crate::running::matching_hub;
 
-/// Serves MCP on stdio until the client closes it. `start_local` starts the hub in this process
-/// when no running hub reads `files` (or the one found cannot be reached); that hub is stopped
-/// when the client is done.
+/// Serves MCP on stdio until the client closes it, as the hub's own profile or the named
+/// `profile` (docs/profiles.md). `start_local` starts the hub in this process when no running
+/// hub reads `files` (or the one found cannot be reached); that hub is stopped when the client
+/// is done.
 pub async fn serve_stdio(
     paths: &HubPaths,
     files: &ConfigFiles,
+    profile: Option<&str>,
     start_local: impl AsyncFnOnce() -> anyhow::Result<Arc<Hub>>,
 ) -> anyhow::Result<()> {
     if let Some(running) = matching_hub(paths, files).await {
@@ -23,9 +25,13 @@ pub async fn serve_stdio(
             paths: paths.clone(),
             found: running.found.clone(),
         };
-        match RemoteSurface::connect(&running.mcp_url(), &running.token, check).await {
+        let url = match profile {
+            Some(name) => format!("{}/{name}", running.mcp_url()),
+            None => running.mcp_url(),
+        };
+        match RemoteSurface::connect(&url, &running.token, check).await {
             Ok(remote) => {
-                tracing::info!(url = %running.mcp_url(), "forwarding MCP over stdio to the running hub");
+                tracing::info!(url = %url, "forwarding MCP over stdio to the running hub");
                 let surface: Arc<dyn Surface> = Arc::new(remote);
                 return capa_server::serve_stdio(McpFront::new(surface))
                     .await
@@ -37,10 +43,25 @@ pub async fn serve_stdio(
         }
     }
     let hub = start_local().await?;
+    let profile = match profile {
+        Some(name) => {
+            let Some(found) = hub.profile(name) else {
+                let names: Vec<String> =
+                    hub.profiles().iter().map(|p| p.name().to_owned()).collect();
+                hub.shutdown().await;
+                anyhow::bail!(capa_config::no_such_profile(
+                    name,
+                    names.iter().map(String::as_str)
+                ));
+            };
+            Some(found)
+        }
+        None => None,
+    };
     hub.prewarm_sandboxes();
     // The first `tools/list` waits for sources still starting (Hub::startup_done), so the
     // client sees every source without delaying its handshake.
-    let surface: Arc<dyn Surface> = capa_server::surface_for(hub.clone());
+    let surface: Arc<dyn Surface> = capa_server::surface_for_profile(hub.clone(), profile);
     let served = capa_server::serve_stdio(McpFront::new(surface)).await;
     hub.shutdown().await;
     served.map_err(anyhow::Error::msg)

@@ -32,9 +32,29 @@ impl CapaEntry {
 
     /// `capa mcp`: the global hub's entry, in a client's user-wide file.
     pub fn global(exe: &Path) -> Self {
+        Self::global_profile(exe, None)
+    }
+
+    /// `capa mcp --profile NAME`: the global hub's entry for one of its named profiles
+    /// (docs/profiles.md); `None` is the default profile, plain `capa mcp`.
+    pub fn global_profile(exe: &Path, profile: Option<&str>) -> Self {
+        let mut args = vec!["mcp".to_owned()];
+        if let Some(name) = profile {
+            args.extend(["--profile".to_owned(), name.to_owned()]);
+        }
         Self {
             command: exe.display().to_string(),
-            args: vec!["mcp".into()],
+            args,
+        }
+    }
+
+    /// The profile a global entry's arguments (`mcp`, `mcp --profile NAME`) serve: `Some(None)`
+    /// for the default profile, `None` when they are not a global entry's (`--project`, …).
+    pub fn global_profile_of(args: &[String]) -> Option<Option<String>> {
+        match args {
+            [mcp] if mcp == "mcp" => Some(None),
+            [mcp, flag, name] if mcp == "mcp" && flag == "--profile" => Some(Some(name.clone())),
+            _ => None,
         }
     }
 

@@ -80,6 +80,10 @@ pub struct ClientStatus {
     pub status: Status,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<Mode>,
+    /// The named profile a connected entry serves (`capa mcp --profile NAME`, or the hub's
+    /// `/mcp/NAME`); none for the default profile (docs/profiles.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     /// The `capa` entry in the file, when there is one (never its `env` or `headers`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entry: Option<FoundEntry>,
@@ -173,6 +177,7 @@ pub fn status(
         detected: file.detected(home),
         status: Status::NotConnected,
         mode: None,
+        profile: None,
         entry: None,
         error: None,
     };
@@ -189,6 +194,7 @@ pub fn status(
         Ok(None) => {}
         Ok(Some(found)) => {
             out.status = classify(&found, entry, hub_url);
+            out.profile = profile_of(&found, hub_url);
             out.mode = Some(if found.url.is_some() {
                 Mode::Http
             } else {
@@ -200,10 +206,26 @@ pub fn status(
     out
 }
 
+/// The named profile of a `capa` entry: the argument of `--profile`, or the last segment of a
+/// URL under this hub's `/mcp/`.
+fn profile_of(found: &FoundEntry, hub_url: Option<&str>) -> Option<String> {
+    if let Some(url) = &found.url {
+        let hub = hub_url?.trim_end_matches('/');
+        let rest = url.trim_end_matches('/').strip_prefix(hub)?;
+        return rest
+            .strip_prefix('/')
+            .filter(|name| !name.is_empty() && !name.contains('/'))
+            .map(str::to_owned);
+    }
+    CapaEntry::global_profile_of(&found.args).flatten()
+}
+
 fn classify(found: &FoundEntry, entry: &CapaEntry, hub_url: Option<&str>) -> Status {
     if let Some(url) = &found.url {
-        let same =
-            hub_url.is_some_and(|hub| hub.trim_end_matches('/') == url.trim_end_matches('/'));
+        let same = hub_url.is_some_and(|hub| {
+            hub.trim_end_matches('/') == url.trim_end_matches('/')
+                || profile_of(found, Some(hub)).is_some()
+        });
         return if same {
             Status::Connected
         } else {
@@ -213,7 +235,7 @@ fn classify(found: &FoundEntry, entry: &CapaEntry, hub_url: Option<&str>) -> Sta
     if !found.ours() {
         return Status::Other;
     }
-    if found.args != ["mcp"] {
+    if CapaEntry::global_profile_of(&found.args).is_none() {
         return Status::Project;
     }
     if found.command.as_deref() == Some(entry.command.as_str()) {

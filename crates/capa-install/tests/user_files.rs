@@ -204,3 +204,47 @@ fn an_http_entry_to_this_hub_counts_as_connected() {
     assert_eq!(status.status, Status::Connected);
     assert_eq!(status.mode, Some(capa_install::Mode::Http));
 }
+
+#[test]
+fn an_entry_for_a_named_profile_is_connected_and_names_its_profile() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let h = home(dir.path());
+    let file = user_file(&h, UserClient::Cursor);
+    let exe = Path::new("/opt/capa/bin/capa");
+    let review = CapaEntry::global_profile(exe, Some("review"));
+    assert_eq!(review.args, ["mcp", "--profile", "review"]);
+    UserPlan::connect(&file, &review)
+        .expect("plan")
+        .apply()
+        .expect("apply");
+    let status = capa_install::user_plan::status(&h, &file, &entry(), None);
+    assert_eq!(status.status, Status::Connected);
+    assert_eq!(status.profile.as_deref(), Some("review"));
+    // Back to the default profile: the same entry, rewritten to plain `capa mcp`.
+    let plan = UserPlan::connect(&file, &entry()).expect("plan");
+    assert!(plan.diff().contains("-        \"--profile\","), "{}", plan.diff());
+    plan.apply().expect("apply");
+    let status = capa_install::user_plan::status(&h, &file, &entry(), None);
+    assert_eq!(status.status, Status::Connected);
+    assert_eq!(status.profile, None);
+    // `--profile` after another flag is not a global entry: it stays a project's.
+    write(
+        &file.path,
+        "{\"mcpServers\": {\"capa\": {\"command\": \"/opt/capa/bin/capa\", \"args\": [\"mcp\", \"--project\", \"/p\", \"--profile\", \"x\"]}}}",
+    );
+    let status = capa_install::user_plan::status(&h, &file, &entry(), None);
+    assert_eq!(status.status, Status::Project);
+    assert_eq!(status.profile, None);
+    // Over HTTP, the profile is the last segment under this hub's /mcp/.
+    write(
+        &file.path,
+        "{\"mcpServers\": {\"capa\": {\"url\": \"http://127.0.0.1:4477/mcp/review/\"}}}",
+    );
+    let status =
+        capa_install::user_plan::status(&h, &file, &entry(), Some("http://127.0.0.1:4477/mcp"));
+    assert_eq!(status.status, Status::Connected);
+    assert_eq!(status.profile.as_deref(), Some("review"));
+    let elsewhere =
+        capa_install::user_plan::status(&h, &file, &entry(), Some("http://127.0.0.1:9/mcp"));
+    assert_eq!(elsewhere.status, Status::Other);
+}

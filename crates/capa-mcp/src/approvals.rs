@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use capa_core::{
     AskingChannel, Authorization, CallError, Choice, DirectAnswer, Envelope, EnvelopeStatus,
-    ExecuteOptions, ExecuteRequest, Hub, JsonObject, LookupError, PendingInput, Permit,
+    ExecuteOptions, ExecuteRequest, Hub, JsonObject, LookupError, PendingInput, Permit, Profile,
 };
 
 use rmcp::model::{
@@ -73,6 +73,8 @@ pub(crate) enum Answer {
 /// Delivers approvals for the code surface.
 pub(crate) struct Approvals {
     hub: Arc<Hub>,
+    /// The profile of the surface's clients: runs go through it.
+    profile: Option<Profile>,
     codec: Option<RequestStateCodec>,
     /// Runs whose approval page was opened already (one page per pause).
     opened: Mutex<HashSet<String>>,
@@ -85,12 +87,13 @@ impl std::fmt::Debug for Approvals {
 }
 
 impl Approvals {
-    pub(crate) fn new(hub: Arc<Hub>) -> Self {
+    pub(crate) fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
         let codec = RequestStateCodec::try_new(hub.request_state_key().to_vec())
             .map_err(|e| tracing::error!(error = %e, "no requestState codec; 2026-07-28 clients get awaiting_approval"))
             .ok();
         Self {
             hub,
+            profile,
             codec,
             opened: Mutex::new(HashSet::new()),
         }
@@ -108,7 +111,7 @@ impl Approvals {
         let cancel = asking.cancel.clone();
         let form_channel = AskingChannel::client_form(request.client.as_deref());
         let can_ask = asking.input_required || asking.elicit_peer.is_some();
-        let wall = Duration::from_millis(self.hub.run_limits().wall_ms);
+        let wall = Duration::from_millis(self.hub.run_limits_in(self.profile.as_ref()).wall_ms);
         let first = if let Some(state) = &asking.request_state {
             match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
                 Ok((run_id, all_answered, sign_ins)) => {
@@ -132,7 +135,9 @@ impl Approvals {
                 cancel: cancel.clone(),
                 asked_in: can_ask.then(|| form_channel.clone()),
             };
-            self.hub.execute_with(request.clone(), options).await
+            self.hub
+                .execute_in(request.clone(), options, self.profile.as_ref())
+                .await
         };
         let mut envelope = match first {
             Ok(envelope) => envelope,
@@ -211,7 +216,9 @@ impl Approvals {
             resume: Some(run_id.to_owned()),
             client,
         };
-        self.hub.execute_with(request, options).await
+        self.hub
+            .execute_in(request, options, self.profile.as_ref())
+            .await
     }
 
     fn pending_approvals(&self, run_id: &str) -> Vec<PendingInput> {
@@ -349,7 +356,7 @@ impl Approvals {
         pending: &[PendingInput],
         client: Option<&str>,
     ) -> bool {
-        let wall = Duration::from_millis(self.hub.run_limits().wall_ms);
+        let wall = Duration::from_millis(self.hub.run_limits_in(self.profile.as_ref()).wall_ms);
         for input in pending {
             let _claim = self
                 .hub
@@ -402,6 +409,7 @@ impl Approvals {
 /// `approval_required` and told how to proceed. `Ok` is the permit to call with.
 pub(crate) async fn authorize_direct_call(
     hub: &Hub,
+    profile: Option<&Profile>,
     address: &str,
     arguments: Option<&JsonObject>,
     client: Option<&str>,
@@ -409,7 +417,7 @@ pub(crate) async fn authorize_direct_call(
 ) -> Result<Permit, rmcp::model::CallToolResult> {
     let refuse =
         |code: &str, message: String| crate::tool_error::typed_error_result(code, &message, false);
-    let question = match hub.authorize(address, None).await {
+    let question = match hub.authorize_in(address, None, profile).await {
         Ok(Authorization::Allowed(permit)) => return Ok(permit),
         Ok(Authorization::Denied { address, .. }) => {
             return Err(crate::tool_error::error_result(&CallError::Denied {
@@ -437,7 +445,7 @@ pub(crate) async fn authorize_direct_call(
             client,
         )
         .map_err(|e| refuse(e.code(), e.to_string()))?;
-    let wall = Duration::from_millis(hub.run_limits().wall_ms);
+    let wall = Duration::from_millis(hub.run_limits_in(profile).wall_ms);
     let deadline = tokio::time::Instant::now() + wall;
     ask_in_form(hub, peer, &input, wall).await;
     // The form is gone: the popup and the page may ask for the rest of the time.

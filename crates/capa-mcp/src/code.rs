@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use capa_core::{
-    CallToolResult, ExecuteRequest, Hub, JsonObject, LookupError, ProgressSink, SearchRequest, Tool,
+    CallToolResult, ExecuteRequest, Hub, JsonObject, LookupError, Profile, ProgressSink,
+    SearchRequest, Tool,
 };
 use rmcp::model::{CallToolResponse, ContentBlock, ErrorData, ToolAnnotations};
 use serde_json::{Value, json};
@@ -28,12 +29,18 @@ const DESCRIBE_DESCRIPTION: &str = "Get exact TypeScript declarations for tools:
 pub struct CodeSurface {
     hub: Arc<Hub>,
     approvals: Arc<Approvals>,
+    /// The profile its clients come through (`None`: the hub's own).
+    profile: Option<Profile>,
 }
 
 impl CodeSurface {
-    pub fn new(hub: Arc<Hub>) -> Self {
-        let approvals = Arc::new(Approvals::new(hub.clone()));
-        Self { hub, approvals }
+    pub fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
+        let approvals = Arc::new(Approvals::new(hub.clone(), profile.clone()));
+        Self {
+            hub,
+            approvals,
+            profile,
+        }
     }
 }
 
@@ -131,11 +138,11 @@ impl Surface for CodeSurface {
             let arguments = arguments.unwrap_or_default();
             let answer = match name.as_str() {
                 "search" => match search_request(&arguments) {
-                    Ok(request) => self.hub.search(&request).await,
+                    Ok(request) => self.hub.search_in(&request, self.profile.as_ref()).await,
                     Err(e) => Err(e),
                 },
                 "describe" => match targets(&arguments) {
-                    Ok(targets) => self.hub.describe(&targets).await,
+                    Ok(targets) => self.hub.describe_in(&targets, self.profile.as_ref()).await,
                     Err(e) => Err(e),
                 },
                 "execute" => {
@@ -182,7 +189,7 @@ impl Surface for CodeSurface {
     }
 
     fn skills(&self) -> BoxFuture<'_, Result<Vec<capa_core::SkillFile>, ErrorData>> {
-        Box::pin(async move { Ok(self.hub.skill_files()) })
+        Box::pin(async move { Ok(self.hub.skill_files_in(self.profile.as_ref())) })
     }
 }
 

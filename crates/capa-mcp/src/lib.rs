@@ -26,7 +26,7 @@ pub use code::{CODE_INSTRUCTIONS, CodeSurface, code_tools};
 pub use front::McpFront;
 pub use local::LocalSurface;
 pub use surface::{Asking, Surface, ToolChanges};
-pub use surface_for::surface_for;
+pub use surface_for::{surface_for, surface_for_profile};
 
 /// Serves `front` on this process's stdin and stdout until the client closes them.
 pub async fn serve_stdio(front: McpFront) -> Result<(), String> {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use capa_core::{CallContext, CallToolResult, Hub, JsonObject, ProgressSink, Tool};
+use capa_core::{CallContext, CallToolResult, Hub, JsonObject, Profile, ProgressSink, Tool};
 use rmcp::model::{CallToolResponse, ErrorData};
 
 use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
@@ -13,24 +13,26 @@ use crate::tool_error::{error_result, typed_error_result};
 #[derive(Debug, Clone)]
 pub struct LocalSurface {
     hub: Arc<Hub>,
+    /// The profile its clients come through (`None`: the hub's own).
+    profile: Option<Profile>,
 }
 
 impl LocalSurface {
-    pub fn new(hub: Arc<Hub>) -> Self {
-        Self { hub }
+    pub fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
+        Self { hub, profile }
     }
 }
 
 impl Surface for LocalSurface {
     fn skills(&self) -> BoxFuture<'_, Result<Vec<capa_core::SkillFile>, ErrorData>> {
-        Box::pin(async move { Ok(self.hub.skill_files()) })
+        Box::pin(async move { Ok(self.hub.skill_files_in(self.profile.as_ref())) })
     }
 
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
         Box::pin(async move {
             self.hub.startup_done().await;
             // Tools the policy denies are not offered at all.
-            let policy = self.hub.policy();
+            let policy = self.hub.policy_in(self.profile.as_ref());
             Ok(self
                 .hub
                 .catalog()
@@ -75,6 +77,7 @@ impl Surface for LocalSurface {
         Box::pin(async move {
             let authorized = crate::approvals::authorize_direct_call(
                 &self.hub,
+                self.profile.as_ref(),
                 &address,
                 arguments.as_ref(),
                 client.as_deref(),
@@ -94,7 +97,10 @@ impl Surface for LocalSurface {
                 Err(e) => error_result(&e),
             };
             // At most `inlineResultBytes` reach the client, as in every mode (crate::inline).
-            let budget = self.hub.run_limits().inline_result_bytes;
+            let budget = self
+                .hub
+                .run_limits_in(self.profile.as_ref())
+                .inline_result_bytes;
             Ok(CallToolResponse::Complete(crate::inline::fit(
                 result, budget,
             )))

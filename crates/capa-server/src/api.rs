@@ -4,6 +4,7 @@
 
 mod call;
 mod lookup;
+mod profiles;
 mod skills;
 
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use serde_json::{Value, json};
 
 pub use call::{CallRequest, MAX_APPROVAL_WAIT, call_json};
 pub use lookup::{DescribeApiRequest, SearchApiRequest, describe_json, search_json};
+pub use profiles::{ProfileListing, profile_listings};
 pub use skills::{SkillListing, skill_listings};
 
 /// The API's routes, for the router to give the hub as state.
@@ -26,6 +28,7 @@ pub(crate) fn routes() -> Router<Arc<Hub>> {
         .route("/api/config", get(config))
         .route("/api/tools", get(tools))
         .route("/api/skills", get(skills::skills))
+        .route("/api/profiles", get(profiles::profiles))
         .route("/api/call", post(call::call))
         .route("/api/search", post(lookup::search))
         .route("/api/describe", post(lookup::describe))

@@ -12,7 +12,7 @@ use axum::routing::get;
 use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use capa_core::{Hub, HubPaths};
-use capa_mcp::{McpFront, surface_for};
+use capa_mcp::{McpFront, surface_for, surface_for_profile};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::tower::StreamableHttpService;
@@ -25,8 +25,9 @@ use crate::guard::{self, Guard};
 use crate::ui::UiAccess;
 
 pub use crate::api::{
-    CallRequest, DescribeApiRequest, MAX_APPROVAL_WAIT, SearchApiRequest, SkillListing,
-    ToolListing, call_json, describe_json, search_json, skill_listings, tool_listings,
+    CallRequest, DescribeApiRequest, MAX_APPROVAL_WAIT, ProfileListing, SearchApiRequest,
+    SkillListing, ToolListing, call_json, describe_json, profile_listings, search_json,
+    skill_listings, tool_listings,
 };
 
 /// The port `capa hub serve` listens on unless told otherwise.
@@ -195,20 +196,19 @@ fn router(
     cancel: &CancellationToken,
     ui_dir: Option<&Path>,
 ) -> Router {
-    let surface = surface_for(hub.clone());
-    let mcp = StreamableHttpService::new(
-        move || Ok(McpFront::new(surface.clone())),
-        Arc::new(LocalSessionManager::default()),
-        // Host and Origin are checked by our guard (which also knows the port); rmcp's own
-        // checks stay on as a second line.
-        StreamableHttpServerConfig::default()
-            .with_cancellation_token(cancel.clone())
-            .with_allowed_hosts(["127.0.0.1", "localhost", "::1", "[::1]"])
-            .with_max_request_body_bytes(crate::mcp_body::MAX_BODY_BYTES),
-    );
+    // The hub's own profile at /mcp, each named profile at /mcp/<name> (docs/profiles.md);
+    // any other /mcp/<name> is answered by `unknown_profile`.
+    let mut mcp =
+        Router::new().route_service("/mcp", mcp_service(surface_for(hub.clone()), cancel));
+    for profile in hub.profiles() {
+        let path = format!("/mcp/{}", profile.name());
+        let surface = surface_for_profile(hub.clone(), Some(profile));
+        mcp = mcp.route_service(&path, mcp_service(surface, cancel));
+    }
     // A malformed POST gets a JSON-RPC error before rmcp sees it (crate::mcp_body).
-    let mcp = Router::new()
-        .nest_service("/mcp", mcp)
+    let mcp = mcp
+        .route("/mcp/{profile}", axum::routing::any(unknown_profile))
+        .with_state(hub.clone())
         .layer(axum::middleware::from_fn(crate::mcp_body::check));
     Router::new()
         .merge(mcp)
@@ -227,6 +227,47 @@ fn router(
         )
         .layer(axum::middleware::from_fn(crate::panics::contain))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+}
+
+/// The MCP endpoint of one surface.
+fn mcp_service(
+    surface: Arc<dyn capa_mcp::Surface>,
+    cancel: &CancellationToken,
+) -> StreamableHttpService<McpFront, LocalSessionManager> {
+    StreamableHttpService::new(
+        move || Ok(McpFront::new(surface.clone())),
+        Arc::new(LocalSessionManager::default()),
+        // Host and Origin are checked by our guard (which also knows the port); rmcp's own
+        // checks stay on as a second line.
+        StreamableHttpServerConfig::default()
+            .with_cancellation_token(cancel.clone())
+            .with_allowed_hosts(["127.0.0.1", "localhost", "::1", "[::1]"])
+            .with_max_request_body_bytes(crate::mcp_body::MAX_BODY_BYTES),
+    )
+}
+
+/// `/mcp/<name>` of a profile the configuration does not have: `404` with a JSON-RPC error
+/// that names the profiles there are.
+async fn unknown_profile(
+    State(hub): State<Arc<Hub>>,
+    axum::extract::Path(name): axum::extract::Path<String>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let names: Vec<String> = hub.profiles().iter().map(|p| p.name().to_owned()).collect();
+    let known = if names.is_empty() {
+        "this hub has no named profiles (`profiles:` in a capabilities file); use /mcp".to_owned()
+    } else {
+        format!(
+            "its profiles are {}; /mcp serves the default one",
+            names.join(", ")
+        )
+    };
+    let error = rmcp::model::ErrorData::invalid_request(
+        format!("no profile named `{name}` at /mcp/{name}: {known}"),
+        None,
+    );
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": error});
+    (axum::http::StatusCode::NOT_FOUND, axum::Json(body)).into_response()
 }
 
 /// `GET /api/hub/prove?challenge=<hex>` (no token: the client checks who we are before it sends

@@ -25,6 +25,6 @@ pub mod ui;
 pub use approval_page::browser::open as open_in_browser;
 pub use capa_mcp::{
     Asking, CODE_INSTRUCTIONS, CodeSurface, LocalSurface, McpFront, Surface, ToolChanges, code,
-    code_tools, modes, serve_stdio, surface, surface_for,
+    code_tools, modes, serve_stdio, surface, surface_for, surface_for_profile,
 };
 pub use http::{DEFAULT_PORT, HttpServer, ServeError, ServeOptions, serve, serve_with};

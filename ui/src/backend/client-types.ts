@@ -20,6 +20,8 @@ export interface ClientStatus {
   detected: boolean;
   status: ClientConnection;
   mode?: 'stdio' | 'http';
+  /** The named profile its entry serves (`capa mcp --profile NAME`); absent for the default. */
+  profile?: string;
   entry?: { command?: string; args: string[]; url?: string };
   error?: string;
   /** The hub keeps the file's text from before the last apply: Undo puts it back. */
@@ -33,6 +35,8 @@ export interface ClientsView {
   tokenFile: string;
   mcpUrl: string;
   entryName: string;
+  /** The hub's named profiles (docs/profiles.md): a client can be connected to one of them. */
+  profiles: string[];
   clients: ClientStatus[];
 }
 

@@ -167,8 +167,9 @@ export class HttpBackend implements Backend {
   async clients(): Promise<ClientsView> {
     return this.request<ClientsView>('GET', '/api/clients');
   }
-  async previewClient(id: ClientId, action: 'connect' | 'disconnect'): Promise<ClientPreview> {
-    return this.request<ClientPreview>('POST', `/api/clients/${enc(id)}/preview`, { action });
+  async previewClient(id: ClientId, action: 'connect' | 'disconnect', profile?: string): Promise<ClientPreview> {
+    const body = profile === undefined ? { action } : { action, profile };
+    return this.request<ClientPreview>('POST', `/api/clients/${enc(id)}/preview`, body);
   }
   async applyClient(id: ClientId, planId: string): Promise<ClientStatus> {
     return (await this.request<{ client: ClientStatus }>('POST', `/api/clients/${enc(id)}/apply`, { planId })).client;

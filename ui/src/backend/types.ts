@@ -442,7 +442,8 @@ export interface Backend {
 
   /** MCP clients' user-wide files: status, a previewed change (connect/disconnect), apply, undo. */
   clients(): Promise<ClientsView>;
-  previewClient(id: ClientId, action: 'connect' | 'disconnect'): Promise<ClientPreview>;
+  /** `profile`: connect to that named profile instead of the default one. */
+  previewClient(id: ClientId, action: 'connect' | 'disconnect', profile?: string): Promise<ClientPreview>;
   applyClient(id: ClientId, planId: string): Promise<ClientStatus>;
   undoClient(id: ClientId): Promise<ClientStatus>;
 

@@ -31,18 +31,44 @@ function entryText(client: ClientStatus): string | null {
   return [e.command ?? '', ...e.args].join(' ');
 }
 
+/** The hub's own profile, served at /mcp and by plain `capa mcp`. */
+const DEFAULT_PROFILE = 'default';
+
+/** Which profile a Connect writes: the default one or a named one (docs/profiles.md). */
+function profileSelect(
+  client: ClientStatus,
+  profiles: string[],
+  value: string,
+  onPick: (name: string) => void,
+): HTMLElement {
+  const select = h(
+    'select',
+    { 'aria-label': `Profile for ${client.name}` },
+    [DEFAULT_PROFILE, ...profiles].map((name) => h('option', { value: name }, name)),
+  ) as HTMLSelectElement;
+  select.value = value;
+  select.addEventListener('change', () => onPick(select.value));
+  return h('label', { class: 'profile-pick' }, 'Profile ', select);
+}
+
 export function clientsPage({ backend }: PageContext): Page {
   const list = h('div', { class: 'clients' });
   const top = h('div');
   /** The open preview per client: kept across refreshes so live updates do not close it. */
   const open = new Map<string, ClientPreview>();
+  /** The profile picked per client (absent: the one its entry serves now, else the default). */
+  const picked = new Map<string, string>();
   const messages = new Map<string, HTMLElement>();
   let view: ClientsView | null = null;
 
   const card = (client: ClientStatus): HTMLElement => {
     const [label, tone] = STATUS_TEXT[client.status];
     const badge = h('span', { class: `badge ${tone}`, 'data-status': client.status }, label);
-    const mode = client.mode ? h('span', { class: 'hint' }, ` over ${client.mode === 'http' ? 'HTTP' : 'stdio'}`) : null;
+    const over = client.mode ? ` over ${client.mode === 'http' ? 'HTTP' : 'stdio'}` : '';
+    const served = client.entry && client.status === 'connected' ? `, profile ${client.profile ?? 'default'}` : '';
+    const mode = over || served ? h('span', { class: 'hint' }, `${over}${served}`) : null;
+    const current = client.profile ?? DEFAULT_PROFILE;
+    const profile = picked.get(client.id) ?? current;
     const body = h('div');
     const buttons = h('p', { class: 'actions' });
     const message = messages.get(client.id) ?? null;
@@ -50,7 +76,8 @@ export function clientsPage({ backend }: PageContext): Page {
     const showPreview = async (action: 'connect' | 'disconnect') => {
       messages.delete(client.id);
       try {
-        open.set(client.id, await backend.previewClient(client.id, action));
+        const named = action === 'connect' && profile !== DEFAULT_PROFILE ? profile : undefined;
+        open.set(client.id, await backend.previewClient(client.id, action, named));
       } catch (error) {
         messages.set(client.id, notice('error', errorText(error)));
       }
@@ -90,8 +117,17 @@ export function clientsPage({ backend }: PageContext): Page {
       );
     } else {
       const connected = client.status === 'connected' && client.mode === 'stdio';
-      if (client.status !== 'unreadable' && !connected && view?.capaCommand) {
-        const connect = h('button', { type: 'button', class: 'primary' }, client.status === 'outdated' ? 'Update' : 'Connect');
+      const profiles = view?.profiles ?? [];
+      if (profiles.length > 0 && client.status !== 'unreadable' && client.status !== 'other' && view?.capaCommand) {
+        buttons.append(profileSelect(client, profiles, profile, (name) => {
+          picked.set(client.id, name);
+          render();
+        }));
+      }
+      const switching = connected && profile !== current;
+      if (client.status !== 'unreadable' && (!connected || switching) && view?.capaCommand) {
+        const label = switching ? 'Switch profile' : client.status === 'outdated' ? 'Update' : 'Connect';
+        const connect = h('button', { type: 'button', class: 'primary' }, label);
         connect.setAttribute('aria-label', `Connect ${client.name}`);
         connect.addEventListener('click', () => void showPreview('connect'));
         buttons.append(connect);
@@ -140,6 +176,16 @@ export function clientsPage({ backend }: PageContext): Page {
     if (!view.capaCommand) {
       top.append(
         notice('error', 'No capa program was found beside the hub or in /usr/bin, so clients cannot be connected: install the package, or build it with `cargo build -p capa-cli`.'),
+      );
+    }
+    if (view.profiles.length > 0) {
+      top.append(
+        h(
+          'p',
+          { class: 'hint' },
+          `This hub has named profiles (${view.profiles.join(', ')}): each is what one client sees — a mode, some of the sources, stricter rules. `,
+          'Pick one before Connect; “default” is the hub’s own. They are declared under “profiles:” in a capabilities file.',
+        ),
       );
     }
     list.append(h('div', { class: 'grid' }, view.clients.map(card)));

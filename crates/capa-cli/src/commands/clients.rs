@@ -11,10 +11,14 @@ use capa_install::review::{Prompter, TerminalPrompter};
 use capa_install::user_plan::{self, ClientStatus};
 use capa_install::{CapaEntry, UserClient, UserHome, UserPlan, user_file, user_files};
 
-use crate::cli::{ClientsArgs, ClientsCommand};
+use crate::cli::{ClientsArgs, ClientsCommand, GlobalArgs};
 use crate::output;
 
-pub(super) fn run(paths: &HubPaths, command: ClientsCommand) -> anyhow::Result<ExitCode> {
+pub(super) fn run(
+    global: &GlobalArgs,
+    paths: &HubPaths,
+    command: ClientsCommand,
+) -> anyhow::Result<ExitCode> {
     let home = UserHome::from_env()
         .context("no home directory (HOME is not set), so the clients' files cannot be found")?;
     let exe = std::env::current_exe().context("finding the capa program")?;
@@ -35,8 +39,13 @@ pub(super) fn run(paths: &HubPaths, command: ClientsCommand) -> anyhow::Result<E
                         .mode
                         .map(|m| format!(" ({m:?})").to_lowercase())
                         .unwrap_or_default();
+                    let profile = s
+                        .profile
+                        .as_deref()
+                        .map(|p| format!(" profile {p}"))
+                        .unwrap_or_default();
                     println!(
-                        "{:<15} {}{mode}  {}",
+                        "{:<15} {}{mode}{profile}  {}",
                         s.id.as_str(),
                         status.as_str().unwrap_or_default(),
                         s.path
@@ -45,8 +54,24 @@ pub(super) fn run(paths: &HubPaths, command: ClientsCommand) -> anyhow::Result<E
             }
             Ok(ExitCode::SUCCESS)
         }
-        ClientsCommand::Connect(args) => change(&home, &entry, &args, true),
-        ClientsCommand::Disconnect(args) => change(&home, &entry, &args, false),
+        ClientsCommand::Connect(args) => {
+            let entry = match &args.profile {
+                Some(name) => {
+                    check_profile(global, paths, name)?;
+                    CapaEntry::global_profile(&exe, Some(name))
+                }
+                None => entry,
+            };
+            change(&home, &entry, &args, true)
+        }
+        ClientsCommand::Disconnect(args) => {
+            if args.profile.is_some() {
+                bail!(
+                    "--profile goes with `capa clients connect`; disconnecting takes out capa's entry, whatever profile it serves"
+                );
+            }
+            change(&home, &entry, &args, false)
+        }
     }
 }
 
@@ -129,6 +154,18 @@ fn change(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Refuses a profile the capabilities files `capa mcp` reads here do not declare.
+fn check_profile(global: &GlobalArgs, paths: &HubPaths, name: &str) -> anyhow::Result<()> {
+    let config = crate::setup::load_config(&crate::setup::config_files(global, paths)?)?;
+    if config.profiles.contains_key(name) {
+        return Ok(());
+    }
+    bail!(capa_config::no_such_profile(
+        name,
+        config.profiles.keys().map(String::as_str)
+    ))
 }
 
 /// The running hub's MCP address, from its discovery file (an HTTP entry with it is connected).

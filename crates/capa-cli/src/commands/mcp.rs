@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use capa_core::{HubPaths, Redactor};
 
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, McpArgs};
 use crate::setup;
 
 pub(super) async fn run(
     global: &GlobalArgs,
+    args: &McpArgs,
     paths: &HubPaths,
     redactor: Arc<Redactor>,
 ) -> anyhow::Result<ExitCode> {
@@ -25,6 +26,6 @@ pub(super) async fn run(
         let person = crate::terminal::interactive() && std::io::stdout().is_terminal();
         setup::start_hub_asking(config, paths, redactor, person).await
     };
-    capa_host::serve_stdio(paths, &files, start_local).await?;
+    capa_host::serve_stdio(paths, &files, args.profile.as_deref(), start_local).await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@ mod limits;
 mod malformed;
 mod oauth;
 mod policy;
+mod profiles;
 mod select;
 mod semantic_search;
 mod skills;

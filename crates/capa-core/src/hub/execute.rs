@@ -5,7 +5,7 @@ use std::sync::Arc;
 use capa_runner::{ExecuteError, Runner, RunnerContext};
 use capa_sandbox::Limits;
 
-use super::Hub;
+use super::{Hub, Profile};
 use crate::gateway::HubGateway;
 use crate::lookup::LookupError;
 use crate::{Envelope, ExecuteOptions, ExecuteRequest};
@@ -26,7 +26,19 @@ impl Hub {
         request: ExecuteRequest,
         options: ExecuteOptions,
     ) -> Result<Envelope, LookupError> {
-        self.runner()
+        self.execute_in(request, options, None).await
+    }
+
+    /// [`Hub::execute_with`] for a client of `profile`: its sources are the run's globals, its
+    /// rules apply on top of the policy and its limits are the run's. A run paused in one
+    /// profile and resumed through another goes on with the resuming client's profile.
+    pub async fn execute_in(
+        self: &Arc<Self>,
+        request: ExecuteRequest,
+        options: ExecuteOptions,
+        profile: Option<&Profile>,
+    ) -> Result<Envelope, LookupError> {
+        self.runner(profile)
             .execute(request, options)
             .await
             .map_err(|e| match e {
@@ -52,15 +64,18 @@ impl Hub {
         configured.lowered_to(&Limits::default())
     }
 
-    fn runner(self: &Arc<Self>) -> Runner<HubGateway> {
+    fn runner(self: &Arc<Self>, profile: Option<&Profile>) -> Runner<HubGateway> {
         let context = RunnerContext {
             store: self.store.clone(),
             redactor: self.redactor.clone(),
             slots: self.slots.clone(),
-            limits: self.run_limits(),
+            limits: self.run_limits_in(profile),
             approval_ttl_ms: i64::try_from(self.config.approval_ttl.as_millis())
                 .unwrap_or(i64::MAX),
         };
-        Runner::new(Arc::new(HubGateway(self.clone())), context)
+        Runner::new(
+            Arc::new(HubGateway(self.clone(), profile.cloned())),
+            context,
+        )
     }
 }

@@ -6,12 +6,21 @@ use std::sync::Arc;
 
 use capa_domain::SharedCatalog;
 
-use super::Hub;
+use super::{Hub, Profile};
 use crate::lookup::{self, LookupError, SearchRequest, ToolIndex};
 
 impl Hub {
     /// Answers `search` (and the sandbox's `hub.search`).
     pub async fn search(&self, request: &SearchRequest) -> Result<String, LookupError> {
+        self.search_in(request, None).await
+    }
+
+    /// [`Hub::search`] for a client of `profile`.
+    pub async fn search_in(
+        &self,
+        request: &SearchRequest,
+        profile: Option<&Profile>,
+    ) -> Result<String, LookupError> {
         let index = self.tool_index().await?;
         let connections = self.connection_labels();
         let descriptions: BTreeMap<String, String> = self
@@ -19,7 +28,7 @@ impl Hub {
             .iter()
             .filter_map(|s| Some((s.id.clone(), s.description.clone()?)))
             .collect();
-        let policy = self.policy();
+        let policy = self.policy_in(profile);
         let request = request.clone();
         // Embedding the query is CPU work (milliseconds), and the first search after an idle
         // spell loads the model first (about 0.2 s, 90 MB read): off the async runtime.
@@ -27,7 +36,7 @@ impl Hub {
         let skills = if request.namespace.is_none()
             && request.query.chars().count() <= lookup::MAX_QUERY_CHARS
         {
-            self.skills_for_query(&request.query)
+            self.skills_for_query(&request.query, profile)
         } else {
             None
         };
@@ -50,16 +59,25 @@ impl Hub {
     /// Answers `describe` (and the sandbox's `hub.describe`): `skill:<name>` targets give that
     /// skill's instructions and tools, the others declarations.
     pub async fn describe(&self, targets: &[String]) -> Result<String, LookupError> {
+        self.describe_in(targets, None).await
+    }
+
+    /// [`Hub::describe`] for a client of `profile`.
+    pub async fn describe_in(
+        &self,
+        targets: &[String],
+        profile: Option<&Profile>,
+    ) -> Result<String, LookupError> {
         let (skills, tools): (Vec<&String>, Vec<&String>) = targets.iter().partition(|t| {
             t.trim()
                 .starts_with(super::skill_files::SKILL_TARGET_PREFIX)
         });
         if skills.is_empty() {
-            return self.describe_tools(targets).await;
+            return self.describe_tools(targets, profile).await;
         }
         if targets.len() > lookup::MAX_TARGETS {
             // Too many: describe answers why.
-            return self.describe_tools(targets).await;
+            return self.describe_tools(targets, profile).await;
         }
         let mut parts = Vec::new();
         let mut described: Vec<&str> = Vec::new();
@@ -75,11 +93,11 @@ impl Hub {
                 continue;
             }
             described.push(name);
-            parts.push(self.describe_skill(name).await?);
+            parts.push(self.describe_skill(name, profile).await?);
         }
         if !tools.is_empty() {
             let tools: Vec<String> = tools.into_iter().cloned().collect();
-            parts.push(self.describe_tools(&tools).await?);
+            parts.push(self.describe_tools(&tools, profile).await?);
         }
         Ok(parts.join(
             "
@@ -88,9 +106,13 @@ impl Hub {
     }
 
     /// Declarations of tools, namespaces and named types (no skills).
-    pub(super) async fn describe_tools(&self, targets: &[String]) -> Result<String, LookupError> {
+    pub(super) async fn describe_tools(
+        &self,
+        targets: &[String],
+        profile: Option<&Profile>,
+    ) -> Result<String, LookupError> {
         let index = self.tool_index().await?;
-        lookup::describe(&index, &self.policy(), targets)
+        lookup::describe(&index, &self.policy_in(profile), targets)
     }
 
     /// The index of the current catalog, built now if the catalog changed since the last one.

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use capa_config::{SkillConfig, SkillRequirement};
 use serde_json::{Map, Value};
 
-use super::Hub;
+use super::{Hub, Profile};
 use crate::lookup::{self, LookupError};
 
 /// The URI scheme of skills (the Skills extension's recommended layout).
@@ -118,23 +118,35 @@ fn written_for(skill: &SkillConfig) -> (String, Map<String, Value>) {
 impl Hub {
     /// The SKILL.md of every active skill, in configuration order.
     pub fn skill_files(&self) -> Vec<SkillFile> {
+        self.skill_files_in(None)
+    }
+
+    /// [`Hub::skill_files`] for a client of `profile`: the skills it serves.
+    pub fn skill_files_in(&self, profile: Option<&Profile>) -> Vec<SkillFile> {
+        self.served_skills(profile).map(SkillFile::of).collect()
+    }
+
+    /// The active skills a client of `profile` is served.
+    fn served_skills<'a>(
+        &'a self,
+        profile: Option<&'a Profile>,
+    ) -> impl Iterator<Item = &'a SkillConfig> + 'a {
         self.config
             .skills
             .iter()
-            .filter(|s| s.active)
-            .map(SkillFile::of)
-            .collect()
+            .filter(move |s| s.active && profile.is_none_or(|p| p.serves_skill(&s.id)))
     }
 
     /// `describe("skill:<name>")`: the skill's instructions, then the declarations of the tools
     /// it requires (as `describe` gives them, within its budget).
-    pub(super) async fn describe_skill(&self, name: &str) -> Result<String, LookupError> {
-        let Some(skill) = self.config.skills.iter().find(|s| s.id == name && s.active) else {
+    pub(super) async fn describe_skill(
+        &self,
+        name: &str,
+        profile: Option<&Profile>,
+    ) -> Result<String, LookupError> {
+        let Some(skill) = self.served_skills(profile).find(|s| s.id == name) else {
             let names: Vec<String> = self
-                .config
-                .skills
-                .iter()
-                .filter(|s| s.active)
+                .served_skills(profile)
                 .map(|s| format!("skill:{}", s.id))
                 .collect();
             let hint = if names.is_empty() {
@@ -157,7 +169,7 @@ impl Hub {
         let mut tools = self.skill_tools(&skill.id).unwrap_or_default();
         // Tools the policy denies are not described (describe would refuse them as unknown).
         let catalog = self.catalog();
-        let policy = self.policy();
+        let policy = self.policy_in(profile);
         let before = tools.len();
         tools.retain(|address| {
             catalog
@@ -193,13 +205,17 @@ impl Hub {
             }
         }
         text.push('\n');
-        text.push_str(&self.describe_tools(&targets).await?);
+        text.push_str(&self.describe_tools(&targets, profile).await?);
         Ok(text)
     }
 
     /// The lines `search` adds for skills that `query` names: the best few, none when no word
     /// of the query is in a skill's name or description.
-    pub(super) fn skills_for_query(&self, query: &str) -> Option<String> {
+    pub(super) fn skills_for_query(
+        &self,
+        query: &str,
+        profile: Option<&Profile>,
+    ) -> Option<String> {
         let words: Vec<String> = query
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| w.chars().count() >= 3)
@@ -209,10 +225,7 @@ impl Hub {
             return None;
         }
         let mut scored: Vec<(usize, &SkillConfig)> = self
-            .config
-            .skills
-            .iter()
-            .filter(|s| s.active)
+            .served_skills(profile)
             .filter_map(|skill| {
                 let haystack = format!("{} {}", skill.id, skill.description).to_lowercase();
                 let hay_words: Vec<&str> = haystack

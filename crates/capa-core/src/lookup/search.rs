@@ -59,7 +59,7 @@ pub fn search(
     let catalog = index.catalog();
     let namespace = match request.namespace.as_deref().map(str::trim) {
         None | Some("") => None,
-        Some(ns) => Some(check_namespace(index, ns)?),
+        Some(ns) => Some(check_namespace(index, policy, ns)?),
     };
     let positions: Vec<usize> = if query.is_empty() {
         let Some(namespace) = namespace else {
@@ -90,6 +90,9 @@ pub fn search(
     let mut shown: Vec<(usize, Decision)> = Vec::new();
     let mut more = 0;
     for position in positions {
+        if !policy.serves_source(&catalog.tools()[position].address.namespace) {
+            continue;
+        }
         match policy.verdict(&catalog.tools()[position], None).decision {
             Decision::Deny => hidden += 1,
             _ if shown.len() >= limit => more += 1,
@@ -157,8 +160,13 @@ fn namespaces(index: &ToolIndex) -> Vec<&str> {
     names
 }
 
-fn check_namespace<'a>(index: &'a ToolIndex, wanted: &str) -> Result<&'a str, LookupError> {
-    let names = namespaces(index);
+fn check_namespace<'a>(
+    index: &'a ToolIndex,
+    policy: &Policy,
+    wanted: &str,
+) -> Result<&'a str, LookupError> {
+    let mut names = namespaces(index);
+    names.retain(|n| policy.serves_source(n));
     if let Some(found) = names.iter().find(|n| **n == wanted) {
         return Ok(found);
     }
@@ -208,6 +216,7 @@ fn overview(
         if policy.verdict(tool, None).decision == Decision::Deny {
             continue;
         }
+        // (A source outside the client's profile is denied too: never listed.)
         match counts.last_mut() {
             Some((ns, n)) if *ns == tool.address.namespace => *n += 1,
             _ => counts.push((&tool.address.namespace, 1)),

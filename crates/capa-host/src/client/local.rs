@@ -9,8 +9,8 @@ use serde::de::DeserializeOwned;
 
 use super::HubClient;
 use crate::api::{
-    CallAnswer, CallRequest, DescribeApiRequest, LookupAnswer, SearchApiRequest, SkillListing,
-    SourceView, ToolListing,
+    CallAnswer, CallRequest, DescribeApiRequest, LookupAnswer, ProfileListing, SearchApiRequest,
+    SkillListing, SourceView, ToolListing,
 };
 use crate::running::ClientError;
 
@@ -55,6 +55,10 @@ impl HubClient for LocalHub {
 
     async fn skills(&self) -> Result<Vec<SkillListing>, ClientError> {
         Ok(capa_server::http::skill_listings(&self.hub))
+    }
+
+    async fn profiles(&self) -> Result<Vec<ProfileListing>, ClientError> {
+        Ok(capa_server::http::profile_listings(&self.hub))
     }
 
     async fn call(&self, request: CallRequest) -> Result<CallAnswer, ClientError> {

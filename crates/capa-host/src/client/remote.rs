@@ -6,7 +6,8 @@ use serde_json::json;
 use super::HubClient;
 use crate::api::{
     Ack, CallAnswer, CallRequest, ConfigView, DescribeApiRequest, LookupAnswer, PendingList,
-    PolicyReload, SearchApiRequest, SkillListing, SourceView, ToolListing, UiLinkRequest,
+    PolicyReload, ProfileListing, SearchApiRequest, SkillListing, SourceView, ToolListing,
+    UiLinkRequest,
 };
 use crate::running::{ClientError, RunningHub};
 
@@ -90,6 +91,10 @@ impl HubClient for RemoteHub {
 
     async fn skills(&self) -> Result<Vec<SkillListing>, ClientError> {
         self.running.get("/api/skills").await
+    }
+
+    async fn profiles(&self) -> Result<Vec<ProfileListing>, ClientError> {
+        self.running.get("/api/profiles").await
     }
 
     async fn call(&self, request: CallRequest) -> Result<CallAnswer, ClientError> {

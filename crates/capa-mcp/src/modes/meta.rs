@@ -7,7 +7,9 @@ use std::sync::Arc;
 use capa_core::exposure::{
     DEFAULT_MATCHES, MAX_MATCHES, check_arguments, compact_signature, match_tools,
 };
-use capa_core::{CallToolResult, CatalogTool, Decision, Hub, JsonObject, ProgressSink, Tool};
+use capa_core::{
+    CallToolResult, CatalogTool, Decision, Hub, JsonObject, Profile, ProgressSink, Tool,
+};
 use rmcp::model::{CallToolResponse, ContentBlock, ErrorData, ToolAnnotations};
 use serde_json::{Value, json};
 
@@ -35,21 +37,24 @@ const CALL_DESCRIPTION: &str = "Run one tool found with search (or activated wit
 pub struct MetaSurface {
     hub: Arc<Hub>,
     meta: Meta,
+    /// The profile its clients come through (`None`: the hub's own).
+    profile: Option<Profile>,
     sessions: Sessions,
 }
 
 impl MetaSurface {
-    pub fn new(hub: Arc<Hub>, meta: Meta) -> Self {
+    pub fn new(hub: Arc<Hub>, meta: Meta, profile: Option<Profile>) -> Self {
         Self {
             hub,
             meta,
+            profile,
             sessions: Sessions::default(),
         }
     }
 
     /// Catalog tools a model may see: every one the policy does not deny.
     fn visible(&self) -> Vec<CatalogTool> {
-        let policy = self.hub.policy();
+        let policy = self.hub.policy_in(self.profile.as_ref());
         self.hub
             .catalog()
             .tools()
@@ -59,13 +64,21 @@ impl MetaSurface {
             .collect()
     }
 
+    /// The active skills this surface's clients are served.
+    fn skills(&self) -> Vec<capa_config::SkillConfig> {
+        self.hub
+            .skills()
+            .iter()
+            .filter(|s| s.active && self.profile.as_ref().is_none_or(|p| p.serves_skill(&s.id)))
+            .cloned()
+            .collect()
+    }
+
     fn setup_description(&self) -> String {
         let mut text = "Activate tools for this session, then run them with call_tool. Pass skill names or `@server` for all of a server's tools, e.g. setup_tools({ names: ['@demo'] }). Answers compact signatures.".to_owned();
         let skills: Vec<String> = self
-            .hub
             .skills()
             .iter()
-            .filter(|s| s.active)
             .map(|s| format!("{} ({})", s.id, s.description))
             .collect();
         if !skills.is_empty() {
@@ -101,7 +114,7 @@ impl MetaSurface {
             },
         };
         let visible = self.visible();
-        let skills = self.hub.skills();
+        let skills = self.skills();
         let groups = |tool: &CatalogTool| {
             skills
                 .iter()
@@ -161,7 +174,7 @@ impl MetaSurface {
                     .filter(|t| t.address.namespace == server)
                     .map(|t| t.address.to_string())
                     .collect(),
-                None => match self.hub.skills().iter().find(|s| s.id == *name && s.active) {
+                None => match self.skills().iter().find(|s| s.id == *name) {
                     Some(skill) => self
                         .hub
                         .skill_tools(&skill.id)
@@ -202,7 +215,8 @@ impl MetaSurface {
     fn signatures(&self, header: &str, tools: &[&CatalogTool]) -> String {
         let mut out = format!("{header}\n");
         for tool in tools {
-            let asks = if self.hub.listing_verdict(tool).decision == Decision::Ask {
+            let verdict = self.hub.listing_verdict_in(tool, self.profile.as_ref());
+            let asks = if verdict.decision == Decision::Ask {
                 "   [asks]"
             } else {
                 ""
@@ -263,6 +277,7 @@ impl MetaSurface {
         };
         let authorized = crate::approvals::authorize_direct_call(
             &self.hub,
+            self.profile.as_ref(),
             name,
             data.as_ref(),
             client.as_deref(),
@@ -276,7 +291,10 @@ impl MetaSurface {
         let context = capa_core::CallContext { client, progress };
         // The tool's answer is bounded like expose-all's (crate::inline); an upstream's own
         // words about wrong arguments are cut so that the schema after them still fits.
-        let budget = self.hub.run_limits().inline_result_bytes;
+        let budget = self
+            .hub
+            .run_limits_in(self.profile.as_ref())
+            .inline_result_bytes;
         match self.hub.call(permit, data, &context).await {
             Ok(result) if rejected_arguments(&result) => {
                 let text = result
@@ -469,7 +487,7 @@ impl Surface for MetaSurface {
     }
 
     fn skills(&self) -> BoxFuture<'_, Result<Vec<capa_core::SkillFile>, ErrorData>> {
-        Box::pin(async move { Ok(self.hub.skill_files()) })
+        Box::pin(async move { Ok(self.hub.skill_files_in(self.profile.as_ref())) })
     }
 
     fn instructions(&self) -> String {

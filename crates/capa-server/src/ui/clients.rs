@@ -167,6 +167,7 @@ pub(crate) async fn list(State(state): State<UiState>) -> Response {
         "tokenFile": token,
         "mcpUrl": mcp_url(&state),
         "entryName": capa_install::entry::ENTRY_NAME,
+        "profiles": state.hub.profiles().iter().map(|p| p.name().to_owned()).collect::<Vec<_>>(),
         "home": home.map(|h| h.home),
         "clients": clients,
     }))
@@ -177,6 +178,10 @@ pub(crate) async fn list(State(state): State<UiState>) -> Response {
 #[serde(deny_unknown_fields)]
 pub(crate) struct PreviewRequest {
     action: String,
+    /// For `connect`: the named profile the entry serves (`capa mcp --profile NAME`); none for
+    /// the default profile.
+    #[serde(default)]
+    profile: Option<String>,
 }
 
 /// `POST /api/clients/<id>/apply {planId}`.
@@ -206,9 +211,21 @@ pub(crate) async fn preview(
     let Some(program) = capa_program() else {
         return no_program();
     };
+    if let Some(name) = &request.profile
+        && state.hub.profile(name).is_none()
+    {
+        return fail(
+            StatusCode::BAD_REQUEST,
+            "unknown_profile",
+            format!(
+                "no profile named `{name}`: connect with one of the profiles `capa profiles list` names, or without one for the default"
+            ),
+        );
+    }
     let file = user_file(&home, client);
+    let entry = CapaEntry::global_profile(&program, request.profile.as_deref());
     let planned = match request.action.as_str() {
-        "connect" => UserPlan::connect(&file, &CapaEntry::global(&program)),
+        "connect" => UserPlan::connect(&file, &entry),
         "disconnect" => UserPlan::disconnect(&file),
         _ => {
             return fail(

@@ -136,6 +136,15 @@ describe('named profiles', () => {
     assert.match(skill, /unknown target `skill:triage`.*Skills: skill:notes\./s, skill);
   });
 
+  it('serves a profile with a trailing slash too', async () => {
+    const client = await connect('gh/');
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['call_tool', 'search']);
+    const elsewhere = await client.callTool({ name: 'call_tool', arguments: { name: 'demo.add', data: { a: 1, b: 2 } } });
+    assert.equal(elsewhere.isError, true);
+    assert.match(resultText(elsewhere), /unknown tool `demo\.add`/, 'a source outside the profile is not there');
+  });
+
   it('keeps the default profile at /mcp, with every source', async () => {
     const client = await connectHttp(hub, { name: 'e2e-profile-default' });
     clients.push(client);

@@ -215,9 +215,17 @@ fn merge(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> HubConf
             config.skills.push(skill.clone());
         }
         for profile in &file.profiles {
-            config
+            if let Some(replaced) = config
                 .profiles
-                .insert(profile.name.clone(), profile.clone());
+                .insert(profile.name.clone(), profile.clone())
+            {
+                config.warnings.push(format!(
+                    "{}: profile `{}` replaces the one of {} for clients in this project",
+                    profile.file.display(),
+                    profile.name,
+                    replaced.file.display()
+                ));
+            }
         }
         timeout = file.upstream_timeout.or(timeout);
         approval_ttl = file.approval_ttl.or(approval_ttl);
@@ -229,6 +237,7 @@ fn merge(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> HubConf
     config.upstream_timeout = timeout.unwrap_or(Duration::from_millis(MAX_UPSTREAM_TIMEOUT_MS));
     config.approval_ttl = approval_ttl.unwrap_or(Duration::from_millis(MAX_APPROVAL_TTL_MS));
     config.exposure = exposure_choice(global, project);
+    profile_warnings(&mut config);
     for profile in config.profiles.values() {
         for skill in profile.skills.iter().flatten() {
             if !config.skills.iter().any(|s| &s.id == skill) {
@@ -252,6 +261,38 @@ fn merge(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> HubConf
         }
     }
     config
+}
+
+/// Limits a profile sets that its mode never uses: run limits of a profile that serves no
+/// `execute` (direct calls use only `inlineResultBytes`, and `wallMs` as their wait for a person).
+fn profile_warnings(config: &mut HubConfig) {
+    for profile in config.profiles.values() {
+        if profile.mode.exposure() == ExposureMode::Code {
+            continue;
+        }
+        let l = &profile.limits;
+        let unused: Vec<&str> = [
+            ("codeBytes", l.code_bytes),
+            ("computeMs", l.compute_ms),
+            ("memoryBytes", l.memory_bytes),
+            ("maxCalls", l.max_calls),
+            ("maxConcurrent", l.max_concurrent),
+            ("upstreamTimeoutMs", l.upstream_timeout_ms),
+        ]
+        .iter()
+        .filter(|(_, v)| v.is_some())
+        .map(|(name, _)| *name)
+        .collect();
+        if !unused.is_empty() {
+            config.warnings.push(format!(
+                "{}: profile `{}` ({}) sets {}, which only code mode's runs use; its direct calls use inlineResultBytes and wallMs",
+                profile.file.display(),
+                profile.name,
+                profile.mode.as_str(),
+                unused.join(", ")
+            ));
+        }
+    }
 }
 
 fn exposure_choice(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> ExposureChoice {

@@ -50,7 +50,11 @@ impl Hub {
             .get(address)
             .filter(|t| policy.serves_source(&t.address.namespace));
         let Some(tool) = served else {
-            if let Some(waiting) = self.waiting_for_connection(address) {
+            // A source outside the profile is not there at all: not even its sign-in shows.
+            let source_served = address
+                .split_once('.')
+                .is_none_or(|(source, _)| policy.serves_source(source));
+            if source_served && let Some(waiting) = self.waiting_for_connection(address) {
                 return Err(waiting);
             }
             let mut suggestions = catalog.suggest(address);

@@ -37,6 +37,9 @@ pub async fn serve_stdio(
                     .await
                     .map_err(anyhow::Error::msg);
             }
+            Err(e) if profile.is_some() => {
+                tracing::warn!(error = %e, url = %url, "the running hub does not serve this profile (it may have started before the profile was added: restart it); serving from this process");
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "running hub unreachable; serving from this process");
             }

@@ -440,7 +440,9 @@ fn replacing(found: &FoundEntry, entry: &CapaEntry) -> Option<String> {
             .join(" "),
         (None, None) => "nothing".to_owned(),
     };
-    if found.ours() && found.args == ["mcp"] {
+    // The global hub's entry, for the default profile or a named one: switching profiles, or
+    // the same entry again, is no replacement.
+    if found.ours() && CapaEntry::global_profile_of(&found.args).is_some() {
         return (found.command.as_deref() != Some(entry.command.as_str()))
             .then(|| format!("updates capa's entry, which runs `{what}`"));
     }

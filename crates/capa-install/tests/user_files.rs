@@ -222,7 +222,11 @@ fn an_entry_for_a_named_profile_is_connected_and_names_its_profile() {
     assert_eq!(status.profile.as_deref(), Some("review"));
     // Back to the default profile: the same entry, rewritten to plain `capa mcp`.
     let plan = UserPlan::connect(&file, &entry()).expect("plan");
-    assert!(plan.diff().contains("-        \"--profile\","), "{}", plan.diff());
+    assert!(
+        plan.diff().contains("-        \"--profile\","),
+        "{}",
+        plan.diff()
+    );
     plan.apply().expect("apply");
     let status = capa_install::user_plan::status(&h, &file, &entry(), None);
     assert_eq!(status.status, Status::Connected);

@@ -428,10 +428,21 @@ pub(crate) async fn authorize_direct_call(
         Err(e) => return Err(crate::tool_error::error_result(&e)),
     };
     let Some(peer) = &asking.elicit_peer else {
+        // When only the profile asks, a policy rule would not change that.
+        let policy_allows = profile.is_some()
+            && hub.listing_verdict(&question.tool).decision == capa_core::Decision::Allow;
+        let way = if policy_allows {
+            "This profile asks for it whatever the policy says; call it from code mode's `execute`, which can pause for approval, or from a client that shows forms"
+                .to_owned()
+        } else {
+            format!(
+                "Ask the user to allow it (`capa policy set {address} allow`), or call it from code mode's `execute`, which can pause for approval"
+            )
+        };
         return Err(refuse(
             "approval_required",
             format!(
-                "{address} needs the user's approval ({}). Ask the user to allow it (`capa policy set {address} allow`), or call it from code mode's `execute`, which can pause for approval.",
+                "{address} needs the user's approval ({}). {way}.",
                 question.verdict.reason
             ),
         ));

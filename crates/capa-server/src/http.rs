@@ -196,20 +196,27 @@ fn router(
     cancel: &CancellationToken,
     ui_dir: Option<&Path>,
 ) -> Router {
-    // The hub's own profile at /mcp, each named profile at /mcp/<name> (docs/profiles.md);
-    // any other /mcp/<name> is answered by `unknown_profile`.
-    let mut mcp =
-        Router::new().route_service("/mcp", mcp_service(surface_for(hub.clone()), cancel));
+    // The hub's own profile at /mcp, each named profile at /mcp/<name> (docs/profiles.md),
+    // each also with a trailing slash; any other /mcp/<name> is answered by `unknown_profile`.
+    let mut endpoints = vec![("/mcp".to_owned(), surface_for(hub.clone()))];
     for profile in hub.profiles() {
         let path = format!("/mcp/{}", profile.name());
-        let surface = surface_for_profile(hub.clone(), Some(profile));
-        mcp = mcp.route_service(&path, mcp_service(surface, cancel));
+        endpoints.push((path, surface_for_profile(hub.clone(), Some(profile))));
     }
-    // A malformed POST gets a JSON-RPC error before rmcp sees it (crate::mcp_body).
+    let mut mcp = Router::new();
+    for (path, surface) in endpoints {
+        let service = mcp_service(surface, cancel);
+        mcp = mcp
+            .route_service(&format!("{path}/"), service.clone())
+            .route_service(&path, service);
+    }
+    // A malformed POST gets a JSON-RPC error before rmcp sees it (crate::mcp_body); a profile
+    // that does not exist is a 404 whatever the body.
     let mcp = mcp
+        .layer(axum::middleware::from_fn(crate::mcp_body::check))
         .route("/mcp/{profile}", axum::routing::any(unknown_profile))
-        .with_state(hub.clone())
-        .layer(axum::middleware::from_fn(crate::mcp_body::check));
+        .route("/mcp/{profile}/", axum::routing::any(unknown_profile))
+        .with_state(hub.clone());
     Router::new()
         .merge(mcp)
         .merge(crate::api::routes().with_state(hub.clone()))

@@ -41,11 +41,8 @@ function profileSelect(
   value: string,
   onPick: (name: string) => void,
 ): HTMLElement {
-  const select = h(
-    'select',
-    { 'aria-label': `Profile for ${client.name}` },
-    [DEFAULT_PROFILE, ...profiles].map((name) => h('option', { value: name }, name)),
-  ) as HTMLSelectElement;
+  const options = [DEFAULT_PROFILE, ...profiles].map((name) => h('option', { value: name }, name));
+  const select = h('select', { 'aria-label': `Profile for ${client.name}` }, options) as HTMLSelectElement;
   select.value = value;
   select.addEventListener('change', () => onPick(select.value));
   return h('label', { class: 'profile-pick' }, 'Profile ', select);
@@ -65,10 +62,17 @@ export function clientsPage({ backend }: PageContext): Page {
     const [label, tone] = STATUS_TEXT[client.status];
     const badge = h('span', { class: `badge ${tone}`, 'data-status': client.status }, label);
     const over = client.mode ? ` over ${client.mode === 'http' ? 'HTTP' : 'stdio'}` : '';
-    const served = client.entry && client.status === 'connected' ? `, profile ${client.profile ?? 'default'}` : '';
+    const served =
+      client.entry && client.status === 'connected'
+        ? `, profile ${client.profile ?? 'default'}`
+        : client.profile
+          ? `, profile ${client.profile}, which this hub does not declare`
+          : '';
     const mode = over || served ? h('span', { class: 'hint' }, `${over}${served}`) : null;
     const current = client.profile ?? DEFAULT_PROFILE;
-    const profile = picked.get(client.id) ?? current;
+    // An entry for a profile the hub does not declare is updated to the default unless another is picked.
+    const declared = current === DEFAULT_PROFILE || (view?.profiles ?? []).includes(current);
+    const profile = picked.get(client.id) ?? (declared ? current : DEFAULT_PROFILE);
     const body = h('div');
     const buttons = h('p', { class: 'actions' });
     const message = messages.get(client.id) ?? null;
@@ -118,7 +122,7 @@ export function clientsPage({ backend }: PageContext): Page {
     } else {
       const connected = client.status === 'connected' && client.mode === 'stdio';
       const profiles = view?.profiles ?? [];
-      if (profiles.length > 0 && client.status !== 'unreadable' && client.status !== 'other' && view?.capaCommand) {
+      if ((profiles.length > 0 || client.profile) && client.status !== 'unreadable' && client.status !== 'other' && view?.capaCommand) {
         buttons.append(profileSelect(client, profiles, profile, (name) => {
           picked.set(client.id, name);
           render();

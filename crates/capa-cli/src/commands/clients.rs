@@ -156,9 +156,15 @@ fn change(
     })
 }
 
-/// Refuses a profile the capabilities files `capa mcp` reads here do not declare.
+/// Refuses a profile the global hub's capabilities files do not declare: the entry goes into a
+/// user-wide file, read in every project, so a profile of the project at hand does not count
+/// (unless `--config` or `--project` names the files).
 fn check_profile(global: &GlobalArgs, paths: &HubPaths, name: &str) -> anyhow::Result<()> {
-    let config = crate::setup::load_config(&crate::setup::config_files(global, paths)?)?;
+    let mut files = crate::setup::config_files(global, paths)?;
+    if global.config.is_none() && global.project.is_none() {
+        files.project = None;
+    }
+    let config = crate::setup::load_config(&files)?;
     if config.profiles.contains_key(name) {
         return Ok(());
     }

@@ -121,4 +121,38 @@ fn a_project_profile_names_the_global_files_sources_and_wins_by_name() {
     assert_eq!(config.profiles["review"].mode, ProfileMode::Code);
     assert_eq!(config.profiles["review"].file, project);
     assert_eq!(config.profiles["mine"].mode, ProfileMode::None);
+    assert!(
+        config
+            .warnings
+            .iter()
+            .any(|w| w.contains("profile `review` replaces the one of")),
+        "{:?}",
+        config.warnings
+    );
+}
+
+#[test]
+fn run_limits_of_a_profile_without_execute_are_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write(
+        dir.path(),
+        "capabilities.yaml",
+        "profiles:\n  ide:\n    toolExposure: direct\n    limits: { maxCalls: 3, inlineResultBytes: 4096 }\n  runs:\n    limits: { maxCalls: 3 }\n",
+    );
+    let config = load(&ConfigFiles {
+        global: Some(file),
+        ..Default::default()
+    })
+    .expect("valid");
+    let warned: Vec<&String> = config
+        .warnings
+        .iter()
+        .filter(|w| w.contains("which only code mode's runs use"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", config.warnings);
+    assert!(
+        warned[0].contains("profile `ide` (direct) sets maxCalls,"),
+        "{}",
+        warned[0]
+    );
 }

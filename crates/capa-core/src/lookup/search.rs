@@ -77,10 +77,17 @@ pub fn search(
             .search_index()
             .search(query)
             .map_err(|e| LookupError::Index(e.to_string()))?;
-        let floor = hits
+        // Only the sources the client is served count, for the relevance floor too: a better
+        // match in a source outside its profile must not push its own tools out.
+        let served: Vec<_> = hits
+            .iter()
+            .filter(|h| policy.serves_source(&catalog.tools()[h.doc].address.namespace))
+            .collect();
+        let floor = served
             .first()
             .map_or(0.0, |best| best.score * RELEVANCE_FLOOR);
-        hits.iter()
+        served
+            .iter()
             .filter(|h| h.score >= floor)
             .map(|h| h.doc)
             .filter(|&i| namespace.is_none_or(|ns| catalog.tools()[i].address.namespace == ns))
@@ -116,8 +123,12 @@ pub fn search(
     if hidden > 0 {
         let _ = writeln!(
             out,
-            "{hidden} matching {} hidden by your policy.",
-            if hidden == 1 { "tool is" } else { "tools are" }
+            "{hidden} matching {} hidden by your policy{}.",
+            if hidden == 1 { "tool is" } else { "tools are" },
+            policy
+                .profile()
+                .map(|p| format!(" or the profile \"{}\"", p.name()))
+                .unwrap_or_default()
         );
     }
     if more > 0 {

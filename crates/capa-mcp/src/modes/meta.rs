@@ -247,8 +247,16 @@ impl MetaSurface {
             Meta::OnDemand => "activate it with setup_tools first",
         };
         let catalog = self.hub.catalog();
-        let Some(tool) = catalog.get(name) else {
-            let suggestions = catalog.suggest(name);
+        // Sources outside the profile are not there: neither found nor suggested.
+        let policy = self.hub.policy_in(self.profile.as_ref());
+        let served = |address: &str| {
+            address
+                .split_once('.')
+                .is_none_or(|(source, _)| policy.serves_source(source))
+        };
+        let Some(tool) = catalog.get(name).filter(|_| served(name)) else {
+            let mut suggestions = catalog.suggest(name);
+            suggestions.retain(|s| served(s));
             let hint = if suggestions.is_empty() {
                 String::new()
             } else {

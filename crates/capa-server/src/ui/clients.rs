@@ -127,8 +127,25 @@ fn mcp_url(state: &UiState) -> String {
 }
 
 fn one_status(state: &UiState, home: &UserHome, client: UserClient, entry: &CapaEntry) -> Value {
-    let file = user_file(home, client);
-    json!(user_plan::status(home, &file, entry, Some(&mcp_url(state))))
+    status_of(state, home, &user_file(home, client), entry)
+}
+
+/// A client's status; an entry for a profile this hub does not declare (any more) needs an
+/// update: `capa mcp --profile` of an unknown name exits with an error.
+fn status_of(
+    state: &UiState,
+    home: &UserHome,
+    file: &capa_install::UserFile,
+    entry: &CapaEntry,
+) -> Value {
+    let mut status = user_plan::status(home, file, entry, Some(&mcp_url(state)));
+    if status.status == user_plan::Status::Connected
+        && let Some(name) = &status.profile
+        && state.hub.profile(name).is_none()
+    {
+        status.status = user_plan::Status::Outdated;
+    }
+    json!(status)
 }
 
 /// `GET /api/clients`: the `capa` program and token file snippets should name, and each client
@@ -152,8 +169,7 @@ pub(crate) async fn list(State(state): State<UiState>) -> Response {
             user_files(home)
                 .into_iter()
                 .map(|f| {
-                    let mut status =
-                        json!(user_plan::status(home, &f, &entry, Some(&mcp_url(&state))));
+                    let mut status = status_of(&state, home, &f, &entry);
                     status["undo"] = json!(undo.contains(&f.client.as_str()));
                     status
                 })

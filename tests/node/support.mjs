@@ -373,7 +373,9 @@ export async function waitForSourcesReady(hub, ids, timeoutMs = 20000) {
 
 /** A connected TS SDK client over Streamable HTTP with the hub's bearer token. */
 export async function connectHttp(hub, { name = 'e2e-http', path = '/mcp' } = {}) {
-  const transport = new StreamableHTTPClientTransport(new URL(`${hub.url}${path}`), {
+  // `hub` may be only {mcpUrl, token} (the desktop tests'); a profile's path replaces `/mcp`.
+  const url = hub.mcpUrl.replace(/\/mcp$/, path);
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${hub.token}` } },
   });
   const client = new Client({ name, version: '1.0.0' });

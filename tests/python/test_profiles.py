@@ -5,6 +5,7 @@ whose lowered `maxCalls` ends a run that makes one call too many."""
 from __future__ import annotations
 
 import json
+import re
 
 import anyio
 import pytest
@@ -30,7 +31,9 @@ async def test_profiles_serve_their_mode_sources_and_limits(tmp_path) -> None:
     try:
         with anyio.fail_after(SESSION_TIMEOUT_S):
             async with http_client_for(hub, path="/mcp/notes") as client:
-                names = sorted(t.name for t in (await client.list_tools()).tools)
+                listed = sorted(t.name for t in (await client.list_tools()).tools)
+                assert "read_result" in listed, "a direct profile reads large results back"
+                names = [n for n in listed if n != "read_result"]
                 assert names, "the demo tools are listed"
                 assert all(n.startswith("demo.") for n in names), names
                 assert "demo.delete_note" not in names and "demo.divide" not in names
@@ -40,6 +43,18 @@ async def test_profiles_serve_their_mode_sources_and_limits(tmp_path) -> None:
                 elsewhere = await client.call_tool("time.get_current_time", {"timezone": "UTC"})
                 assert elsewhere.is_error
                 assert "unknown tool" in text_of(elsewhere).lower()
+                # A result over the limit is kept for read_result, which gives it back in pieces.
+                big = "line of the notes " * 4000
+                echoed = await client.call_tool("demo.echo", {"text": big})
+                handle = re.search(r"kept as (h_[0-9a-f]{32})", text_of(echoed))
+                assert handle, text_of(echoed)
+                whole, offset = "", 0
+                while offset is not None:
+                    piece = await client.call_tool("read_result", {"handle": handle.group(1), "offset": offset})
+                    assert not piece.is_error, text_of(piece)
+                    whole += piece.structured_content["data"]
+                    offset = piece.structured_content["next"]
+                assert whole == big
             async with http_client_for(hub, path="/mcp/tight") as client:
                 names = [t.name for t in (await client.list_tools()).tools]
                 assert names == ["search", "describe", "execute"]

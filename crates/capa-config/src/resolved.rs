@@ -78,6 +78,8 @@ pub struct ProfileConfig {
     /// Tool patterns hidden in this profile.
     pub deny: Vec<String>,
     pub limits: LoweredLimits,
+    /// Whether a direct profile keeps large results for `read_result`.
+    pub read_result: bool,
     pub description: Option<String>,
     /// The capabilities file that declared it.
     pub file: PathBuf,

@@ -28,6 +28,7 @@ mod asking;
 mod connection_api;
 mod execute;
 mod history;
+mod kept_results;
 mod lookup;
 pub(crate) mod oauth;
 mod policy;

@@ -21,7 +21,8 @@
 //! - **A notice** ends `content`, a text block the model reads: what the result was, the limit,
 //!   what was cut, and to ask for less. `isError` stays as the tool said.
 //!
-//! Large results as handles (`hub.read`) come in M2; until then the model asks the tool for less.
+//! A named direct profile keeps the whole result first and its notice names the handle that
+//! `read_result` reads (crate `read_result`); elsewhere the model asks the tool for less.
 
 mod shorten;
 
@@ -43,8 +44,23 @@ const MIN_CUT_TEXT: usize = 64;
 const MIN_BUDGET: usize = 1024;
 const ELLIPSIS: &str = "…";
 
+/// Whether `result` is within `budget` bytes of compact JSON as it is.
+pub fn fits(result: &CallToolResult, budget: usize) -> bool {
+    measured(result) <= budget.max(MIN_BUDGET)
+}
+
 /// `result` within `budget` bytes of compact JSON, unchanged when it fits.
-pub fn fit(mut result: CallToolResult, budget: usize) -> CallToolResult {
+pub fn fit(result: CallToolResult, budget: usize) -> CallToolResult {
+    fit_noting(result, budget, None)
+}
+
+/// [`fit`], with `after` in place of the notice's advice to ask the tool for less (what became
+/// of the whole result). `after` counts within the notice's reserve: keep it to a few lines.
+pub fn fit_noting(
+    mut result: CallToolResult,
+    budget: usize,
+    after: Option<&str>,
+) -> CallToolResult {
     let budget = budget.max(MIN_BUDGET);
     let full = measured(&result);
     if full <= budget {
@@ -55,7 +71,8 @@ pub fn fit(mut result: CallToolResult, budget: usize) -> CallToolResult {
     shell.is_error = result.is_error;
     // The front sets it on every result: count it even when it is not there yet.
     shell.result_type = Some(ResultType::COMPLETE);
-    let mut room = budget.saturating_sub(json_len(&shell) + NOTICE_RESERVE);
+    let after_len = after.map_or(0, |a| json_len(&Value::String(a.to_owned())));
+    let mut room = budget.saturating_sub(json_len(&shell) + NOTICE_RESERVE + after_len);
 
     if let Some(meta) = result.meta.take() {
         let value = Value::Object(meta.0);
@@ -99,7 +116,7 @@ pub fn fit(mut result: CallToolResult, budget: usize) -> CallToolResult {
     result.content = fit_blocks(blocks, room, &mut cuts);
     result
         .content
-        .push(ContentBlock::text(cuts.notice(full, budget)));
+        .push(ContentBlock::text(cuts.notice(full, budget, after)));
     tracing::info!(
         bytes = full,
         limit = budget,
@@ -136,7 +153,7 @@ struct LeftOut {
 }
 
 impl Cuts {
-    fn notice(&self, full: usize, budget: usize) -> String {
+    fn notice(&self, full: usize, budget: usize, after: Option<&str>) -> String {
         let mut what = Vec::new();
         if self.text {
             what.push("the text is cut (it ends in …)".to_owned());
@@ -167,10 +184,13 @@ impl Cuts {
             what.push("_meta is shortened".to_owned());
         }
         format!(
-            "[capabilities] Result cut to the inline limit of {} (it was {}): {}. Ask the tool for less: a narrower query, a smaller range or fewer items.",
+            "[capabilities] Result cut to the inline limit of {} (it was {}): {}. {}",
             capa_sandbox::human_bytes(budget),
             capa_sandbox::human_bytes(full),
-            what.join("; ")
+            what.join("; "),
+            after.unwrap_or(
+                "Ask the tool for less: a narrower query, a smaller range or fewer items."
+            )
         )
     }
 }
@@ -424,7 +444,7 @@ mod tests {
                 links: 1000,
             },
         };
-        let block = ContentBlock::text(cuts.notice(usize::MAX / 4, BUDGET));
+        let block = ContentBlock::text(cuts.notice(usize::MAX / 4, BUDGET, None));
         assert!(json_len(&block) < NOTICE_RESERVE, "{}", json_len(&block));
     }
 

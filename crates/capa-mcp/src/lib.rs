@@ -17,6 +17,7 @@ pub mod inline;
 pub mod local;
 pub mod modes;
 pub mod panics;
+mod read_result;
 mod skills;
 pub mod surface;
 pub mod surface_for;

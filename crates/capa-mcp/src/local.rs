@@ -33,14 +33,18 @@ impl Surface for LocalSurface {
             self.hub.startup_done().await;
             // Tools the policy denies are not offered at all.
             let policy = self.hub.policy_in(self.profile.as_ref());
-            Ok(self
+            let mut tools: Vec<Tool> = self
                 .hub
                 .catalog()
                 .tools()
                 .iter()
                 .filter(|t| policy.verdict(t, None).decision != capa_core::Decision::Deny)
                 .map(|t| capa_core::tool_of(&t.definition))
-                .collect())
+                .collect();
+            if crate::read_result::enabled(self.profile.as_ref()) {
+                tools.push(crate::read_result::tool());
+            }
+            Ok(tools)
         })
     }
 
@@ -75,6 +79,15 @@ impl Surface for LocalSurface {
         asking: Asking,
     ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
         Box::pin(async move {
+            let keeps = crate::read_result::enabled(self.profile.as_ref());
+            let budget = self
+                .hub
+                .run_limits_in(self.profile.as_ref())
+                .inline_result_bytes;
+            if keeps && address == crate::read_result::READ_RESULT {
+                let read = crate::read_result::call(&self.hub, client, arguments, budget).await;
+                return Ok(CallToolResponse::Complete(read));
+            }
             let authorized = crate::approvals::authorize_direct_call(
                 &self.hub,
                 self.profile.as_ref(),
@@ -88,6 +101,7 @@ impl Surface for LocalSurface {
                 Ok(permit) => permit,
                 Err(refused) => return Ok(CallToolResponse::Complete(refused)),
             };
+            let caller = client.clone();
             let context = CallContext { client, progress };
             // Every failure, an unknown tool included, is a tool result with `isError`: the model
             // reads it (with the closest tool names) and can correct itself, where a JSON-RPC
@@ -96,14 +110,11 @@ impl Surface for LocalSurface {
                 Ok(result) => result,
                 Err(e) => error_result(&e),
             };
-            // At most `inlineResultBytes` reach the client, as in every mode (crate::inline).
-            let budget = self
-                .hub
-                .run_limits_in(self.profile.as_ref())
-                .inline_result_bytes;
-            Ok(CallToolResponse::Complete(crate::inline::fit(
-                result, budget,
-            )))
+            // At most `inlineResultBytes` reach the client, as in every mode (crate::inline);
+            // a direct profile keeps the whole of a larger one for `read_result`.
+            let fitted =
+                crate::read_result::fit(&self.hub, keeps, caller.as_deref(), result, budget).await;
+            Ok(CallToolResponse::Complete(fitted))
         })
     }
 

@@ -47,7 +47,7 @@ pub struct HandleRef {
 
 /// Keeps what the run could not return inline; the handles for the envelope and a notice for
 /// each part that could not be kept. Redacts before anything is written.
-pub(crate) fn keep(
+pub fn keep(
     store: &Store,
     redactor: &Redactor,
     run_id: &str,

@@ -32,6 +32,10 @@ pub struct ProfileEntry {
     /// Run limits lowered for this profile's `execute` (and the size of direct results).
     #[serde(default)]
     pub limits: ProfileLimits,
+    /// In a `direct` (or `expose-all`) profile, a result over `inlineResultBytes` is kept whole
+    /// and a `read_result` tool reads it in pieces (default true). `false`: results are only cut.
+    #[serde(default)]
+    pub read_result: Option<bool>,
     /// A short note shown in listings.
     #[serde(default)]
     pub description: Option<String>,

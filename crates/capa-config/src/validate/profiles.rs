@@ -76,6 +76,7 @@ pub(super) fn check_profiles(
             ask: check_patterns(checker, name, &entry.ask, "ask"),
             deny: check_patterns(checker, name, &entry.deny, "deny"),
             limits: check_limits(checker, name, &entry.limits),
+            read_result: entry.read_result.unwrap_or(true),
             description: entry.description.clone(),
             file: checker.file.to_path_buf(),
         })

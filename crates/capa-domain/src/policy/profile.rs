@@ -97,6 +97,7 @@ mod tests {
             ask: vec!["github.create_*".into()],
             deny: vec!["github.delete_*".into()],
             limits: capa_config::LoweredLimits::default(),
+            read_result: true,
             description: None,
             file: "capabilities.yaml".into(),
         }

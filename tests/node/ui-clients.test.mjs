@@ -290,6 +290,15 @@ describe('Clients page with a fake HOME', { skip }, () => {
   it('switches Claude Code to a named profile: the entry runs capa mcp --profile, and Claude Code connects', async () => {
     await page.getByRole('link', { name: 'Clients' }).click();
     await card('claude-code').locator('.hint', { hasText: 'over stdio, profile default' }).waitFor();
+    // The Profiles card: each profile with its mode, what it serves and how a client reaches it.
+    const review = page.locator('section.profiles tr[data-profile="review"]');
+    await review.waitFor();
+    const reviewText = await review.textContent();
+    for (const part of ['search', 'sources: demo', `${capa} mcp --profile review`, `${hub.url}/mcp/review`]) {
+      assert.ok(reviewText.includes(part), `${part} in ${reviewText}`);
+    }
+    const own = await page.locator('section.profiles tr[data-profile="default"]').textContent();
+    assert.ok(own.includes('code') && own.includes(`${capa} mcp`) && own.includes(`${hub.url}/mcp`), own);
     await card('claude-code').getByRole('combobox', { name: 'Profile for Claude Code' }).selectOption('review');
     await card('claude-code').getByRole('button', { name: 'Connect Claude Code', exact: true }).click();
     await card('claude-code').locator('pre.diff').waitFor();

@@ -28,6 +28,7 @@ import {
   type SourceLogPage,
   type SourceStatus,
   type SourceSwitchResult,
+  type ProfileListing,
   type SkillListing,
   type ToolListing,
   type ToolSwitchState,
@@ -220,6 +221,10 @@ export class HttpBackend implements Backend {
 
   async skills(): Promise<SkillListing[]> {
     return listOf<SkillListing>(await this.request('GET', '/api/skills'), 'skills');
+  }
+
+  async profiles(): Promise<ProfileListing[]> {
+    return listOf<ProfileListing>(await this.request('GET', '/api/profiles'), 'profiles');
   }
   setSourceEnabled(id: string, enabled: boolean): Promise<SourceSwitchResult> {
     return this.request<SourceSwitchResult>('PUT', `/api/sources/${enc(id)}/enabled`, { enabled });

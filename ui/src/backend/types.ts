@@ -138,6 +138,29 @@ export interface ToolListing {
   policy: Decision | string;
 }
 
+/** `GET /api/profiles` (docs/profiles.md): the default profile first, then each named one. */
+export interface ProfileListing {
+  name: string;
+  default: boolean;
+  /** As written (`direct`). */
+  mode: string;
+  /** What it serves (`expose-all` for `direct`). */
+  exposure: string;
+  /** Absent: every source. */
+  sources?: string[];
+  /** Absent: every skill. */
+  skills?: string[];
+  ask?: string[];
+  deny?: string[];
+  limits: Record<string, number>;
+  description?: string;
+  file?: string;
+  /** Its MCP endpoint's path (`/mcp`, `/mcp/<name>`). */
+  path: string;
+  /** The arguments of `capa` that serve it over stdio. */
+  stdioArgs: string[];
+}
+
 /** `GET /api/skills` (docs/skills.md). */
 export interface SkillListing {
   name: string;
@@ -421,6 +444,7 @@ export interface Backend {
 
   tools(): Promise<ToolListing[]>;
   skills(): Promise<SkillListing[]>;
+  profiles(): Promise<ProfileListing[]>;
   /** On/off switches: a source (`disabled: true` in its file), tools (deny rules), and every
    * tool of a source not declared read-only. */
   setSourceEnabled(id: string, enabled: boolean): Promise<SourceSwitchResult>;

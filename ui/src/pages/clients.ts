@@ -1,9 +1,10 @@
 // Clients: each MCP client's user-wide file (Claude Code, Claude Desktop, Cursor, VS Code, Codex),
 // whether it is connected to this hub and how, and Connect / Disconnect with the file's diff shown
 // first; Undo puts back the file's previous text. The hub does the work (capa-install).
-import type { ClientPreview, ClientStatus, ClientsView } from '../backend/types';
+import type { ClientPreview, ClientStatus, ClientsView, ProfileListing } from '../backend/types';
 import { clear, errorText, h, notice } from '../lib/dom';
 import type { Page, PageContext } from './page';
+import { profilesSection } from './profiles-section';
 
 const STATUS_TEXT: Record<ClientStatus['status'], [string, string]> = {
   not_installed: ['not installed', ''],
@@ -57,6 +58,7 @@ export function clientsPage({ backend }: PageContext): Page {
   const picked = new Map<string, string>();
   const messages = new Map<string, HTMLElement>();
   let view: ClientsView | null = null;
+  let profiles: ProfileListing[] = [];
 
   const card = (client: ClientStatus): HTMLElement => {
     const [label, tone] = STATUS_TEXT[client.status];
@@ -182,22 +184,14 @@ export function clientsPage({ backend }: PageContext): Page {
         notice('error', 'No capa program was found beside the hub or in /usr/bin, so clients cannot be connected: install the package, or build it with `cargo build -p capa-cli`.'),
       );
     }
-    if (view.profiles.length > 0) {
-      top.append(
-        h(
-          'p',
-          { class: 'hint' },
-          `This hub has named profiles (${view.profiles.join(', ')}): each is what one client sees — a mode, some of the sources, stricter rules. `,
-          'Pick one before Connect; “default” is the hub’s own. They are declared under “profiles:” in a capabilities file.',
-        ),
-      );
-    }
+    const profileCard = profilesSection(profiles, view.mcpUrl.replace(/\/mcp$/, ''), view.capaCommand);
+    if (profileCard) top.append(profileCard);
     list.append(h('div', { class: 'grid' }, view.clients.map(card)));
   };
 
   const refresh = async () => {
     try {
-      view = await backend.clients();
+      [view, profiles] = await Promise.all([backend.clients(), backend.profiles()]);
       render();
     } catch (error) {
       clear(list);

@@ -103,6 +103,9 @@ describe('named profiles', () => {
     const client = await connect('gh');
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), ['call_tool', 'search']);
+    // Skills over MCP: listing no skills, it serves those that need GitHub, not the demo's.
+    const { resources } = await client.listResources();
+    assert.deepEqual(resources.map((r) => r.uri).sort(), ['skill://triage/SKILL.md']);
     const found = await client.callTool({ name: 'search', arguments: { query: 'add numbers issue' } });
     const text = resultText(found);
     assert.match(text, /github\./);

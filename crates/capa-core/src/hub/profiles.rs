@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use capa_config::{ExposureMode, ProfileConfig};
+use capa_config::{ExposureMode, ProfileConfig, SkillConfig};
 use capa_domain::{Policy, ProfileScope};
 use capa_sandbox::Limits;
 
@@ -38,9 +38,20 @@ impl Profile {
         &self.config
     }
 
-    /// Whether the profile serves skill `name`.
-    pub fn serves_skill(&self, name: &str) -> bool {
-        self.config.skills.as_ref().is_none_or(|s| s.contains(name))
+    /// Whether the profile serves `skill`: one it lists, or, when it lists none, every skill
+    /// that needs one of its sources (or no tools at all): a skill whose tools are all
+    /// elsewhere would only send the model to tools it cannot call.
+    pub fn serves_skill(&self, skill: &SkillConfig) -> bool {
+        match &self.config.skills {
+            Some(names) => names.contains(&skill.id),
+            None => {
+                skill.requires.is_empty()
+                    || skill
+                        .requires
+                        .iter()
+                        .any(|r| self.scope.admits_source(r.server()))
+            }
+        }
     }
 
     /// `limits` lowered where the profile asks (never raised).

@@ -134,7 +134,7 @@ impl Hub {
         self.config
             .skills
             .iter()
-            .filter(move |s| s.active && profile.is_none_or(|p| p.serves_skill(&s.id)))
+            .filter(move |s| s.active && profile.is_none_or(|p| p.serves_skill(s)))
     }
 
     /// `describe("skill:<name>")`: the skill's instructions, then the declarations of the tools

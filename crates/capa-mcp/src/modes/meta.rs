@@ -69,7 +69,7 @@ impl MetaSurface {
         self.hub
             .skills()
             .iter()
-            .filter(|s| s.active && self.profile.as_ref().is_none_or(|p| p.serves_skill(&s.id)))
+            .filter(|s| s.active && self.profile.as_ref().is_none_or(|p| p.serves_skill(s)))
             .cloned()
             .collect()
     }

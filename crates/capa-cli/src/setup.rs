@@ -25,6 +25,18 @@ pub(crate) fn load_config(files: &ConfigFiles) -> anyhow::Result<HubConfig> {
     Ok(capa_host::load_config(files)?)
 }
 
+/// Refuses a profile `files` do not declare, naming those they do.
+pub(crate) fn check_profile(files: &ConfigFiles, name: &str) -> anyhow::Result<()> {
+    let config = load_config(files)?;
+    if config.profiles.contains_key(name) {
+        return Ok(());
+    }
+    anyhow::bail!(capa_config::no_such_profile(
+        name,
+        config.profiles.keys().map(String::as_str)
+    ))
+}
+
 /// Source `source` of `config`, or an error that lists the sources it has.
 pub(crate) fn configured_source<'a>(
     config: &'a HubConfig,

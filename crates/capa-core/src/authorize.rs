@@ -107,13 +107,4 @@ impl Hub {
     pub fn listing_verdict(&self, tool: &CatalogTool) -> PolicyVerdict {
         self.policy().verdict(tool, None)
     }
-
-    /// [`Hub::listing_verdict`] for a client of `profile`.
-    pub fn listing_verdict_in(
-        &self,
-        tool: &CatalogTool,
-        profile: Option<&Profile>,
-    ) -> PolicyVerdict {
-        self.policy_in(profile).verdict(tool, None)
-    }
 }

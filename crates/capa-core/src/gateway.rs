@@ -3,7 +3,7 @@
 //! nothing outside it can turn a question into a permit through it.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use capa_domain::{AskingChannel, CatalogTool, JsonObject, SharedCatalog, SourceState};
@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::authorize::{Authorization, Permit, Question};
 use crate::hub::{CallContext, Hub, Profile};
 use crate::lookup::{LookupError, SearchRequest};
-use crate::policy::Decision;
+use crate::policy::{Decision, Policy};
 use crate::{CallError, CallToolResult};
 
 /// How long a resume waits for the sources its run used to be ready, after the hub's own
@@ -23,31 +23,52 @@ use crate::{CallError, CallToolResult};
 pub(crate) const SOURCE_WAIT: Duration = Duration::from_secs(10);
 
 /// The hub, seen by the runner, through the profile of the client that runs the code.
-pub(crate) struct HubGateway(pub(crate) Arc<Hub>, pub(crate) Option<Profile>);
+pub(crate) struct HubGateway {
+    hub: Arc<Hub>,
+    profile: Option<Profile>,
+    /// The policy the run's globals are built from, taken once: [`Gateway::hidden`] is asked
+    /// for every tool of the catalog, and a snapshot (a `stat` of the policy file, and a copy
+    /// for a profile) per tool would cost thousands per run. Calls are decided on the live
+    /// policy.
+    listing: OnceLock<Arc<Policy>>,
+}
+
+impl HubGateway {
+    pub(crate) fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
+        Self {
+            hub,
+            profile,
+            listing: OnceLock::new(),
+        }
+    }
+}
 
 impl Gateway for HubGateway {
     type Permit = Permit;
     type Question = Question;
 
     fn catalog(&self) -> SharedCatalog {
-        self.0.catalog()
+        self.hub.catalog()
     }
 
     fn source_ids(&self) -> Vec<String> {
-        let policy = self.0.policy_in(self.1.as_ref());
-        let mut ids = self.0.source_ids();
+        let policy = self.hub.policy_in(self.profile.as_ref());
+        let mut ids = self.hub.source_ids();
         ids.retain(|id| policy.serves_source(id));
         ids
     }
 
     fn hidden(&self, tool: &CatalogTool) -> bool {
-        self.0.listing_verdict_in(tool, self.1.as_ref()).decision == Decision::Deny
+        let policy = self
+            .listing
+            .get_or_init(|| self.hub.policy_in(self.profile.as_ref()));
+        policy.verdict(tool, None).decision == Decision::Deny
     }
 
     async fn authorize(&self, address: &str, connection: Option<&str>) -> Gate<Permit, Question> {
         match self
-            .0
-            .authorize_in(address, connection, self.1.as_ref())
+            .hub
+            .authorize_in(address, connection, self.profile.as_ref())
             .await
         {
             Ok(Authorization::Allowed(permit)) => Gate::Allowed(permit),
@@ -78,7 +99,7 @@ impl Gateway for HubGateway {
             client,
             progress: None,
         };
-        match self.0.call(permit, arguments, &context).await {
+        match self.hub.call(permit, arguments, &context).await {
             Ok(result) => tool_value(&address, result).map_err(CallFailure::Failed),
             Err(CallError::NeedsConnection { message, .. }) => {
                 Err(CallFailure::NeedsConnection { message })
@@ -92,21 +113,21 @@ impl Gateway for HubGateway {
             query,
             ..SearchRequest::default()
         };
-        self.0
-            .search_in(&request, self.1.as_ref())
+        self.hub
+            .search_in(&request, self.profile.as_ref())
             .await
             .map_err(|e| lookup_failure(&e))
     }
 
     async fn describe(&self, targets: Vec<String>) -> Result<String, ToolFailure> {
-        self.0
-            .describe_in(&targets, self.1.as_ref())
+        self.hub
+            .describe_in(&targets, self.profile.as_ref())
             .await
             .map_err(|e| lookup_failure(&e))
     }
 
     fn approvals_paused(&self) -> bool {
-        self.0.approvals_paused()
+        self.hub.approvals_paused()
     }
 
     fn input_recorded(
@@ -117,7 +138,7 @@ impl Gateway for HubGateway {
     ) {
         if let (Some(record), Some(channel)) = (record, asked_in)
             && record.kind == capa_store::InputKind::Approval
-            && let Some(claim) = self.0.claim_asking(
+            && let Some(claim) = self.hub.claim_asking(
                 &record.id,
                 channel.clone(),
                 Some(Duration::from_millis(claim_ms)),
@@ -125,11 +146,11 @@ impl Gateway for HubGateway {
         {
             claim.keep_until_deadline();
         }
-        self.0.refresh_pending();
+        self.hub.refresh_pending();
     }
 
     fn pending_of_run(&self, run_id: &str) -> Result<Vec<Pending>, String> {
-        let pending = self.0.pending_of_run(run_id).map_err(|e| e.to_string())?;
+        let pending = self.hub.pending_of_run(run_id).map_err(|e| e.to_string())?;
         Ok(pending
             .iter()
             .map(|p| Pending {
@@ -140,11 +161,11 @@ impl Gateway for HubGateway {
     }
 
     async fn startup_done(&self) {
-        self.0.startup_done().await;
+        self.hub.startup_done().await;
     }
 
     async fn wait_for_sources(&self, sources: BTreeSet<String>) -> Vec<Unready> {
-        self.0.wait_for_sources(&sources).await
+        self.hub.wait_for_sources(&sources).await
     }
 }
 

@@ -164,14 +164,7 @@ fn check_profile(global: &GlobalArgs, paths: &HubPaths, name: &str) -> anyhow::R
     if global.config.is_none() && global.project.is_none() {
         files.project = None;
     }
-    let config = crate::setup::load_config(&files)?;
-    if config.profiles.contains_key(name) {
-        return Ok(());
-    }
-    bail!(capa_config::no_such_profile(
-        name,
-        config.profiles.keys().map(String::as_str)
-    ))
+    crate::setup::check_profile(&files, name)
 }
 
 /// The running hub's MCP address, from its discovery file (an HTTP entry with it is connected).

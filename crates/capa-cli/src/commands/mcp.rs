@@ -19,13 +19,7 @@ pub(super) async fn run(
     let files = setup::config_files(global, paths)?;
     // An unknown profile is refused before anything starts or connects.
     if let Some(name) = &args.profile {
-        let config = setup::load_config(&files)?;
-        if !config.profiles.contains_key(name) {
-            anyhow::bail!(capa_config::no_such_profile(
-                name,
-                config.profiles.keys().map(String::as_str)
-            ));
-        }
+        setup::check_profile(&files, name)?;
     }
     let start_local = async || {
         let config = setup::load_config(&files)?;

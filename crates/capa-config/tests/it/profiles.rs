@@ -1,23 +1,8 @@
 //! Profiles: how they are read, checked (names, sources, patterns, limits) and merged.
+use capa_config::{ConfigFiles, ExposureMode, ProfileMode, load};
 
-use std::path::Path;
-
-use capa_config::{ConfigFiles, ExposureMode, ProfileMode, load, parse_str};
-
-const GITHUB: &str =
-    "servers:\n  - id: github\n    type: mcp\n    def: { url: 'https://example.com/mcp' }\n";
-
-fn error_of(text: &str) -> String {
-    parse_str(Path::new("/p/capabilities.yaml"), text)
-        .expect_err("refused")
-        .to_string()
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("test setup");
-    path
-}
+// The skills tests' file helpers: a checked file's errors, a file written in a directory.
+use crate::skills::{GITHUB, error_of, write};
 
 #[test]
 fn a_profile_is_read_with_its_mode_sources_rules_and_limits() {

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use capa_config::{ConfigFiles, SkillRequirement, load, parse_str};
 
-const GITHUB: &str =
+pub(crate) const GITHUB: &str =
     "servers:\n  - id: github\n    type: mcp\n    def: { url: 'https://example.com/mcp' }\n";
 
-fn error_of(text: &str) -> String {
+pub(crate) fn error_of(text: &str) -> String {
     parse_str(Path::new("/p/capabilities.yaml"), text)
         .expect_err("refused")
         .to_string()
@@ -104,7 +104,7 @@ fn a_skill_without_description_or_requires_is_a_shape_error() {
     assert!(err.contains("fix: add `description: …` to it"), "{err}");
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+pub(crate) fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
     let path = dir.join(name);
     std::fs::create_dir_all(dir).expect("mkdir");
     std::fs::write(&path, text).expect("write");

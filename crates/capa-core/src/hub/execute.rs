@@ -74,7 +74,7 @@ impl Hub {
                 .unwrap_or(i64::MAX),
         };
         Runner::new(
-            Arc::new(HubGateway(self.clone(), profile.cloned())),
+            Arc::new(HubGateway::new(self.clone(), profile.cloned())),
             context,
         )
     }

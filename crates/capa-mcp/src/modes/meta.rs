@@ -214,8 +214,9 @@ impl MetaSurface {
 
     fn signatures(&self, header: &str, tools: &[&CatalogTool]) -> String {
         let mut out = format!("{header}\n");
+        let policy = self.hub.policy_in(self.profile.as_ref());
         for tool in tools {
-            let verdict = self.hub.listing_verdict_in(tool, self.profile.as_ref());
+            let verdict = policy.verdict(tool, None);
             let asks = if verdict.decision == Decision::Ask {
                 "   [asks]"
             } else {

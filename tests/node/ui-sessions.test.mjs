@@ -19,6 +19,7 @@ import {
   cleanup,
   CHROMIUM,
   uiMissing,
+  waitFor,
 } from './support.mjs';
 import { skipOrFail } from './require.mjs';
 
@@ -67,6 +68,8 @@ describe('pages of one origin signed in one after the other', { skip }, () => {
     const pause = first.getByRole('checkbox', { name: /pause approvals/i });
     await pause.check();
     const paused = async () => (await hub.apiJson('/api/approvals')).paused;
+    // The click returns before the page's PUT has reached the hub: wait for the hub to say so.
+    await waitFor('the hub to record the pause', paused, { timeoutMs: 10_000 });
     assert.equal(await paused(), true);
     // A live update on the first page's event stream, made from the second page.
     await second.evaluate(() => (location.hash = '#/pending'));

@@ -215,5 +215,28 @@ pub(crate) fn describe_start(source: &SourceConfig) -> Vec<String> {
             }
             lines
         }
+        SourceTransport::OpenApi {
+            spec,
+            base_url,
+            headers,
+            auth,
+        } => {
+            // Where the credentials go matters most: say the address requests are sent to
+            // (the document's own `servers:` when `baseUrl` is not set).
+            let mut lines = vec![format!("OpenAPI document {}", printable(&spec.to_string()))];
+            lines.push(match base_url {
+                Some(base) => format!("requests go to {}", printable(base)),
+                None => "requests go to the document's first server".to_owned(),
+            });
+            let names: Vec<String> = auth
+                .keys()
+                .chain(headers.keys())
+                .map(|k| printable(k))
+                .collect();
+            if !names.is_empty() {
+                lines.push(format!("credentials {}", names.join(", ")));
+            }
+            lines
+        }
     }
 }

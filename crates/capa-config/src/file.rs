@@ -51,7 +51,8 @@ pub struct ServerEntry {
     /// Namespace of the server's tools (`github` gives `github.create_issue`). Lower-case letters,
     /// digits, `-` and `_`, starting with a letter; at most 64 characters.
     pub id: Located<String>,
-    /// Kind of source. Only `mcp` exists today.
+    /// Kind of source: `mcp` (an MCP server) or `openapi` (an HTTP API described by an
+    /// OpenAPI 3.0 or 3.1 document, each operation a tool).
     #[serde(rename = "type")]
     pub kind: Located<ServerKind>,
     /// Which of the server's live tools are exposed. Default `all`.
@@ -60,7 +61,8 @@ pub struct ServerEntry {
     /// Remote tool names for `expose: except` or `expose: exactly`.
     #[serde(default)]
     pub tools: Option<Located<Vec<String>>>,
-    /// How to reach the server: a command (stdio) or a URL (Streamable HTTP).
+    /// How to reach the server: a command (stdio) or a URL (Streamable HTTP); for `openapi`,
+    /// the document (`spec`) and optionally `baseUrl`, `auth` and `headers`.
     pub def: Located<ServerDef>,
     /// A short note shown in listings.
     #[serde(default)]
@@ -78,6 +80,9 @@ pub struct ServerEntry {
 pub enum ServerKind {
     /// A Model Context Protocol server.
     Mcp,
+    /// An HTTP API described by an OpenAPI 3.0 or 3.1 document: each operation is a tool.
+    #[serde(rename = "openapi")]
+    OpenApi,
 }
 
 /// How to start or reach an MCP server. Exactly one of `command` or `url`.
@@ -110,6 +115,19 @@ pub struct ServerDef {
     /// that answers 401 is offered a sign-in without this too.
     #[serde(default)]
     pub oauth: Option<OAuthSetting>,
+    /// `openapi` sources: the OpenAPI document, a path (relative to the capabilities file) or
+    /// an `http://`/`https://` URL; JSON or YAML.
+    #[serde(default)]
+    pub spec: Option<String>,
+    /// `openapi` sources: where requests go, instead of the document's first `servers:` entry.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// `openapi` sources: a credential per security scheme of the document, by the scheme's
+    /// name: the key of an `apiKey` scheme, the token of `http: bearer` (and of `oauth2` or
+    /// `openIdConnect`, sent as a bearer token), `user:password` for `http: basic`. Values
+    /// are usually `${secret:NAME}`.
+    #[serde(default)]
+    pub auth: BTreeMap<String, String>,
 }
 
 /// `oauth:` of a `url` server. Read by hand (below): the YAML reader hands scalars over as

@@ -39,7 +39,8 @@ pub use policy_file::{
 pub use resolved::{
     ExplicitTool, ExposureChoice, HubConfig, LoweredLimits, MAX_APPROVAL_TTL_MS,
     MAX_UPSTREAM_TIMEOUT_MS, OAuthConfig, ProfileConfig, ProjectConnections, SkillConfig,
-    SkillDocument, SkillRequirement, SourceConfig, SourceScope, SourceTransport, ToolSelection,
+    SkillDocument, SkillRequirement, SourceConfig, SourceScope, SourceTransport, SpecLocation,
+    ToolSelection,
 };
 pub use schema::json_schema;
 pub use skill_md::{MAX_SKILL_BYTES, SKILL_FILE, SKILLS_DIR, is_skill_name};

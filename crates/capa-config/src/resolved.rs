@@ -246,6 +246,9 @@ impl SourceConfig {
                 names.extend(oauth.as_ref().and_then(|o| o.client_secret.clone()));
                 names
             }
+            SourceTransport::OpenApi { headers, auth, .. } => {
+                crate::secret_ref::referenced(headers.values().chain(auth.values()))
+            }
         }
     }
 }
@@ -267,6 +270,35 @@ pub enum SourceTransport {
         /// Declared OAuth (`oauth:`), with its client settings.
         oauth: Option<OAuthConfig>,
     },
+    /// An HTTP API described by an OpenAPI document; the hub serves its operations as tools.
+    OpenApi {
+        /// Where the document is.
+        spec: SpecLocation,
+        /// Overrides the document's `servers:`.
+        base_url: Option<String>,
+        /// Extra headers of every request.
+        headers: BTreeMap<String, String>,
+        /// A credential per security scheme name.
+        auth: BTreeMap<String, String>,
+    },
+}
+
+/// Where an OpenAPI document is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpecLocation {
+    /// A file, resolved against the capabilities file's directory.
+    File(PathBuf),
+    /// An `http://` or `https://` URL.
+    Url(String),
+}
+
+impl std::fmt::Display for SpecLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::File(path) => write!(f, "{}", path.display()),
+            Self::Url(url) => f.write_str(url),
+        }
+    }
 }
 
 /// How a source signs in with OAuth.

@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::error::ConfigIssue;
 use crate::file::{
     CapabilitiesFile, ExposePolicy, ExposureMode, SemanticSearch, ServerDef, ServerEntry,
+    ServerKind,
 };
 use crate::located::{Located, Position};
 use crate::resolved::{
@@ -18,9 +19,11 @@ use crate::resolved::{
 use crate::secret_ref;
 
 mod oauth;
+mod openapi;
 mod profiles;
 mod skills;
 use self::oauth::check_oauth;
+use self::openapi::check_openapi_def;
 use self::profiles::check_profiles;
 pub use self::profiles::{DEFAULT_PROFILE, no_such_profile};
 use self::skills::check_skills;
@@ -101,7 +104,7 @@ pub(crate) fn check(
     let mut sources = Vec::new();
     let mut off = Vec::new();
     for server in &parsed.servers {
-        let transport = check_def(&mut checker, &server.def, base_dir);
+        let transport = check_transport(&mut checker, server, base_dir);
         let selection = check_expose(&mut checker, server);
         let selection = match explicit.get(server.id.as_str()) {
             Some(tools) => {
@@ -232,6 +235,17 @@ pub fn is_source_id(id: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
+fn check_transport(
+    checker: &mut Checker<'_>,
+    server: &ServerEntry,
+    base_dir: &Path,
+) -> Option<SourceTransport> {
+    match server.kind.value {
+        ServerKind::Mcp => check_def(checker, &server.def, base_dir),
+        ServerKind::OpenApi => check_openapi_def(checker, &server.def, base_dir),
+    }
+}
+
 fn check_def(
     checker: &mut Checker<'_>,
     def: &Located<ServerDef>,
@@ -239,15 +253,14 @@ fn check_def(
 ) -> Option<SourceTransport> {
     let position = def.position;
     let mut ok = true;
-    for value in def.env.values().chain(def.headers.values()) {
-        if let Err(e) = secret_ref::segments(value) {
-            checker.issue(
-                position,
-                format!("bad secret placeholder: {e}"),
-                "write `${secret:NAME}` with NAME made of letters, digits, `-` or `_`",
-            );
-            ok = false;
-        }
+    check_placeholders(checker, def, &mut ok);
+    if def.spec.is_some() || def.base_url.is_some() || !def.auth.is_empty() {
+        checker.issue(
+            position,
+            "`spec`, `baseUrl` and `auth` only apply to `type: openapi` sources",
+            "write `type: openapi` for an HTTP API described by an OpenAPI document, or remove them",
+        );
+        ok = false;
     }
     match (&def.command, &def.url) {
         (Some(_), Some(_)) => {
@@ -309,6 +322,25 @@ fn check_def(
                 headers: def.headers.clone(),
                 oauth,
             })
+        }
+    }
+}
+
+/// Reports a malformed `${secret:…}` in any value that may hold one.
+fn check_placeholders(checker: &mut Checker<'_>, def: &Located<ServerDef>, ok: &mut bool) {
+    let values = def
+        .env
+        .values()
+        .chain(def.headers.values())
+        .chain(def.auth.values());
+    for value in values {
+        if let Err(e) = secret_ref::segments(value) {
+            checker.issue(
+                def.position,
+                format!("bad secret placeholder: {e}"),
+                "write `${secret:NAME}` with NAME made of letters, digits, `-` or `_`",
+            );
+            *ok = false;
         }
     }
 }

@@ -267,6 +267,43 @@ fn lookup_failure(error: &LookupError) -> ToolFailure {
     failure(error.code(), error.to_string(), error.retryable())
 }
 
+/// A tool's own error. Its structured content may say more, as OpenAPI sources' errors do:
+/// an HTTP `status` (then the code is `http_error`, retryable for 408, 425, 429 and 5xx, with
+/// `retryAfterSeconds` told in the hint) or `retryable: true` (a network failure). Nothing
+/// else of it is trusted: the hub decides what is retryable from the status.
+fn tool_error(message: String, details: Option<&Value>) -> ToolFailure {
+    let status = details
+        .and_then(|d| d.get("status"))
+        .and_then(Value::as_u64)
+        .filter(|s| (100..=599).contains(s))
+        .and_then(|s| u16::try_from(s).ok());
+    let Some(status) = status else {
+        let retryable = details
+            .and_then(|d| d.get("retryable"))
+            .and_then(Value::as_bool)
+            == Some(true);
+        return failure("tool_error", message, retryable);
+    };
+    let hint = details
+        .and_then(|d| d.get("retryAfterSeconds"))
+        .and_then(Value::as_u64)
+        .map(|s| {
+            format!(
+                "The service asks to wait {} s before trying again (Retry-After).",
+                s.min(86_400)
+            )
+        });
+    ToolFailure {
+        status: Some(status),
+        hint,
+        ..failure(
+            "http_error",
+            message,
+            matches!(status, 408 | 425 | 429 | 500..=599),
+        )
+    }
+}
+
 /// What a guest receives for a tool's result: its structured content when it has one, else its
 /// single text block (parsed as JSON when it is JSON), else its content blocks. A result with
 /// `isError` becomes a `ToolError` with the tool's own text as the message.
@@ -282,7 +319,7 @@ fn tool_value(address: &str, result: CallToolResult) -> Result<Value, ToolFailur
         } else {
             texts.join("\n")
         };
-        return Err(failure("tool_error", message, false));
+        return Err(tool_error(message, result.structured_content.as_ref()));
     }
     if let Some(structured) = result.structured_content {
         return Ok(structured);

@@ -31,6 +31,7 @@ mod history;
 mod kept_results;
 mod lookup;
 pub(crate) mod oauth;
+mod openapi;
 mod policy;
 mod profiles;
 mod reach;

@@ -49,6 +49,26 @@ pub fn source_digest(source: &SourceConfig) -> String {
             }
             text
         }
+        SourceTransport::OpenApi {
+            spec,
+            base_url,
+            headers,
+            auth,
+        } => {
+            let pairs = |values: &std::collections::BTreeMap<String, String>| {
+                values
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join("\u{0}")
+            };
+            format!(
+                "openapi\n{spec}\n{}\n{}\n{}",
+                base_url.as_deref().unwrap_or_default(),
+                pairs(headers),
+                pairs(auth)
+            )
+        }
     };
     crate::digest::sha256_hex(text.as_bytes())
 }

@@ -15,7 +15,7 @@ async fn demo() -> Arc<Upstream> {
         connection: None,
         transport: UpstreamTransport::InProcess {
             name: "demo".into(),
-            connect: Arc::new(|| spawn_in_process(Notes::in_memory())),
+            connect: Arc::new(|| Box::pin(async { Ok(spawn_in_process(Notes::in_memory())) })),
         },
         // Far longer than nextest lets a test run: a call that waited for its timeout instead of
         // failing at once would fail the test by hanging it.

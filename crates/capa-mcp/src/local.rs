@@ -23,6 +23,37 @@ impl LocalSurface {
     }
 }
 
+/// `tool` as a client may list it: MCP's `outputSchema` describes an object, and clients
+/// (the TypeScript SDK 1.x among them) refuse a whole tool list holding one that is not. A
+/// schema that is a reference to an object in its own `$defs` (as OpenAPI sources' results
+/// are, so that `describe` names the type once) is given with that object at its root; any
+/// other (an operation answering an array) is left out, and the results are plain content.
+fn listable(mut tool: Tool) -> Tool {
+    let Some(schema) = tool.output_schema.take() else {
+        return tool;
+    };
+    let is_object = |s: &serde_json::Map<String, serde_json::Value>| {
+        s.get("type").and_then(serde_json::Value::as_str) == Some("object")
+    };
+    if is_object(&schema) {
+        tool.output_schema = Some(schema);
+        return tool;
+    }
+    let target = schema
+        .get("$ref")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+        .and_then(|name| schema.get("$defs")?.get(name)?.as_object());
+    if let Some(target) = target.filter(|t| is_object(t)) {
+        let mut root = target.clone();
+        if let Some(defs) = schema.get("$defs") {
+            root.insert("$defs".to_owned(), defs.clone());
+        }
+        tool.output_schema = Some(std::sync::Arc::new(root));
+    }
+    tool
+}
+
 impl Surface for LocalSurface {
     fn skills(&self) -> BoxFuture<'_, Result<Vec<capa_core::SkillFile>, ErrorData>> {
         Box::pin(async move { Ok(self.hub.skill_files_in(self.profile.as_ref())) })
@@ -39,7 +70,7 @@ impl Surface for LocalSurface {
                 .tools()
                 .iter()
                 .filter(|t| policy.verdict(t, None).decision != capa_core::Decision::Deny)
-                .map(|t| capa_core::tool_of(&t.definition))
+                .map(|t| listable(capa_core::tool_of(&t.definition)))
                 .collect();
             if crate::read_result::enabled(self.profile.as_ref()) {
                 tools.push(crate::read_result::tool());

@@ -17,7 +17,9 @@ pub(crate) struct Builder<'a> {
     /// not half a million (names are never freed, so every smaller suffix stays taken).
     next_suffix: HashMap<String, usize>,
     /// `$defs` key → (definition, the `$defs`/`definitions` of its document, type), so that
-    /// tools publishing the same definitions share one named type.
+    /// tools publishing the same definitions share one named type. Their documents need not
+    /// hold the same `$defs`: only those the definition reaches must be the same (an OpenAPI
+    /// source gives each operation the few of the document's schemas it uses).
     defs: HashMap<String, Vec<SharedDef<'a>>>,
 }
 
@@ -70,10 +72,9 @@ impl<'a> Builder<'a> {
 
     pub(crate) fn shared_def(&self, key: &str, def: &Value, root: &Value) -> Option<usize> {
         let scope = def_scope(root);
-        self.defs
-            .get(key)?
-            .iter()
-            .find_map(|(d, s, id)| (same_json(d, def) && same_scope(s, &scope)).then_some(*id))
+        self.defs.get(key)?.iter().find_map(|(d, s, id)| {
+            (same_json(d, def) && same_closure(def, s, &scope)).then_some(*id)
+        })
     }
 
     pub(crate) fn remember_def(&mut self, key: &str, def: &'a Value, root: &'a Value, id: usize) {
@@ -88,12 +89,50 @@ fn def_scope(root: &Value) -> DefScope<'_> {
     [root.get("$defs"), root.get("definitions")]
 }
 
-fn same_scope(a: &DefScope<'_>, b: &DefScope<'_>) -> bool {
-    a.iter().zip(b).all(|pair| match pair {
-        (Some(a), Some(b)) => same_json(a, b),
-        (None, None) => true,
-        _ => false,
-    })
+/// Whether `def` means the same in scopes `a` and `b`: every definition it reaches through
+/// `#/$defs/…` and `#/definitions/…` references, directly or through others, is the same JSON
+/// (or missing) in both.
+fn same_closure(def: &Value, a: &DefScope<'_>, b: &DefScope<'_>) -> bool {
+    let mut seen: HashSet<(usize, String)> = HashSet::new();
+    let mut pending = vec![def];
+    while let Some(value) = pending.pop() {
+        let mut walk = vec![value];
+        while let Some(node) = walk.pop() {
+            match node {
+                Value::Object(map) => {
+                    if let Some(Value::String(target)) = map.get("$ref")
+                        && let Some((scope, name)) = local_def(target)
+                        && seen.insert((scope, name.clone()))
+                    {
+                        let in_a = a[scope].and_then(|d| d.get(&name));
+                        let in_b = b[scope].and_then(|d| d.get(&name));
+                        match (in_a, in_b) {
+                            (Some(x), Some(y)) if same_json(x, y) => pending.push(x),
+                            (None, None) => {}
+                            _ => return false,
+                        }
+                    }
+                    walk.extend(map.values());
+                }
+                Value::Array(items) => walk.extend(items),
+                _ => {}
+            }
+        }
+    }
+    true
+}
+
+/// `#/$defs/Name` → (0, Name), `#/definitions/Name` → (1, Name), JSON-pointer escapes undone.
+fn local_def(target: &str) -> Option<(usize, String)> {
+    let (scope, name) = if let Some(name) = target.strip_prefix("#/$defs/") {
+        (0, name)
+    } else {
+        (1, target.strip_prefix("#/definitions/")?)
+    };
+    if name.contains('/') {
+        return None;
+    }
+    Some((scope, name.replace("~1", "/").replace("~0", "~")))
 }
 
 /// `a == b` for JSON values (object members in any order, as `serde_json` compares), without

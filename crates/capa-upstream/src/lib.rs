@@ -37,7 +37,7 @@ pub use source_log::{
     LogLevel, LogLine, LogPage, LogStream, MAX_LOG_BYTES, MAX_LOG_LINE_BYTES, MAX_LOG_LINES,
     SourceLog,
 };
-pub use spec::{UpstreamSpec, UpstreamTransport};
+pub use spec::{InProcessStart, UpstreamSpec, UpstreamTransport};
 pub use supervisor::{Upstream, UpstreamEvent, UpstreamState, UpstreamStatus};
 pub use timings::SupervisorTimings;
 

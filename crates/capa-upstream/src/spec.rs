@@ -18,6 +18,10 @@ pub struct UpstreamSpec {
     pub call_timeout: Duration,
 }
 
+/// Starting an in-process server: the client's end of its pipe, or why it did not start.
+pub type InProcessStart =
+    futures::future::BoxFuture<'static, Result<tokio::io::DuplexStream, String>>;
+
 /// How to reach an upstream. Values of `env` and `headers` may hold secrets: `Debug` hides them.
 #[derive(Clone)]
 pub enum UpstreamTransport {
@@ -35,10 +39,11 @@ pub enum UpstreamTransport {
         oauth: Option<capa_oauth::TokenStore>,
     },
     /// A server running inside the hub, reached over an in-memory pipe; each call of the factory
-    /// starts a fresh server and returns the client's end.
+    /// starts a fresh server and returns the client's end, or why it could not (an OpenAPI
+    /// source whose document cannot be read), in one sentence for the source's status.
     InProcess {
         name: String,
-        connect: Arc<dyn Fn() -> tokio::io::DuplexStream + Send + Sync>,
+        connect: Arc<dyn Fn() -> InProcessStart + Send + Sync>,
     },
 }
 

@@ -5,6 +5,7 @@ mod expose_policy;
 mod limits;
 mod malformed;
 mod oauth;
+mod openapi;
 mod policy;
 mod profiles;
 mod select;

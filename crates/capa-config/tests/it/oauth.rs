@@ -11,7 +11,7 @@ fn oauth_of(setting: &str) -> Result<Option<OAuthConfig>, String> {
     let checked = parse_str(Path::new("capabilities.yaml"), &text).map_err(|e| e.to_string())?;
     match &checked.sources[0].transport {
         SourceTransport::Http { oauth, .. } => Ok(oauth.clone()),
-        SourceTransport::Stdio { .. } => Err("not a url server".into()),
+        _ => Err("not a url server".into()),
     }
 }
 

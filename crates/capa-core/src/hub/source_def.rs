@@ -69,5 +69,9 @@ pub(super) fn describe_target(transport: &SourceTransport) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         SourceTransport::Http { url, .. } => url.clone(),
+        SourceTransport::OpenApi { spec, base_url, .. } => match base_url {
+            Some(base) => format!("OpenAPI {spec} → {base}"),
+            None => format!("OpenAPI {spec}"),
+        },
     }
 }

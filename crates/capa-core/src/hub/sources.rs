@@ -130,7 +130,10 @@ impl Hub {
                     connection: None,
                     transport: UpstreamTransport::InProcess {
                         name: DEMO_SOURCE_ID.to_owned(),
-                        connect: Arc::new(move || capa_demo::spawn_in_process(notes.clone())),
+                        connect: Arc::new(move || {
+                            let notes = notes.clone();
+                            Box::pin(async move { Ok(capa_demo::spawn_in_process(notes)) })
+                        }),
                     },
                     call_timeout: self.config.upstream_timeout,
                 });
@@ -144,7 +147,12 @@ impl Hub {
             return Ok(UpstreamSpec {
                 source_id: def.id.clone(),
                 connection: None,
-                transport: upstream_transport(transport, |v| Ok(v.clone()))?,
+                transport: upstream_transport(
+                    &def.id,
+                    transport,
+                    self.config.upstream_timeout,
+                    |v| Ok(v.clone()),
+                )?,
                 call_timeout: self.config.upstream_timeout,
             });
         }
@@ -164,8 +172,12 @@ impl Hub {
                 ),
             }));
         };
-        let transport = upstream_transport(transport, |value| {
-            capa_config::secret_ref::substitute(value, |name| {
+        let transport = upstream_transport(
+            &def.id,
+            transport,
+            self.config.upstream_timeout,
+            |value| {
+                capa_config::secret_ref::substitute(value, |name| {
                 resolved.secrets.get(name).map(|s| s.expose().to_owned())
             })
             .map_err(|missing| {
@@ -174,7 +186,8 @@ impl Hub {
                     resolved.name, def.id, def.id, resolved.name
                 ))
             })
-        })?;
+            },
+        )?;
         let connection_name = Some(resolved.name.clone());
         Ok(UpstreamSpec {
             source_id: def.id.clone(),
@@ -204,10 +217,12 @@ impl Hub {
     }
 }
 
-/// The upstream transport of a configured source, with `fill` applied to every `env` and
-/// `headers` value (where secrets go).
+/// The upstream transport of a configured source, with `fill` applied to every `env`,
+/// `headers` and `auth` value (where secrets go).
 fn upstream_transport(
+    source_id: &str,
     transport: &SourceTransport,
+    timeout: std::time::Duration,
     fill: impl Fn(&String) -> Result<String, CallError>,
 ) -> Result<UpstreamTransport, CallError> {
     let fill_all = |values: &BTreeMap<String, String>| {
@@ -233,6 +248,29 @@ fn upstream_transport(
             headers: fill_all(headers)?,
             oauth: None,
         },
+        SourceTransport::OpenApi {
+            spec,
+            base_url,
+            headers,
+            auth,
+        } => super::openapi::transport(
+            source_id,
+            capa_openapi::Settings {
+                location: match spec {
+                    capa_config::SpecLocation::File(path) => {
+                        capa_openapi::Location::File(path.clone())
+                    }
+                    capa_config::SpecLocation::Url(url) => capa_openapi::Location::Url(url.clone()),
+                },
+                base_url: base_url.clone(),
+                headers: fill_all(headers)?,
+                auth: fill_all(auth)?,
+                // Inside the hub's own bound on the call, so that a slow API ends as this
+                // source's retryable error, which says what it waited for.
+                timeout: timeout
+                    .saturating_sub((timeout / 10).min(std::time::Duration::from_secs(1))),
+            },
+        ),
     })
 }
 

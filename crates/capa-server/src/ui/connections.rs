@@ -114,6 +114,9 @@ fn unreferenced(config: &capa_config::SourceConfig, field: &str) -> Option<Strin
     let place = match config.transport {
         capa_config::SourceTransport::Stdio { .. } => "its Environment (`NAME=${secret:…}`)",
         capa_config::SourceTransport::Http { .. } => "its Headers (`Name: Bearer ${secret:…}`)",
+        capa_config::SourceTransport::OpenApi { .. } => {
+            "its `auth:` (`scheme: ${secret:…}`) in the capabilities file"
+        }
     };
     let uses = if names.is_empty() {
         "it refers to no secret".to_owned()

@@ -84,6 +84,17 @@ pub(crate) async fn list(State(state): State<UiState>) -> Response {
                 } => {
                     json!({"url": url, "headers": redact_all(headers), "oauth": oauth.is_some()})
                 }
+                SourceTransport::OpenApi {
+                    spec,
+                    base_url,
+                    headers,
+                    auth,
+                } => json!({
+                    "spec": spec.to_string(),
+                    "baseUrl": base_url,
+                    "headers": redact_all(headers),
+                    "auth": redact_all(auth),
+                }),
             });
             let editable = status.file.as_deref() == Some(global_file(&state).as_path());
             let mut value = json!(status);
@@ -301,7 +312,9 @@ fn keep_redacted_values(
     };
     match current {
         SourceTransport::Stdio { env, .. } => restore(&mut request.env, env),
-        SourceTransport::Http { headers, .. } => restore(&mut request.headers, headers),
+        SourceTransport::Http { headers, .. } | SourceTransport::OpenApi { headers, .. } => {
+            restore(&mut request.headers, headers);
+        }
     }
 }
 

@@ -255,3 +255,36 @@ fn deep_nesting_is_cut_off() {
             .contains("unsupported schema: nested deeper than 32 levels")
     );
 }
+
+#[test]
+fn a_definition_is_shared_by_tools_whose_other_definitions_differ() {
+    // As an OpenAPI source gives them: each operation carries only the schemas it reaches.
+    let user = json!({"type": "object", "properties": {"login": {"type": "string"}, "team": {"$ref": "#/$defs/Team"}}});
+    let team = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    let issue = json!({"type": "object", "properties": {"title": {"type": "string"}}});
+    let first = json!({"type": "object", "properties": {"who": {"$ref": "#/$defs/User"}},
+        "$defs": {"User": user, "Team": team}});
+    let second = json!({"type": "object", "properties": {"by": {"$ref": "#/$defs/User"}, "issue": {"$ref": "#/$defs/Issue"}},
+        "$defs": {"User": user, "Team": team, "Issue": issue}});
+    // A third whose `Team` differs: its `User` means something else and gets its own type.
+    let other_team = json!({"type": "object", "properties": {"id": {"type": "number"}}});
+    let third = json!({"type": "object", "properties": {"owner": {"$ref": "#/$defs/User"}},
+        "$defs": {"User": user, "Team": other_team}});
+    let specs: Vec<ToolSpec<'_>> = [("a", &first), ("b", &second), ("c", &third)]
+        .into_iter()
+        .map(|(name, input)| ToolSpec {
+            namespace: "api",
+            name,
+            description: None,
+            input_schema: input,
+            output_schema: None,
+        })
+        .collect();
+    let text = describe(&specs, &["api".to_owned()], 1_000_000)
+        .expect("describe")
+        .text;
+    assert!(text.contains("who?: api.User }"), "{text}");
+    assert!(text.contains("by?: api.User;"), "{text}");
+    assert!(text.contains("owner?: api.User2 }"), "{text}");
+    assert!(!text.contains("User3"), "{text}");
+}

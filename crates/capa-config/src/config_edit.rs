@@ -18,7 +18,7 @@ mod switch;
 
 pub use switch::set_server_disabled;
 
-/// A server entry to write, as the API receives it (`command` or `url`).
+/// A server entry to write, as the API receives it (`command`, `url`, or an OpenAPI document).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NewServer {
     pub id: String,
@@ -29,6 +29,16 @@ pub struct NewServer {
     pub cwd: Option<String>,
     pub url: Option<String>,
     pub headers: BTreeMap<String, String>,
+    /// Set for `type: openapi`: the document, and where requests go.
+    pub openapi: Option<NewOpenApi>,
+}
+
+/// The `def` of a `type: openapi` entry beside its `headers`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewOpenApi {
+    pub spec: String,
+    pub base_url: Option<String>,
+    pub auth: BTreeMap<String, String>,
 }
 
 /// A YAML double-quoted scalar (JSON strings are valid YAML).
@@ -42,7 +52,14 @@ impl NewServer {
         let pad = " ".repeat(indent);
         let mut lines = vec![
             format!("{pad}- id: {}", quoted(&self.id)),
-            format!("{pad}  type: mcp"),
+            format!(
+                "{pad}  type: {}",
+                if self.openapi.is_some() {
+                    "openapi"
+                } else {
+                    "mcp"
+                }
+            ),
         ];
         if let Some(description) = &self.description {
             lines.push(format!("{pad}  description: {}", quoted(description)));
@@ -70,6 +87,13 @@ impl NewServer {
         }
         if let Some(url) = &self.url {
             lines.push(format!("{pad}    url: {}", quoted(url)));
+        }
+        if let Some(openapi) = &self.openapi {
+            lines.push(format!("{pad}    spec: {}", quoted(&openapi.spec)));
+            if let Some(base_url) = &openapi.base_url {
+                lines.push(format!("{pad}    baseUrl: {}", quoted(base_url)));
+            }
+            map(&mut lines, "auth", &openapi.auth);
         }
         map(&mut lines, "headers", &self.headers);
         lines
@@ -350,6 +374,28 @@ mod tests {
         assert_eq!(source.id, "two");
         let removed = remove_server(path, &text, "two").expect("remove");
         assert_eq!(removed, FILE);
+    }
+
+    #[test]
+    fn an_openapi_source_is_written_as_one_and_loads() {
+        let path = Path::new("/x/capabilities.yaml");
+        let server = NewServer {
+            id: "pets".to_owned(),
+            headers: BTreeMap::from([("X-Org".to_owned(), "acme".to_owned())]),
+            openapi: Some(NewOpenApi {
+                spec: "https://pets.example/openapi.json".to_owned(),
+                base_url: Some("https://pets.example/v1".to_owned()),
+                auth: BTreeMap::from([("key".to_owned(), "${secret:key}".to_owned())]),
+            }),
+            ..NewServer::default()
+        };
+        let (text, source) = add_server(path, FILE, &server).expect("add");
+        assert!(text.contains("    type: openapi\n"), "{text}");
+        let crate::SourceTransport::OpenApi { base_url, auth, .. } = &source.transport else {
+            panic!("not openapi: {source:?}");
+        };
+        assert_eq!(base_url.as_deref(), Some("https://pets.example/v1"));
+        assert_eq!(auth.get("key").map(String::as_str), Some("${secret:key}"));
     }
 
     #[test]

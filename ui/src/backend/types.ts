@@ -105,6 +105,10 @@ export interface SignInStarted {
 }
 
 export interface SourceDefinition {
+  /** An OpenAPI source: its document, base URL and credentials by security scheme. */
+  spec?: string;
+  baseUrl?: string | null;
+  auth?: Record<string, string>;
   command?: string;
   args?: string[];
   env?: Record<string, string>;
@@ -125,6 +129,12 @@ export interface SourceInput {
   cwd?: string;
   url?: string;
   headers?: Record<string, string>;
+  /** An OpenAPI source's document (a path or URL): the source is `type: openapi`. */
+  spec?: string;
+  /** Where an OpenAPI source's requests go, instead of the document's server. */
+  baseUrl?: string;
+  /** An OpenAPI source's credential per security scheme (`${secret:NAME}` references). */
+  auth?: Record<string, string>;
 }
 
 /** `GET /api/tools`. */

@@ -1,4 +1,5 @@
-// Sources: status, last error, tool count; add (command + arguments, or URL), edit, remove, restart;
+// Sources: status, last error, tool count; add (command + arguments, a URL, or an OpenAPI document),
+// edit, remove, restart;
 // for a source that signs in with OAuth, its sign-ins and a Sign in button (lib/sign-in.ts).
 import type { SourceInput, SourceStatus } from '../backend/types';
 import { clear, errorText, field, h, notice } from '../lib/dom';
@@ -19,6 +20,7 @@ export function sourcesPage({ backend }: PageContext): Page {
   const description = h('input', { name: 'description', autocomplete: 'off' });
   const kindCommand = h('input', { type: 'radio', name: 'kind', value: 'command', id: 'kind-command', checked: true });
   const kindUrl = h('input', { type: 'radio', name: 'kind', value: 'url', id: 'kind-url' });
+  const kindOpenApi = h('input', { type: 'radio', name: 'kind', value: 'openapi', id: 'kind-openapi' });
   const command = h('input', { name: 'command', autocomplete: 'off' });
   const args = h('textarea', { name: 'args', rows: 3 });
   const env = h('textarea', { name: 'env', rows: 2 });
@@ -26,6 +28,16 @@ export function sourcesPage({ backend }: PageContext): Page {
   const headers = h('textarea', { name: 'headers', rows: 2 });
   const commandFields = h('div', {}, field('Command', command), field('Arguments', args, 'One per line.'), field('Environment', env, 'KEY=value, one per line.'));
   const urlFields = h('div', { hidden: true }, field('URL', url, 'A Streamable HTTP MCP endpoint.'), field('Headers', headers, 'Name: value, one per line.'));
+  const spec = h('input', { name: 'spec', autocomplete: 'off' });
+  const baseUrl = h('input', { name: 'baseUrl', type: 'url', autocomplete: 'off' });
+  const auth = h('textarea', { name: 'auth', rows: 2 });
+  const openApiFields = h(
+    'div',
+    { hidden: true },
+    field('Document', spec, 'The OpenAPI 3.0 or 3.1 document: a URL, or a file path (JSON or YAML). Each operation becomes a tool.'),
+    field('Base URL', baseUrl, "Where requests go; empty for the document's own server."),
+    field('Credentials', auth, 'scheme: value, one per line, by the security scheme names of the document, for example api_key: ${secret:key}.'),
+  );
   // `${secret:NAME}` references of existing connections, under Environment / Headers.
   const refs = secretRefOffers(backend, env, headers);
   void refs.update(null);
@@ -34,10 +46,12 @@ export function sourcesPage({ backend }: PageContext): Page {
   const cancel = h('button', { type: 'button', hidden: true }, 'Cancel');
   const syncKind = () => {
     commandFields.hidden = !kindCommand.checked;
-    urlFields.hidden = kindCommand.checked;
+    urlFields.hidden = !kindUrl.checked;
+    openApiFields.hidden = !kindOpenApi.checked;
   };
   kindCommand.addEventListener('change', syncKind);
   kindUrl.addEventListener('change', syncKind);
+  kindOpenApi.addEventListener('change', syncKind);
 
   const form = h(
     'form',
@@ -48,9 +62,21 @@ export function sourcesPage({ backend }: PageContext): Page {
       legend,
       field('Id', id, 'Lower-case letters, digits, - and _; tools are called <id>.<tool>.'),
       field('Description', description),
-      h('p', { class: 'toggle', role: 'radiogroup', 'aria-label': 'Kind' }, kindCommand, h('label', { for: 'kind-command' }, 'Local command'), ' ', kindUrl, h('label', { for: 'kind-url' }, 'Remote URL')),
+      h(
+        'p',
+        { class: 'toggle', role: 'radiogroup', 'aria-label': 'Kind' },
+        kindCommand,
+        h('label', { for: 'kind-command' }, 'Local command'),
+        ' ',
+        kindUrl,
+        h('label', { for: 'kind-url' }, 'Remote URL'),
+        ' ',
+        kindOpenApi,
+        h('label', { for: 'kind-openapi' }, 'OpenAPI document'),
+      ),
       commandFields,
       urlFields,
+      openApiFields,
       refs.element,
       h('p', {}, submit, ' ', cancel),
     ),
@@ -74,12 +100,18 @@ export function sourcesPage({ backend }: PageContext): Page {
     id.disabled = true;
     description.value = source.description ?? '';
     const def = source.def ?? {};
-    const isUrl = def.url !== undefined || (!def.command && /^https?:\/\//.test(source.target));
+    const isOpenApi = def.spec !== undefined;
+    const isUrl = !isOpenApi && (def.url !== undefined || (!def.command && /^https?:\/\//.test(source.target)));
+    kindOpenApi.checked = isOpenApi;
     kindUrl.checked = isUrl;
-    kindCommand.checked = !isUrl;
+    kindCommand.checked = !isUrl && !isOpenApi;
     const pairs = (values: Record<string, string> | undefined, sep: string) =>
       Object.entries(values ?? {}).map(([k, v]) => `${k}${sep}${v}`).join('\n');
-    if (isUrl) {
+    if (isOpenApi) {
+      spec.value = def.spec ?? '';
+      baseUrl.value = def.baseUrl ?? '';
+      auth.value = pairs(def.auth, ': ');
+    } else if (isUrl) {
       url.value = def.url ?? source.target;
       headers.value = pairs(def.headers, ': ');
     } else if (def.command) {
@@ -110,10 +142,15 @@ export function sourcesPage({ backend }: PageContext): Page {
       input.args = parseLines(args.value);
       const pairs = parsePairs(env.value, '=');
       if (Object.keys(pairs).length) input.env = pairs;
-    } else {
+    } else if (kindUrl.checked) {
       input.url = url.value.trim();
       const pairs = parsePairs(headers.value, ':');
       if (Object.keys(pairs).length) input.headers = pairs;
+    } else {
+      input.spec = spec.value.trim();
+      if (baseUrl.value.trim()) input.baseUrl = baseUrl.value.trim();
+      const pairs = parsePairs(auth.value, ':');
+      if (Object.keys(pairs).length) input.auth = pairs;
     }
     try {
       const verb = editing ? 'Saved' : 'Added';

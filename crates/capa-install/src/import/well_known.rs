@@ -225,6 +225,7 @@ impl WellKnown {
             cwd: None,
             url: self.url.map(str::to_owned),
             headers: pairs(self.headers),
+            openapi: None,
         })
     }
 

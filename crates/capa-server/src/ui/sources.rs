@@ -11,7 +11,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use capa_config::SourceTransport;
-use capa_config::config_edit::{self, NewServer};
+use capa_config::config_edit::{self, NewOpenApi, NewServer};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -37,6 +37,14 @@ pub(super) struct SourceRequest {
     pub url: Option<String>,
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// An OpenAPI source's document (path or URL); the source is then `type: openapi`.
+    #[serde(default)]
+    pub spec: Option<String>,
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// An OpenAPI source's credential per security scheme.
+    #[serde(default)]
+    pub auth: BTreeMap<String, String>,
 }
 
 impl SourceRequest {
@@ -51,6 +59,11 @@ impl SourceRequest {
             cwd: blank(self.cwd),
             url: blank(self.url),
             headers: self.headers,
+            openapi: blank(self.spec).map(|spec| NewOpenApi {
+                spec,
+                base_url: blank(self.base_url),
+                auth: self.auth,
+            }),
         }
     }
 }
@@ -312,8 +325,10 @@ fn keep_redacted_values(
     };
     match current {
         SourceTransport::Stdio { env, .. } => restore(&mut request.env, env),
-        SourceTransport::Http { headers, .. } | SourceTransport::OpenApi { headers, .. } => {
+        SourceTransport::Http { headers, .. } => restore(&mut request.headers, headers),
+        SourceTransport::OpenApi { headers, auth, .. } => {
             restore(&mut request.headers, headers);
+            restore(&mut request.auth, auth);
         }
     }
 }
@@ -382,6 +397,9 @@ mod tests {
             cwd: None,
             url: None,
             headers: BTreeMap::new(),
+            spec: None,
+            base_url: None,
+            auth: BTreeMap::new(),
         };
         keep_redacted_values(&mut request, &current, |v| redactor.redact(v));
         assert_eq!(request.env["TOKEN"], "Bearer s3cr3t-value");

@@ -39,9 +39,15 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "unsupported server type",
-        text: "servers:\n  - id: a\n    type: openapi\n    def: { url: 'http://x' }\n",
+        text: "servers:\n  - id: a\n    type: graphql\n    def: { url: 'http://x' }\n",
         line: 3,
-        message: "`servers[0].type`: `openapi` is not a known value",
+        message: "`servers[0].type`: `graphql` is not a known value",
+    },
+    Case {
+        name: "openapi source with a url instead of a spec",
+        text: "servers:\n  - id: a\n    type: openapi\n    def: { url: 'http://x' }\n",
+        line: 4,
+        message: "`command`, `args`, `env`, `cwd`, `url` and `oauth` do not apply to `type: openapi` sources",
     },
     Case {
         name: "except without tools",

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::auth::Credentials;
 use crate::call::Caller;
 use crate::error::LoadError;
-use crate::operation::{self, Operation};
+use crate::operation::{self, Extracted, Operation};
 use crate::{document, server_url};
 
 /// Redirects followed within the API's own origin.
@@ -90,33 +90,22 @@ impl Api {
             Location::File(path) => (document::read_file(path).await?, None),
             Location::Url(url) => (document::fetch(&client, url).await?, Some(url.as_str())),
         };
-        // Parsing a large document (GitHub's: 13 MB, 1,200 operations) takes a while of CPU.
-        let parsed_location = location.clone();
-        let document = tokio::task::spawn_blocking(move || {
-            document::parse(&parsed_location, &bytes).map(|d| {
-                let mut notes = Vec::new();
-                let extracted = operation::extract(&d.spec, &mut notes);
-                (d, extracted, notes)
-            })
-        })
-        .await
-        .map_err(|e| LoadError::Invalid {
-            location: location.clone(),
-            reason: format!("reading it failed: {e}"),
-        })??;
-        let (document, extracted, notes) = document;
+        let read = read_on_large_stack(location.clone(), bytes, settings.auth.clone()).await?;
         let base_url = if let Some(url) = &settings.base_url {
             url.trim_end_matches('/').to_owned()
         } else {
             // Without `servers:`, OpenAPI's default is `/`: the document's own host.
-            let server = document
-                .spec
-                .servers
-                .first()
-                .map_or_else(|| "/".to_owned(), server_url::expand);
+            let server = read.server.unwrap_or_else(|| "/".to_owned());
             server_url::absolute(&server, document_url, &location)?
         };
-        let credentials = Credentials::new(&document.spec, &settings.auth, &location)?;
+        let Read {
+            version,
+            extracted,
+            notes,
+            credentials,
+            instructions,
+            ..
+        } = read;
         let mut tools = Vec::with_capacity(extracted.len());
         let mut operations = Vec::with_capacity(extracted.len());
         let mut by_name = HashMap::with_capacity(extracted.len());
@@ -125,19 +114,6 @@ impl Api {
             tools.push(e.tool);
             operations.push(e.operation);
         }
-        let info = &document.spec.info;
-        let instructions = info
-            .description
-            .as_deref()
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .map(|d| {
-                format!(
-                    "{}: {}",
-                    info.title,
-                    d.chars().take(2000).collect::<String>()
-                )
-            });
         let tool_sizes = tools
             .iter()
             .map(|t| serde_json::to_vec(t).map_or(0, |v| v.len()))
@@ -161,7 +137,7 @@ impl Api {
             },
             instructions,
             notes,
-            version: document.version,
+            version,
         })
     }
 
@@ -178,6 +154,78 @@ impl Api {
     pub(crate) fn operation(&self, name: &str) -> Option<&Operation> {
         self.by_name.get(name).map(|&i| &self.operations[i])
     }
+}
+
+/// What is kept of a document once read; the document itself is dropped where it was read.
+struct Read {
+    version: String,
+    extracted: Vec<Extracted>,
+    notes: Vec<String>,
+    /// The first `servers:` entry, variables at their defaults.
+    server: Option<String>,
+    credentials: Credentials,
+    instructions: Option<String>,
+}
+
+/// The stack of the thread that reads a document: parsing, the typed reading and dropping
+/// recurse once or more per level of nesting (up to 128, the JSON and YAML readers' bound),
+/// which a default 2 MiB thread does not always hold. Reserved, touched only as deep as the
+/// document goes.
+const READ_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// Parses the document, extracts its operations and pairs its security schemes with `auth`,
+/// on a thread of its own with a large stack (and off the async workers: GitHub's 13 MB take
+/// a while of CPU).
+async fn read_on_large_stack(
+    location: String,
+    bytes: Vec<u8>,
+    auth: BTreeMap<String, String>,
+) -> Result<Read, LoadError> {
+    let (done, answer) = tokio::sync::oneshot::channel();
+    let failed = |why: String| LoadError::Invalid {
+        location: location.clone(),
+        reason: why,
+    };
+    let thread_location = location.clone();
+    std::thread::Builder::new()
+        .name("openapi-read".into())
+        .stack_size(READ_STACK_BYTES)
+        .spawn(move || {
+            let _ = done.send(read(&thread_location, &bytes, &auth));
+        })
+        .map_err(|e| failed(format!("no thread to read it: {e}")))?;
+    answer
+        .await
+        .map_err(|_| failed("reading it stopped unexpectedly".into()))?
+}
+
+fn read(location: &str, bytes: &[u8], auth: &BTreeMap<String, String>) -> Result<Read, LoadError> {
+    let document = document::parse(location, bytes)?;
+    let spec = &document.spec;
+    let mut notes = Vec::new();
+    let extracted = operation::extract(spec, &mut notes);
+    let credentials = Credentials::new(spec, auth, location)?;
+    let instructions = spec
+        .info
+        .description
+        .as_deref()
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            format!(
+                "{}: {}",
+                spec.info.title,
+                d.chars().take(2000).collect::<String>()
+            )
+        });
+    Ok(Read {
+        server: spec.servers.first().map(server_url::expand),
+        version: document.version.clone(),
+        extracted,
+        notes,
+        credentials,
+        instructions,
+    })
 }
 
 /// The client of every request: no cookies kept, redirects followed only within the origin

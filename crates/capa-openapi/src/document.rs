@@ -69,6 +69,20 @@ pub(crate) async fn fetch(client: &reqwest::Client, url: &str) -> Result<Vec<u8>
     Ok(body)
 }
 
+/// The YAML reader's bounds for a document: as deep as JSON reads (128 levels, so that what
+/// follows never recurses further), and nodes enough for the largest public descriptions
+/// (the reader's defaults, made for configuration files, refuse them). The 64 MiB file bound
+/// keeps the rest in check.
+fn yaml_options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = 128;
+    budget.max_nodes = 20_000_000;
+    budget.max_events = 80_000_000;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options
+}
+
 /// Parses `bytes` (JSON, or YAML when it does not start with `{`) as an OpenAPI 3.0 or 3.1
 /// document. A 3.0 document's schemas are rewritten in 3.1's form first.
 pub(crate) fn parse(location: &str, bytes: &[u8]) -> Result<Document, LoadError> {
@@ -80,7 +94,7 @@ pub(crate) fn parse(location: &str, bytes: &[u8]) -> Result<Document, LoadError>
     let mut value: serde_json::Value = if text.trim_start().starts_with('{') {
         serde_json::from_str(text).map_err(|e| invalid(format!("it is not valid JSON: {e}")))?
     } else {
-        serde_saphyr::from_str(text)
+        serde_saphyr::from_str_with_options(text, yaml_options())
             .map_err(|e| invalid(format!("it is neither JSON nor valid YAML: {e}")))?
     };
     let version = match (value.get("openapi"), value.get("swagger")) {

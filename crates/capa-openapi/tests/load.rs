@@ -178,3 +178,50 @@ async fn documents_that_cannot_be_served_say_why() {
         "{refused}"
     );
 }
+
+#[tokio::test]
+async fn large_yaml_documents_are_read_and_deep_ones_refused() {
+    // 300,000 enum values: over the YAML reader's default node budget, made for config files.
+    let values: String = (0..300_000).map(|i| format!("        - v{i}\n")).collect();
+    let large = format!(
+        "openapi: 3.1.0\ninfo: {{ title: big, version: '1' }}\nservers: [{{ url: 'https://x.example' }}]\npaths:\n  /a:\n    get:\n      operationId: a\n      parameters:\n        - name: pick\n          in: query\n          schema:\n            type: string\n            enum:\n{}      responses: {{ '200': {{ description: ok }} }}\n",
+        values.replace("        - ", "              - ")
+    );
+    let api = load(&large, &[])
+        .await
+        .expect("a large YAML document loads");
+    assert_eq!(api.tools().len(), 1);
+
+    // Flow collections nested past both bounds (the YAML reader's depth, 128, and its flow
+    // nesting, 255): refused, not a stack overflow.
+    let depth = 300;
+    let mut deep =
+        String::from("openapi: 3.1.0\ninfo: { title: deep, version: '1' }\npaths: {}\nx-deep: ");
+    deep.push_str(&"[".repeat(depth));
+    deep.push_str(&"]".repeat(depth));
+    deep.push('\n');
+    let refused = load(&deep, &[]).await.map(|_| ()).expect_err("too deep");
+    assert!(refused.to_string().contains("YAML"), "{refused}");
+}
+
+#[tokio::test]
+async fn a_schema_nested_as_deep_as_json_reads_is_served() {
+    // 55 levels of `properties` (118 of JSON with the path to it, under serde_json's 128): parsed, typed, turned
+    // into a tool and dropped without exhausting a stack.
+    let mut schema = json!({"type": "string"});
+    for _ in 0..55 {
+        schema = json!({"type": "object", "properties": {"a": schema}});
+    }
+    let document = json!({
+        "openapi": "3.1.0",
+        "info": {"title": "deep", "version": "1"},
+        "servers": [{"url": "https://x.example"}],
+        "paths": {"/a": {"post": {
+            "operationId": "deep",
+            "requestBody": {"content": {"application/json": {"schema": schema}}},
+            "responses": {"200": {"description": "ok"}}
+        }}}
+    });
+    let api = load(&document.to_string(), &[]).await.expect("loads");
+    assert_eq!(api.tools().len(), 1);
+}

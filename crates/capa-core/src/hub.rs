@@ -35,6 +35,7 @@ mod openapi;
 mod policy;
 mod profiles;
 mod reach;
+mod relay;
 mod runtime;
 mod semantic;
 mod signals;
@@ -53,6 +54,7 @@ pub use policy::{
     ChangedBy, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
 };
 pub use profiles::Profile;
+pub use relay::RelayError;
 pub use runtime::SourceChangeError;
 pub use semantic::SemanticStatus;
 pub use skill_files::{SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, SkillFile, skill_uri};

@@ -36,7 +36,7 @@ pub use capa_runner::{
 /// What a pending input waits for, and where a run stands (stored by `capa-store`).
 pub use capa_store::{InputKind, RunState};
 pub use capa_upstream::{
-    CallToolResult, JsonObject, Progress, ProgressRouter, ProgressSink, Tool,
+    CallToolResult, JsonObject, Progress, ProgressRouter, ProgressSink, Tool, UpstreamError,
     call_tool_with_progress,
 };
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
@@ -46,7 +46,7 @@ pub use hub::oauth::{
     SignInStarted, SignInState, fill_client_secret, sign_in_request,
 };
 pub use hub::{
-    CallContext, ChangedBy, Hub, HubOptions, Profile, RunHistory, SKILL_TARGET_PREFIX,
+    CallContext, ChangedBy, Hub, HubOptions, Profile, RelayError, RunHistory, SKILL_TARGET_PREFIX,
     SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile, SourceChangeError, SourceStatus,
     SourceSwitch, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
     skill_uri, source_digest,

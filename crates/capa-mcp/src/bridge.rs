@@ -18,9 +18,11 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, ServiceError};
 use tokio::sync::watch;
 
+use crate::relay::Relay;
 use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
 
 mod gated;
+mod relayed;
 
 #[derive(Clone)]
 struct BridgeClient {
@@ -161,6 +163,10 @@ fn bridge_error(e: ServiceError) -> ErrorData {
 }
 
 impl Surface for RemoteSurface {
+    fn relay(&self) -> &dyn Relay {
+        self
+    }
+
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
         Box::pin(async move {
             self.hub_still_there().await?;

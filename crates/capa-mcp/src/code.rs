@@ -31,15 +31,19 @@ pub struct CodeSurface {
     approvals: Arc<Approvals>,
     /// The profile its clients come through (`None`: the hub's own).
     profile: Option<Profile>,
+    /// The sources' prompts and resources, through the same profile.
+    relay: crate::relay::HubRelay,
 }
 
 impl CodeSurface {
     pub fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
         let approvals = Arc::new(Approvals::new(hub.clone(), profile.clone()));
+        let relay = crate::relay::HubRelay::new(hub.clone(), profile.clone());
         Self {
             hub,
             approvals,
             profile,
+            relay,
         }
     }
 }
@@ -123,6 +127,10 @@ fn lookup_tool(name: &'static str, description: &'static str, schema: Value) -> 
 }
 
 impl Surface for CodeSurface {
+    fn relay(&self) -> &dyn crate::relay::Relay {
+        &self.relay
+    }
+
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
         Box::pin(async { Ok(code_tools()) })
     }

@@ -8,11 +8,12 @@ use std::sync::Arc;
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorData, GetSkillRequestParams, GetSkillResult,
-    Implementation, InitializeRequestParams, InitializeResult, ListResourcesResult,
-    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ResultType,
-    ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+    Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 
@@ -142,7 +143,10 @@ impl ServerHandler for McpFront {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
-            // The Skills extension requires the resources capability: its files are resources.
+            // The sources' prompts and resources (docs/relay.md); the Skills extension requires
+            // the resources capability as well: its files are resources.
+            .enable_prompts()
+            .enable_completions()
             .enable_resources()
             .enable_skills()
             .build();
@@ -213,22 +217,88 @@ impl ServerHandler for McpFront {
         }
     }
 
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompts = contained("prompts/list", self.surface.relay().list_prompts()).await?;
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let relay = self.surface.relay();
+        let mut result = contained(
+            "prompts/get",
+            relay.get_prompt(request.name, request.arguments),
+        )
+        .await?;
+        // A source of an older protocol version sends no `resultType`, which 2026-07-28 needs.
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(GetPromptResponse::Complete(result))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let mut result = contained(
+            "completion/complete",
+            self.surface.relay().complete(request),
+        )
+        .await?;
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(result)
+    }
+
+    /// The skills' files, then the sources' resources (a URI listed twice, once).
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let skills = self.skills("resources/list").await?;
-        crate::skills::list_resources(&skills)
+        let mut listed = crate::skills::list_resources(&skills)?;
+        let relayed = contained("resources/list", self.surface.relay().list_resources()).await?;
+        for resource in relayed {
+            if !listed.resources.iter().any(|r| r.uri == resource.uri) {
+                listed.resources.push(resource);
+            }
+        }
+        Ok(listed)
     }
 
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let relay = self.surface.relay();
+        let templates =
+            contained("resources/templates/list", relay.list_resource_templates()).await?;
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    /// A skill's file, else the source's resource; an unknown URI is `-32602` with the URI.
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let skills = self.skills("resources/read").await?;
-        crate::skills::read_resource(&skills, &request.uri).map(ReadResourceResponse::Complete)
+        if skills.iter().any(|f| f.uri == request.uri) {
+            return crate::skills::read_resource(&skills, &request.uri)
+                .map(ReadResourceResponse::Complete);
+        }
+        let relay = self.surface.relay();
+        let mut result = contained("resources/read", relay.read_resource(request.uri)).await?;
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(ReadResourceResponse::Complete(result))
     }
 
     async fn list_skills(

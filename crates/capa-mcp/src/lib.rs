@@ -6,9 +6,11 @@
 //! exposure mode ([`surface_for`]): code mode's `search`/`describe`/`execute` (`code.rs`, with
 //! the approval rounds over MCP in `approvals.rs`), `search`, `on-demand` and `none`
 //! (`modes.rs`), and expose-all ([`LocalSurface`]). Every direct result is fitted to the inline
-//! budget (`inline.rs`). [`bridge::RemoteSurface`] lets `capa mcp` forward to a running hub.
+//! budget (`inline.rs`). The sources' prompts and resources go through a [`relay::Relay`].
+//! [`bridge::RemoteSurface`] lets `capa mcp` forward to a running hub.
 
 mod approvals;
+mod boxed;
 pub mod bridge;
 pub mod code;
 mod front;
@@ -18,6 +20,7 @@ pub mod local;
 pub mod modes;
 pub mod panics;
 mod read_result;
+pub mod relay;
 mod skills;
 pub mod surface;
 pub mod surface_for;

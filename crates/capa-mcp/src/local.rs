@@ -15,11 +15,18 @@ pub struct LocalSurface {
     hub: Arc<Hub>,
     /// The profile its clients come through (`None`: the hub's own).
     profile: Option<Profile>,
+    /// The sources' prompts and resources, through the same profile.
+    relay: crate::relay::HubRelay,
 }
 
 impl LocalSurface {
     pub fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
-        Self { hub, profile }
+        let relay = crate::relay::HubRelay::new(hub.clone(), profile.clone());
+        Self {
+            hub,
+            profile,
+            relay,
+        }
     }
 }
 
@@ -55,6 +62,10 @@ fn listable(mut tool: Tool) -> Tool {
 }
 
 impl Surface for LocalSurface {
+    fn relay(&self) -> &dyn crate::relay::Relay {
+        &self.relay
+    }
+
     fn skills(&self) -> BoxFuture<'_, Result<Vec<capa_core::SkillFile>, ErrorData>> {
         Box::pin(async move { Ok(self.hub.skill_files_in(self.profile.as_ref())) })
     }

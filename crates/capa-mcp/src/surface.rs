@@ -3,17 +3,16 @@
 //! [`crate::surface_for::surface_for`] picks); a running hub reached over HTTP is the other
 //! ([`crate::bridge::RemoteSurface`]), so `capa mcp` serves the same front either way.
 //!
-//! A leaf: the trait and the plain data its methods take, nothing else of this crate, so that
-//! every surface can implement it without reaching into another.
-
-use std::future::Future;
-use std::pin::Pin;
+//! A leaf: the trait and the plain data its methods take, nothing else of this crate but the
+//! [`Relay`] it hands out, so that every surface can implement it without reaching into another.
 
 use capa_core::{CallToolResult, JsonObject, ProgressSink, SkillFile, Tool};
 use rmcp::model::{CallToolResponse, ErrorData, InputResponses};
 use rmcp::service::{Peer, RoleServer};
 
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+use crate::relay::{NoRelay, Relay};
+
+pub use crate::boxed::BoxFuture;
 
 /// Tools to serve.
 pub trait Surface: Send + Sync + 'static {
@@ -53,6 +52,10 @@ pub trait Surface: Send + Sync + 'static {
     /// by default (a surface with no hub behind it).
     fn skills(&self) -> BoxFuture<'_, Result<Vec<SkillFile>, ErrorData>> {
         Box::pin(async { Ok(Vec::new()) })
+    }
+    /// The sources' prompts and resources. None by default.
+    fn relay(&self) -> &dyn Relay {
+        &NoRelay
     }
 }
 

@@ -38,8 +38,12 @@ pub use source_log::{
     SourceLog,
 };
 pub use spec::{InProcessStart, UpstreamSpec, UpstreamTransport};
+pub use supervisor::relay::Offers;
 pub use supervisor::{Upstream, UpstreamEvent, UpstreamState, UpstreamStatus};
 pub use timings::SupervisorTimings;
 
 /// rmcp's model types, re-exported so that users of this crate name one version of them.
-pub use rmcp::model::{CallToolResult, JsonObject, Tool};
+pub use rmcp::model::{
+    CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, JsonObject, Prompt,
+    ReadResourceResult, Reference, Resource, ResourceTemplate, Tool,
+};

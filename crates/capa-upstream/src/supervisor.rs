@@ -4,12 +4,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::Peer;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, JsonObject, PaginatedRequestParams, ProtocolVersion,
     ServerNotification, SubscriptionFilter, Tool,
 };
-use rmcp::service::RoleClient;
+use rmcp::{Peer, service::RoleClient};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -18,6 +17,7 @@ use crate::connect::{Client, connect, sign_in_hint, sign_in_would_help};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
 
+pub(crate) mod relay;
 mod sign_in;
 use self::sign_in::{SIGNED_OUT, refused_after_handshake, wait_for_sign_in};
 use crate::limits::MAX_TOOL_PAGES;

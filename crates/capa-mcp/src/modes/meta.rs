@@ -39,15 +39,19 @@ pub struct MetaSurface {
     meta: Meta,
     /// The profile its clients come through (`None`: the hub's own).
     profile: Option<Profile>,
+    /// The sources' prompts and resources, through the same profile.
+    relay: crate::relay::HubRelay,
     sessions: Sessions,
 }
 
 impl MetaSurface {
     pub fn new(hub: Arc<Hub>, meta: Meta, profile: Option<Profile>) -> Self {
+        let relay = crate::relay::HubRelay::new(hub.clone(), profile.clone());
         Self {
             hub,
             meta,
             profile,
+            relay,
             sessions: Sessions::default(),
         }
     }
@@ -392,6 +396,10 @@ fn call_tool_definition() -> Tool {
 }
 
 impl Surface for MetaSurface {
+    fn relay(&self) -> &dyn crate::relay::Relay {
+        &self.relay
+    }
+
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
         Box::pin(async move {
             self.hub.startup_done().await;

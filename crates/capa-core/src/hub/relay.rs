@@ -1,0 +1,326 @@
+//! The sources' prompts and resources, relayed to clients as the sources give them. A prompt
+//! is named under its source (`everything.simple-prompt`), like a tool; a resource keeps its
+//! URI, unless two sources list the same one: the second is then `capa://<source>/<uri>`. A
+//! source a profile does not serve shows nothing; a policy rule that denies a prompt's address
+//! hides it, and one that denies a whole source (`everything.*`) hides its resources too.
+//! Each list asks the started sources at once, each within its call timeout; a source that
+//! fails to answer is left out of that list (and logged), not the whole list.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use capa_domain::{CatalogTool, Decision, Policy, ToolAddress, ToolDefinition};
+use capa_upstream::{
+    CompleteRequestParams, CompleteResult, GetPromptResult, JsonObject, LogLevel, Prompt,
+    ReadResourceResult, Reference, Resource, ResourceTemplate, Upstream, UpstreamError,
+};
+use futures::future::join_all;
+
+use super::{Hub, Profile};
+
+/// The prefix of a resource URI that two sources share, made unique.
+const SOURCE_URI_PREFIX: &str = "capa://";
+
+/// Why a prompt or resource could not be given.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RelayError {
+    /// No served source offers a prompt of this name.
+    #[error("no prompt `{0}`; prompts/list shows them")]
+    UnknownPrompt(String),
+    /// No served source lists this resource or a template it matches.
+    #[error("no resource `{0}`; resources/list and resources/templates/list show them")]
+    UnknownResource(String),
+    /// The source that offers it failed to answer.
+    #[error(transparent)]
+    Upstream(#[from] UpstreamError),
+}
+
+impl Hub {
+    /// Every prompt of the sources `profile` serves, named `source.prompt`.
+    pub async fn prompts_in(&self, profile: Option<&Profile>) -> Vec<Prompt> {
+        let policy = self.policy_in(profile);
+        let lists = join_all(
+            self.relayed(&policy)
+                .into_iter()
+                .map(|(id, upstream)| async move {
+                    let listed = upstream.list_prompts().await;
+                    (id, listed)
+                }),
+        )
+        .await;
+        let mut prompts = Vec::new();
+        for (id, listed) in lists {
+            match listed {
+                Ok(listed) => prompts.extend(
+                    listed
+                        .into_iter()
+                        .filter(|p| !denied(&policy, &id, &p.name))
+                        .map(|mut p| {
+                            p.name = format!("{id}.{}", p.name);
+                            p
+                        }),
+                ),
+                Err(e) => self.log_relay_failure(&id, "prompts/list", &e),
+            }
+        }
+        prompts
+    }
+
+    /// The prompt `name` (`source.prompt`) with `arguments`, from its source.
+    pub async fn get_prompt_in(
+        &self,
+        profile: Option<&Profile>,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<GetPromptResult, RelayError> {
+        let unknown = || RelayError::UnknownPrompt(name.to_owned());
+        let (source, remote) = name.split_once('.').ok_or_else(unknown)?;
+        let policy = self.policy_in(profile);
+        if denied(&policy, source, remote) {
+            return Err(unknown());
+        }
+        let upstream = self.relayed_one(&policy, source).ok_or_else(unknown)?;
+        if !upstream.offers().prompts {
+            return Err(unknown());
+        }
+        Ok(upstream.get_prompt(remote, arguments).await?)
+    }
+
+    /// Every resource of the sources `profile` serves, URIs made unique across sources.
+    pub async fn resources_in(&self, profile: Option<&Profile>) -> Vec<Resource> {
+        let mut seen = BTreeSet::new();
+        let mut resources = Vec::new();
+        for (id, listed) in self.listed_resources(profile).await {
+            for mut resource in listed {
+                if !seen.insert(resource.uri.clone()) {
+                    resource.uri = format!("{SOURCE_URI_PREFIX}{id}/{}", resource.uri);
+                }
+                resources.push(resource);
+            }
+        }
+        resources
+    }
+
+    /// Every resource template of the sources `profile` serves, as the sources give them.
+    pub async fn resource_templates_in(&self, profile: Option<&Profile>) -> Vec<ResourceTemplate> {
+        let policy = self.policy_in(profile);
+        let lists = join_all(
+            self.relayed(&policy)
+                .into_iter()
+                .map(|(id, upstream)| async move {
+                    let listed = upstream.list_resource_templates().await;
+                    (id, listed)
+                }),
+        )
+        .await;
+        let mut templates = Vec::new();
+        for (id, listed) in lists {
+            match listed {
+                Ok(listed) => templates.extend(listed),
+                Err(e) => self.log_relay_failure(&id, "resources/templates/list", &e),
+            }
+        }
+        templates
+    }
+
+    /// The resource at `uri`, read from the source that lists it, or (for a URI made from a
+    /// template) the first source with a template it fits. A URI no source offers is never sent
+    /// to any source.
+    pub async fn read_resource_in(
+        &self,
+        profile: Option<&Profile>,
+        uri: &str,
+    ) -> Result<ReadResourceResult, RelayError> {
+        let unknown = || RelayError::UnknownResource(uri.to_owned());
+        let policy = self.policy_in(profile);
+        if let Some(rest) = uri.strip_prefix(SOURCE_URI_PREFIX)
+            && let Some((source, original)) = rest.split_once('/')
+            && let Some(upstream) = self.relayed_one(&policy, source)
+        {
+            return Ok(upstream.read_resource(original).await?);
+        }
+        for (id, listed) in self.listed_resources(profile).await {
+            if listed.iter().any(|r| r.uri == uri) {
+                let upstream = self.relayed_one(&policy, &id).ok_or_else(unknown)?;
+                return Ok(upstream.read_resource(uri).await?);
+            }
+        }
+        for (id, upstream) in self.relayed(&policy) {
+            let Ok(templates) = upstream.list_resource_templates().await else {
+                continue;
+            };
+            if templates
+                .iter()
+                .any(|t| template_fits(&t.uri_template, uri))
+            {
+                tracing::debug!(source = %id, uri, "resource read through a template");
+                return Ok(upstream.read_resource(uri).await?);
+            }
+        }
+        Err(unknown())
+    }
+
+    /// Completions of an argument of a prompt (`ref/prompt`, named `source.prompt`) or of a
+    /// resource template (`ref/resource`, the template as its source lists it), from the
+    /// source that offers it.
+    pub async fn complete_in(
+        &self,
+        profile: Option<&Profile>,
+        mut params: CompleteRequestParams,
+    ) -> Result<CompleteResult, RelayError> {
+        let policy = self.policy_in(profile);
+        let upstream = match &mut params.r#ref {
+            Reference::Prompt(prompt) => {
+                let name = prompt.name.clone();
+                let unknown = || RelayError::UnknownPrompt(name.clone());
+                let (source, remote) = name.split_once('.').ok_or_else(unknown)?;
+                if denied(&policy, source, remote) {
+                    return Err(unknown());
+                }
+                let upstream = self.relayed_one(&policy, source).ok_or_else(unknown)?;
+                remote.clone_into(&mut prompt.name);
+                upstream
+            }
+            Reference::Resource(template) => {
+                let mut found = None;
+                for (_, upstream) in self.relayed(&policy) {
+                    let Ok(templates) = upstream.list_resource_templates().await else {
+                        continue;
+                    };
+                    if templates.iter().any(|t| t.uri_template == template.uri) {
+                        found = Some(upstream);
+                        break;
+                    }
+                }
+                found.ok_or_else(|| RelayError::UnknownResource(template.uri.clone()))?
+            }
+            // A kind of reference newer than this hub: nothing to complete.
+            _ => return Ok(CompleteResult::default()),
+        };
+        Ok(upstream.complete(params).await?)
+    }
+
+    /// The resources each served source lists, in source order.
+    async fn listed_resources(&self, profile: Option<&Profile>) -> Vec<(String, Vec<Resource>)> {
+        let policy = self.policy_in(profile);
+        let lists = join_all(
+            self.relayed(&policy)
+                .into_iter()
+                .map(|(id, upstream)| async move {
+                    let listed = upstream.list_resources().await;
+                    (id, listed)
+                }),
+        )
+        .await;
+        lists
+            .into_iter()
+            .filter_map(|(id, listed)| match listed {
+                Ok(listed) => Some((id, listed)),
+                Err(e) => {
+                    self.log_relay_failure(&id, "resources/list", &e);
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// The started default upstream of each source the policy's profile serves whose whole
+    /// namespace no
+    /// rule denies, in source order.
+    fn relayed(&self, policy: &Policy) -> Vec<(String, Arc<Upstream>)> {
+        let served: Vec<String> = self
+            .source_defs()
+            .into_iter()
+            .filter(|d| !d.off && policy.serves_source(&d.id) && !denied(policy, &d.id, "*"))
+            .map(|d| d.id)
+            .collect();
+        let upstreams = self.lock_upstreams();
+        served
+            .into_iter()
+            .filter_map(|id| {
+                let upstream = upstreams.get(&(id.clone(), None))?.clone();
+                Some((id, upstream))
+            })
+            .collect()
+    }
+
+    fn relayed_one(&self, policy: &Policy, source: &str) -> Option<Arc<Upstream>> {
+        self.relayed(policy)
+            .into_iter()
+            .find(|(id, _)| id == source)
+            .map(|(_, upstream)| upstream)
+    }
+
+    fn log_relay_failure(&self, source: &str, what: &str, error: &UpstreamError) {
+        tracing::warn!(source = %source, error = %error, "{what} failed");
+        self.log_source(source, LogLevel::Warn, &format!("{what} failed: {error}"));
+    }
+}
+
+/// Whether the policy (with its profile's own rules and the rules that wait for a person's
+/// confirmation) denies `source.name`: a prompt's address, or `source.*` for the whole source.
+/// Asked as for a tool that says nothing of itself, so only rules decide.
+fn denied(policy: &Policy, source: &str, name: &str) -> bool {
+    let address = ToolAddress::new(source, name);
+    let probe = CatalogTool {
+        definition: ToolDefinition::new(address.to_string(), JsonObject::new()),
+        remote_name: name.to_owned(),
+        address,
+    };
+    policy.verdict(&probe, None).decision == Decision::Deny
+}
+
+/// Whether `uri` could have been made from the RFC 6570 `template`: its literal parts appear
+/// in order, the first at the start and the last at the end.
+fn template_fits(template: &str, uri: &str) -> bool {
+    let mut literals = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        literals.push(&rest[..open]);
+        match rest[open..].find('}') {
+            Some(close) => rest = &rest[open + close + 1..],
+            None => return false,
+        }
+    }
+    literals.push(rest);
+    let Some((first, others)) = literals.split_first() else {
+        return false;
+    };
+    let Some(mut remaining) = uri.strip_prefix(first) else {
+        return false;
+    };
+    let last = others.len().saturating_sub(1);
+    for (i, literal) in others.iter().enumerate() {
+        if i == last && !others.is_empty() {
+            return remaining.ends_with(literal) && remaining.len() >= literal.len();
+        }
+        match remaining.find(literal) {
+            Some(at) => remaining = &remaining[at + literal.len()..],
+            None => return false,
+        }
+    }
+    remaining.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::template_fits;
+
+    #[test]
+    fn uris_fit_the_templates_they_can_come_from() {
+        assert!(template_fits(
+            "demo://resource/dynamic/text/{id}",
+            "demo://resource/dynamic/text/7"
+        ));
+        assert!(!template_fits(
+            "demo://resource/dynamic/text/{id}",
+            "demo://resource/dynamic/blob/7"
+        ));
+        assert!(template_fits("file:///{path}.md", "file:///notes/a.md"));
+        assert!(!template_fits("file:///{path}.md", "file:///notes/a.txt"));
+        assert!(template_fits("plain://x", "plain://x"));
+        assert!(!template_fits("plain://x", "plain://xy"));
+        assert!(!template_fits("broken://{x", "broken://{x"));
+    }
+}

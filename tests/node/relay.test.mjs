@@ -4,10 +4,15 @@
 // arguments; resources keep their URIs and read from the source that lists them, or through a
 // template; an unknown URI is -32602 with the URI in `data`; a profile that does not serve the
 // source, or a rule that denies it as a whole, shows none of it; completions of a prompt's
-// arguments come from its source.
+// arguments come from its source; a connected client hears when they may have changed.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile } from 'node:fs/promises';
+
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 import {
   makeSandbox,
@@ -19,6 +24,8 @@ import {
   connectStdio,
   closeClient,
   cleanup,
+  waitFor,
+  waitForSourcesReady,
 } from './support.mjs';
 
 const PROFILES = `
@@ -126,6 +133,22 @@ describe('prompts and resources of the sources', () => {
       assert.deepEqual(resources.filter((r) => r.uri.startsWith('demo://')), [], path);
       await assert.rejects(client.getPrompt({ name: 'everything.simple-prompt' }), (e) => e.code === -32602);
     }
+  });
+
+  it('tells a connected client when the prompts and resources may have changed', async () => {
+    const client = await http();
+    const capabilities = client.getServerCapabilities();
+    assert.equal(capabilities.prompts?.listChanged, true, JSON.stringify(capabilities));
+    assert.equal(capabilities.resources?.listChanged, true, JSON.stringify(capabilities));
+    const heard = { prompts: 0, resources: 0 };
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => heard.prompts++);
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => heard.resources++);
+    // A source that restarts goes away and comes back: its prompts with it.
+    await hub.apiJson('/api/sources/everything/restart', { method: 'POST' });
+    await waitFor('list_changed of prompts and resources', async () => heard.prompts > 0 && heard.resources > 0);
+    await waitForSourcesReady(hub, ['everything']);
+    const { prompts } = await client.listPrompts();
+    assert.ok(prompts.some((p) => p.name === 'everything.simple-prompt'));
   });
 
   it('relays them through capa mcp to the running hub', async () => {

@@ -42,6 +42,14 @@ impl ClientHandler for BridgeClient {
         self.changed.send_modify(|n| *n += 1);
     }
 
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.send_modify(|n| *n += 1);
+    }
+
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,

@@ -146,8 +146,10 @@ impl ServerHandler for McpFront {
             // The sources' prompts and resources (docs/relay.md); the Skills extension requires
             // the resources capability as well: its files are resources.
             .enable_prompts()
+            .enable_prompts_list_changed()
             .enable_completions()
             .enable_resources()
+            .enable_resources_list_changed()
             .enable_skills()
             .build();
         ServerConfig::new(capabilities)
@@ -165,17 +167,27 @@ impl ServerHandler for McpFront {
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
         let result = self.negotiate_initialize(&request);
-        // A session of the initialize era keeps its peer: tell it when the tool list changes.
+        // A session of the initialize era keeps its peer: tell it when the tool list changes,
+        // and when the prompts and resources may have.
         let mut changes = self.surface.tool_changes();
+        let mut relayed = self.surface.relay().changes();
         let peer = context.peer.clone();
         tokio::spawn(async move {
-            // The tool list may never change (code mode's never does): look now and then
+            // The lists may never change (code mode's tools never do): look now and then
             // whether the session is gone, so that its task ends with it.
             let mut check = tokio::time::interval(SESSION_CHECK);
             loop {
                 tokio::select! {
                     changed = changes.next() => {
                         if !changed || peer.notify_tool_list_changed().await.is_err() {
+                            break;
+                        }
+                    }
+                    changed = relayed.next() => {
+                        if !changed
+                            || peer.notify_prompt_list_changed().await.is_err()
+                            || peer.notify_resource_list_changed().await.is_err()
+                        {
                             break;
                         }
                     }
@@ -190,26 +202,50 @@ impl ServerHandler for McpFront {
         result
     }
 
-    /// 2026-07-28 clients learn of tool list changes on a `subscriptions/listen` stream (there is
-    /// no session to push them on); the hub offers `tools/list_changed` there.
+    /// 2026-07-28 clients learn of list changes on a `subscriptions/listen` stream (there is no
+    /// session to push them on); the hub offers the tools', prompts' and resources' there.
     fn accepted_subscription_filter(
         &self,
         _requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        Some(
+            SubscriptionFilter::builder()
+                .tools_list_changed()
+                .prompts_list_changed()
+                .resources_list_changed()
+                .build(),
+        )
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
-        if subscription.accepted().tools_list_changed != Some(true) {
-            subscription.cancelled().await;
-            return Ok(());
-        }
-        let mut changes = self.surface.tool_changes();
+        let accepted = subscription.accepted();
+        let tools = accepted.tools_list_changed == Some(true);
+        let prompts = accepted.prompts_list_changed == Some(true);
+        let resources = accepted.resources_list_changed == Some(true);
+        let mut changes: Box<dyn crate::surface::ToolChanges> = if tools {
+            self.surface.tool_changes()
+        } else {
+            Box::new(crate::boxed::Never)
+        };
+        let mut relayed: Box<dyn crate::surface::ToolChanges> = if prompts || resources {
+            self.surface.relay().changes()
+        } else {
+            Box::new(crate::boxed::Never)
+        };
+        let sink = subscription.sink();
         loop {
             tokio::select! {
                 () = subscription.cancelled() => return Ok(()),
                 changed = changes.next() => {
-                    if !changed || subscription.sink().notify_tool_list_changed().await.is_err() {
+                    if !changed || sink.notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+                changed = relayed.next() => {
+                    if !changed
+                        || (prompts && sink.notify_prompt_list_changed().await.is_err())
+                        || (resources && sink.notify_resource_list_changed().await.is_err())
+                    {
                         return Ok(());
                     }
                 }

@@ -18,6 +18,7 @@ pub use meta::{Meta, MetaSurface};
 use capa_core::{CallToolResult, JsonObject, ProgressSink, Tool};
 use rmcp::model::ErrorData;
 
+pub(crate) use crate::boxed::Never;
 use crate::surface::{BoxFuture, Surface, ToolChanges};
 use crate::tool_error::typed_error_result;
 
@@ -57,14 +58,5 @@ impl Surface for NoneSurface {
 
     fn instructions(&self) -> String {
         NONE_INSTRUCTIONS.to_owned()
-    }
-}
-
-/// A list that never changes.
-pub(crate) struct Never;
-
-impl ToolChanges for Never {
-    fn next(&mut self) -> BoxFuture<'_, bool> {
-        Box::pin(std::future::pending())
     }
 }

@@ -11,7 +11,7 @@ use rmcp::model::{
 };
 use serde_json::json;
 
-use crate::boxed::BoxFuture;
+use crate::boxed::{BoxFuture, Never, ToolChanges};
 
 /// Prompts and resources to serve.
 pub trait Relay: Send + Sync {
@@ -30,6 +30,9 @@ pub trait Relay: Send + Sync {
         &self,
         params: CompleteRequestParams,
     ) -> BoxFuture<'_, Result<CompleteResult, ErrorData>>;
+    /// Signals that the prompts or resources may have changed (a source started, stopped or
+    /// changed), owned by the one listener that waits on it.
+    fn changes(&self) -> Box<dyn ToolChanges>;
 }
 
 /// `-32602` naming what was asked for, with the URI in `data` for a resource (SEP-2164).
@@ -71,6 +74,10 @@ impl Relay for NoRelay {
         _params: CompleteRequestParams,
     ) -> BoxFuture<'_, Result<CompleteResult, ErrorData>> {
         Box::pin(async { Ok(CompleteResult::default()) })
+    }
+
+    fn changes(&self) -> Box<dyn ToolChanges> {
+        Box::new(Never)
     }
 }
 
@@ -168,5 +175,14 @@ impl Relay for HubRelay {
                 .await
                 .map_err(|e| relay_error(e, (key.0, &key.1)))
         })
+    }
+
+    /// The hub's catalog changes: a source that starts, stops or changes its tools may have
+    /// other prompts and resources too. (A source's own `list_changed` of prompts or resources
+    /// between two of those is not followed yet.)
+    fn changes(&self) -> Box<dyn ToolChanges> {
+        let mut changes = self.hub.watch_catalog();
+        changes.mark_unchanged();
+        Box::new(changes)
     }
 }

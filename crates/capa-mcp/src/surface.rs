@@ -12,7 +12,7 @@ use rmcp::service::{Peer, RoleServer};
 
 use crate::relay::{NoRelay, Relay};
 
-pub use crate::boxed::BoxFuture;
+pub use crate::boxed::{BoxFuture, ToolChanges};
 
 /// Tools to serve.
 pub trait Surface: Send + Sync + 'static {
@@ -91,16 +91,3 @@ pub struct Asking {
 /// Server instructions when every tool is its own MCP tool.
 pub const EXPOSE_ALL_INSTRUCTIONS: &str =
     "Capabilities hub: tools of the user's sources, named `namespace.tool`.";
-
-/// Signals that a tool list changed. Each listener owns one: a shared watch receiver that is
-/// cloned per wait would never mark a change as seen, and would fire forever.
-pub trait ToolChanges: Send {
-    /// Resolves at the next change; `false` when no further change can come.
-    fn next(&mut self) -> BoxFuture<'_, bool>;
-}
-
-impl<T: Send + Sync> ToolChanges for tokio::sync::watch::Receiver<T> {
-    fn next(&mut self) -> BoxFuture<'_, bool> {
-        Box::pin(async move { self.changed().await.is_ok() })
-    }
-}

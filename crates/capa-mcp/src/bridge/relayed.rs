@@ -10,7 +10,7 @@ use rmcp::model::{
 
 use super::{RemoteSurface, bridge_error};
 use crate::relay::Relay;
-use crate::surface::BoxFuture;
+use crate::surface::{BoxFuture, ToolChanges};
 
 impl Relay for RemoteSurface {
     fn list_prompts(&self) -> BoxFuture<'_, Result<Vec<Prompt>, ErrorData>> {
@@ -86,5 +86,12 @@ impl Relay for RemoteSurface {
                 .await
                 .map_err(bridge_error)
         })
+    }
+
+    /// The running hub says when its tools, prompts or resources changed.
+    fn changes(&self) -> Box<dyn ToolChanges> {
+        let mut changes = self.changes.clone();
+        changes.mark_unchanged();
+        Box::new(changes)
     }
 }

@@ -4,7 +4,8 @@
 //! source a profile does not serve shows nothing; a policy rule that denies a prompt's address
 //! hides it, and one that denies a whole source (`everything.*`) hides its resources too.
 //! Each list asks the started sources at once, each within its call timeout; a source that
-//! fails to answer is left out of that list (and logged), not the whole list.
+//! fails to answer is left out of that list (and logged), not the whole list. What comes back
+//! has every known secret redacted, as tool results do.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -64,7 +65,7 @@ impl Hub {
                 Err(e) => self.log_relay_failure(&id, "prompts/list", &e),
             }
         }
-        prompts
+        self.redacted(prompts)
     }
 
     /// The prompt `name` (`source.prompt`) with `arguments`, from its source.
@@ -84,7 +85,8 @@ impl Hub {
         if !upstream.offers().prompts {
             return Err(unknown());
         }
-        Ok(upstream.get_prompt(remote, arguments).await?)
+        let got = upstream.get_prompt(remote, arguments).await;
+        Ok(self.redacted(self.relay_result(got)?))
     }
 
     /// Every resource of the sources `profile` serves, URIs made unique across sources.
@@ -99,7 +101,7 @@ impl Hub {
                 resources.push(resource);
             }
         }
-        resources
+        self.redacted(resources)
     }
 
     /// Every resource template of the sources `profile` serves, as the sources give them.
@@ -121,7 +123,7 @@ impl Hub {
                 Err(e) => self.log_relay_failure(&id, "resources/templates/list", &e),
             }
         }
-        templates
+        self.redacted(templates)
     }
 
     /// The resource at `uri`, read from the source that lists it, or (for a URI made from a
@@ -138,12 +140,14 @@ impl Hub {
             && let Some((source, original)) = rest.split_once('/')
             && let Some(upstream) = self.relayed_one(&policy, source)
         {
-            return Ok(upstream.read_resource(original).await?);
+            let read = upstream.read_resource(original).await;
+            return Ok(self.redacted(self.relay_result(read)?));
         }
         for (id, listed) in self.listed_resources(profile).await {
             if listed.iter().any(|r| r.uri == uri) {
                 let upstream = self.relayed_one(&policy, &id).ok_or_else(unknown)?;
-                return Ok(upstream.read_resource(uri).await?);
+                let read = upstream.read_resource(uri).await;
+                return Ok(self.redacted(self.relay_result(read)?));
             }
         }
         for (id, upstream) in self.relayed(&policy) {
@@ -155,7 +159,8 @@ impl Hub {
                 .any(|t| template_fits(&t.uri_template, uri))
             {
                 tracing::debug!(source = %id, uri, "resource read through a template");
-                return Ok(upstream.read_resource(uri).await?);
+                let read = upstream.read_resource(uri).await;
+                return Ok(self.redacted(self.relay_result(read)?));
             }
         }
         Err(unknown())
@@ -198,7 +203,8 @@ impl Hub {
             // A kind of reference newer than this hub: nothing to complete.
             _ => return Ok(CompleteResult::default()),
         };
-        Ok(upstream.complete(params).await?)
+        let completed = upstream.complete(params).await;
+        Ok(self.redacted(self.relay_result(completed)?))
     }
 
     /// The resources each served source lists, in source order.
@@ -250,6 +256,23 @@ impl Hub {
             .into_iter()
             .find(|(id, _)| id == source)
             .map(|(_, upstream)| upstream)
+    }
+
+    /// `value` with every known secret redacted (a source may put one anywhere).
+    fn redacted<T: serde::Serialize + serde::de::DeserializeOwned>(&self, value: T) -> T {
+        if self.redactor.is_empty() {
+            return value;
+        }
+        let Ok(mut json) = serde_json::to_value(&value) else {
+            return value;
+        };
+        self.redactor.redact_json(&mut json);
+        serde_json::from_value(json).unwrap_or(value)
+    }
+
+    /// A source's answer, its error's text redacted.
+    fn relay_result<T>(&self, answer: Result<T, UpstreamError>) -> Result<T, RelayError> {
+        answer.map_err(|e| RelayError::Upstream(super::redact_upstream_error(&self.redactor, e)))
     }
 
     fn log_relay_failure(&self, source: &str, what: &str, error: &UpstreamError) {

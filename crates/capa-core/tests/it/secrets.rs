@@ -144,8 +144,9 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
 }
 
 /// A hostile upstream (`tests/fixtures/leaky_server.py`) puts its secret in a tool's description,
-/// title and parameter description, and in progress messages: none of it reaches the catalog
-/// (so search, describe and listings), nor the caller's progress sink.
+/// title and parameter description, in progress messages, and in a prompt and a resource: none
+/// of it reaches the catalog (so search, describe and listings), the caller's progress sink, nor
+/// the relayed prompts and resources.
 #[tokio::test]
 async fn a_secret_in_tool_definitions_or_progress_is_redacted() {
     let Some(keychain) = keychain_or_skip("leaky") else {
@@ -207,6 +208,30 @@ async fn a_secret_in_tool_definitions_or_progress_is_redacted() {
         messages.iter().any(|m| m.contains("[redacted]")),
         "{messages:?}"
     );
+
+    let prompts = serde_json::to_string(&t.hub.prompts_in(None).await).expect("json");
+    assert!(prompts.contains("leaky.leak_prompt"), "{prompts}");
+    assert!(
+        !leaks(&prompts) && prompts.contains("[redacted]"),
+        "{prompts}"
+    );
+    let got = t
+        .hub
+        .get_prompt_in(None, "leaky.leak_prompt", None)
+        .await
+        .expect("prompt");
+    let got = serde_json::to_string(&got).expect("json");
+    assert!(!leaks(&got) && got.contains("[redacted]"), "{got}");
+    let resources = serde_json::to_string(&t.hub.resources_in(None).await).expect("json");
+    assert!(resources.contains("leaky://token"), "{resources}");
+    assert!(!leaks(&resources), "{resources}");
+    let read = t
+        .hub
+        .read_resource_in(None, "leaky://token")
+        .await
+        .expect("read");
+    let read = serde_json::to_string(&read).expect("json");
+    assert!(!leaks(&read) && read.contains("[redacted]"), "{read}");
     t.hub.shutdown().await;
     t.hub
         .remove_connection("leaky", "personal")

@@ -40,7 +40,7 @@ pub struct Settings {
     pub headers: BTreeMap<String, String>,
     /// A credential per security scheme name.
     pub auth: BTreeMap<String, String>,
-    /// The longest a request may take.
+    /// The longest a request may take, and fetching the document from a URL.
     pub timeout: Duration,
 }
 
@@ -88,7 +88,10 @@ impl Api {
         let location = settings.location.to_string();
         let (bytes, document_url) = match &settings.location {
             Location::File(path) => (document::read_file(path).await?, None),
-            Location::Url(url) => (document::fetch(&client, url).await?, Some(url.as_str())),
+            Location::Url(url) => (
+                document::fetch(&client, url, settings.timeout).await?,
+                Some(url.as_str()),
+            ),
         };
         let read = read_on_large_stack(location.clone(), bytes, settings.auth.clone()).await?;
         let base_url = if let Some(url) = &settings.base_url {

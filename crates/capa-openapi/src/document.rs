@@ -33,14 +33,21 @@ pub(crate) async fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
         .map_err(|e| LoadError::read(&shown, &e))
 }
 
-/// Fetches the document at `url`, refusing more than [`MAX_DOCUMENT_BYTES`].
-pub(crate) async fn fetch(client: &reqwest::Client, url: &str) -> Result<Vec<u8>, LoadError> {
+/// Fetches the document at `url` within `timeout` (connecting and reading it whole), refusing
+/// more than [`MAX_DOCUMENT_BYTES`]: a server that accepts and never answers must not keep the
+/// source starting.
+pub(crate) async fn fetch(
+    client: &reqwest::Client,
+    url: &str,
+    timeout: std::time::Duration,
+) -> Result<Vec<u8>, LoadError> {
     let fail = |reason: String| LoadError::Fetch {
         url: url.to_owned(),
         reason,
     };
     let mut response = client
         .get(url)
+        .timeout(timeout)
         .header(
             reqwest::header::ACCEPT,
             "application/json, application/yaml, */*",

@@ -225,3 +225,32 @@ async fn a_schema_nested_as_deep_as_json_reads_is_served() {
     let api = load(&document.to_string(), &[]).await.expect("loads");
     assert_eq!(api.tools().len(), 1);
 }
+
+#[tokio::test]
+async fn a_document_url_that_never_answers_fails_in_time() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    // Accepts connections and holds them without a word.
+    let held = tokio::spawn(async move {
+        let mut kept = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            kept.push(socket);
+        }
+    });
+    let mut settings = settings(Location::Url(format!(
+        "http://127.0.0.1:{port}/openapi.json"
+    )));
+    settings.timeout = Duration::from_millis(500);
+    let refused = Api::load(&settings)
+        .await
+        .map(|_| ())
+        .expect_err("no answer")
+        .to_string();
+    assert!(
+        refused.contains("cannot fetch") && refused.contains("no answer in time"),
+        "{refused}"
+    );
+    held.abort();
+}

@@ -93,7 +93,17 @@ pub(crate) async fn connect(
             // for every line transport keeps the limits in one place. Our servers read what
             // the hub reads, so a larger request is refused here rather than dropped unread
             // there, which would leave its call waiting out its timeout.
-            let stream = connect().await.map_err(unavailable)?;
+            // An in-process server may first read something (an OpenAPI document): bounded as a
+            // handshake is.
+            let stream = tokio::time::timeout(CONNECT_TIMEOUT, connect())
+                .await
+                .map_err(|_| {
+                    unavailable(format!(
+                        "the built-in server did not start within {} s",
+                        CONNECT_TIMEOUT.as_secs()
+                    ))
+                })?
+                .map_err(unavailable)?;
             let (read, write) = tokio::io::split(stream);
             let transport = LineTransport::new(read, write, Some(MAX_MESSAGE_BYTES));
             tokio::time::timeout(

@@ -101,8 +101,11 @@ describe('an OpenAPI source added in the app', { skip }, () => {
     assert.equal(await page.getByRole('textbox', { name: 'Document' }).inputValue(), docUrl);
     await page.getByLabel('Credentials').fill('api_key: ${secret:key}');
     await page.getByRole('button', { name: 'Save' }).click();
-    // The credential is not stored yet: the source says what it needs.
-    await page.getByText(/^Saved tasks/).waitFor({ timeout: 30000 });
+    // The credential is not stored yet: once settled, the page says what the source needs (the
+    // "Saved tasks; starting…" before it would end the wait too early).
+    await page
+      .getByText('Saved tasks; it needs a connection (Connections page) before it can start.')
+      .waitFor({ timeout: 30000 });
     const saved = await readFile(global, 'utf8');
     assert.match(saved, /auth:\n\s+"api_key": "\$\{secret:key\}"/, saved);
   });
@@ -110,8 +113,10 @@ describe('an OpenAPI source added in the app', { skip }, () => {
   it('calls an operation from the source page\'s tool tester', async () => {
     // Back without credentials, so that the source runs.
     await page.goto(`${hub.url}/app/#/sources`);
+    await page.reload();
     const row = page.locator('tr[data-source="tasks"]');
     await row.getByRole('button', { name: 'Edit tasks' }).click();
+    assert.equal(await page.getByLabel('OpenAPI document').isChecked(), true);
     await page.getByLabel('Credentials').fill('');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/^Saved tasks: ready with 13 tools\.$/).waitFor({ timeout: 30000 });

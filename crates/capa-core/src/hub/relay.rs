@@ -41,29 +41,22 @@ impl Hub {
     /// Every prompt of the sources `profile` serves, named `source.prompt`.
     pub async fn prompts_in(&self, profile: Option<&Profile>) -> Vec<Prompt> {
         let policy = self.policy_in(profile);
-        let lists = join_all(
-            self.relayed(&policy)
-                .into_iter()
-                .map(|(id, upstream)| async move {
-                    let listed = upstream.list_prompts().await;
-                    (id, listed)
-                }),
-        )
-        .await;
+        let lists = self
+            .lists(&policy, "prompts/list", |upstream| async move {
+                upstream.list_prompts().await
+            })
+            .await;
         let mut prompts = Vec::new();
         for (id, listed) in lists {
-            match listed {
-                Ok(listed) => prompts.extend(
-                    listed
-                        .into_iter()
-                        .filter(|p| !denied(&policy, &id, &p.name))
-                        .map(|mut p| {
-                            p.name = format!("{id}.{}", p.name);
-                            p
-                        }),
-                ),
-                Err(e) => self.log_relay_failure(&id, "prompts/list", &e),
-            }
+            prompts.extend(
+                listed
+                    .into_iter()
+                    .filter(|p| !denied(&policy, &id, &p.name))
+                    .map(|mut p| {
+                        p.name = format!("{id}.{}", p.name);
+                        p
+                    }),
+            );
         }
         self.redacted(prompts)
     }
@@ -107,22 +100,13 @@ impl Hub {
     /// Every resource template of the sources `profile` serves, as the sources give them.
     pub async fn resource_templates_in(&self, profile: Option<&Profile>) -> Vec<ResourceTemplate> {
         let policy = self.policy_in(profile);
-        let lists = join_all(
-            self.relayed(&policy)
-                .into_iter()
-                .map(|(id, upstream)| async move {
-                    let listed = upstream.list_resource_templates().await;
-                    (id, listed)
-                }),
-        )
-        .await;
-        let mut templates = Vec::new();
-        for (id, listed) in lists {
-            match listed {
-                Ok(listed) => templates.extend(listed),
-                Err(e) => self.log_relay_failure(&id, "resources/templates/list", &e),
-            }
-        }
+        let lists = self
+            .lists(&policy, "resources/templates/list", |upstream| async move {
+                upstream.list_resource_templates().await
+            })
+            .await;
+        let templates: Vec<ResourceTemplate> =
+            lists.into_iter().flat_map(|(_, listed)| listed).collect();
         self.redacted(templates)
     }
 
@@ -150,18 +134,12 @@ impl Hub {
                 return Ok(self.redacted(self.relay_result(read)?));
             }
         }
-        for (id, upstream) in self.relayed(&policy) {
-            let Ok(templates) = upstream.list_resource_templates().await else {
-                continue;
-            };
-            if templates
-                .iter()
-                .any(|t| template_fits(&t.uri_template, uri))
-            {
-                tracing::debug!(source = %id, uri, "resource read through a template");
-                let read = upstream.read_resource(uri).await;
-                return Ok(self.redacted(self.relay_result(read)?));
-            }
+        if let Some(upstream) = self
+            .template_source(&policy, |t| template_fits(&t.uri_template, uri))
+            .await
+        {
+            let read = upstream.read_resource(uri).await;
+            return Ok(self.redacted(self.relay_result(read)?));
         }
         Err(unknown())
     }
@@ -188,16 +166,9 @@ impl Hub {
                 upstream
             }
             Reference::Resource(template) => {
-                let mut found = None;
-                for (_, upstream) in self.relayed(&policy) {
-                    let Ok(templates) = upstream.list_resource_templates().await else {
-                        continue;
-                    };
-                    if templates.iter().any(|t| t.uri_template == template.uri) {
-                        found = Some(upstream);
-                        break;
-                    }
-                }
+                let found = self
+                    .template_source(&policy, |t| t.uri_template == template.uri)
+                    .await;
                 found.ok_or_else(|| RelayError::UnknownResource(template.uri.clone()))?
             }
             // A kind of reference newer than this hub: nothing to complete.
@@ -210,30 +181,56 @@ impl Hub {
     /// The resources each served source lists, in source order.
     async fn listed_resources(&self, profile: Option<&Profile>) -> Vec<(String, Vec<Resource>)> {
         let policy = self.policy_in(profile);
-        let lists = join_all(
-            self.relayed(&policy)
-                .into_iter()
-                .map(|(id, upstream)| async move {
-                    let listed = upstream.list_resources().await;
-                    (id, listed)
-                }),
-        )
-        .await;
-        lists
+        self.lists(&policy, "resources/list", |upstream| async move {
+            upstream.list_resources().await
+        })
+        .await
+    }
+
+    /// Asks every relayed source for one list at once (`what` names it for the logs): their
+    /// lists in source order, a source that fails to answer logged and left out.
+    async fn lists<T, F, Fut>(&self, policy: &Policy, what: &str, ask: F) -> Vec<(String, Vec<T>)>
+    where
+        F: Fn(Arc<Upstream>) -> Fut,
+        Fut: Future<Output = Result<Vec<T>, UpstreamError>>,
+    {
+        let asked = self.relayed(policy).into_iter().map(|(id, upstream)| {
+            let listed = ask(upstream);
+            async move { (id, listed.await) }
+        });
+        join_all(asked)
+            .await
             .into_iter()
             .filter_map(|(id, listed)| match listed {
                 Ok(listed) => Some((id, listed)),
                 Err(e) => {
-                    self.log_relay_failure(&id, "resources/list", &e);
+                    self.log_relay_failure(&id, what, &e);
                     None
                 }
             })
             .collect()
     }
 
+    /// The first relayed source (in source order) that lists a resource template `matches`
+    /// accepts. A source that fails to list them is passed over.
+    async fn template_source(
+        &self,
+        policy: &Policy,
+        matches: impl Fn(&ResourceTemplate) -> bool,
+    ) -> Option<Arc<Upstream>> {
+        for (_, upstream) in self.relayed(policy) {
+            let Ok(templates) = upstream.list_resource_templates().await else {
+                continue;
+            };
+            if templates.iter().any(&matches) {
+                return Some(upstream);
+            }
+        }
+        None
+    }
+
     /// The started default upstream of each source the policy's profile serves whose whole
-    /// namespace no
-    /// rule denies, in source order.
+    /// namespace no rule denies, in source order.
     fn relayed(&self, policy: &Policy) -> Vec<(String, Arc<Upstream>)> {
         let served: Vec<String> = self
             .source_defs()

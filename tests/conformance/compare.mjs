@@ -82,7 +82,7 @@ for (const scenario of ran) {
 const problems = [];
 for (const r of rows) {
   if (r.verdict === 'UNEXPECTED FAILURE') problems.push(`unexpected failure: ${r.scenario} (${r.detail})`);
-  if (r.verdict.startsWith('STALE')) problems.push(`now passes, remove it from expected-failures.txt: ${r.scenario}`);
+  if (r.verdict.startsWith('STALE')) problems.push(`now passes, remove it from ${path.basename(expectedFile)}: ${r.scenario}`);
 }
 if (known) {
   for (const name of expected.keys()) {
@@ -125,4 +125,4 @@ if (problems.length) {
   for (const p of problems) console.log(`  ${p}`);
   process.exit(1);
 }
-console.log('OK: the results match tests/conformance/expected-failures.txt');
+console.log(`OK: the results match ${path.basename(expectedFile)}`);

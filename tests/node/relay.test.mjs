@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { appendFile } from 'node:fs/promises';
 
 import {
+  LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -151,6 +152,26 @@ describe('prompts and resources of the sources', () => {
     assert.ok(prompts.some((p) => p.name === 'everything.simple-prompt'));
   });
 
+  it('reads a resource from code with hub.resource, and refuses an unknown URI', async () => {
+    const client = await http();
+    const run = async (code) => (await client.callTool({ name: 'execute', arguments: { code } })).structuredContent;
+    const read = await run(
+      'const r = await hub.resource("demo://resource/static/document/architecture.md");\n' +
+        'return { uri: r.contents[0].uri, size: r.contents[0].text.length };',
+    );
+    assert.equal(read.status, 'completed', JSON.stringify(read));
+    assert.equal(read.result.uri, 'demo://resource/static/document/architecture.md');
+    assert.ok(read.result.size > 0, JSON.stringify(read));
+    const unknown = await run(
+      'try { await hub.resource("file:///etc/passwd"); return "read"; } catch (e) { return [e.name, e.code, e.message]; }',
+    );
+    assert.equal(unknown.status, 'completed', JSON.stringify(unknown));
+    assert.equal(unknown.result[0], 'ToolError', JSON.stringify(unknown));
+    assert.equal(unknown.result[1], 'resource_not_found', JSON.stringify(unknown));
+    const wrong = await run('try { await hub.resource(42); } catch (e) { return e.name; }');
+    assert.equal(wrong.result, 'TypeError', JSON.stringify(wrong));
+  });
+
   it('relays them through capa mcp to the running hub', async () => {
     const bridged = await connectStdio({ configFile, sandbox, name: 'relay-bridge' });
     clients.push(bridged);
@@ -161,5 +182,13 @@ describe('prompts and resources of the sources', () => {
     const { resources } = await bridged.client.listResources();
     assert.equal(new Set(resources.map((r) => r.uri)).size, resources.length, 'each URI once');
     await assert.rejects(bridged.client.readResource({ uri: 'nope://x' }), (e) => e.code === -32602 && e.data?.uri === 'nope://x');
+    // The log level and subscriptions go through to the running hub, and its messages back.
+    const messages = [];
+    bridged.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => messages.push(n.params));
+    await bridged.client.setLoggingLevel('info');
+    await bridged.client.subscribeResource({ uri: 'demo://resource/static/document/architecture.md' });
+    await waitFor('a log message through the bridge', async () => messages.some((m) => /Subscribe/.test(String(m.data))));
+    assert.equal(messages.find((m) => /Subscribe/.test(String(m.data))).logger, 'everything');
+    await bridged.client.unsubscribeResource({ uri: 'demo://resource/static/document/architecture.md' });
   });
 });

@@ -206,7 +206,7 @@ export async function writeCapabilities(dir, { servers = [], options } = {}, nam
   if (options) lines.push(`options: ${JSON.stringify(options)}`);
   lines.push(servers.length ? 'servers:' : 'servers: []');
   for (const s of servers) {
-    lines.push(`  - id: ${s.id}`, '    type: mcp', '    def:');
+    lines.push(`  - id: ${s.id}`, '    type: mcp', ...(s.namespace === undefined ? [] : [`    namespace: ${s.namespace}`]), '    def:');
     if (s.url) {
       lines.push(`      url: ${y(s.url)}`);
     } else {

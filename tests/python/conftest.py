@@ -361,9 +361,11 @@ async def http_client_for(
     token: str | None = "hub",
     elicitation_callback: Any = None,
     path: str = "/mcp",
+    **client_options: Any,
 ) -> AsyncIterator[Any]:
     """The SDK's Client over Streamable HTTP at `path` (a profile's is `/mcp/<name>`), sending
-    `Authorization: Bearer <token>`."""
+    `Authorization: Bearer <token>`; `client_options` go to the Client (`sampling_callback`,
+    `logging_callback`, …)."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
@@ -376,6 +378,7 @@ async def http_client_for(
             streamable_http_client(f"{hub.url}{path}", http_client=http),
             mode=mode,
             elicitation_callback=elicitation_callback,
+            **client_options,
         ) as client:
             yield client
 

@@ -64,6 +64,11 @@ pub struct ServerEntry {
     /// How to reach the server: a command (stdio) or a URL (Streamable HTTP); for `openapi`,
     /// the document (`spec`) and optionally `baseUrl`, `auth` and `headers`.
     pub def: Located<ServerDef>,
+    /// `false`: where the hub serves this source alone (it is the only source, or a profile
+    /// serves only it), its tools and prompts keep the server's own names (`get_weather`, not
+    /// `weather.get_weather`), so the hub looks like the server to a client. Default `true`.
+    #[serde(default)]
+    pub namespace: Option<Located<bool>>,
     /// A short note shown in listings.
     #[serde(default)]
     pub description: Option<String>,

@@ -198,6 +198,8 @@ pub struct SourceConfig {
     pub file: PathBuf,
     /// Whose file it is: the person's own, or a project's (which needs the person's trust).
     pub scope: SourceScope,
+    /// `namespace: false`: served alone, its tools and prompts keep the server's own names.
+    pub bare_names: bool,
 }
 
 /// Whose file declared a source, which decides what it needs before it runs and whose

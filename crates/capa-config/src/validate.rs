@@ -18,10 +18,12 @@ use crate::resolved::{
 };
 use crate::secret_ref;
 
+mod namespace;
 mod oauth;
 mod openapi;
 mod profiles;
 mod skills;
+use self::namespace::check_bare_names;
 use self::oauth::check_oauth;
 use self::openapi::check_openapi_def;
 use self::profiles::check_profiles;
@@ -100,6 +102,7 @@ pub(crate) fn check(
     let explicit = explicit_tools(&mut checker, &parsed, &seen);
     let skills = check_skills(&mut checker, &parsed.skills, &seen, inherited);
     let profiles = check_profiles(&mut checker, &parsed.profiles, &seen, inherited);
+    check_bare_names(&mut checker, &parsed, &profiles);
 
     let mut sources = Vec::new();
     let mut off = Vec::new();
@@ -132,22 +135,12 @@ pub(crate) fn check(
                 description: server.description.clone(),
                 file: file.to_path_buf(),
                 scope: SourceScope::User,
+                bare_names: server.namespace.as_ref().is_some_and(|n| !n.value),
             });
         }
     }
 
-    let upstream_timeout = parsed.options.upstream_timeout_ms.as_ref().and_then(|ms| {
-        if (1..=MAX_UPSTREAM_TIMEOUT_MS).contains(&ms.value) {
-            Some(Duration::from_millis(ms.value))
-        } else {
-            checker.issue(
-                ms.position,
-                format!("upstreamTimeoutMs is {}, outside 1 to {MAX_UPSTREAM_TIMEOUT_MS}", ms.value),
-                format!("use a value from 1 to {MAX_UPSTREAM_TIMEOUT_MS}; hosts may lower the limit, never raise it"),
-            );
-            None
-        }
-    });
+    let upstream_timeout = check_upstream_timeout(&mut checker, &parsed);
 
     let approval_ttl = parsed.options.approval_ttl_ms.as_ref().and_then(|ms| {
         if (1000..=MAX_APPROVAL_TTL_MS).contains(&ms.value) {
@@ -192,6 +185,23 @@ pub(crate) fn check(
     } else {
         Err(checker.issues)
     }
+}
+
+/// `options.upstreamTimeoutMs`, if set and within the spec's bounds (else reported).
+fn check_upstream_timeout(
+    checker: &mut Checker<'_>,
+    parsed: &CapabilitiesFile,
+) -> Option<Duration> {
+    let ms = parsed.options.upstream_timeout_ms.as_ref()?;
+    if (1..=MAX_UPSTREAM_TIMEOUT_MS).contains(&ms.value) {
+        return Some(Duration::from_millis(ms.value));
+    }
+    checker.issue(
+        ms.position,
+        format!("upstreamTimeoutMs is {}, outside 1 to {MAX_UPSTREAM_TIMEOUT_MS}", ms.value),
+        format!("use a value from 1 to {MAX_UPSTREAM_TIMEOUT_MS}; hosts may lower the limit, never raise it"),
+    );
+    None
 }
 
 fn check_id(

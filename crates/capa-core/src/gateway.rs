@@ -13,7 +13,7 @@ use capa_store::ApprovalRecord;
 use serde_json::Value;
 
 use crate::authorize::{Authorization, Permit, Question};
-use crate::hub::{CallContext, Hub, Profile};
+use crate::hub::{CallContext, Hub, Profile, RelayError};
 use crate::lookup::{LookupError, SearchRequest};
 use crate::policy::{Decision, Policy};
 use crate::{CallError, CallToolResult};
@@ -98,6 +98,7 @@ impl Gateway for HubGateway {
         let context = CallContext {
             client,
             progress: None,
+            asker: None,
         };
         match self.hub.call(permit, arguments, &context).await {
             Ok(result) => tool_value(&address, result).map_err(CallFailure::Failed),
@@ -124,6 +125,22 @@ impl Gateway for HubGateway {
             .describe_in(&targets, self.profile.as_ref())
             .await
             .map_err(|e| lookup_failure(&e))
+    }
+
+    /// Read like `resources/read` through the same profile, not journaled: like
+    /// `hub.search`, a replay reads it again.
+    async fn resource(&self, uri: String) -> Result<Value, ToolFailure> {
+        self.hub.startup_done().await;
+        let read = self.hub.read_resource_in(self.profile.as_ref(), &uri).await;
+        match read {
+            Ok(read) => serde_json::to_value(read.contents)
+                .map(|contents| serde_json::json!({ "contents": contents }))
+                .map_err(|e| failure("internal", e.to_string(), false)),
+            Err(RelayError::Upstream(e)) => {
+                Err(failure("upstream_error", e.to_string(), e.retryable()))
+            }
+            Err(e) => Err(failure("resource_not_found", e.to_string(), false)),
+        }
     }
 
     fn approvals_paused(&self) -> bool {

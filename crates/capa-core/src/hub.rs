@@ -10,7 +10,9 @@ use capa_config::{ExposureMode, HubConfig, ToolSelection};
 use capa_demo::{DEMO_DESCRIPTION, DEMO_SOURCE_ID, Notes};
 use capa_secrets::Keychain;
 use capa_store::{CallRecord, CallStatus, Store};
-use capa_upstream::{CallToolResult, JsonObject, ProgressSink, Upstream, UpstreamEvent};
+use capa_upstream::{
+    CallToolResult, ClientAsker, JsonObject, ProgressSink, Upstream, UpstreamEvent,
+};
 use futures::future::join_all;
 use tokio::sync::{mpsc, watch};
 
@@ -30,11 +32,14 @@ mod execute;
 mod history;
 mod kept_results;
 mod lookup;
+mod naming;
+mod notices;
 pub(crate) mod oauth;
 mod openapi;
 mod policy;
 mod profiles;
 mod reach;
+mod redacting_asker;
 mod relay;
 mod runtime;
 mod semantic;
@@ -50,6 +55,8 @@ mod switches;
 
 pub use crate::trust::source_digest;
 pub use history::RunHistory;
+pub use naming::Naming;
+pub use notices::{SourceNotice, SourceNotices, Subscribed};
 pub use policy::{
     ChangedBy, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
 };
@@ -72,12 +79,25 @@ pub struct HubOptions {
 }
 
 /// Who is calling (the connection is the [`Permit`]'s).
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct CallContext {
     /// The client's name, for history.
     pub client: Option<String>,
     /// Where the upstream's progress reports go, when the caller wants them.
     pub progress: Option<ProgressSink>,
+    /// The client that answers what the source asks it during the call (sampling,
+    /// elicitation), when the caller can.
+    pub asker: Option<Arc<dyn ClientAsker>>,
+}
+
+impl std::fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallContext")
+            .field("client", &self.client)
+            .field("progress", &self.progress.is_some())
+            .field("asker", &self.asker.as_ref().map(|a| a.key().to_owned()))
+            .finish()
+    }
 }
 
 /// The running hub.
@@ -116,6 +136,9 @@ pub struct Hub {
     asking: Arc<crate::approval::asking::AskingRegistry>,
     /// Sign-ins a person started from the app, by source.
     sign_ins: oauth::SignIns,
+    /// What the sources say that the hub passes on to its clients, and the resources it
+    /// subscribed to for them.
+    notices: notices::Notices,
 }
 
 /// How long the first listing may wait for sources that are still starting.
@@ -157,24 +180,7 @@ impl Hub {
         if let Err(e) = connections.load_into_redactor() {
             tracing::warn!(error = %e, "could not read stored connections; sources that need them will report it");
         }
-        let mut sources = Vec::new();
-        if config.demo {
-            sources.push(SourceDef {
-                id: DEMO_SOURCE_ID.to_owned(),
-                description: Some(DEMO_DESCRIPTION.to_owned()),
-                selection: ToolSelection::All,
-                origin: Origin::Demo,
-                off: false,
-            });
-        }
-        sources.extend(config.sources.iter().map(|s| SourceDef {
-            id: s.id.clone(),
-            description: s.description.clone(),
-            selection: s.selection.clone(),
-            origin: Origin::Config(s.clone()),
-            off: false,
-        }));
-        sources.extend(switches::off_defs(&config.off_sources));
+        let sources = initial_sources(&config);
         let policy = policy::PolicyState::load(paths.policy_file(), store.clone())
             .map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
@@ -209,6 +215,7 @@ impl Hub {
             slots,
             asking,
             sign_ins: oauth::SignIns::default(),
+            notices: notices::Notices::default(),
         });
         // The hub's own secrets are secrets too: a filesystem source rooted above the data dir
         // must not hand the token or the state key to a model.
@@ -313,10 +320,14 @@ impl Hub {
         };
         let outcome = match upstream {
             Ok(upstream) => upstream
-                .call(
+                .call_asking(
                     &tool.remote_name,
                     arguments,
                     self.redacting_progress(context.progress.clone()),
+                    context
+                        .asker
+                        .clone()
+                        .map(|a| redacting_asker::RedactingAsker::wrap(a, self.redactor.clone())),
                 )
                 .await
                 .map_err(CallError::from),
@@ -494,6 +505,30 @@ impl Hub {
     }
 }
 
+/// The sources a hub starts with: the demo (unless turned off), the files' sources, and those
+/// turned off.
+fn initial_sources(config: &HubConfig) -> Vec<SourceDef> {
+    let mut sources = Vec::new();
+    if config.demo {
+        sources.push(SourceDef {
+            id: DEMO_SOURCE_ID.to_owned(),
+            description: Some(DEMO_DESCRIPTION.to_owned()),
+            selection: ToolSelection::All,
+            origin: Origin::Demo,
+            off: false,
+        });
+    }
+    sources.extend(config.sources.iter().map(|s| SourceDef {
+        id: s.id.clone(),
+        description: s.description.clone(),
+        selection: s.selection.clone(),
+        origin: Origin::Config(s.clone()),
+        off: false,
+    }));
+    sources.extend(switches::off_defs(&config.off_sources));
+    sources
+}
+
 fn redact_upstream_error(
     redactor: &Redactor,
     error: capa_upstream::UpstreamError,
@@ -513,6 +548,24 @@ fn redact_upstream_error(
             code,
             message: redactor.redact(&message),
         },
+        E::ClientLacks {
+            source_id,
+            required,
+            message,
+        } => E::ClientLacks {
+            source_id,
+            required: Box::new(redacting_asker::redacted(redactor, *required)),
+            message: redactor.redact(&message),
+        },
+        E::Unanswered {
+            source_id,
+            key,
+            reason,
+        } => E::Unanswered {
+            source_id,
+            key: redactor.redact(&key),
+            reason: redactor.redact(&reason),
+        },
         other => other,
     }
 }
@@ -523,10 +576,22 @@ async fn watch_events(
     hub: std::sync::Weak<Hub>,
     mut events: mpsc::UnboundedReceiver<UpstreamEvent>,
 ) {
-    while let Some(UpstreamEvent::Changed { .. }) = events.recv().await {
-        // Coalesce a burst of changes (several sources starting at once) into one rebuild.
-        while events.try_recv().is_ok() {}
+    while let Some(event) = events.recv().await {
         let Some(hub) = hub.upgrade() else { break };
+        if !matches!(event, UpstreamEvent::Changed { .. }) {
+            hub.pass_on(event);
+            continue;
+        }
+        // Coalesce a burst of changes (several sources starting at once) into one rebuild;
+        // what else came in the burst is passed on.
+        while let Ok(next) = events.try_recv() {
+            if !matches!(next, UpstreamEvent::Changed { .. }) {
+                hub.pass_on(next);
+            }
+        }
         hub.rebuild_catalog();
+        if hub.holds_anything_at_sources() {
+            tokio::spawn(async move { hub.renew_at_sources().await });
+        }
     }
 }

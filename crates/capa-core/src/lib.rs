@@ -36,8 +36,8 @@ pub use capa_runner::{
 /// What a pending input waits for, and where a run stands (stored by `capa-store`).
 pub use capa_store::{InputKind, RunState};
 pub use capa_upstream::{
-    CallToolResult, JsonObject, Progress, ProgressRouter, ProgressSink, Tool, UpstreamError,
-    call_tool_with_progress,
+    AskFuture, CallToolResult, ClientAsker, JsonObject, Progress, ProgressRouter, ProgressSink,
+    Tool, UpstreamError, Wanted, call_tool_with_progress,
 };
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
@@ -46,10 +46,11 @@ pub use hub::oauth::{
     SignInStarted, SignInState, fill_client_secret, sign_in_request,
 };
 pub use hub::{
-    CallContext, ChangedBy, Hub, HubOptions, Profile, RelayError, RunHistory, SKILL_TARGET_PREFIX,
-    SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile, SourceChangeError, SourceStatus,
-    SourceSwitch, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
-    skill_uri, source_digest,
+    CallContext, ChangedBy, Hub, HubOptions, Naming, Profile, RelayError, RunHistory,
+    SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile,
+    SourceChangeError, SourceNotice, SourceNotices, SourceStatus, SourceSwitch, Subscribed,
+    confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules, skill_uri,
+    source_digest,
 };
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};

@@ -33,7 +33,7 @@ mod sign_ins;
 
 use self::sign_ins::SealedSignIn;
 
-use crate::surface::Asking;
+use crate::asking::Asking;
 use capa_core::clock::now_ms;
 
 /// Most rounds of asking within one `execute` (each round can only follow a decision).

@@ -16,18 +16,23 @@ use rmcp::service::{
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ServiceError};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
+use crate::notices::Notice;
 use crate::relay::Relay;
 use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
 
 mod gated;
 mod relayed;
 
+/// Notices the bridge's client may fall behind by before it misses some.
+const NOTICE_BACKLOG: usize = 256;
+
 #[derive(Clone)]
 struct BridgeClient {
     changed: Arc<watch::Sender<u64>>,
     progress: ProgressRouter,
+    notices: broadcast::Sender<Notice>,
 }
 
 impl ClientHandler for BridgeClient {
@@ -57,6 +62,31 @@ impl ClientHandler for BridgeClient {
     ) {
         self.progress.deliver(params);
     }
+
+    #[expect(
+        deprecated,
+        reason = "log messages are deprecated by SEP-2577 but the hub sends them in the initialize era"
+    )]
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        // No listener: the bridge's client set no level yet, or is gone.
+        let _ = self.notices.send(Notice::Message(params));
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let key = capa_core::Subscribed {
+            source: String::new(),
+            uri: params.uri,
+        };
+        let _ = self.notices.send(Notice::Updated(key));
+    }
 }
 
 /// The running hub, as a surface.
@@ -64,6 +94,8 @@ pub struct RemoteSurface {
     client: RunningService<RoleClient, BridgeClient>,
     changes: watch::Receiver<u64>,
     progress: ProgressRouter,
+    /// The running hub's log messages and resource changes.
+    notices: broadcast::Sender<Notice>,
     /// The hub that proved itself, checked again before every request: once it stops, anyone
     /// may take its port, and the bridge must not send them the token and the client's calls.
     hub: Arc<dyn HubLiveness>,
@@ -90,9 +122,11 @@ impl RemoteSurface {
     pub async fn connect(url: &str, token: &str, hub: impl HubLiveness) -> Result<Self, String> {
         let (tx, changes) = watch::channel(0);
         let progress = ProgressRouter::default();
+        let notices = broadcast::channel(NOTICE_BACKLOG).0;
         let handler = BridgeClient {
             changed: Arc::new(tx),
             progress: progress.clone(),
+            notices: notices.clone(),
         };
         let hub: Arc<dyn HubLiveness> = Arc::new(hub);
         let http = crate::hub_client::client(None)
@@ -112,6 +146,7 @@ impl RemoteSurface {
             client,
             changes,
             progress,
+            notices,
             hub,
         })
     }

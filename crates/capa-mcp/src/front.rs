@@ -4,6 +4,11 @@
 //! (2025-11-25, 2025-06-18) on the same endpoint; rmcp does the negotiation. Mode `expose-all`:
 //! every exposed tool is its own MCP tool named `namespace.tool`.
 
+#![expect(
+    deprecated,
+    reason = "logging and resources/subscribe are deprecated by 2026-07-28 but clients of the 2025 era still use them"
+)]
+
 use std::sync::Arc;
 
 use rmcp::handler::server::ServerHandler;
@@ -13,12 +18,16 @@ use rmcp::model::{
     Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 
 use capa_core::Progress;
 
+use crate::asking::check_input_responses;
+use crate::listen::{Lists, StreamSubscriptions};
+use crate::notices::SessionWants;
 use crate::surface::{Asking, Surface};
 
 /// `_meta` key under which a 2026-07-28 server names itself in each result.
@@ -34,6 +43,8 @@ pub struct McpFront {
     /// Names the connection this front serves when the transport has no session of its own
     /// (stdio: one front per connection), so state handed to it is good on it alone.
     connection: Arc<str>,
+    /// The session's log level and resource subscriptions.
+    wants: Arc<SessionWants>,
 }
 
 impl std::fmt::Debug for McpFront {
@@ -55,6 +66,7 @@ impl McpFront {
         Self {
             surface,
             connection: format!("stdio:{nonce:016x}").into(),
+            wants: Arc::default(),
         }
     }
 }
@@ -90,13 +102,12 @@ fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
 /// older than 2026-07-28 and server-initiated requests to 2026-07-28 ones, hence the split.
 fn asking(
     context: &RequestContext<RoleServer>,
-    request: &CallToolRequestParams,
+    (input_responses, request_state): (Option<rmcp::model::InputResponses>, Option<String>),
     connection: &str,
 ) -> Asking {
     let form = context
         .client_capabilities()
-        .and_then(|c| c.elicitation)
-        .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        .is_some_and(|c| capa_core::Wanted::Elicitation.declared_by(&c));
     let modern = context
         .protocol_version()
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
@@ -109,11 +120,14 @@ fn asking(
         elicit_peer: (form && !modern).then(|| context.peer.clone()),
         url_input_required: url && modern,
         url_peer: (url && !modern).then(|| context.peer.clone()),
-        input_responses: request.input_responses.clone(),
-        request_state: request.request_state.clone(),
+        input_responses,
+        request_state,
         session: session_key(context, connection),
         cancel: context.ct.clone(),
         client_info: context.client_info(),
+        client_peer: (!modern).then(|| context.peer.clone()),
+        round_trips: modern,
+        client_capabilities: context.client_capabilities(),
     }
 }
 
@@ -150,6 +164,8 @@ impl ServerHandler for McpFront {
             .enable_completions()
             .enable_resources()
             .enable_resources_list_changed()
+            .enable_resources_subscribe()
+            .enable_logging()
             .enable_skills()
             .build();
         ServerConfig::new(capabilities)
@@ -171,6 +187,9 @@ impl ServerHandler for McpFront {
         // and when the prompts and resources may have.
         let mut changes = self.surface.tool_changes();
         let mut relayed = self.surface.relay().changes();
+        let mut notices = self.surface.relay().notices();
+        let wants = self.wants.clone();
+        let surface = self.surface.clone();
         let peer = context.peer.clone();
         tokio::spawn(async move {
             // The lists may never change (code mode's tools never do): look now and then
@@ -191,6 +210,12 @@ impl ServerHandler for McpFront {
                             break;
                         }
                     }
+                    notice = notices.next() => {
+                        let Some(notice) = notice else { break };
+                        if wants.deliver(&peer, notice).await.is_err() {
+                            break;
+                        }
+                    }
                     _ = check.tick() => {
                         if peer.is_transport_closed() {
                             break;
@@ -198,23 +223,33 @@ impl ServerHandler for McpFront {
                     }
                 }
             }
+            // The session is gone: its subscriptions at the sources go with it.
+            for key in wants.take_all() {
+                surface.relay().unsubscribe(key).await;
+            }
         });
         result
     }
 
     /// 2026-07-28 clients learn of list changes on a `subscriptions/listen` stream (there is no
     /// session to push them on); the hub offers the tools', prompts' and resources' there.
+    /// And the resources it asks to hear of (each subscribed at its source when the stream
+    /// opens; one no source offers is left out, and so never reported).
     fn accepted_subscription_filter(
         &self,
-        _requested: &SubscriptionFilter,
+        requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(
-            SubscriptionFilter::builder()
-                .tools_list_changed()
-                .prompts_list_changed()
-                .resources_list_changed()
-                .build(),
-        )
+        let uris = requested.resource_subscriptions.clone().unwrap_or_default();
+        let builder = SubscriptionFilter::builder()
+            .tools_list_changed()
+            .prompts_list_changed()
+            .resources_list_changed();
+        let builder = if uris.is_empty() {
+            builder
+        } else {
+            builder.resource_subscriptions(uris)
+        };
+        Some(builder.build())
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
@@ -232,13 +267,18 @@ impl ServerHandler for McpFront {
         } else {
             Box::new(crate::boxed::Never)
         };
+        let relay = self.surface.relay();
+        let uris = accepted.resource_subscriptions.clone().unwrap_or_default();
+        let held = StreamSubscriptions::subscribe(relay, uris).await;
+        let lists = Lists { prompts, resources };
+        let mut notices = held.notices(relay, lists);
         let sink = subscription.sink();
         loop {
             tokio::select! {
-                () = subscription.cancelled() => return Ok(()),
+                () = subscription.cancelled() => break,
                 changed = changes.next() => {
                     if !changed || sink.notify_tool_list_changed().await.is_err() {
-                        return Ok(());
+                        break;
                     }
                 }
                 changed = relayed.next() => {
@@ -246,11 +286,18 @@ impl ServerHandler for McpFront {
                         || (prompts && sink.notify_prompt_list_changed().await.is_err())
                         || (resources && sink.notify_resource_list_changed().await.is_err())
                     {
-                        return Ok(());
+                        break;
+                    }
+                }
+                notice = notices.next() => {
+                    if !held.tell(sink, notice, lists).await {
+                        break;
                     }
                 }
             }
         }
+        held.release(relay).await;
+        Ok(())
     }
 
     async fn list_prompts(
@@ -265,17 +312,29 @@ impl ServerHandler for McpFront {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        check_input_responses(request.input_responses.as_ref())?;
         let relay = self.surface.relay();
-        let mut result = contained(
+        let asking = asking(
+            &context,
+            (request.input_responses, request.request_state),
+            &self.connection,
+        );
+        let response = contained(
             "prompts/get",
-            relay.get_prompt(request.name, request.arguments),
+            relay.get_prompt(request.name, request.arguments, asking),
         )
         .await?;
-        // A source of an older protocol version sends no `resultType`, which 2026-07-28 needs.
-        result.result_type = Some(ResultType::COMPLETE);
-        Ok(GetPromptResponse::Complete(result))
+        Ok(match response {
+            // A source of an older protocol version sends no `resultType`, which 2026-07-28
+            // needs.
+            GetPromptResponse::Complete(mut result) => {
+                result.result_type = Some(ResultType::COMPLETE);
+                GetPromptResponse::Complete(result)
+            }
+            other => other,
+        })
     }
 
     async fn complete(
@@ -337,6 +396,58 @@ impl ServerHandler for McpFront {
         Ok(ReadResourceResponse::Complete(result))
     }
 
+    /// The sources log from `level` up; this session is sent their messages from it up. A
+    /// 2026-07-28 client has no session to be sent messages on (logging is deprecated there):
+    /// its level changes nothing, rather than every other client's sources.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        if modern {
+            return Ok(());
+        }
+        self.wants.set_level(request.level);
+        contained(
+            "logging/setLevel",
+            self.surface.relay().set_log_level(request.level),
+        )
+        .await
+    }
+
+    /// The source of the resource is asked to tell of its changes (once for every client that
+    /// subscribes); this session is sent `notifications/resources/updated` with its URI.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // A session holds one subscription per URI: subscribing again changes nothing.
+        if self.wants.holds(&request.uri) {
+            return Ok(());
+        }
+        let relay = self.surface.relay();
+        let key = contained("resources/subscribe", relay.subscribe(request.uri.clone())).await?;
+        if let Some(replaced) = self.wants.subscribe(request.uri, key) {
+            relay.unsubscribe(replaced).await;
+        }
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(key) = self.wants.unsubscribe(&request.uri) {
+            self.surface.relay().unsubscribe(key).await;
+        }
+        Ok(())
+    }
+
     async fn list_skills(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -364,11 +475,17 @@ impl ServerHandler for McpFront {
         Ok(ListToolsResult::with_all_items(tools))
     }
 
+    /// rmcp checks a 2026-07-28 call's `Mcp-Param-*` headers against this tool's schema.
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.surface.listed_tool(name)
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        check_input_responses(request.input_responses.as_ref())?;
         // Relay the upstream's progress under the client's own token, and finish relaying before
         // the result goes out (no progress may follow it).
         let (progress, relay) = match context.meta.get_progress_token() {
@@ -390,7 +507,11 @@ impl ServerHandler for McpFront {
             }
             None => (None, None),
         };
-        let asking = asking(&context, &request, &self.connection);
+        let round = (
+            request.input_responses.clone(),
+            request.request_state.clone(),
+        );
+        let asking = asking(&context, round, &self.connection);
         let response = contained(
             "tools/call",
             self.surface.call_tool_asking(

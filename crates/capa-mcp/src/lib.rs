@@ -10,14 +10,19 @@
 //! [`bridge::RemoteSurface`] lets `capa mcp` forward to a running hub.
 
 mod approvals;
+mod asker;
+mod asking;
 mod boxed;
 pub mod bridge;
 pub mod code;
+mod folded;
 mod front;
 pub mod hub_client;
 pub mod inline;
+mod listen;
 pub mod local;
 pub mod modes;
+pub mod notices;
 pub mod panics;
 mod read_result;
 pub mod relay;

@@ -1,11 +1,16 @@
 //! The `expose-all` surface: the hub running in this process, every tool the policy does not
-//! deny served as its own MCP tool named `namespace.tool`.
+//! deny served as its own MCP tool named `namespace.tool` (or by the server's own name, for a
+//! source with `namespace: false` served alone).
 
 use std::sync::Arc;
 
-use capa_core::{CallContext, CallToolResult, Hub, JsonObject, Profile, ProgressSink, Tool};
+use capa_core::{
+    CallContext, CallError, CallToolResult, Hub, JsonObject, Naming, Profile, ProgressSink, Tool,
+    UpstreamError,
+};
 use rmcp::model::{CallToolResponse, ErrorData};
 
+use crate::folded::{self, Folding};
 use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
 use crate::tool_error::{error_result, typed_error_result};
 
@@ -17,16 +22,89 @@ pub struct LocalSurface {
     profile: Option<Profile>,
     /// The sources' prompts and resources, through the same profile.
     relay: crate::relay::HubRelay,
+    /// Direct calls of 2026-07-28 clients waiting for their answers to a source's requests.
+    folding: Arc<Folding<Result<CallToolResult, ErrorData>>>,
 }
 
 impl LocalSurface {
     pub fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
         let relay = crate::relay::HubRelay::new(hub.clone(), profile.clone());
+        let folding = Arc::new(Folding::new(hub.request_state_key()));
         Self {
             hub,
             profile,
             relay,
+            folding,
         }
+    }
+}
+
+/// How a direct call's result reaches the client.
+struct Fit {
+    /// The profile keeps a larger result whole for `read_result`.
+    keeps: bool,
+    budget: usize,
+    caller: Option<String>,
+}
+
+/// Runs a permitted call and fits its result to the client's budget. Every failure, an unknown
+/// tool included, is a tool result with `isError`: the model reads it (with the closest tool
+/// names) and can correct itself, where a JSON-RPC error is often hidden from it by the client.
+/// But one: a source that needs a capability the client did not declare (`-32021`) says so
+/// to the client, which alone can change it, as the error it is.
+async fn call_and_fit(
+    hub: &Arc<Hub>,
+    permit: capa_core::Permit,
+    arguments: Option<JsonObject>,
+    context: &CallContext,
+    fit: Fit,
+) -> Result<CallToolResult, ErrorData> {
+    let result = match hub.call(permit, arguments, context).await {
+        Ok(result) => result,
+        Err(CallError::Upstream(UpstreamError::ClientLacks { required, .. })) => {
+            return Err(ErrorData::missing_required_client_capability(*required));
+        }
+        Err(e) => error_result(&e),
+    };
+    // At most `inlineResultBytes` reach the client, as in every mode (crate::inline); a direct
+    // profile keeps the whole of a larger one for `read_result`.
+    Ok(crate::read_result::fit(hub, fit.keeps, fit.caller.as_deref(), result, fit.budget).await)
+}
+
+impl LocalSurface {
+    /// The tools this surface lists whose catalog entry `keep` keeps, by the names it lists
+    /// them under. Tools the policy denies are not offered at all.
+    fn listed(&self, keep: impl Fn(&capa_core::CatalogTool, &Naming) -> bool) -> Vec<Tool> {
+        let policy = self.hub.policy_in(self.profile.as_ref());
+        let naming = self.hub.naming_in(self.profile.as_ref());
+        self.hub
+            .catalog()
+            .tools()
+            .iter()
+            .filter(|t| keep(t, &naming))
+            .filter(|t| policy.verdict(t, None).decision != capa_core::Decision::Deny)
+            .map(|t| {
+                let mut tool = listable(capa_core::tool_of(&t.definition));
+                if matches!(&naming, Naming::Bare(source) if *source == t.address.namespace) {
+                    tool.name = t.remote_name.clone().into();
+                }
+                tool
+            })
+            .collect()
+    }
+
+    /// The address of the tool a client of this surface called `name`: under bare names
+    /// (`namespace: false`), the served source's tool of that remote name; otherwise `name`.
+    fn address_of(&self, name: String) -> String {
+        let Naming::Bare(source) = self.hub.naming_in(self.profile.as_ref()) else {
+            return name;
+        };
+        let catalog = self.hub.catalog();
+        catalog
+            .tools()
+            .iter()
+            .find(|t| t.address.namespace == source && t.remote_name == name)
+            .map_or(name, |t| t.definition.name.clone())
     }
 }
 
@@ -73,21 +151,20 @@ impl Surface for LocalSurface {
     fn list_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, ErrorData>> {
         Box::pin(async move {
             self.hub.startup_done().await;
-            // Tools the policy denies are not offered at all.
-            let policy = self.hub.policy_in(self.profile.as_ref());
-            let mut tools: Vec<Tool> = self
-                .hub
-                .catalog()
-                .tools()
-                .iter()
-                .filter(|t| policy.verdict(t, None).decision != capa_core::Decision::Deny)
-                .map(|t| listable(capa_core::tool_of(&t.definition)))
-                .collect();
+            let mut tools = self.listed(|_, _| true);
             if crate::read_result::enabled(self.profile.as_ref()) {
                 tools.push(crate::read_result::tool());
             }
             Ok(tools)
         })
+    }
+
+    fn listed_tool(&self, name: &str) -> Option<Tool> {
+        let listed_as = |t: &capa_core::CatalogTool, naming: &Naming| match naming {
+            Naming::Bare(source) if *source == t.address.namespace => t.remote_name == name,
+            _ => t.definition.name == name,
+        };
+        self.listed(listed_as).into_iter().next()
     }
 
     fn call_tool(
@@ -130,6 +207,20 @@ impl Surface for LocalSurface {
                 let read = crate::read_result::call(&self.hub, client, arguments, budget).await;
                 return Ok(CallToolResponse::Complete(read));
             }
+            let address = self.address_of(address);
+            let binding = folded::binding("tool", &asking.session, &address, arguments.as_ref());
+            if asking.round_trips
+                && let Some(state) = asking.request_state.as_deref()
+                && crate::folded::owns(state)
+            {
+                let responses = asking.input_responses.clone();
+                let cancel = asking.cancel.clone();
+                let round = self
+                    .folding
+                    .resume(state, binding, responses, cancel)
+                    .await?;
+                return round.into_tool_response();
+            }
             let authorized = crate::approvals::authorize_direct_call(
                 &self.hub,
                 self.profile.as_ref(),
@@ -143,20 +234,36 @@ impl Surface for LocalSurface {
                 Ok(permit) => permit,
                 Err(refused) => return Ok(CallToolResponse::Complete(refused)),
             };
-            let caller = client.clone();
-            let context = CallContext { client, progress };
-            // Every failure, an unknown tool included, is a tool result with `isError`: the model
-            // reads it (with the closest tool names) and can correct itself, where a JSON-RPC
-            // error is often hidden from it by the client.
-            let result = match self.hub.call(permit, arguments, &context).await {
-                Ok(result) => result,
-                Err(e) => error_result(&e),
+            let fit = Fit {
+                keeps,
+                budget,
+                caller: client.clone(),
             };
-            // At most `inlineResultBytes` reach the client, as in every mode (crate::inline);
-            // a direct profile keeps the whole of a larger one for `read_result`.
-            let fitted =
-                crate::read_result::fit(&self.hub, keeps, caller.as_deref(), result, budget).await;
-            Ok(CallToolResponse::Complete(fitted))
+            if !asking.round_trips {
+                let context = CallContext {
+                    client,
+                    progress,
+                    asker: crate::asker::asker_for(&asking),
+                };
+                let result = call_and_fit(&self.hub, permit, arguments, &context, fit).await;
+                return result.map(CallToolResponse::Complete);
+            }
+            // A 2026-07-28 client: the call runs on in the hub while the client answers what
+            // its source asks (crate::folded).
+            let hub = self.hub.clone();
+            let running = folded::spawn(&self.hub, &asking, |asker| async move {
+                let context = CallContext {
+                    client,
+                    progress,
+                    asker: Some(asker),
+                };
+                call_and_fit(&hub, permit, arguments, &context, fit).await
+            });
+            let round = self
+                .folding
+                .wait(running, binding, asking.cancel.clone())
+                .await;
+            round.into_tool_response()
         })
     }
 

@@ -2,26 +2,36 @@
 //! this process ([`HubRelay`], through a profile), or from a running hub (`capa mcp`'s bridge).
 //! A surface without sources behind it relays nothing ([`NoRelay`]).
 
+#![expect(
+    deprecated,
+    reason = "log levels are deprecated by SEP-2577 (2026-07-28) but clients of the 2025 era still set them"
+)]
+
 use std::sync::Arc;
 
-use capa_core::{Hub, JsonObject, Profile, RelayError};
+use capa_core::{Hub, JsonObject, Profile, RelayError, Subscribed};
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, ErrorData, GetPromptResult, Prompt, ReadResourceResult,
-    Resource, ResourceTemplate,
+    CompleteRequestParams, CompleteResult, ErrorData, GetPromptResponse, GetPromptResult,
+    LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate,
 };
 use serde_json::json;
 
+use crate::asking::Asking;
 use crate::boxed::{BoxFuture, Never, ToolChanges};
+use crate::folded::{self, Folding, Round};
+use crate::notices::{HubNotices, NoNotices, Notices};
 
 /// Prompts and resources to serve.
 pub trait Relay: Send + Sync {
     /// Every prompt, named `source.prompt`.
     fn list_prompts(&self) -> BoxFuture<'_, Result<Vec<Prompt>, ErrorData>>;
+    /// The prompt `name`; `asking` is how its client answers what the source asks meanwhile.
     fn get_prompt(
         &self,
         name: String,
         arguments: Option<JsonObject>,
-    ) -> BoxFuture<'_, Result<GetPromptResult, ErrorData>>;
+        asking: Asking,
+    ) -> BoxFuture<'_, Result<GetPromptResponse, ErrorData>>;
     fn list_resources(&self) -> BoxFuture<'_, Result<Vec<Resource>, ErrorData>>;
     fn list_resource_templates(&self) -> BoxFuture<'_, Result<Vec<ResourceTemplate>, ErrorData>>;
     fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<ReadResourceResult, ErrorData>>;
@@ -33,6 +43,14 @@ pub trait Relay: Send + Sync {
     /// Signals that the prompts or resources may have changed (a source started, stopped or
     /// changed), owned by the one listener that waits on it.
     fn changes(&self) -> Box<dyn ToolChanges>;
+    /// Asks the sources for log messages from `level` up (`logging/setLevel`).
+    fn set_log_level(&self, level: LoggingLevel) -> BoxFuture<'_, Result<(), ErrorData>>;
+    /// Subscribes to the resource a client names `uri`.
+    fn subscribe(&self, uri: String) -> BoxFuture<'_, Result<Subscribed, ErrorData>>;
+    /// Lets go of a subscription made with [`Relay::subscribe`].
+    fn unsubscribe(&self, key: Subscribed) -> BoxFuture<'_, ()>;
+    /// The sources' notices from now on, owned by the one listener that waits on them.
+    fn notices(&self) -> Box<dyn Notices>;
 }
 
 /// `-32602` naming what was asked for, with the URI in `data` for a resource (SEP-2164).
@@ -53,7 +71,8 @@ impl Relay for NoRelay {
         &self,
         name: String,
         _arguments: Option<JsonObject>,
-    ) -> BoxFuture<'_, Result<GetPromptResult, ErrorData>> {
+        _asking: Asking,
+    ) -> BoxFuture<'_, Result<GetPromptResponse, ErrorData>> {
         Box::pin(async move { Err(unknown("name", &name, format!("no prompt `{name}`"))) })
     }
 
@@ -79,6 +98,22 @@ impl Relay for NoRelay {
     fn changes(&self) -> Box<dyn ToolChanges> {
         Box::new(Never)
     }
+
+    fn set_log_level(&self, _level: LoggingLevel) -> BoxFuture<'_, Result<(), ErrorData>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    fn subscribe(&self, uri: String) -> BoxFuture<'_, Result<Subscribed, ErrorData>> {
+        Box::pin(async move { Err(unknown("uri", &uri, format!("no resource `{uri}`"))) })
+    }
+
+    fn unsubscribe(&self, _key: Subscribed) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+
+    fn notices(&self) -> Box<dyn Notices> {
+        Box::new(NoNotices)
+    }
 }
 
 /// The hub in this process, through a profile.
@@ -86,11 +121,29 @@ impl Relay for NoRelay {
 pub struct HubRelay {
     hub: Arc<Hub>,
     profile: Option<Profile>,
+    /// Prompts whose sources wait for a 2026-07-28 client's answers.
+    prompts: Arc<Folding<Result<GetPromptResult, ErrorData>>>,
 }
 
 impl HubRelay {
     pub fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
-        Self { hub, profile }
+        let prompts = Arc::new(Folding::new(hub.request_state_key()));
+        Self {
+            hub,
+            profile,
+            prompts,
+        }
+    }
+}
+
+/// The answer to a `prompts/get` of a 2026-07-28 client.
+fn prompt_response(
+    round: Round<Result<GetPromptResult, ErrorData>>,
+) -> Result<GetPromptResponse, ErrorData> {
+    match round {
+        Round::Done(got) => got.map(GetPromptResponse::Complete),
+        Round::Asks(round) => Ok(GetPromptResponse::InputRequired(round)),
+        Round::Lost { message, .. } => Err(ErrorData::internal_error(message, None)),
     }
 }
 
@@ -98,6 +151,13 @@ fn relay_error(error: RelayError, key: (&str, &str)) -> ErrorData {
     match error {
         RelayError::UnknownPrompt(_) | RelayError::UnknownResource(_) => {
             unknown(key.0, key.1, error.to_string())
+        }
+        RelayError::NoSubscriptions(_) => {
+            ErrorData::invalid_params(error.to_string(), Some(json!({ key.0: key.1 })))
+        }
+        // A capability the client did not declare: only the client can change that (SEP-2575).
+        RelayError::Upstream(capa_core::UpstreamError::ClientLacks { required, .. }) => {
+            ErrorData::missing_required_client_capability(*required)
         }
         // The source's own refusal (a missing argument, an unknown URI) keeps its code.
         RelayError::Upstream(capa_core::UpstreamError::Protocol {
@@ -121,17 +181,45 @@ impl Relay for HubRelay {
         })
     }
 
+    /// A 2026-07-28 client answers what the source asks in `input_required` rounds, as for
+    /// a direct tool call (`crate::folded`); others on their session, if they have one.
     fn get_prompt(
         &self,
         name: String,
         arguments: Option<JsonObject>,
-    ) -> BoxFuture<'_, Result<GetPromptResult, ErrorData>> {
+        asking: Asking,
+    ) -> BoxFuture<'_, Result<GetPromptResponse, ErrorData>> {
         Box::pin(async move {
             self.hub.startup_done().await;
-            self.hub
-                .get_prompt_in(self.profile.as_ref(), &name, arguments)
-                .await
-                .map_err(|e| relay_error(e, ("name", &name)))
+            let binding = folded::binding("prompt", &asking.session, &name, arguments.as_ref());
+            if asking.round_trips
+                && let Some(state) = asking.request_state.as_deref()
+                && folded::owns(state)
+            {
+                let responses = asking.input_responses.clone();
+                let round = self
+                    .prompts
+                    .resume(state, binding, responses, asking.cancel.clone())
+                    .await?;
+                return prompt_response(round);
+            }
+            let profile = self.profile.clone();
+            let get = |hub: Arc<Hub>, asker| async move {
+                hub.get_prompt_in(profile.as_ref(), &name, arguments, asker)
+                    .await
+                    .map_err(|e| relay_error(e, ("name", &name)))
+            };
+            if !asking.round_trips {
+                let got = get(self.hub.clone(), crate::asker::asker_for(&asking)).await?;
+                return Ok(GetPromptResponse::Complete(got));
+            }
+            let hub = self.hub.clone();
+            let running = folded::spawn(&self.hub, &asking, |asker| get(hub, Some(asker)));
+            let round = self
+                .prompts
+                .wait(running, binding, asking.cancel.clone())
+                .await;
+            prompt_response(round)
         })
     }
 
@@ -184,5 +272,37 @@ impl Relay for HubRelay {
         let mut changes = self.hub.watch_catalog();
         changes.mark_unchanged();
         Box::new(changes)
+    }
+
+    fn set_log_level(&self, level: LoggingLevel) -> BoxFuture<'_, Result<(), ErrorData>> {
+        Box::pin(async move {
+            self.hub.startup_done().await;
+            self.hub
+                .set_log_level_in(self.profile.as_ref(), level)
+                .await;
+            Ok(())
+        })
+    }
+
+    fn subscribe(&self, uri: String) -> BoxFuture<'_, Result<Subscribed, ErrorData>> {
+        Box::pin(async move {
+            self.hub.startup_done().await;
+            self.hub
+                .subscribe_in(self.profile.as_ref(), &uri)
+                .await
+                .map_err(|e| relay_error(e, ("uri", &uri)))
+        })
+    }
+
+    fn unsubscribe(&self, key: Subscribed) -> BoxFuture<'_, ()> {
+        Box::pin(async move { self.hub.unsubscribe(&key).await })
+    }
+
+    fn notices(&self) -> Box<dyn Notices> {
+        Box::new(HubNotices {
+            hub: self.hub.clone(),
+            profile: self.profile.clone(),
+            notices: self.hub.source_notices(),
+        })
     }
 }

@@ -7,11 +7,11 @@
 //! [`Relay`] it hands out, so that every surface can implement it without reaching into another.
 
 use capa_core::{CallToolResult, JsonObject, ProgressSink, SkillFile, Tool};
-use rmcp::model::{CallToolResponse, ErrorData, InputResponses};
-use rmcp::service::{Peer, RoleServer};
+use rmcp::model::{CallToolResponse, ErrorData};
 
 use crate::relay::{NoRelay, Relay};
 
+pub use crate::asking::Asking;
 pub use crate::boxed::{BoxFuture, ToolChanges};
 
 /// Tools to serve.
@@ -57,35 +57,12 @@ pub trait Surface: Send + Sync + 'static {
     fn relay(&self) -> &dyn Relay {
         &NoRelay
     }
-}
-
-/// What the client of one call can do to let a person decide, and what it sent back from an
-/// earlier round.
-#[derive(Debug, Clone, Default)]
-pub struct Asking {
-    /// It speaks 2026-07-28 and declared form elicitation: `input_required` rounds.
-    pub input_required: bool,
-    /// An initialize-era session that declared form elicitation: the server can send
-    /// `elicitation/create` to it mid-call.
-    pub elicit_peer: Option<Peer<RoleServer>>,
-    /// It declared URL elicitation: a sign-in the run waits for is offered as a link to the
-    /// hub's sign-in page, in `input_required` (2026-07-28) or as `elicitation/create` on
-    /// `url_peer` (earlier versions).
-    pub url_input_required: bool,
-    pub url_peer: Option<Peer<RoleServer>>,
-    /// Answers to an earlier `input_required`, and the state it carried.
-    pub input_responses: Option<InputResponses>,
-    pub request_state: Option<String>,
-    /// Whose session this call belongs to, for state kept across calls (search mode's
-    /// callable matches, on-demand's active skills): the HTTP session, else (2026-07-28
-    /// stateless requests) the client's name and version, else (stdio) the one connection.
-    pub session: String,
-    /// Fires when the client cancels the request (`notifications/cancelled`) or goes away: a
-    /// run it started ends `cancelled`.
-    pub cancel: tokio_util::sync::CancellationToken,
-    /// The client as it introduced itself, as sent (untrusted; `capa_domain::client_label`
-    /// makes it safe to show): `capa mcp`'s bridge passes it on to the running hub.
-    pub client_info: Option<rmcp::model::Implementation>,
+    /// The tool listed as `name`, as `list_tools` lists it, if this surface knows it at once:
+    /// the HTTP layer checks a call's `Mcp-Param-*` headers (SEP-2243) against its schema's
+    /// `x-mcp-header` properties. None by default (no header is checked then).
+    fn listed_tool(&self, _name: &str) -> Option<Tool> {
+        None
+    }
 }
 
 /// Server instructions when every tool is its own MCP tool.

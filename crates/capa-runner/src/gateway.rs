@@ -97,6 +97,15 @@ pub trait Gateway: Send + Sync + 'static {
         targets: Vec<String>,
     ) -> impl Future<Output = Result<String, ToolFailure>> + Send;
 
+    /// `hub.resource(uri)` in the guest: a resource of the sources, `{ contents: [...] }`.
+    /// A hub without sources has none.
+    fn resource(&self, uri: String) -> impl Future<Output = Result<Value, ToolFailure>> + Send {
+        std::future::ready(Err(ToolFailure::new(
+            "resource_not_found",
+            format!("no resource `{uri}`: this hub relays no resources"),
+        )))
+    }
+
     /// Whether a person paused approvals: calls that would ask are refused instead.
     fn approvals_paused(&self) -> bool;
 

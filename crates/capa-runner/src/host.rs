@@ -115,6 +115,11 @@ impl<G: Gateway> Host for RunHost<G> {
         Box::pin(async move { gateway.describe(targets).await })
     }
 
+    fn resource(&self, uri: String) -> BoxFuture<'static, Result<Value, ToolFailure>> {
+        let gateway = self.gateway.clone();
+        Box::pin(async move { gateway.resource(uri).await })
+    }
+
     fn read(
         &self,
         handle: String,

@@ -1,4 +1,5 @@
-//! The hub's lookups from inside code — `hub.search`, `hub.describe` and `hub.read` — run on the
+//! The hub's lookups from inside code — `hub.search`, `hub.describe`, `hub.read` and
+//! `hub.resource` — run on the
 //! hub's runtime, bounded by the upstream timeout, and answered as one event each.
 
 use std::panic::AssertUnwindSafe;
@@ -23,6 +24,8 @@ pub(crate) enum Lookup {
         handle: String,
         options: String,
     },
+    /// A resource of the sources, by URI.
+    Resource(String),
 }
 
 impl Lookup {
@@ -32,6 +35,7 @@ impl Lookup {
             Self::Search(_) => "hub.search",
             Self::Describe(_) => "hub.describe",
             Self::Read { .. } => "hub.read",
+            Self::Resource(_) => "hub.resource",
         }
     }
 
@@ -52,6 +56,7 @@ impl Lookup {
                 Box::pin(host.describe(targets).map(|r| r.map(Value::String)))
             }
             Self::Read { handle, options } => host.read(handle, options),
+            Self::Resource(uri) => host.resource(uri),
         };
         handle.spawn(async move {
             let answer = AssertUnwindSafe(answer).catch_unwind();

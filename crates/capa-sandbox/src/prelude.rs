@@ -21,6 +21,8 @@ use crate::state::{Finish, State};
 const MAX_HANDLE_BYTES: usize = 64;
 /// The longest options `hub.read` takes, as JSON: a path of 1,024 characters, escaped.
 const MAX_READ_OPTIONS_BYTES: usize = 8 * 1024;
+/// The longest URI `hub.resource` takes.
+const MAX_URI_BYTES: usize = 8 * 1024;
 
 /// The prelude's one function expression, kept one file per job and joined here in this order
 /// (each file is a part of the function's body; `captured.js` opens it and `run.js` closes it).
@@ -94,40 +96,7 @@ pub(crate) fn install<'js>(
             },
         )?,
     )?;
-    let s = Rc::clone(state);
-    host.set(
-        "search",
-        Function::new(ctx.clone(), move |q: String| {
-            s.borrow_mut().lookup("hub.search", Ok(Lookup::Search(q)))
-        })?,
-    )?;
-    let s = Rc::clone(state);
-    host.set(
-        "describe",
-        Function::new(ctx.clone(), move |targets: String| {
-            let asked = serde_json::from_str::<Vec<String>>(&targets)
-                .map(Lookup::Describe)
-                .map_err(|e| e.to_string());
-            s.borrow_mut().lookup("hub.describe", asked)
-        })?,
-    )?;
-    let s = Rc::clone(state);
-    host.set(
-        "read",
-        Function::new(ctx.clone(), move |handle: String, options: String| {
-            // A read waits its turn outside the guest's heap: what it holds is bounded here.
-            let asked = if handle.len() > MAX_HANDLE_BYTES {
-                Err(format!("hub.read: no handle is longer than {MAX_HANDLE_BYTES} bytes"))
-            } else if options.len() > MAX_READ_OPTIONS_BYTES {
-                Err(format!(
-                    "hub.read: the options are longer than {MAX_READ_OPTIONS_BYTES} bytes; a path is at most 1,024 characters"
-                ))
-            } else {
-                Ok(Lookup::Read { handle, options })
-            };
-            s.borrow_mut().lookup("hub.read", asked)
-        })?,
-    )?;
+    install_lookups(ctx, &host, state)?;
     let s = Rc::clone(state);
     host.set(
         "log",
@@ -177,6 +146,64 @@ pub(crate) fn install<'js>(
     let configure: Function = api.get("configure")?;
     configure.call::<_, ()>((run,))?;
     Ok(Persistent::save(ctx, api))
+}
+
+/// `host.search`, `host.describe`, `host.read` and `host.resource`: the hub's lookups, each
+/// checked and bounded here before it reaches the host.
+fn install_lookups<'js>(
+    ctx: &Ctx<'js>,
+    host: &Object<'js>,
+    state: &Rc<RefCell<State>>,
+) -> rquickjs::Result<()> {
+    let s = Rc::clone(state);
+    host.set(
+        "search",
+        Function::new(ctx.clone(), move |q: String| {
+            s.borrow_mut().lookup("hub.search", Ok(Lookup::Search(q)))
+        })?,
+    )?;
+    let s = Rc::clone(state);
+    host.set(
+        "describe",
+        Function::new(ctx.clone(), move |targets: String| {
+            let asked = serde_json::from_str::<Vec<String>>(&targets)
+                .map(Lookup::Describe)
+                .map_err(|e| e.to_string());
+            s.borrow_mut().lookup("hub.describe", asked)
+        })?,
+    )?;
+    let s = Rc::clone(state);
+    host.set(
+        "read",
+        Function::new(ctx.clone(), move |handle: String, options: String| {
+            // A read waits its turn outside the guest's heap: what it holds is bounded here.
+            let asked = if handle.len() > MAX_HANDLE_BYTES {
+                Err(format!("hub.read: no handle is longer than {MAX_HANDLE_BYTES} bytes"))
+            } else if options.len() > MAX_READ_OPTIONS_BYTES {
+                Err(format!(
+                    "hub.read: the options are longer than {MAX_READ_OPTIONS_BYTES} bytes; a path is at most 1,024 characters"
+                ))
+            } else {
+                Ok(Lookup::Read { handle, options })
+            };
+            s.borrow_mut().lookup("hub.read", asked)
+        })?,
+    )?;
+    let s = Rc::clone(state);
+    host.set(
+        "resource",
+        Function::new(ctx.clone(), move |uri: String| {
+            let asked = if uri.len() > MAX_URI_BYTES {
+                Err(format!(
+                    "hub.resource: no URI is longer than {MAX_URI_BYTES} bytes"
+                ))
+            } else {
+                Ok(Lookup::Resource(uri))
+            };
+            s.borrow_mut().lookup("hub.resource", asked)
+        })?,
+    )?;
+    Ok(())
 }
 
 /// splitmix64 of the seed, as four 32-bit words for the guest's xoshiro128**.

@@ -128,6 +128,16 @@ pub trait Host: Send + Sync + 'static {
             ))
         })
     }
+    /// `hub.resource(uri)`: a resource of the sources, as `resources/read` gives it
+    /// (`{ contents: [...] }`, docs/relay.md). A host without sources has none.
+    fn resource(&self, uri: String) -> BoxFuture<'static, Result<serde_json::Value, ToolFailure>> {
+        Box::pin(async move {
+            Err(ToolFailure::new(
+                "resource_not_found",
+                format!("no resource `{uri}`: this host relays no resources"),
+            ))
+        })
+    }
 }
 
 /// One run attempt.

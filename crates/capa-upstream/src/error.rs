@@ -70,6 +70,27 @@ pub enum UpstreamError {
     /// none was made, or its refresh was refused. A person signs in; then the call can go on.
     #[error("`{source_id}` needs a sign-in: {reason}")]
     NeedsSignIn { source_id: String, reason: String },
+    /// The server needs a capability the call's client did not declare (JSON-RPC `-32021`,
+    /// SEP-2575): it was told what the client can answer and refused rather than ask. The
+    /// client, not the model, can change that, so a direct call passes it on as the error it is.
+    #[error("`{source_id}` needs the client to declare what it did not: {message}")]
+    ClientLacks {
+        source_id: String,
+        /// What the server named as missing (`requiredCapabilities`).
+        required: Box<rmcp::model::ClientCapabilities>,
+        message: String,
+    },
+    /// A 2026-07-28 server asked the call's client for something within the call (an
+    /// `input_required` round: `key` names what) and the client could not or would not answer,
+    /// so the call could not go on. Not retryable as it is: the same client is asked the same.
+    #[error(
+        "`{source_id}` asked the client for `{key}` within the call and got no answer: {reason}"
+    )]
+    Unanswered {
+        source_id: String,
+        key: String,
+        reason: String,
+    },
 }
 
 impl UpstreamError {
@@ -108,15 +129,31 @@ impl UpstreamError {
             Self::TooDeep { .. } => "result_too_deep",
             Self::ArgumentsTooLarge { .. } => "arguments_too_large",
             Self::NeedsSignIn { .. } => "needs_sign_in",
+            Self::Unanswered { .. } => "source_request_unanswered",
+            Self::ClientLacks { .. } => "client_capability_missing",
         }
     }
 
     pub(crate) fn from_service(source_id: &str, error: rmcp::ServiceError) -> Self {
         use rmcp::ServiceError as E;
+        use rmcp::model::ErrorCode;
         if let Some(too_large) = too_large(source_id, &error) {
             return too_large;
         }
         match error {
+            E::McpError(data) if data.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY => {
+                let required = data
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("requiredCapabilities"))
+                    .and_then(|r| serde_json::from_value(r.clone()).ok())
+                    .unwrap_or_default();
+                Self::ClientLacks {
+                    source_id: source_id.to_owned(),
+                    required: Box::new(required),
+                    message: data.message.into_owned(),
+                }
+            }
             E::McpError(data) => Self::Protocol {
                 source_id: source_id.to_owned(),
                 code: Some(data.code.0),

@@ -8,6 +8,7 @@
 //! an upstream does. What an upstream sends is bounded (`limits.rs`): one message while it
 //! streams in, and a tool list in tools, pages, bytes and per-tool sizes (`tool_list.rs`).
 
+mod asker;
 mod auth_signal;
 mod bounded;
 mod connect;
@@ -19,6 +20,7 @@ mod in_flight;
 mod limits;
 mod line_transport;
 mod progress;
+mod rounds;
 mod scan;
 mod source_log;
 mod spec;
@@ -27,6 +29,7 @@ mod supervisor;
 mod timings;
 mod tool_list;
 
+pub use asker::{AskFuture, ClientAsker, Wanted};
 pub use error::UpstreamError;
 pub use limits::{
     MAX_DESCRIPTION_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_BYTES, MAX_SCHEMA_BYTES, MAX_TITLE_BYTES,
@@ -44,6 +47,17 @@ pub use timings::SupervisorTimings;
 
 /// rmcp's model types, re-exported so that users of this crate name one version of them.
 pub use rmcp::model::{
-    CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, JsonObject, Prompt,
+    CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult, ElicitRequestParams,
+    ElicitResult, GetPromptResult, InputRequest, InputResponses, JsonObject, Prompt,
     ReadResourceResult, Reference, Resource, ResourceTemplate, Tool,
+};
+/// Log messages and their levels, and sampling, deprecated by SEP-2577 (2026-07-28) but still
+/// asked for and sent in the 2025 era.
+#[expect(
+    deprecated,
+    reason = "log messages are deprecated by SEP-2577 but clients of the 2025 era still use them"
+)]
+pub use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ListRootsResult, LoggingLevel,
+    LoggingMessageNotificationParam,
 };

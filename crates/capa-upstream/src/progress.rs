@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use rmcp::Peer;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientRequest, ProgressNotificationParam, ProgressToken,
-    Request, ServerResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
+    ClientRequest, ProgressNotificationParam, ProgressToken, Request, RequestId, RequestMetaObject,
+    ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient};
 use tokio::sync::mpsc;
@@ -110,30 +111,103 @@ pub async fn call_tool_with_progress(
     router: &ProgressRouter,
     sink: ProgressSink,
 ) -> Result<CallToolResult, rmcp::ServiceError> {
+    let sent = SentCall {
+        timeout,
+        meta: None,
+        progress: Some(sink),
+    };
+    match send_call(peer, params, sent, router).await? {
+        CallToolResponse::Complete(result) => Ok(result),
+        _ => Err(rmcp::ServiceError::UnexpectedResponse),
+    }
+}
+
+/// How one `tools/call` request goes out.
+pub(crate) struct SentCall {
+    /// rmcp cancels the request upstream when it passes.
+    pub(crate) timeout: Option<Duration>,
+    /// `_meta` entries that replace rmcp's own (a 2026-07-28 call's client capabilities).
+    pub(crate) meta: Option<RequestMetaObject>,
+    pub(crate) progress: Option<ProgressSink>,
+}
+
+/// One `tools/call` request: its result, or a 2026-07-28 server's `input_required` round. A
+/// caller that stops waiting (its own client cancelled) cancels the request upstream.
+pub(crate) async fn send_call(
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    sent: SentCall,
+    router: &ProgressRouter,
+) -> Result<CallToolResponse, rmcp::ServiceError> {
     let mut options = PeerRequestOptions::no_options();
-    options.timeout = timeout;
+    options.timeout = sent.timeout;
+    options.meta = sent.meta;
     let handle = peer
         .send_request_with_option(
             ClientRequest::CallToolRequest(Request::new(params)),
             options,
         )
         .await?;
-    let route = router.register(handle.progress_token.clone(), sink);
+    let mut abandoned = Abandoned::new(peer, handle.id.clone());
+    let route = sent
+        .progress
+        .map(|sink| router.register(handle.progress_token.clone(), sink));
     let response = handle.await_response().await;
+    abandoned.disarm();
     // rmcp runs notification handlers as tasks of their own, so a report sent just before the
     // answer may still be on its way to `deliver`. An upstream that reports progress usually
     // sends a last report right before its answer: wait a moment for it. Calls that never
     // reported (nearly all) only let already-queued tasks run, so they cost no time.
-    if route.reported() {
+    if route.as_ref().is_some_and(Registration::reported) {
         tokio::time::sleep(PROGRESS_GRACE).await;
-    } else {
+    } else if route.is_some() {
         for _ in 0..4 {
             tokio::task::yield_now().await;
         }
     }
     match response? {
-        ServerResult::CallToolResult(result) => Ok(result),
+        ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+        ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+        // A result of nothing but `_meta` (or nothing at all) is an empty tool result.
+        ServerResult::EmptyResult(_) => Ok(CallToolResponse::Complete(CallToolResult::default())),
         _ => Err(rmcp::ServiceError::UnexpectedResponse),
+    }
+}
+
+/// Sends `notifications/cancelled` for a request whose caller stopped waiting for it (dropped
+/// before [`Abandoned::disarm`]).
+pub(crate) struct Abandoned<'a> {
+    peer: &'a Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl<'a> Abandoned<'a> {
+    pub(crate) fn new(peer: &'a Peer<RoleClient>, id: RequestId) -> Self {
+        Self { peer, id: Some(id) }
+    }
+
+    /// The answer came: nothing to cancel.
+    pub(crate) fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for Abandoned<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        let cancelled = CancelledNotificationParam::new(
+            Some(id),
+            Some("the hub's caller stopped waiting".to_owned()),
+        );
+        // Dropped outside a runtime only when the hub is shutting down: nothing to tell then.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer.notify_cancelled(cancelled).await;
+            });
+        }
     }
 }
 

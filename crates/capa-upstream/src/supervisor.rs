@@ -4,24 +4,27 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, JsonObject, PaginatedRequestParams, ProtocolVersion,
-    ServerNotification, SubscriptionFilter, Tool,
-};
+use rmcp::model::{PaginatedRequestParams, ProtocolVersion, Tool};
 use rmcp::{Peer, service::RoleClient};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use crate::asker::Askers;
 use crate::auth_signal::AuthSignal;
 use crate::connect::{Client, connect, sign_in_hint, sign_in_would_help};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
 
+mod asking;
+mod event;
+mod listen;
+use self::listen::{AbortOnDrop, listen_for_tool_changes};
 pub(crate) mod relay;
+pub use self::event::UpstreamEvent;
 mod sign_in;
 use self::sign_in::{SIGNED_OUT, refused_after_handshake, wait_for_sign_in};
 use crate::limits::MAX_TOOL_PAGES;
-use crate::progress::{ProgressRouter, ProgressSink, call_tool_with_progress};
+use crate::progress::ProgressRouter;
 use crate::source_log::{LogLevel, SourceLog};
 use crate::spec::UpstreamSpec;
 use crate::timings::SupervisorTimings;
@@ -62,13 +65,6 @@ pub struct UpstreamStatus {
     pub limited: Vec<String>,
 }
 
-/// What an upstream tells the hub.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UpstreamEvent {
-    /// The upstream's tool list (or its state) changed; the catalog should be rebuilt.
-    Changed { source_id: String },
-}
-
 #[derive(Clone)]
 struct Snapshot {
     state: UpstreamState,
@@ -91,6 +87,8 @@ pub struct Upstream {
     shutdown: CancellationToken,
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
     progress: ProgressRouter,
+    /// The clients of the calls running now, for the server's own requests.
+    askers: Askers,
     /// The source's log: the child's stderr and the supervisor's lines.
     log: Arc<SourceLog>,
 }
@@ -146,6 +144,7 @@ impl Upstream {
             shutdown: CancellationToken::new(),
             task: Mutex::new(None),
             progress: ProgressRouter::default(),
+            askers: Askers::default(),
             log,
         });
         let task = tokio::spawn(supervise(upstream.clone(), events));
@@ -203,54 +202,7 @@ impl Upstream {
             tokio::time::timeout(limit, rx.wait_for(|s| s.state != UpstreamState::Starting)).await;
     }
 
-    /// Calls a tool by its remote name. Waits for a connection that is still starting, within the
-    /// call's timeout; fails at once when the upstream is down. Progress the upstream reports goes
-    /// to `progress` until the call ends.
-    pub async fn call(
-        &self,
-        remote_name: &str,
-        arguments: Option<JsonObject>,
-        progress: Option<ProgressSink>,
-    ) -> Result<CallToolResult, UpstreamError> {
-        let timeout = self.spec.call_timeout;
-        let deadline = tokio::time::Instant::now() + timeout;
-        let timed_out = || UpstreamError::Timeout {
-            source_id: self.spec.source_id.clone(),
-            timeout,
-        };
-        let (peer, auth) = tokio::time::timeout_at(deadline, self.ready_peer())
-            .await
-            .map_err(|_| timed_out())??;
-        let mut params = CallToolRequestParams::new(remote_name.to_owned());
-        params.arguments = arguments;
-        let Some(progress) = progress else {
-            // Dropping the request on timeout makes rmcp send `notifications/cancelled` upstream.
-            return match tokio::time::timeout_at(deadline, peer.call_tool(params)).await {
-                Ok(Ok(result)) => Ok(result),
-                Ok(Err(e)) => Err(self
-                    .signed_out(
-                        auth.as_deref(),
-                        UpstreamError::from_service(&self.spec.source_id, e),
-                    )
-                    .await),
-                Err(_) => Err(timed_out()),
-            };
-        };
-        let timeout = deadline.saturating_duration_since(tokio::time::Instant::now());
-        match call_tool_with_progress(&peer, params, Some(timeout), &self.progress, progress).await
-        {
-            Ok(result) => Ok(result),
-            Err(rmcp::ServiceError::Timeout { .. }) => Err(timed_out()),
-            Err(e) => Err(self
-                .signed_out(
-                    auth.as_deref(),
-                    UpstreamError::from_service(&self.spec.source_id, e),
-                )
-                .await),
-        }
-    }
-
-    async fn ready_peer(
+    pub(crate) async fn ready_peer(
         &self,
     ) -> Result<(Peer<RoleClient>, Option<Arc<AuthSignal>>), UpstreamError> {
         let mut rx = self.snapshot.subscribe();
@@ -297,6 +249,24 @@ impl Upstream {
     }
 }
 
+impl Upstream {
+    /// The client side of one connection of this upstream.
+    fn client_handler(
+        &self,
+        tools_changed: mpsc::UnboundedSender<()>,
+        events: &mpsc::UnboundedSender<UpstreamEvent>,
+    ) -> UpstreamClient {
+        UpstreamClient {
+            source_id: self.spec.source_id.clone(),
+            tools_changed,
+            progress: self.progress.clone(),
+            askers: self.askers.clone(),
+            events: events.clone(),
+            connection: self.spec.connection.clone(),
+        }
+    }
+}
+
 async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<UpstreamEvent>) {
     let source_id = upstream.spec.source_id.clone();
     let changed = || {
@@ -333,11 +303,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         attempts = attempts.saturating_add(1);
         let (tools_tx, tools_rx) = mpsc::unbounded_channel();
         let tools_tx_for_listen = tools_tx.clone();
-        let handler = UpstreamClient {
-            source_id: source_id.clone(),
-            tools_changed: tools_tx,
-            progress: upstream.progress.clone(),
-        };
+        let handler = upstream.client_handler(tools_tx, &events);
         let connected = tokio::select! {
             () = upstream.shutdown.cancelled() => break,
             c = connect(&upstream.spec, handler, &log) => c,
@@ -524,41 +490,6 @@ fn log_ready(upstream: &Upstream, tools: usize, protocol: Option<&str>, limited:
         upstream
             .log
             .hub(LogLevel::Warn, &format!("tool list over a limit: {note}"));
-    }
-}
-
-/// Aborts a task when dropped, so a listener ends with its connection.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-async fn listen_for_tool_changes(
-    peer: Peer<RoleClient>,
-    source_id: String,
-    tools_changed: mpsc::UnboundedSender<()>,
-) {
-    let filter = SubscriptionFilter::builder().tools_list_changed().build();
-    let mut subscription = match peer.listen(filter).await {
-        Ok(subscription) => subscription,
-        Err(e) => {
-            tracing::debug!(source = %source_id, error = %e, "upstream refused subscriptions/listen; tool changes will not be seen");
-            return;
-        }
-    };
-    while let Ok(Some(notification)) = subscription.next().await {
-        if matches!(
-            notification,
-            ServerNotification::ToolListChangedNotification(_)
-        ) {
-            tracing::info!(source = %source_id, "upstream says its tools changed");
-            if tools_changed.send(()).is_err() {
-                break;
-            }
-        }
     }
 }
 

@@ -4,6 +4,7 @@ mod all_at_once;
 mod expose_policy;
 mod limits;
 mod malformed;
+mod namespace;
 mod oauth;
 mod openapi;
 mod policy;

@@ -54,6 +54,12 @@ impl Hub {
         capa_sandbox::prewarm();
     }
 
+    /// How long one call of a source may take (`upstreamTimeoutMs`, as configured): what every
+    /// upstream request of the hub is bounded by, whichever profile it serves.
+    pub fn upstream_timeout(&self) -> std::time::Duration {
+        self.config.upstream_timeout
+    }
+
     /// The limits runs get: the spec's defaults, lowered where the configuration asks.
     pub fn run_limits(&self) -> Limits {
         let configured = Limits {

@@ -12,15 +12,24 @@ use std::sync::Arc;
 
 use capa_domain::{CatalogTool, Decision, Policy, ToolAddress, ToolDefinition};
 use capa_upstream::{
-    CompleteRequestParams, CompleteResult, GetPromptResult, JsonObject, LogLevel, Prompt,
-    ReadResourceResult, Reference, Resource, ResourceTemplate, Upstream, UpstreamError,
+    ClientAsker, CompleteRequestParams, CompleteResult, GetPromptResult, JsonObject, LogLevel,
+    Prompt, ReadResourceResult, Reference, Resource, ResourceTemplate, Upstream, UpstreamError,
 };
 use futures::future::join_all;
 
+use super::redacting_asker::RedactingAsker;
 use super::{Hub, Profile};
 
 /// The prefix of a resource URI that two sources share, made unique.
 const SOURCE_URI_PREFIX: &str = "capa://";
+
+/// The source a resource a client named lives in.
+pub(super) struct ResourceHome {
+    pub(super) source: String,
+    pub(super) upstream: Arc<Upstream>,
+    /// The URI the source knows it by.
+    pub(super) uri: String,
+}
 
 /// Why a prompt or resource could not be given.
 #[derive(Debug, thiserror::Error)]
@@ -32,15 +41,20 @@ pub enum RelayError {
     /// No served source lists this resource or a template it matches.
     #[error("no resource `{0}`; resources/list and resources/templates/list show them")]
     UnknownResource(String),
+    /// The source of the resource does not tell when its resources change.
+    #[error("source `{0}` does not tell when its resources change, so it offers no subscriptions")]
+    NoSubscriptions(String),
     /// The source that offers it failed to answer.
     #[error(transparent)]
     Upstream(#[from] UpstreamError),
 }
 
 impl Hub {
-    /// Every prompt of the sources `profile` serves, named `source.prompt`.
+    /// Every prompt of the sources `profile` serves, named `source.prompt` (or by its own name,
+    /// see [`Hub::naming_in`]).
     pub async fn prompts_in(&self, profile: Option<&Profile>) -> Vec<Prompt> {
         let policy = self.policy_in(profile);
+        let naming = self.naming_in(profile);
         let lists = self
             .lists(&policy, "prompts/list", |upstream| async move {
                 upstream.list_prompts().await
@@ -53,7 +67,7 @@ impl Hub {
                     .into_iter()
                     .filter(|p| !denied(&policy, &id, &p.name))
                     .map(|mut p| {
-                        p.name = format!("{id}.{}", p.name);
+                        p.name = naming.shown(&id, &p.name);
                         p
                     }),
             );
@@ -61,15 +75,18 @@ impl Hub {
         self.redacted(prompts)
     }
 
-    /// The prompt `name` (`source.prompt`) with `arguments`, from its source.
+    /// The prompt `name` (`source.prompt`) with `arguments`, from its source; `asker`, the
+    /// client asking, answers what the source asks for it meanwhile (redacted on the way).
     pub async fn get_prompt_in(
         &self,
         profile: Option<&Profile>,
         name: &str,
         arguments: Option<JsonObject>,
+        asker: Option<Arc<dyn ClientAsker>>,
     ) -> Result<GetPromptResult, RelayError> {
         let unknown = || RelayError::UnknownPrompt(name.to_owned());
-        let (source, remote) = name.split_once('.').ok_or_else(unknown)?;
+        let naming = self.naming_in(profile);
+        let (source, remote) = naming.split(name).ok_or_else(unknown)?;
         let policy = self.policy_in(profile);
         if denied(&policy, source, remote) {
             return Err(unknown());
@@ -78,7 +95,8 @@ impl Hub {
         if !upstream.offers().prompts {
             return Err(unknown());
         }
-        let got = upstream.get_prompt(remote, arguments).await;
+        let asker = asker.map(|a| RedactingAsker::wrap(a, self.redactor.clone()));
+        let got = upstream.get_prompt(remote, arguments, asker).await;
         Ok(self.redacted(self.relay_result(got)?))
     }
 
@@ -118,30 +136,49 @@ impl Hub {
         profile: Option<&Profile>,
         uri: &str,
     ) -> Result<ReadResourceResult, RelayError> {
+        let home = self.resource_home(profile, uri).await?;
+        let read = home.upstream.read_resource(&home.uri).await;
+        Ok(self.redacted(self.relay_result(read)?))
+    }
+
+    /// Where the resource a client names `uri` lives: `capa://<source>/<uri>` names its source;
+    /// else the source that lists `uri`, else the first with a template it fits.
+    pub(super) async fn resource_home(
+        &self,
+        profile: Option<&Profile>,
+        uri: &str,
+    ) -> Result<ResourceHome, RelayError> {
         let unknown = || RelayError::UnknownResource(uri.to_owned());
         let policy = self.policy_in(profile);
         if let Some(rest) = uri.strip_prefix(SOURCE_URI_PREFIX)
             && let Some((source, original)) = rest.split_once('/')
             && let Some(upstream) = self.relayed_one(&policy, source)
         {
-            let read = upstream.read_resource(original).await;
-            return Ok(self.redacted(self.relay_result(read)?));
+            return Ok(ResourceHome {
+                source: source.to_owned(),
+                upstream,
+                uri: original.to_owned(),
+            });
         }
         for (id, listed) in self.listed_resources(profile).await {
             if listed.iter().any(|r| r.uri == uri) {
                 let upstream = self.relayed_one(&policy, &id).ok_or_else(unknown)?;
-                let read = upstream.read_resource(uri).await;
-                return Ok(self.redacted(self.relay_result(read)?));
+                return Ok(ResourceHome {
+                    source: id,
+                    upstream,
+                    uri: uri.to_owned(),
+                });
             }
         }
-        if let Some(upstream) = self
+        let (source, upstream) = self
             .template_source(&policy, |t| template_fits(&t.uri_template, uri))
             .await
-        {
-            let read = upstream.read_resource(uri).await;
-            return Ok(self.redacted(self.relay_result(read)?));
-        }
-        Err(unknown())
+            .ok_or_else(unknown)?;
+        Ok(ResourceHome {
+            source,
+            upstream,
+            uri: uri.to_owned(),
+        })
     }
 
     /// Completions of an argument of a prompt (`ref/prompt`, named `source.prompt`) or of a
@@ -153,11 +190,12 @@ impl Hub {
         mut params: CompleteRequestParams,
     ) -> Result<CompleteResult, RelayError> {
         let policy = self.policy_in(profile);
+        let naming = self.naming_in(profile);
         let upstream = match &mut params.r#ref {
             Reference::Prompt(prompt) => {
                 let name = prompt.name.clone();
                 let unknown = || RelayError::UnknownPrompt(name.clone());
-                let (source, remote) = name.split_once('.').ok_or_else(unknown)?;
+                let (source, remote) = naming.split(&name).ok_or_else(unknown)?;
                 if denied(&policy, source, remote) {
                     return Err(unknown());
                 }
@@ -169,7 +207,9 @@ impl Hub {
                 let found = self
                     .template_source(&policy, |t| t.uri_template == template.uri)
                     .await;
-                found.ok_or_else(|| RelayError::UnknownResource(template.uri.clone()))?
+                found
+                    .ok_or_else(|| RelayError::UnknownResource(template.uri.clone()))?
+                    .1
             }
             // A kind of reference newer than this hub: nothing to complete.
             _ => return Ok(CompleteResult::default()),
@@ -217,21 +257,28 @@ impl Hub {
         &self,
         policy: &Policy,
         matches: impl Fn(&ResourceTemplate) -> bool,
-    ) -> Option<Arc<Upstream>> {
-        for (_, upstream) in self.relayed(policy) {
+    ) -> Option<(String, Arc<Upstream>)> {
+        for (id, upstream) in self.relayed(policy) {
             let Ok(templates) = upstream.list_resource_templates().await else {
                 continue;
             };
             if templates.iter().any(&matches) {
-                return Some(upstream);
+                return Some((id, upstream));
             }
         }
         None
     }
 
+    /// Whether clients of `profile` hear of `source`: served by the profile, and no rule denies
+    /// its whole namespace.
+    pub fn relays_source_in(&self, profile: Option<&Profile>, source: &str) -> bool {
+        let policy = self.policy_in(profile);
+        policy.serves_source(source) && !denied(&policy, source, "*")
+    }
+
     /// The started default upstream of each source the policy's profile serves whose whole
     /// namespace no rule denies, in source order.
-    fn relayed(&self, policy: &Policy) -> Vec<(String, Arc<Upstream>)> {
+    pub(super) fn relayed(&self, policy: &Policy) -> Vec<(String, Arc<Upstream>)> {
         let served: Vec<String> = self
             .source_defs()
             .into_iter()
@@ -257,22 +304,18 @@ impl Hub {
 
     /// `value` with every known secret redacted (a source may put one anywhere).
     fn redacted<T: serde::Serialize + serde::de::DeserializeOwned>(&self, value: T) -> T {
-        if self.redactor.is_empty() {
-            return value;
-        }
-        let Ok(mut json) = serde_json::to_value(&value) else {
-            return value;
-        };
-        self.redactor.redact_json(&mut json);
-        serde_json::from_value(json).unwrap_or(value)
+        super::redacting_asker::redacted(&self.redactor, value)
     }
 
     /// A source's answer, its error's text redacted.
-    fn relay_result<T>(&self, answer: Result<T, UpstreamError>) -> Result<T, RelayError> {
+    pub(super) fn relay_result<T>(
+        &self,
+        answer: Result<T, UpstreamError>,
+    ) -> Result<T, RelayError> {
         answer.map_err(|e| RelayError::Upstream(super::redact_upstream_error(&self.redactor, e)))
     }
 
-    fn log_relay_failure(&self, source: &str, what: &str, error: &UpstreamError) {
+    pub(super) fn log_relay_failure(&self, source: &str, what: &str, error: &UpstreamError) {
         tracing::warn!(source = %source, error = %error, "{what} failed");
         self.log_source(source, LogLevel::Warn, &format!("{what} failed: {error}"));
     }

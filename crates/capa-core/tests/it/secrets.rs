@@ -217,7 +217,7 @@ async fn a_secret_in_tool_definitions_or_progress_is_redacted() {
     );
     let got = t
         .hub
-        .get_prompt_in(None, "leaky.leak_prompt", None)
+        .get_prompt_in(None, "leaky.leak_prompt", None, None)
         .await
         .expect("prompt");
     let got = serde_json::to_string(&got).expect("json");

@@ -2,15 +2,22 @@
 //! as it came, once the hub proved it is still there; the hub's errors (`-32602` with the
 //! URI of an unknown resource) come back as they are.
 
-use capa_core::JsonObject;
+#![expect(
+    deprecated,
+    reason = "log levels and resources/subscribe are deprecated by 2026-07-28 but the bridge speaks the initialize era to the hub"
+)]
+
+use capa_core::{JsonObject, Subscribed};
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResult,
-    Prompt, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+    CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    LoggingLevel, Prompt, ReadResourceRequestParams, ReadResourceResult, Resource,
+    ResourceTemplate, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 
 use super::{RemoteSurface, bridge_error};
+use crate::notices::Notices;
 use crate::relay::Relay;
-use crate::surface::{BoxFuture, ToolChanges};
+use crate::surface::{Asking, BoxFuture, ToolChanges};
 
 impl Relay for RemoteSurface {
     fn list_prompts(&self) -> BoxFuture<'_, Result<Vec<Prompt>, ErrorData>> {
@@ -24,11 +31,13 @@ impl Relay for RemoteSurface {
         })
     }
 
+    /// The bridge's client is asked nothing: the bridge declares no capabilities to the hub.
     fn get_prompt(
         &self,
         name: String,
         arguments: Option<JsonObject>,
-    ) -> BoxFuture<'_, Result<GetPromptResult, ErrorData>> {
+        _asking: Asking,
+    ) -> BoxFuture<'_, Result<GetPromptResponse, ErrorData>> {
         Box::pin(async move {
             self.hub_still_there().await?;
             let mut params = GetPromptRequestParams::new(name);
@@ -37,6 +46,7 @@ impl Relay for RemoteSurface {
                 .peer()
                 .get_prompt(params)
                 .await
+                .map(GetPromptResponse::Complete)
                 .map_err(bridge_error)
         })
     }
@@ -93,5 +103,49 @@ impl Relay for RemoteSurface {
         let mut changes = self.changes.clone();
         changes.mark_unchanged();
         Box::new(changes)
+    }
+
+    fn set_log_level(&self, level: LoggingLevel) -> BoxFuture<'_, Result<(), ErrorData>> {
+        Box::pin(async move {
+            self.hub_still_there().await?;
+            self.client
+                .peer()
+                .set_level(SetLevelRequestParams::new(level))
+                .await
+                .map_err(bridge_error)
+        })
+    }
+
+    /// The running hub keeps the subscription; the bridge knows it by the hub's URI.
+    fn subscribe(&self, uri: String) -> BoxFuture<'_, Result<Subscribed, ErrorData>> {
+        Box::pin(async move {
+            self.hub_still_there().await?;
+            self.client
+                .peer()
+                .subscribe(SubscribeRequestParams::new(uri.clone()))
+                .await
+                .map_err(bridge_error)?;
+            Ok(Subscribed {
+                source: String::new(),
+                uri,
+            })
+        })
+    }
+
+    fn unsubscribe(&self, key: Subscribed) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if self.hub_still_there().await.is_ok() {
+                let params = UnsubscribeRequestParams::new(key.uri);
+                if let Err(e) = self.client.peer().unsubscribe(params).await {
+                    tracing::debug!(error = %e, "the running hub did not take an unsubscribe");
+                }
+            }
+        })
+    }
+
+    /// The running hub's log messages (already named after their sources) and resource
+    /// changes, as its session brings them.
+    fn notices(&self) -> Box<dyn Notices> {
+        Box::new(self.notices.subscribe())
     }
 }

@@ -301,7 +301,11 @@ impl MetaSurface {
             Ok(permit) => permit,
             Err(refused) => return refused,
         };
-        let context = capa_core::CallContext { client, progress };
+        let context = capa_core::CallContext {
+            client,
+            progress,
+            asker: None,
+        };
         // The tool's answer is bounded like expose-all's (crate::inline); an upstream's own
         // words about wrong arguments are cut so that the schema after them still fits.
         let budget = self

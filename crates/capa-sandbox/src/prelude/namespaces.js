@@ -230,9 +230,25 @@
     }
   }
 
+  function hubResource(uri) {
+    try {
+      if (typeof uri !== "string") {
+        throw new TypeErrorCtor('hub.resource(uri) takes a resource URI ("file:///notes.md")');
+      }
+      return awaitOp(host.resource(wf(uri)), "hub.resource");
+    } catch (e) {
+      return rejected(e);
+    }
+  }
+
   defineGlobal(
     "hub",
-    frozenNamespace("hub", [["search", hubSearch], ["describe", hubDescribe], ["read", hubRead]]),
+    frozenNamespace("hub", [
+      ["search", hubSearch],
+      ["describe", hubDescribe],
+      ["read", hubRead],
+      ["resource", hubResource],
+    ]),
   );
 
   function defineBuiltin(name, value) {

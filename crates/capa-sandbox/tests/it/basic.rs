@@ -243,7 +243,10 @@ async fn hub_search_and_describe() {
         let u; try { await hub.read("h_x") } catch (x) { u = [x.code, x.address] }
         let t; try { await hub.read(3) } catch (x) { t = x.name }
         let o; try { await hub.read("h_x", [1]) } catch (x) { o = x.message }
-        return [s, d, d2, e, u, t, o];
+        let r; try { await hub.resource("file:///etc/passwd") } catch (x) { r = [x.code, x.address] }
+        let rt; try { await hub.resource({ uri: "x" }) } catch (x) { rt = x.name }
+        let rl; try { await hub.resource("x".repeat(9000)) } catch (x) { rl = x.code }
+        return [s, d, d2, e, u, t, o, r, rt, rl];
         "#)
     .await;
     let v = value(&out);
@@ -260,6 +263,11 @@ async fn hub_search_and_describe() {
             .contains("{ offset, length } or { path }"),
         "{v}"
     );
+    // A host that relays no resources has none; a URI that is no string, or too long, is
+    // refused before it reaches the host.
+    assert_eq!(v[7], json!(["resource_not_found", "hub.resource"]));
+    assert_eq!(v[8], json!("TypeError"));
+    assert_eq!(v[9], json!("invalid_arguments"));
     assert!(out.calls.is_empty(), "lookups are not tool calls");
 }
 

@@ -110,6 +110,7 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
     let context = CallContext {
         client: Some(client.to_owned()),
         progress: None,
+        asker: None,
     };
     let started = std::time::Instant::now();
     let outcome = hub.call(permit, arguments, &context).await;

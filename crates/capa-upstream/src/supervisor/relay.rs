@@ -3,20 +3,41 @@
 //! Nothing is cached: a client's list is the upstream's list of that moment.
 
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult, JsonObject,
-    Prompt, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+    ClientRequest, CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
+    JsonObject, Prompt, ReadResourceRequestParams, ReadResourceResult, Request, Resource,
+    ResourceTemplate, ServerResult, SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use rmcp::service::{Peer, RoleClient};
+#[expect(
+    deprecated,
+    reason = "logging is deprecated by SEP-2577 (2026-07-28) but clients of the 2025 era still use it"
+)]
+use rmcp::model::{LoggingLevel, SetLevelRequestParams};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
+
+use std::sync::Arc;
+
+use tokio::time::Instant;
 
 use super::{Upstream, UpstreamState};
+use crate::asker::{ClientAsker, Unanswerable};
+use crate::auth_signal::AuthSignal;
 use crate::error::UpstreamError;
+use crate::progress::Abandoned;
+use crate::rounds::{self, Answer};
 
 /// What a connected server said it offers beyond tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is one capability the server declared, each read on its own"
+)]
 pub struct Offers {
     pub prompts: bool,
     pub resources: bool,
+    /// Resource subscriptions (`resources/subscribe`).
+    pub subscribe: bool,
     pub completions: bool,
+    pub logging: bool,
 }
 
 impl Upstream {
@@ -31,7 +52,14 @@ impl Upstream {
         Offers {
             prompts: info.capabilities.prompts.is_some(),
             resources: info.capabilities.resources.is_some(),
+            subscribe: info
+                .capabilities
+                .resources
+                .as_ref()
+                .and_then(|r| r.subscribe)
+                .unwrap_or(false),
             completions: info.capabilities.completions.is_some(),
+            logging: info.capabilities.logging.is_some(),
         }
     }
 
@@ -44,16 +72,51 @@ impl Upstream {
             .await
     }
 
-    /// One prompt, by the server's own name.
+    /// One prompt, by the server's own name, with `asker` answering what the server asks for it
+    /// meanwhile: its requests of the initialize era, or its `input_required` rounds (`rounds.rs`).
     pub async fn get_prompt(
         &self,
         name: &str,
         arguments: Option<JsonObject>,
+        asker: Option<Arc<dyn ClientAsker>>,
     ) -> Result<GetPromptResult, UpstreamError> {
-        let mut params = GetPromptRequestParams::new(name.to_owned());
-        params.arguments = arguments;
-        self.ask(|peer| async move { peer.get_prompt(params).await })
-            .await
+        let asker = asker.unwrap_or_else(|| Arc::new(Unanswerable::new()));
+        let _registration = self.askers.register(asker.clone());
+        let meta = rounds::meta_for(asker.as_ref());
+        let source_id = &self.spec().source_id;
+        self.within_timeout(|peer, _, deadline| async move {
+            let send = |input_responses, request_state| {
+                let mut params = GetPromptRequestParams::new(name.to_owned());
+                params.arguments.clone_from(&arguments);
+                params.input_responses = input_responses;
+                params.request_state = request_state;
+                let mut options = PeerRequestOptions::no_options();
+                options.meta = Some(meta.clone());
+                // rmcp cancels it at the source when the time is up; the guard when the
+                // client stops waiting.
+                options.timeout = Some(deadline.saturating_duration_since(Instant::now()));
+                let peer = &peer;
+                async move {
+                    let request = ClientRequest::GetPromptRequest(Request::new(params));
+                    let answer = async {
+                        let handle = peer.send_request_with_option(request, options).await?;
+                        let mut abandoned = Abandoned::new(peer, handle.id.clone());
+                        let answer = handle.await_response().await;
+                        abandoned.disarm();
+                        answer
+                    };
+                    match answer.await {
+                        Ok(ServerResult::GetPromptResult(result)) => Ok(Answer::Done(result)),
+                        Ok(ServerResult::InputRequiredResult(round)) => Ok(Answer::Round(round)),
+                        Ok(_) => Err(rmcp::ServiceError::UnexpectedResponse),
+                        Err(e) => Err(e),
+                    }
+                    .map_err(|e| UpstreamError::from_service(source_id, e))
+                }
+            };
+            rounds::drive(source_id, asker.as_ref(), send).await
+        })
+        .await
     }
 
     /// Every resource the server lists (all pages); none when it offers no resources.
@@ -78,6 +141,43 @@ impl Upstream {
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, UpstreamError> {
         let params = ReadResourceRequestParams::new(uri.to_owned());
         self.ask(|peer| async move { peer.read_resource(params).await })
+            .await
+    }
+
+    /// Asks the server for log messages from `level` up (`logging/setLevel`); nothing when it
+    /// has no logging.
+    #[expect(
+        deprecated,
+        reason = "logging is deprecated by SEP-2577 (2026-07-28) but clients of the 2025 era still use it"
+    )]
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), UpstreamError> {
+        if !self.offers().logging {
+            return Ok(());
+        }
+        let params = SetLevelRequestParams::new(level);
+        self.ask(|peer| async move { peer.set_level(params).await })
+            .await
+    }
+
+    /// Asks the server to tell when the resource at `uri` (its own URI) changes.
+    #[expect(
+        deprecated,
+        reason = "servers of the 2025 era take subscriptions only this way; 2026-07-28 ones are not subscribed to yet (docs/relay.md)"
+    )]
+    pub async fn subscribe(&self, uri: &str) -> Result<(), UpstreamError> {
+        let params = SubscribeRequestParams::new(uri.to_owned());
+        self.ask(|peer| async move { peer.subscribe(params).await })
+            .await
+    }
+
+    /// Ends a subscription made with [`Upstream::subscribe`].
+    #[expect(
+        deprecated,
+        reason = "servers of the 2025 era take subscriptions only this way; 2026-07-28 ones are not subscribed to yet (docs/relay.md)"
+    )]
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), UpstreamError> {
+        let params = UnsubscribeRequestParams::new(uri.to_owned());
+        self.ask(|peer| async move { peer.unsubscribe(params).await })
             .await
     }
 
@@ -111,19 +211,36 @@ impl Upstream {
         Fut: Future<Output = Result<T, rmcp::ServiceError>>,
     {
         let source_id = &self.spec().source_id;
-        let timeout = self.spec().call_timeout;
-        let deadline = tokio::time::Instant::now() + timeout;
-        let timed_out = || UpstreamError::Timeout {
-            source_id: source_id.clone(),
-            timeout,
-        };
-        let (peer, _) = tokio::time::timeout_at(deadline, self.ready_peer())
+        self.within_timeout(|peer, _, _| async move {
+            request(peer)
+                .await
+                .map_err(|e| UpstreamError::from_service(source_id, e))
+        })
+        .await
+    }
+
+    /// Runs `work` on the connected peer (with what the server said of the credentials) within
+    /// the call's timeout, which it is given as a deadline: waits for a connection that is still
+    /// starting, fails at once when the upstream is down.
+    pub(crate) async fn within_timeout<T, F, Fut>(&self, work: F) -> Result<T, UpstreamError>
+    where
+        F: FnOnce(Peer<RoleClient>, Option<Arc<AuthSignal>>, Instant) -> Fut,
+        Fut: Future<Output = Result<T, UpstreamError>>,
+    {
+        let deadline = Instant::now() + self.spec().call_timeout;
+        let (peer, auth) = tokio::time::timeout_at(deadline, self.ready_peer())
             .await
-            .map_err(|_| timed_out())??;
-        match tokio::time::timeout_at(deadline, request(peer)).await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(UpstreamError::from_service(source_id, e)),
-            Err(_) => Err(timed_out()),
+            .map_err(|_| self.timed_out())??;
+        tokio::time::timeout_at(deadline, work(peer, auth, deadline))
+            .await
+            .map_err(|_| self.timed_out())?
+    }
+
+    /// The call's timeout passed.
+    pub(crate) fn timed_out(&self) -> UpstreamError {
+        UpstreamError::Timeout {
+            source_id: self.spec().source_id.clone(),
+            timeout: self.spec().call_timeout,
         }
     }
 }

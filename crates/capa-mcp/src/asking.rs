@@ -1,0 +1,62 @@
+//! What the client of one call can do to let a person decide (form or URL elicitation, on a
+//! session or in `input_required` rounds), and what it sent back from an earlier round.
+
+use rmcp::model::InputResponses;
+use rmcp::service::{Peer, RoleServer};
+
+/// What the client of one call can do to let a person decide, and what it sent back from an
+/// earlier round.
+#[derive(Debug, Clone, Default)]
+pub struct Asking {
+    /// It speaks 2026-07-28 and declared form elicitation: `input_required` rounds.
+    pub input_required: bool,
+    /// An initialize-era session that declared form elicitation: the server can send
+    /// `elicitation/create` to it mid-call.
+    pub elicit_peer: Option<Peer<RoleServer>>,
+    /// It declared URL elicitation: a sign-in the run waits for is offered as a link to the
+    /// hub's sign-in page, in `input_required` (2026-07-28) or as `elicitation/create` on
+    /// `url_peer` (earlier versions).
+    pub url_input_required: bool,
+    pub url_peer: Option<Peer<RoleServer>>,
+    /// Answers to an earlier `input_required`, and the state it carried.
+    pub input_responses: Option<InputResponses>,
+    pub request_state: Option<String>,
+    /// Whose session this call belongs to, for state kept across calls (search mode's
+    /// callable matches, on-demand's active skills): the HTTP session, else (2026-07-28
+    /// stateless requests) the client's name and version, else (stdio) the one connection.
+    pub session: String,
+    /// Fires when the client cancels the request (`notifications/cancelled`) or goes away: a
+    /// run it started ends `cancelled`.
+    pub cancel: tokio_util::sync::CancellationToken,
+    /// The client as it introduced itself, as sent (untrusted; `capa_domain::client_label`
+    /// makes it safe to show): `capa mcp`'s bridge passes it on to the running hub.
+    pub client_info: Option<rmcp::model::Implementation>,
+    /// An initialize-era session, to which the tool's source's own requests (sampling,
+    /// elicitation) are passed on during the call (`crate::asker`).
+    pub client_peer: Option<Peer<RoleServer>>,
+    /// What the client declared it can do.
+    pub client_capabilities: Option<rmcp::model::ClientCapabilities>,
+    /// It speaks 2026-07-28: a source's requests during its direct call travel in
+    /// `input_required` rounds (`crate::folded`).
+    pub round_trips: bool,
+}
+
+/// `-32602` unless every answer in `inputResponses` is an object, as every result a client can be
+/// asked for is (an elicitation's, a sampling's, a roots list): what is not one answers nothing,
+/// and is refused before anything runs rather than handed to a source or an approval.
+pub(crate) fn check_input_responses(
+    responses: Option<&InputResponses>,
+) -> Result<(), rmcp::model::ErrorData> {
+    let Some(responses) = responses else {
+        return Ok(());
+    };
+    match responses.iter().find(|(_, answer)| !answer.is_object()) {
+        Some((key, _)) => Err(rmcp::model::ErrorData::invalid_params(
+            format!(
+                "inputResponses.{key} is not a result object; answer each request with the result it asks for"
+            ),
+            Some(serde_json::json!({ "inputResponse": key })),
+        )),
+        None => Ok(()),
+    }
+}

@@ -39,6 +39,10 @@ pub struct Asking {
     /// It speaks 2026-07-28: a source's requests during its direct call travel in
     /// `input_required` rounds (`crate::folded`).
     pub round_trips: bool,
+    /// This request declared the Tasks extension (SEP-2663) and the surface gives tasks: a
+    /// source's task of the call is handed to the client as a task of the hub's here
+    /// (`crate::tasks`).
+    pub tasks: Option<crate::task_store::TaskStore>,
 }
 
 /// `-32602` unless every answer in `inputResponses` is an object, as every result a client can be

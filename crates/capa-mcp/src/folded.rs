@@ -20,12 +20,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use capa_core::{AskFuture, CallToolResult, ClientAsker, Hub, JsonObject, Wanted};
+use capa_core::{AskFuture, ClientAsker, Hub, JsonObject, Wanted};
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams,
-    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData, InputRequest,
-    InputRequiredResult, InputResponses, ListRootsRequest, ListRootsResult, RequestStateCodec,
-    SealOptions,
+    ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData, InputRequest, InputRequiredResult,
+    InputResponses, ListRootsRequest, ListRootsResult, RequestStateCodec, SealOptions,
 };
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -78,12 +77,13 @@ where
                 .filter(|_| asking.request_state.is_none()),
         ),
         asks: asks_tx,
-        ends,
+        ends: Mutex::new(ends),
     });
     Running {
         outcome: tokio::spawn(run(asker)),
         asks,
         ends,
+        tasks: asking.tasks.clone(),
     }
 }
 
@@ -116,9 +116,40 @@ pub(crate) struct Folding<T> {
 /// A call running in the hub: its result to come, and the requests its source sends meanwhile.
 pub(crate) struct Running<T> {
     pub(crate) outcome: tokio::task::JoinHandle<T>,
-    pub(crate) asks: mpsc::UnboundedReceiver<Asked>,
+    pub(crate) asks: mpsc::UnboundedReceiver<CallEvent>,
     /// When the call can no longer be running (its timeout, with a margin).
     pub(crate) ends: Instant,
+    /// Its client takes tasks, and these are the surface's (`crate::tasks`): when the source
+    /// makes a task of the call, so does the hub for the client, if there is room.
+    pub(crate) tasks: Option<crate::task_store::TaskStore>,
+}
+
+/// How many tasks of one surface may run at once: past that, a source's task is followed
+/// while the client waits, as for a client that takes none.
+const MAX_RUNNING_TASKS: usize = 64;
+
+impl<T> Running<T> {
+    /// Whether the call is handed to a task of the hub's now that its source made one.
+    fn hands_over(&self) -> bool {
+        self.tasks
+            .as_ref()
+            .is_some_and(|t| t.0.running_task_count() < MAX_RUNNING_TASKS)
+    }
+}
+
+/// What the call's source does meanwhile.
+pub(crate) enum CallEvent {
+    /// It asks the client something.
+    Asked(Box<Asked>),
+    /// It made a task of the call (SEP-2663), which the hub follows.
+    Tasked,
+}
+
+/// A call whose source made a task of it, handed to a task of the hub's, with the requests
+/// already gathered for a round that will not be sent.
+pub(crate) struct Handed<T> {
+    pub(crate) running: Running<T>,
+    pub(crate) pending: BTreeMap<String, Asked>,
 }
 
 /// A call that waits for a client's answers to its source's requests, by key.
@@ -134,6 +165,8 @@ pub(crate) enum Round<T> {
     Done(T),
     /// Its source asks: the client answers and retries.
     Asks(InputRequiredResult),
+    /// Its source made a task of it: the client is given one of the hub's (`crate::tasks`).
+    Task(Box<Handed<T>>),
     /// It ended without one: `code` and a sentence say why.
     Lost {
         code: &'static str,
@@ -141,25 +174,12 @@ pub(crate) enum Round<T> {
     },
 }
 
-impl Round<Result<CallToolResult, ErrorData>> {
-    /// The answer to a `tools/call`.
-    pub(crate) fn into_tool_response(self) -> Result<CallToolResponse, ErrorData> {
-        match self {
-            Self::Done(result) => result.map(CallToolResponse::Complete),
-            Self::Asks(round) => Ok(CallToolResponse::InputRequired(round)),
-            Self::Lost { code, message } => Ok(CallToolResponse::Complete(
-                crate::tool_error::typed_error_result(code, message, false),
-            )),
-        }
-    }
-}
-
 /// One request of a source, waiting for its answer.
 pub(crate) struct Asked {
     /// The source's own key for it (a 2026-07-28 source's round), kept for the client.
-    key: Option<String>,
-    request: InputRequest,
-    reply: oneshot::Sender<Result<Value, ErrorData>>,
+    pub(crate) key: Option<String>,
+    pub(crate) request: InputRequest,
+    pub(crate) reply: oneshot::Sender<Result<Value, ErrorData>>,
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -192,16 +212,25 @@ impl<T: Send + 'static> Folding<T> {
         binding: Vec<u8>,
         cancel: CancellationToken,
     ) -> Round<T> {
-        let first = tokio::select! {
-            outcome = &mut running.outcome => return complete(outcome),
-            asked = running.asks.recv() => asked,
-            () = cancel.cancelled() => {
-                running.outcome.abort();
-                return Round::Lost { code: "cancelled", message: "the client cancelled the call" };
+        let first = loop {
+            let event = tokio::select! {
+                outcome = &mut running.outcome => return complete(outcome),
+                event = running.asks.recv() => event,
+                () = cancel.cancelled() => {
+                    running.outcome.abort();
+                    return Round::Lost { code: "cancelled", message: "the client cancelled the call" };
+                }
+            };
+            match event {
+                Some(CallEvent::Asked(asked)) => break *asked,
+                Some(CallEvent::Tasked) if running.hands_over() => {
+                    let pending = BTreeMap::new();
+                    return Round::Task(Box::new(Handed { running, pending }));
+                }
+                // A client that takes no task of the hub's waits for the call as for any other.
+                Some(CallEvent::Tasked) => {}
+                None => return complete((&mut running.outcome).await),
             }
-        };
-        let Some(first) = first else {
-            return complete((&mut running.outcome).await);
         };
         let mut waiting = BTreeMap::new();
         gathered(&mut waiting, first);
@@ -210,8 +239,15 @@ impl<T: Send + 'static> Folding<T> {
         loop {
             tokio::select! {
                 () = &mut gather => break,
-                asked = running.asks.recv() => match asked {
-                    Some(asked) => gathered(&mut waiting, asked),
+                event = running.asks.recv() => match event {
+                    Some(CallEvent::Asked(asked)) => gathered(&mut waiting, *asked),
+                    Some(CallEvent::Tasked) if running.hands_over() => {
+                        return Round::Task(Box::new(Handed {
+                            running,
+                            pending: waiting,
+                        }));
+                    }
+                    Some(CallEvent::Tasked) => {}
                     None => break,
                 },
             }
@@ -356,10 +392,10 @@ struct FoldingAsker {
     key: String,
     capabilities: ClientCapabilities,
     unasked: Mutex<Option<InputResponses>>,
-    asks: mpsc::UnboundedSender<Asked>,
+    asks: mpsc::UnboundedSender<CallEvent>,
     /// When the call can no longer be running: a client that has not answered by then never
-    /// will, and the source is told so.
-    ends: Instant,
+    /// will, and the source is told so. Later once its source made a task of it.
+    ends: Mutex<Instant>,
 }
 
 impl FoldingAsker {
@@ -376,11 +412,14 @@ impl FoldingAsker {
             request,
             reply,
         };
-        self.asks.send(asked).map_err(|_| {
-            ErrorData::internal_error("the call no longer waits for the client", None)
-        })?;
+        self.asks
+            .send(CallEvent::Asked(Box::new(asked)))
+            .map_err(|_| {
+                ErrorData::internal_error("the call no longer waits for the client", None)
+            })?;
         let unanswered = || ErrorData::internal_error("the client did not answer in time", None);
-        tokio::time::timeout_at(self.ends.into(), answer)
+        let ends = *self.ends.lock().unwrap_or_else(PoisonError::into_inner);
+        tokio::time::timeout_at(ends.into(), answer)
             .await
             .map_err(|_| unanswered())?
             .map_err(|_| unanswered())?
@@ -434,6 +473,13 @@ impl ClientAsker for FoldingAsker {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take()
+    }
+
+    fn task_started(&self, lasts: Duration) {
+        *self.ends.lock().unwrap_or_else(PoisonError::into_inner) =
+            Instant::now() + lasts + CALL_MARGIN;
+        // Nobody listens once the call has ended: then there is nothing to hand over.
+        let _ = self.asks.send(CallEvent::Tasked);
     }
 
     /// Under the source's key, and handed back as the client gave it: the source reads it.

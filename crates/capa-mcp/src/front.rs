@@ -13,13 +13,14 @@ use std::sync::Arc;
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
-    Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
+    GetSkillResult, GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ResultType,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 
@@ -29,9 +30,6 @@ use crate::asking::check_input_responses;
 use crate::listen::{Lists, StreamSubscriptions};
 use crate::notices::SessionWants;
 use crate::surface::{Asking, Surface};
-
-/// `_meta` key under which a 2026-07-28 server names itself in each result.
-const UPSTREAM_SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
 /// How often a session's change notifier checks that the session still exists.
 const SESSION_CHECK: std::time::Duration = std::time::Duration::from_secs(10);
@@ -92,6 +90,28 @@ async fn contained<T>(
 /// The client as it introduced itself, "name version", made safe to show and store
 /// (`capa_domain::client`): `initialize`'s `clientInfo`, or on 2026-07-28 the request's
 /// `_meta["io.modelcontextprotocol/clientInfo"]` (rmcp reads the request's first).
+/// `capabilities` with the Tasks extension (SEP-2663) declared beside the others.
+fn with_tasks(mut capabilities: ServerCapabilities) -> ServerCapabilities {
+    let tasks = ServerCapabilities::builder().enable_tasks().build();
+    capabilities
+        .extensions
+        .get_or_insert_with(Default::default)
+        .extend(tasks.extensions.unwrap_or_default());
+    capabilities
+}
+
+/// The surface's tasks, to a request the rmcp layer let through (it answers `-32601` where the
+/// extension is not declared, and `-32021` to a client that did not declare it).
+fn tasks_of(surface: &dyn Surface) -> Result<&rmcp::task_manager::TaskManager, ErrorData> {
+    surface.tasks().map(|t| &t.0).ok_or_else(|| {
+        ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            "this server gives no tasks",
+            None,
+        )
+    })
+}
+
 fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
     context
         .client_info()
@@ -128,6 +148,7 @@ fn asking(
         client_peer: (!modern).then(|| context.peer.clone()),
         round_trips: modern,
         client_capabilities: context.client_capabilities(),
+        tasks: None,
     }
 }
 
@@ -168,6 +189,11 @@ impl ServerHandler for McpFront {
             .enable_logging()
             .enable_skills()
             .build();
+        let capabilities = if self.surface.tasks().is_some() {
+            with_tasks(capabilities)
+        } else {
+            capabilities
+        };
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(
                 "capabilities",
@@ -511,7 +537,13 @@ impl ServerHandler for McpFront {
             request.input_responses.clone(),
             request.request_state.clone(),
         );
-        let asking = asking(&context, round, &self.connection);
+        let mut asking = asking(&context, round, &self.connection);
+        if context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks())
+        {
+            asking.tasks = self.surface.tasks().cloned();
+        }
         let response = contained(
             "tools/call",
             self.surface.call_tool_asking(
@@ -526,20 +558,38 @@ impl ServerHandler for McpFront {
         if let Some(relay) = relay {
             let _ = relay.await;
         }
-        let mut result = match response? {
-            CallToolResponse::Complete(result) => result,
-            other => return Ok(other),
-        };
-        // Results relayed from upstreams of older protocol versions carry no `resultType`, which
-        // 2026-07-28 requires; and an upstream's own server identity in `_meta` would misname the
-        // server that answered (this hub).
-        result.result_type = Some(ResultType::COMPLETE);
-        if let Some(meta) = result.meta.as_mut() {
-            meta.0.remove(UPSTREAM_SERVER_INFO_META);
-            if meta.0.is_empty() {
-                result.meta = None;
+        match response? {
+            CallToolResponse::Complete(result) => {
+                Ok(CallToolResponse::Complete(crate::relayed::relayed(result)))
             }
+            other => Ok(other),
         }
-        Ok(CallToolResponse::Complete(result))
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let task = tasks_of(self.surface.as_ref())?.get_task(&request.task_id)?;
+        Ok(GetTaskResult::new(task))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let tasks = tasks_of(self.surface.as_ref())?;
+        check_input_responses(Some(&request.input_responses))?;
+        tasks.update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        tasks_of(self.surface.as_ref())?.cancel_task(&request.task_id)
     }
 }

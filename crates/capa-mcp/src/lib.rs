@@ -26,9 +26,12 @@ pub mod notices;
 pub mod panics;
 mod read_result;
 pub mod relay;
+mod relayed;
 mod skills;
 pub mod surface;
 pub mod surface_for;
+mod task_store;
+mod tasks;
 pub mod tool_error;
 
 pub use code::{CODE_INSTRUCTIONS, CodeSurface, code_tools};

@@ -10,8 +10,9 @@ use capa_core::{
 };
 use rmcp::model::{CallToolResponse, ErrorData};
 
-use crate::folded::{self, Folding};
+use crate::folded::{self, Folding, Round};
 use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
+use crate::tasks::Called;
 use crate::tool_error::{error_result, typed_error_result};
 
 /// The hub running in this process.
@@ -23,7 +24,9 @@ pub struct LocalSurface {
     /// The sources' prompts and resources, through the same profile.
     relay: crate::relay::HubRelay,
     /// Direct calls of 2026-07-28 clients waiting for their answers to a source's requests.
-    folding: Arc<Folding<Result<CallToolResult, ErrorData>>>,
+    folding: Arc<Folding<Called>>,
+    /// The tasks given to its clients (`crate::tasks`).
+    tasks: crate::task_store::TaskStore,
 }
 
 impl LocalSurface {
@@ -35,6 +38,7 @@ impl LocalSurface {
             profile,
             relay,
             folding,
+            tasks: crate::task_store::TaskStore::default(),
         }
     }
 }
@@ -58,17 +62,62 @@ async fn call_and_fit(
     arguments: Option<JsonObject>,
     context: &CallContext,
     fit: Fit,
-) -> Result<CallToolResult, ErrorData> {
-    let result = match hub.call(permit, arguments, context).await {
-        Ok(result) => result,
+) -> Called {
+    let (result, source_error) = match hub.call(permit, arguments, context).await {
+        Ok(result) => (result, None),
         Err(CallError::Upstream(UpstreamError::ClientLacks { required, .. })) => {
-            return Err(ErrorData::missing_required_client_capability(*required));
+            return Called {
+                answer: Err(ErrorData::missing_required_client_capability(*required)),
+                source_error: None,
+            };
         }
-        Err(e) => error_result(&e),
+        Err(e) => (error_result(&e), source_error(&e)),
     };
     // At most `inlineResultBytes` reach the client, as in every mode (crate::inline); a direct
     // profile keeps the whole of a larger one for `read_result`.
-    Ok(crate::read_result::fit(hub, fit.keeps, fit.caller.as_deref(), result, fit.budget).await)
+    let fitted =
+        crate::read_result::fit(hub, fit.keeps, fit.caller.as_deref(), result, fit.budget).await;
+    Called {
+        answer: Ok(fitted),
+        source_error,
+    }
+}
+
+/// The JSON-RPC error a source failed a call with, as the hub tells it (redacted).
+fn source_error(error: &CallError) -> Option<ErrorData> {
+    match error {
+        CallError::Upstream(UpstreamError::Protocol {
+            code: Some(code),
+            message,
+            ..
+        }) => Some(ErrorData::new(
+            rmcp::model::ErrorCode(*code),
+            message.clone(),
+            None,
+        )),
+        _ => None,
+    }
+}
+
+/// The answer to a `tools/call` whose call was folded (`crate::folded`): a source's task
+/// becomes one of the hub's (`crate::tasks`).
+fn tool_response(round: Round<Called>) -> Result<CallToolResponse, ErrorData> {
+    match round {
+        Round::Done(called) => called.answer.map(CallToolResponse::Complete),
+        Round::Asks(round) => Ok(CallToolResponse::InputRequired(round)),
+        Round::Lost { code, message } => Ok(CallToolResponse::Complete(typed_error_result(
+            code, message, false,
+        ))),
+        Round::Task(handed) => match handed.running.tasks.clone() {
+            Some(tasks) => Ok(CallToolResponse::Task(crate::tasks::start(&tasks, handed))),
+            // Handed over only where there are tasks (`Running::hands_over`).
+            None => Ok(CallToolResponse::Complete(typed_error_result(
+                "internal",
+                "the call was handed to a task where there are none",
+                false,
+            ))),
+        },
+    }
 }
 
 impl LocalSurface {
@@ -219,7 +268,7 @@ impl Surface for LocalSurface {
                     .folding
                     .resume(state, binding, responses, cancel)
                     .await?;
-                return round.into_tool_response();
+                return tool_response(round);
             }
             let authorized = crate::approvals::authorize_direct_call(
                 &self.hub,
@@ -245,8 +294,8 @@ impl Surface for LocalSurface {
                     progress,
                     asker: crate::asker::asker_for(&asking),
                 };
-                let result = call_and_fit(&self.hub, permit, arguments, &context, fit).await;
-                return result.map(CallToolResponse::Complete);
+                let called = call_and_fit(&self.hub, permit, arguments, &context, fit).await;
+                return called.answer.map(CallToolResponse::Complete);
             }
             // A 2026-07-28 client: the call runs on in the hub while the client answers what
             // its source asks (crate::folded).
@@ -263,8 +312,12 @@ impl Surface for LocalSurface {
                 .folding
                 .wait(running, binding, asking.cancel.clone())
                 .await;
-            round.into_tool_response()
+            tool_response(round)
         })
+    }
+
+    fn tasks(&self) -> Option<&crate::task_store::TaskStore> {
+        Some(&self.tasks)
     }
 
     fn tool_changes(&self) -> Box<dyn ToolChanges> {

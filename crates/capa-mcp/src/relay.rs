@@ -144,6 +144,12 @@ fn prompt_response(
         Round::Done(got) => got.map(GetPromptResponse::Complete),
         Round::Asks(round) => Ok(GetPromptResponse::InputRequired(round)),
         Round::Lost { message, .. } => Err(ErrorData::internal_error(message, None)),
+        // Prompts are never given as tasks (their `Running::tasks` is none): SEP-2663 has tasks
+        // of tool calls only.
+        Round::Task(_) => Err(ErrorData::internal_error(
+            "the source made a task of a prompt, which the hub does not pass on",
+            None,
+        )),
     }
 }
 

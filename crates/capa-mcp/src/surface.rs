@@ -63,6 +63,11 @@ pub trait Surface: Send + Sync + 'static {
     fn listed_tool(&self, _name: &str) -> Option<Tool> {
         None
     }
+    /// The tasks this surface gives its clients (SEP-2663, `crate::tasks`), if it gives any:
+    /// the front then declares the Tasks extension and answers `tasks/*` from them.
+    fn tasks(&self) -> Option<&crate::task_store::TaskStore> {
+        None
+    }
 }
 
 /// Server instructions when every tool is its own MCP tool.

@@ -48,6 +48,12 @@ pub trait ClientAsker: Send + Sync {
     fn answered_unasked(&self) -> Option<InputResponses> {
         None
     }
+    /// The source made a task of this call (SEP-2663), which the hub follows to its end, for
+    /// at most `lasts` (`source_task.rs`): a client that takes tasks may be given one of its own
+    /// meanwhile, and its answers may take that long.
+    fn task_started(&self, lasts: std::time::Duration) {
+        let _ = lasts;
+    }
     /// One request of a 2026-07-28 server's `input_required` round, under the server's `key`,
     /// answered as JSON. A client that answers in rounds of its own keeps the key, so that the
     /// server's names reach it; others are asked as they would be in the initialize era.

@@ -168,6 +168,7 @@ pub(crate) async fn send_call(
     match response? {
         ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
         ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+        ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
         // A result of nothing but `_meta` (or nothing at all) is an empty tool result.
         ServerResult::EmptyResult(_) => Ok(CallToolResponse::Complete(CallToolResult::default())),
         _ => Err(rmcp::ServiceError::UnexpectedResponse),

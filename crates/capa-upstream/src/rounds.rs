@@ -20,7 +20,7 @@ const MAX_ROUNDS: usize = 10;
 
 /// How many requests one round may carry: each may reach a person, and a source that asks for
 /// thousands at once is not asking a person.
-const MAX_ROUND_REQUESTS: usize = 32;
+pub(crate) const MAX_ROUND_REQUESTS: usize = 32;
 
 /// The client capabilities a 2026-07-28 server is told with a call: what the call's client
 /// declared, as far as the hub passes it on (sampling, form elicitation, roots). A call whose
@@ -36,7 +36,15 @@ fn offered(asker: &dyn ClientAsker) -> ClientCapabilities {
         .then(|| ElicitationCapability::new().with_form(FormElicitationCapability::default()));
     // Asked within one call, roots change nothing for other clients (unlike an initialize-era
     // server's, which the hub does not offer: `handler.rs`).
-    offered.roots = client.roots.map(|_| RootsCapabilities::default());
+    offered.roots = client.roots.as_ref().map(|_| RootsCapabilities::default());
+    // A source's task is followed by the hub (`source_task.rs`): a client that can take a task
+    // is relayed one, and the source may require it (`-32021` otherwise, passed on).
+    if client.supports_tasks() {
+        offered.extensions = ClientCapabilities::builder()
+            .enable_tasks()
+            .build()
+            .extensions;
+    }
     offered
 }
 

@@ -76,6 +76,10 @@ impl ClientAsker for RedactingAsker {
         self.inner.answered_unasked()
     }
 
+    fn task_started(&self, lasts: std::time::Duration) {
+        self.inner.task_started(lasts);
+    }
+
     fn answer(&self, key: &str, request: InputRequest) -> AskFuture<'_, serde_json::Value> {
         let request = match request {
             InputRequest::CreateMessage(mut r) => {

@@ -4,13 +4,23 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, JsonObject,
+};
 
 use super::Upstream;
 use crate::asker::{ClientAsker, Unanswerable};
 use crate::error::UpstreamError;
 use crate::progress::{ProgressSink, SentCall, send_call};
 use crate::rounds::{self, Answer};
+use crate::source_task;
+
+/// What a source answered a call with, once its rounds are done.
+enum Sent {
+    Result(CallToolResult),
+    /// A task of the source's, followed to its end (`source_task.rs`).
+    Task(CreateTaskResult),
+}
 
 impl Upstream {
     /// Calls a tool by its remote name. Waits for a connection that is still starting, within the
@@ -41,39 +51,65 @@ impl Upstream {
         let _registration = self.askers.register(asker.clone());
         let meta = Some(rounds::meta_for(asker.as_ref()));
         let remote_name = remote_name.to_owned();
-        self.within_timeout(|peer, auth, deadline| async move {
-            let source_id = &self.spec.source_id;
-            let send = |input_responses, request_state| {
-                let mut params = CallToolRequestParams::new(remote_name.clone());
-                params.arguments.clone_from(&arguments);
-                params.input_responses = input_responses;
-                params.request_state = request_state;
-                let sent = SentCall {
-                    timeout: Some(deadline.saturating_duration_since(tokio::time::Instant::now())),
-                    meta: meta.clone(),
-                    progress: progress.clone(),
-                };
-                let (peer, auth) = (&peer, auth.as_deref());
-                async move {
-                    match send_call(peer, params, sent, &self.progress).await {
-                        Ok(CallToolResponse::Complete(result)) => Ok(Answer::Done(result)),
-                        Ok(CallToolResponse::InputRequired(round)) => Ok(Answer::Round(round)),
-                        Ok(_) => Err(UpstreamError::Protocol {
-                            source_id: source_id.clone(),
-                            code: None,
-                            message: "answered a call with a task, which the hub did not ask for"
-                                .to_owned(),
-                        }),
-                        Err(rmcp::ServiceError::Timeout { .. }) => Err(self.timed_out()),
-                        Err(e) => {
-                            let error = UpstreamError::from_service(source_id, e);
-                            Err(self.signed_out(auth, error).await)
+        let (meta_sent, asker_sent) = (meta.clone(), asker.clone());
+        let sent = self
+            .within_timeout(|peer, auth, deadline| async move {
+                let source_id = &self.spec.source_id;
+                let send = |input_responses, request_state| {
+                    let mut params = CallToolRequestParams::new(remote_name.clone());
+                    params.arguments.clone_from(&arguments);
+                    params.input_responses = input_responses;
+                    params.request_state = request_state;
+                    let sent = SentCall {
+                        timeout: Some(
+                            deadline.saturating_duration_since(tokio::time::Instant::now()),
+                        ),
+                        meta: meta.clone(),
+                        progress: progress.clone(),
+                    };
+                    let (peer, auth) = (&peer, auth.as_deref());
+                    async move {
+                        match send_call(peer, params, sent, &self.progress).await {
+                            Ok(CallToolResponse::Complete(result)) => {
+                                Ok(Answer::Done(Sent::Result(result)))
+                            }
+                            Ok(CallToolResponse::InputRequired(round)) => Ok(Answer::Round(round)),
+                            Ok(CallToolResponse::Task(created)) => {
+                                Ok(Answer::Done(Sent::Task(created)))
+                            }
+                            Ok(_) => Err(UpstreamError::Protocol {
+                                source_id: source_id.clone(),
+                                code: None,
+                                message:
+                                    "answered a call with a kind of result the hub does not know"
+                                        .to_owned(),
+                            }),
+                            Err(rmcp::ServiceError::Timeout { .. }) => Err(self.timed_out()),
+                            Err(e) => {
+                                let error = UpstreamError::from_service(source_id, e);
+                                Err(self.signed_out(auth, error).await)
+                            }
                         }
                     }
-                }
-            };
-            rounds::drive(source_id, asker.as_ref(), send).await
-        })
-        .await
+                };
+                let sent = rounds::drive(source_id, asker.as_ref(), send).await?;
+                Ok((sent, peer))
+            })
+            .await?;
+        match sent {
+            (Sent::Result(result), _) => Ok(result),
+            // A task outlives the call that made it: each request about it is bounded by the
+            // call's timeout, the whole by the task's own life (`source_task.rs`).
+            (Sent::Task(created), peer) => {
+                let following = source_task::Following {
+                    source_id: &self.spec.source_id,
+                    peer: &peer,
+                    asker: asker_sent.as_ref(),
+                    meta: meta_sent,
+                    request_timeout: self.spec().call_timeout,
+                };
+                following.follow(created).await
+            }
+        }
     }
 }

@@ -186,6 +186,27 @@ describe('TS v1 client with elicitation: server-initiated elicitation/create', (
     assert.equal(asked.length, 2, 'approve_once must not carry over to a new run');
   });
 
+  it('asks through `capa mcp`’s bridge when a hub runs, the form reaching the bridge’s client', async () => {
+    const setup = await approvalsSandbox('capa-apr-bridge-');
+    const hub = await startHub(setup);
+    try {
+      const { asked, handler } = scripted(decide('approve_once'));
+      conn = await connectV1Eliciting(setup, handler);
+      const { envelope } = await execute(conn.client, { code: DELETE_ONE });
+      assert.equal(envelope.status, 'completed', `${JSON.stringify(envelope)}\n${hub.log()}`);
+      assert.deepEqual(envelope.result, DELETE_ONE_RESULT);
+      assert.equal(asked.length, 1);
+      checkForm(asked[0]);
+      // The running hub ran it (the bridge forwarded), and knows the client by its own name.
+      const runs = await hub.apiJson('/api/runs?limit=1');
+      assert.match(JSON.stringify(runs), /e2e-approvals-v1/, JSON.stringify(runs));
+    } finally {
+      await closeClient(conn);
+      conn = undefined;
+      await hub.stop();
+    }
+  });
+
   it('deny throws a ToolError with code "denied" in the guest', async () => {
     const setup = await approvalsSandbox('capa-apr-v1-');
     const { asked, handler } = scripted(decide('deny'), decide('deny'));

@@ -28,6 +28,7 @@ import {
   writeCapabilities,
   everythingStdio,
   startHub,
+  connectStdio,
   closeClient,
   cleanup,
   waitFor,
@@ -45,6 +46,7 @@ profiles:
 describe('a source talking to the client through the hub', () => {
   let sandbox;
   let hub;
+  let configFile;
   const clients = [];
   /** A client of the `bare` profile; `capabilities` as it declares them. */
   const connect = async (capabilities = {}, path = '/mcp/bare') => {
@@ -60,7 +62,7 @@ describe('a source talking to the client through the hub', () => {
 
   before(async () => {
     sandbox = await makeSandbox('capa-relay-session-');
-    const configFile = await writeCapabilities(sandbox.configDir, {
+    configFile = await writeCapabilities(sandbox.configDir, {
       options: { toolExposure: 'code' },
       servers: [everythingStdio({ namespace: false })],
     });
@@ -182,6 +184,45 @@ describe('a source talking to the client through the hub', () => {
     assert.match(elicited[0].message, /^everything asks: /);
     // The schema reaches the client whole (titled enums and defaults included).
     assert.equal(elicited[0].requestedSchema.properties.titledSingleSelectEnum.oneOf.length, 3);
+  });
+
+  it('sends them to a client behind capa mcp’s bridge, which says what it can answer', async () => {
+    const bridged = await connectStdio({
+      configFile,
+      sandbox,
+      name: 'relay-bridged',
+      mcpArgs: ['--profile', 'bare'],
+      capabilities: { sampling: {}, elicitation: { form: {} } },
+    });
+    clients.push(bridged);
+    const { client } = bridged;
+    const elicited = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicited.push(request.params);
+      return { action: 'accept', content: { name: 'Grace', check: true } };
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'an answer through the bridge' },
+      model: 'test-model',
+    }));
+    const elicitation = await client.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+    assert.equal(elicitation.isError ?? false, false, JSON.stringify(elicitation));
+    assert.match(JSON.stringify(elicitation.content), /Grace/);
+    assert.match(elicited[0].message, /^everything asks: /);
+    const sampling = await client.callTool({
+      name: 'trigger-sampling-request',
+      arguments: { prompt: 'through the bridge', maxTokens: 20 },
+    });
+    assert.match(JSON.stringify(sampling.content), /an answer through the bridge/, JSON.stringify(sampling));
+    // A client behind the bridge that declared nothing is refused, as one on the hub's endpoint.
+    const silent = await connectStdio({ configFile, sandbox, name: 'relay-bridged-silent', mcpArgs: ['--profile', 'bare'] });
+    clients.push(silent);
+    const refused = await silent.client.callTool({
+      name: 'trigger-sampling-request',
+      arguments: { prompt: 'nobody to ask', maxTokens: 5 },
+    });
+    assert.match(JSON.stringify(refused), /-32021|Missing required client capability/, JSON.stringify(refused));
   });
 
   it('refuses them with -32021 to a client that did not declare the capability', async () => {

@@ -387,7 +387,7 @@ export async function connectHttp(hub, { name = 'e2e-http', path = '/mcp' } = {}
  * A connected TS SDK client over stdio, spawning `capa --config FILE mcp`.
  * Returns {client, transport, stderr()}; `client.close()` stops the child.
  */
-export async function connectStdio({ configFile, sandbox, name = 'e2e-stdio', mcpArgs = [] }) {
+export async function connectStdio({ configFile, sandbox, name = 'e2e-stdio', mcpArgs = [], capabilities }) {
   const transport = new StdioClientTransport({
     command: CAPA_BIN,
     args: ['--config', configFile, 'mcp', ...mcpArgs],
@@ -396,7 +396,7 @@ export async function connectStdio({ configFile, sandbox, name = 'e2e-stdio', mc
   });
   let stderr = '';
   transport.stderr?.setEncoding('utf8').on('data', (d) => (stderr += d));
-  const client = new Client({ name, version: '1.0.0' });
+  const client = new Client({ name, version: '1.0.0' }, capabilities ? { capabilities } : undefined);
   await client.connect(transport);
   trackPid(transport.pid);
   return { client, transport, stderr: () => stderr };

@@ -1,17 +1,24 @@
 //! `capa mcp` when a hub is already running: a stdio MCP server whose tools are those of the
 //! running hub, reached over its HTTP endpoint. State and (later) approvals stay in that one hub.
 
+#![expect(
+    deprecated,
+    reason = "sampling and roots are deprecated by SEP-2577 but sources of the 2025 era still ask for them"
+)]
+
 use std::sync::Arc;
 
 use capa_core::{
     CallToolResult, JsonObject, ProgressRouter, ProgressSink, Tool, call_tool_with_progress,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ErrorData,
-    Implementation, ProgressNotificationParam,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorData,
+    Implementation, ListRootsResult, ProgressNotificationParam,
 };
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService,
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, RequestContext, RoleClient,
+    RunningService,
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -22,14 +29,19 @@ use crate::notices::Notice;
 use crate::relay::Relay;
 use crate::surface::{Asking, BoxFuture, Surface, ToolChanges};
 
+mod asked;
 mod gated;
 mod relayed;
+
+use asked::ClientSlot;
 
 /// Notices the bridge's client may fall behind by before it misses some.
 const NOTICE_BACKLOG: usize = 256;
 
 #[derive(Clone)]
 struct BridgeClient {
+    /// The bridge's client, asked what the hub asks it.
+    asked: ClientSlot,
     changed: Arc<watch::Sender<u64>>,
     progress: ProgressRouter,
     notices: broadcast::Sender<Notice>,
@@ -41,6 +53,29 @@ impl ClientHandler for BridgeClient {
             ClientCapabilities::default(),
             Implementation::new("capa-mcp-bridge", env!("CARGO_PKG_VERSION")),
         )
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.asked.create_message(params).await
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.asked.create_elicitation(params).await
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        self.asked.list_roots().await
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -92,6 +127,8 @@ impl ClientHandler for BridgeClient {
 /// The running hub, as a surface.
 pub struct RemoteSurface {
     client: RunningService<RoleClient, BridgeClient>,
+    /// The bridge's client, as the hub's requests reach it (`asked.rs`).
+    asked: ClientSlot,
     changes: watch::Receiver<u64>,
     progress: ProgressRouter,
     /// The running hub's log messages and resource changes.
@@ -123,7 +160,9 @@ impl RemoteSurface {
         let (tx, changes) = watch::channel(0);
         let progress = ProgressRouter::default();
         let notices = broadcast::channel(NOTICE_BACKLOG).0;
+        let asked = ClientSlot::default();
         let handler = BridgeClient {
+            asked: asked.clone(),
             changed: Arc::new(tx),
             progress: progress.clone(),
             notices: notices.clone(),
@@ -144,6 +183,7 @@ impl RemoteSurface {
             .map_err(|e| format!("cannot connect to the running hub at {url}: {e}"))?;
         Ok(Self {
             client,
+            asked,
             changes,
             progress,
             notices,
@@ -151,26 +191,22 @@ impl RemoteSurface {
         })
     }
 
-    /// Sends one `tools/call` to the running hub; `client_info`: the client of this bridge as it
-    /// introduced itself, passed on in the request's `_meta` (which the hub reads before the
-    /// bridge's own `initialize`), so the hub's history and approval popup name that client
-    /// rather than the bridge.
+    /// Sends one `tools/call` to the running hub; `meta`: the client of this bridge as it
+    /// introduced itself and what it can answer, passed on in the request's `_meta` (which the
+    /// hub reads before the bridge's own `initialize`), so the hub's history and approval popup
+    /// name that client rather than the bridge, and ask it what it can answer (`asked.rs`).
     fn forward(
         &self,
         address: String,
         arguments: Option<JsonObject>,
         progress: Option<ProgressSink>,
-        client_info: Option<Implementation>,
+        meta: Option<rmcp::model::RequestMetaObject>,
     ) -> BoxFuture<'_, Result<CallToolResult, ErrorData>> {
         Box::pin(async move {
             self.hub_still_there().await?;
             let mut params = CallToolRequestParams::new(address);
             params.arguments = arguments;
-            if let Some(info) = client_info {
-                let mut meta = rmcp::model::RequestMetaObject::new();
-                meta.set_client_info(info);
-                params.meta = Some(meta);
-            }
+            params.meta = meta;
             let peer = self.client.peer();
             match progress {
                 // The hub's own timeout bounds the call; the bridge adds none.
@@ -242,7 +278,8 @@ impl Surface for RemoteSurface {
         asking: Asking,
     ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
         Box::pin(async move {
-            let call = self.forward(address, arguments, progress, asking.client_info);
+            let meta = self.asked.meta_for(&asking);
+            let call = self.forward(address, arguments, progress, meta);
             tokio::select! {
                 result = call => result.map(CallToolResponse::Complete),
                 () = asking.cancel.cancelled() => Err(ErrorData::internal_error(

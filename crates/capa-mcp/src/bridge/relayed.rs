@@ -31,17 +31,19 @@ impl Relay for RemoteSurface {
         })
     }
 
-    /// The bridge's client is asked nothing: the bridge declares no capabilities to the hub.
+    /// What the prompt's source asks meanwhile goes to the bridge's client as for a call
+    /// (`asked.rs`).
     fn get_prompt(
         &self,
         name: String,
         arguments: Option<JsonObject>,
-        _asking: Asking,
+        asking: Asking,
     ) -> BoxFuture<'_, Result<GetPromptResponse, ErrorData>> {
         Box::pin(async move {
             self.hub_still_there().await?;
             let mut params = GetPromptRequestParams::new(name);
             params.arguments = arguments;
+            params.meta = self.asked.meta_for(&asking);
             self.client
                 .peer()
                 .get_prompt(params)

@@ -87,9 +87,6 @@ async fn contained<T>(
     }
 }
 
-/// The client as it introduced itself, "name version", made safe to show and store
-/// (`capa_domain::client`): `initialize`'s `clientInfo`, or on 2026-07-28 the request's
-/// `_meta["io.modelcontextprotocol/clientInfo"]` (rmcp reads the request's first).
 /// `capabilities` with the Tasks extension (SEP-2663) declared beside the others.
 fn with_tasks(mut capabilities: ServerCapabilities) -> ServerCapabilities {
     let tasks = ServerCapabilities::builder().enable_tasks().build();
@@ -112,6 +109,9 @@ fn tasks_of(surface: &dyn Surface) -> Result<&rmcp::task_manager::TaskManager, E
     })
 }
 
+/// The client as it introduced itself, "name version", made safe to show and store
+/// (`capa_domain::client`): `initialize`'s `clientInfo`, or on 2026-07-28 the request's
+/// `_meta["io.modelcontextprotocol/clientInfo"]` (rmcp reads the request's first).
 fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
     context
         .client_info()

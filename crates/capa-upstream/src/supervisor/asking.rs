@@ -108,7 +108,8 @@ impl Upstream {
                     meta: meta_sent,
                     request_timeout: self.spec().call_timeout,
                 };
-                following.follow(created).await
+                // Boxed: following is rare, and its state would otherwise enlarge every call's future.
+                Box::pin(following.follow(created)).await
             }
         }
     }

@@ -37,7 +37,7 @@ pub use capa_runner::{
 pub use capa_store::{InputKind, RunState};
 pub use capa_upstream::{
     AskFuture, CallToolResult, ClientAsker, JsonObject, Progress, ProgressRouter, ProgressSink,
-    RELATED_TASK_META, SOURCE_TASK_LIFE, Tool, UpstreamError, Wanted, call_tool_with_progress,
+    SOURCE_TASK_LIFE, Tool, UpstreamError, Wanted, call_tool_with_progress,
 };
 pub use connections::{Connections, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};

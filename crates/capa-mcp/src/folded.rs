@@ -365,15 +365,23 @@ fn lost_without_state<T>(waiting: BTreeMap<String, Asked>) -> Round<T> {
 /// Adds a source's request to a round: under the source's own key when it gave one not taken,
 /// else under `source_request_N`.
 fn gathered(waiting: &mut BTreeMap<String, Asked>, asked: Asked) {
-    let key = match &asked.key {
-        Some(key) if !waiting.contains_key(key) => key.clone(),
-        // Of these len + 1 names, the len taken leave one free.
-        _ => (waiting.len()..=2 * waiting.len())
-            .map(|n| format!("source_request_{n}"))
-            .find(|k| !waiting.contains_key(k))
-            .unwrap_or_default(),
-    };
+    let key = key_for(asked.key.as_deref(), waiting.len(), |k| {
+        waiting.contains_key(k)
+    });
     waiting.insert(key, asked);
+}
+
+/// The key a source's request is put to the client under, given the `count` keys `taken`
+/// already: the source's own when it gave one not taken, else `source_request_N`.
+pub(crate) fn key_for(wanted: Option<&str>, count: usize, taken: impl Fn(&str) -> bool) -> String {
+    match wanted {
+        Some(key) if !taken(key) => key.to_owned(),
+        // Of these count + 1 names, the count taken leave one free.
+        _ => (count..=2 * count)
+            .map(|n| format!("source_request_{n}"))
+            .find(|k| !taken(k))
+            .unwrap_or_default(),
+    }
 }
 
 fn complete<T>(outcome: Result<T, tokio::task::JoinError>) -> Round<T> {

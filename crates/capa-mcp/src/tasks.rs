@@ -65,14 +65,14 @@ async fn follow(
     } = *handed;
     let mut keys = Keys::default();
     for (key, asked) in pending {
-        ask(&context, keys.unique(Some(key)), asked);
+        ask(&context, keys.unique(Some(&key)), asked);
     }
     loop {
         tokio::select! {
             outcome = &mut running.outcome => return finished(outcome),
             event = running.asks.recv() => match event {
                 Some(CallEvent::Asked(asked)) => {
-                    let key = keys.unique(asked.key.clone());
+                    let key = keys.unique(asked.key.as_deref());
                     ask(&context, key, *asked);
                 }
                 Some(CallEvent::Tasked) => {}
@@ -117,23 +117,16 @@ fn finished(outcome: Result<Called, tokio::task::JoinError>) -> Result<CallToolR
     }
 }
 
-/// The keys of one task's questions: unique over the task's life, as SEP-2663 asks. The
-/// source's own where it gave one not used before, else `source_request_N`.
+/// The keys of one task's questions: unique over the task's life, as SEP-2663 asks
+/// (`folded::key_for`, as a round's are named).
 #[derive(Default)]
 struct Keys {
     used: HashSet<String>,
 }
 
 impl Keys {
-    fn unique(&mut self, wanted: Option<String>) -> String {
-        let key = match wanted {
-            Some(key) if !self.used.contains(&key) => key,
-            // Of these len + 1 names, the len taken leave one free.
-            _ => (self.used.len()..=2 * self.used.len())
-                .map(|n| format!("source_request_{n}"))
-                .find(|k| !self.used.contains(k))
-                .unwrap_or_default(),
-        };
+    fn unique(&mut self, wanted: Option<&str>) -> String {
+        let key = crate::folded::key_for(wanted, self.used.len(), |k| self.used.contains(k));
         self.used.insert(key.clone());
         key
     }
@@ -146,13 +139,10 @@ mod tests {
     #[test]
     fn keys_are_the_sources_until_one_repeats() {
         let mut keys = Keys::default();
-        assert_eq!(keys.unique(Some("confirm".into())), "confirm");
-        assert_eq!(keys.unique(Some("confirm".into())), "source_request_1");
+        assert_eq!(keys.unique(Some("confirm")), "confirm");
+        assert_eq!(keys.unique(Some("confirm")), "source_request_1");
         assert_eq!(keys.unique(None), "source_request_2");
-        assert_eq!(
-            keys.unique(Some("source_request_3".into())),
-            "source_request_3"
-        );
+        assert_eq!(keys.unique(Some("source_request_3")), "source_request_3");
         assert_eq!(keys.unique(None), "source_request_4");
     }
 }

@@ -41,7 +41,7 @@ pub use source_log::{
     LogLevel, LogLine, LogPage, LogStream, MAX_LOG_BYTES, MAX_LOG_LINE_BYTES, MAX_LOG_LINES,
     SourceLog,
 };
-pub use source_task::{RELATED_TASK_META, SOURCE_TASK_LIFE};
+pub use source_task::SOURCE_TASK_LIFE;
 pub use spec::{InProcessStart, UpstreamSpec, UpstreamTransport};
 pub use supervisor::relay::Offers;
 pub use supervisor::{Upstream, UpstreamEvent, UpstreamState, UpstreamStatus};

@@ -21,7 +21,7 @@ use crate::rounds::{MAX_ROUND_REQUESTS, answer_round};
 
 /// The `_meta` key under which a source names the task a result belongs to: the source's id
 /// means nothing to the hub's client, and SEP-2663 keeps it off results given inline.
-pub const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
+const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
 
 /// Bounds on the source's suggested polling interval: often enough that a person's answer is
 /// passed on promptly, seldom enough that a source suggesting 0 is not asked in a busy loop.

@@ -5,6 +5,8 @@
 // No console window on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+#[cfg(target_os = "linux")]
+mod code_pages;
 mod commands;
 mod desktop;
 mod fatal;
@@ -12,6 +14,8 @@ mod hub_origin;
 mod labels;
 mod notify;
 mod popups;
+#[cfg(target_os = "linux")]
+mod quiet;
 mod sign_ins;
 mod tray;
 mod view;
@@ -232,6 +236,8 @@ fn start(
         Err(e) => tracing::warn!(error = %e, "no tray icon on this desktop"),
     }
     popups::watch(handle.clone());
+    #[cfg(target_os = "linux")]
+    quiet::watch(handle.clone());
     // Ctrl-C or SIGTERM quits like the tray's "Quit": the hub stops cleanly.
     let quitting = handle.clone();
     tauri::async_runtime::spawn(async move {

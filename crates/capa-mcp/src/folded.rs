@@ -124,16 +124,12 @@ pub(crate) struct Running<T> {
     pub(crate) tasks: Option<crate::task_store::TaskStore>,
 }
 
-/// How many tasks of one surface may run at once: past that, a source's task is followed
-/// while the client waits, as for a client that takes none.
-const MAX_RUNNING_TASKS: usize = 64;
-
 impl<T> Running<T> {
-    /// Whether the call is handed to a task of the hub's now that its source made one.
-    fn hands_over(&self) -> bool {
-        self.tasks
-            .as_ref()
-            .is_some_and(|t| t.0.running_task_count() < MAX_RUNNING_TASKS)
+    /// Room for a task of the hub's, now that the call's source made one: none when the client
+    /// takes no tasks or the surface holds as many as it may (`task_store.rs`); the source's
+    /// task is then followed while the client waits, as for any call.
+    fn room_for_task(&self) -> Option<crate::task_store::Slot> {
+        self.tasks.as_ref()?.reserve()
     }
 }
 
@@ -150,6 +146,8 @@ pub(crate) enum CallEvent {
 pub(crate) struct Handed<T> {
     pub(crate) running: Running<T>,
     pub(crate) pending: BTreeMap<String, Asked>,
+    /// The room the task takes in the surface's store.
+    pub(crate) slot: crate::task_store::Slot,
 }
 
 /// A call that waits for a client's answers to its source's requests, by key.
@@ -223,12 +221,17 @@ impl<T: Send + 'static> Folding<T> {
             };
             match event {
                 Some(CallEvent::Asked(asked)) => break *asked,
-                Some(CallEvent::Tasked) if running.hands_over() => {
-                    let pending = BTreeMap::new();
-                    return Round::Task(Box::new(Handed { running, pending }));
+                Some(CallEvent::Tasked) => {
+                    if let Some(slot) = running.room_for_task() {
+                        let pending = BTreeMap::new();
+                        return Round::Task(Box::new(Handed {
+                            running,
+                            pending,
+                            slot,
+                        }));
+                    }
+                    // Otherwise the client waits for the call as for any other.
                 }
-                // A client that takes no task of the hub's waits for the call as for any other.
-                Some(CallEvent::Tasked) => {}
                 None => return complete((&mut running.outcome).await),
             }
         };
@@ -241,13 +244,15 @@ impl<T: Send + 'static> Folding<T> {
                 () = &mut gather => break,
                 event = running.asks.recv() => match event {
                     Some(CallEvent::Asked(asked)) => gathered(&mut waiting, *asked),
-                    Some(CallEvent::Tasked) if running.hands_over() => {
-                        return Round::Task(Box::new(Handed {
-                            running,
-                            pending: waiting,
-                        }));
+                    Some(CallEvent::Tasked) => {
+                        if let Some(slot) = running.room_for_task() {
+                            return Round::Task(Box::new(Handed {
+                                running,
+                                pending: waiting,
+                                slot,
+                            }));
+                        }
                     }
-                    Some(CallEvent::Tasked) => {}
                     None => break,
                 },
             }

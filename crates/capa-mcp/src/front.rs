@@ -30,6 +30,7 @@ use crate::asking::check_input_responses;
 use crate::listen::{Lists, StreamSubscriptions};
 use crate::notices::SessionWants;
 use crate::surface::{Asking, Surface};
+use crate::task_store::TaskStore;
 
 /// How often a session's change notifier checks that the session still exists.
 const SESSION_CHECK: std::time::Duration = std::time::Duration::from_secs(10);
@@ -100,7 +101,7 @@ fn with_tasks(mut capabilities: ServerCapabilities) -> ServerCapabilities {
 /// The surface's tasks, to a request the rmcp layer let through (it answers `-32601` where the
 /// extension is not declared, and `-32021` to a client that did not declare it).
 fn tasks_of(surface: &dyn Surface) -> Result<&rmcp::task_manager::TaskManager, ErrorData> {
-    surface.tasks().map(|t| &t.0).ok_or_else(|| {
+    surface.tasks().map(TaskStore::manager).ok_or_else(|| {
         ErrorData::new(
             rmcp::model::ErrorCode::METHOD_NOT_FOUND,
             "this server gives no tasks",

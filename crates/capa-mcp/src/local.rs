@@ -108,15 +108,7 @@ fn tool_response(round: Round<Called>) -> Result<CallToolResponse, ErrorData> {
         Round::Lost { code, message } => Ok(CallToolResponse::Complete(typed_error_result(
             code, message, false,
         ))),
-        Round::Task(handed) => match handed.running.tasks.clone() {
-            Some(tasks) => Ok(CallToolResponse::Task(crate::tasks::start(&tasks, handed))),
-            // Handed over only where there are tasks (`Running::hands_over`).
-            None => Ok(CallToolResponse::Complete(typed_error_result(
-                "internal",
-                "the call was handed to a task where there are none",
-                false,
-            ))),
-        },
+        Round::Task(handed) => Ok(CallToolResponse::Task(crate::tasks::start(*handed))),
     }
 }
 

@@ -7,19 +7,19 @@
 //! policy, approvals, redaction, result budget and timeout; only the way its answer travels
 //! changes. The hub makes no task of its own accord.
 //!
-//! The tasks of one surface (the hub's own, or one profile's) live in its [`TaskStore`]
+//! The tasks of one surface (the hub's own, or one profile's) live in its
+//! [`TaskStore`](crate::task_store::TaskStore)
 //! (rmcp's task manager), in memory: a restarted hub has none, and a client asking for one is told it is
 //! unknown (`-32602`). Their ids are random (UUID v4) and are all a client needs to reach one.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
 use capa_core::CallToolResult;
 use rmcp::model::{CreateTaskResult, ErrorData};
 use rmcp::task_manager::{TaskContext, TaskExit, TaskOptions};
 
-use crate::folded::{Asked, CallEvent, Handed};
-use crate::task_store::TaskStore;
+use crate::folded::{Asked, CallEvent, Handed, Running};
 
 /// The polling interval suggested to clients: a person's answer or a result is seen soon,
 /// without a busy loop.
@@ -39,17 +39,23 @@ pub(crate) struct Called {
     pub(crate) source_error: Option<ErrorData>,
 }
 
-/// Gives the client a task of `store`'s that follows `handed` to its end.
-pub(crate) fn start(store: &TaskStore, handed: Box<Handed<Called>>) -> CreateTaskResult {
+/// Gives the client a task of the hub's, in the room `handed` holds, that follows the call to
+/// its end.
+pub(crate) fn start(handed: Handed<Called>) -> CreateTaskResult {
+    let Handed {
+        running,
+        pending,
+        slot,
+    } = handed;
     let kept =
         u64::try_from((capa_core::SOURCE_TASK_LIFE + KEPT_FOR).as_millis()).unwrap_or(u64::MAX);
     let poll = u64::try_from(POLL_INTERVAL.as_millis()).unwrap_or(1);
     let options = TaskOptions::new()
         .with_ttl_ms(kept)
         .with_poll_interval_ms(poll);
-    let task = store
-        .0
-        .spawn(options, move |context| Box::pin(follow(context, handed)));
+    let task = slot.spawn(options, move |context| {
+        Box::pin(follow(context, running, pending))
+    });
     CreateTaskResult::new(task)
 }
 
@@ -57,12 +63,9 @@ pub(crate) fn start(store: &TaskStore, handed: Box<Handed<Called>>) -> CreateTas
 /// the client as one of the task's `inputRequests`.
 async fn follow(
     context: TaskContext,
-    handed: Box<Handed<Called>>,
+    mut running: Running<Called>,
+    pending: BTreeMap<String, Asked>,
 ) -> Result<CallToolResult, TaskExit> {
-    let Handed {
-        mut running,
-        pending,
-    } = *handed;
     let mut keys = Keys::default();
     for (key, asked) in pending {
         ask(&context, keys.unique(Some(&key)), asked);

@@ -1,5 +1,5 @@
 //! The tantivy index: one document per tool, three text fields (name, description, parameter
-//! names) analysed alike, plus one combined field used only by the single-field baseline.
+//! names) analysed alike; and, built apart on first use, the single-field baseline's index.
 
 use tantivy::schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
 use tantivy::tokenizer::TextAnalyzer;
@@ -29,8 +29,6 @@ pub(crate) struct Fields {
     pub name: Field,
     pub description: Field,
     pub params: Field,
-    /// Everything in one field: the single-field BM25 baseline.
-    pub combined: Field,
     /// Position of the tool in [`crate::SearchIndex::docs`].
     pub ord: Field,
 }
@@ -53,36 +51,82 @@ pub(crate) struct Built {
     pub ords: Vec<Vec<usize>>,
 }
 
+/// The index BM25F ranks from: the three fields it combines.
 pub(crate) fn build(docs: &[ToolDoc]) -> Result<Built, SearchError> {
     let mut schema = Schema::builder();
-    let text = TextOptions::default().set_indexing_options(
+    let fields = Fields {
+        name: schema.add_text_field("name", text_options()),
+        description: schema.add_text_field("description", text_options()),
+        params: schema.add_text_field("params", text_options()),
+        ord: schema.add_u64_field("ord", FAST),
+    };
+    let (index, reader, ords) = write(schema.build(), fields.ord, docs, |document, doc| {
+        document.add_text(fields.name, &doc.address);
+        document.add_text(fields.description, description_text(doc));
+        document.add_text(fields.params, doc.params.join(" "));
+    })?;
+    Ok(Built {
+        index,
+        reader,
+        fields,
+        ords,
+    })
+}
+
+/// The single-field BM25 baseline's index: name, description and parameters in one field.
+/// Only evaluation ranks with it ([`crate::Ranker::SingleField`]), so it is built on first use,
+/// not with every catalog: indexing the text twice made every index build slower.
+pub(crate) struct SingleField {
+    pub reader: IndexReader,
+    pub field: Field,
+    pub ords: Vec<Vec<usize>>,
+}
+
+pub(crate) fn build_single_field(docs: &[ToolDoc]) -> Result<SingleField, SearchError> {
+    let mut schema = Schema::builder();
+    let field = schema.add_text_field("combined", text_options());
+    let ord = schema.add_u64_field("ord", FAST);
+    let (_, reader, ords) = write(schema.build(), ord, docs, |document, doc| {
+        document.add_text(
+            field,
+            format!(
+                "{} {} {}",
+                doc.address,
+                description_text(doc),
+                doc.params.join(" ")
+            ),
+        );
+    })?;
+    Ok(SingleField {
+        reader,
+        field,
+        ords,
+    })
+}
+
+fn text_options() -> TextOptions {
+    TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(ANALYZER)
             .set_index_option(IndexRecordOption::WithFreqs)
             .set_fieldnorms(true),
-    );
-    let fields = Fields {
-        name: schema.add_text_field("name", text.clone()),
-        description: schema.add_text_field("description", text.clone()),
-        params: schema.add_text_field("params", text.clone()),
-        combined: schema.add_text_field("combined", text),
-        ord: schema.add_u64_field("ord", FAST),
-    };
-    let index = Index::create_in_ram(schema.build());
+    )
+}
+
+/// Indexes `docs` in RAM with `schema`, each document filled by `fill` and numbered in `ord`.
+fn write(
+    schema: Schema,
+    ord: Field,
+    docs: &[ToolDoc],
+    fill: impl Fn(&mut TantivyDocument, &ToolDoc),
+) -> Result<(Index, IndexReader, Vec<Vec<usize>>), SearchError> {
+    let index = Index::create_in_ram(schema);
     index.tokenizers().register(ANALYZER, analyzer());
     let mut writer = index.writer_with_num_threads::<TantivyDocument>(1, WRITER_MEMORY)?;
-    for (ord, doc) in docs.iter().enumerate() {
+    for (position, doc) in docs.iter().enumerate() {
         let mut document = TantivyDocument::default();
-        let description = description_text(doc);
-        let params = doc.params.join(" ");
-        document.add_text(fields.name, &doc.address);
-        document.add_text(fields.description, &description);
-        document.add_text(fields.params, &params);
-        document.add_text(
-            fields.combined,
-            format!("{} {description} {params}", doc.address),
-        );
-        document.add_u64(fields.ord, ord as u64);
+        fill(&mut document, doc);
+        document.add_u64(ord, position as u64);
         writer.add_document(document)?;
     }
     writer.commit()?;
@@ -90,13 +134,8 @@ pub(crate) fn build(docs: &[ToolDoc]) -> Result<Built, SearchError> {
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
         .try_into()?;
-    let ords = segment_ords(&reader.searcher(), fields.ord)?;
-    Ok(Built {
-        index,
-        reader,
-        fields,
-        ords,
-    })
+    let ords = segment_ords(&reader.searcher(), ord)?;
+    Ok((index, reader, ords))
 }
 
 /// A tool's title is prose, often a sentence: it reads with the description rather than

@@ -120,6 +120,8 @@ pub struct SearchIndex {
     params: Bm25fParams,
     semantic: Option<Semantic>,
     fusion: FusionParams,
+    /// The single-field baseline's index, built the first time that ranker is asked for.
+    single_field: std::sync::OnceLock<index::SingleField>,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -173,6 +175,7 @@ impl SearchIndex {
             params,
             semantic: None,
             fusion: FusionParams::default(),
+            single_field: std::sync::OnceLock::new(),
         })
     }
 
@@ -350,26 +353,40 @@ impl SearchIndex {
                 })
             })
             .collect();
-        self.run_tantivy(&BooleanQuery::new(clauses))
+        self.run_tantivy(&self.reader, &self.ords, &BooleanQuery::new(clauses))
     }
 
     fn single_field(&self, terms: &[QueryTerm]) -> Result<Vec<Hit>, SearchError> {
+        if self.single_field.get().is_none() {
+            // Two threads may both build it; the first one kept wins, the same either way.
+            let _ = self
+                .single_field
+                .set(index::build_single_field(&self.docs)?);
+        }
+        let Some(single) = self.single_field.get() else {
+            return Ok(Vec::new());
+        };
         let clauses = terms
             .iter()
-            .map(|term| term_clause(self.fields.combined, &term.text, term.weight))
+            .map(|term| term_clause(single.field, &term.text, term.weight))
             .collect();
-        self.run_tantivy(&BooleanQuery::new(clauses))
+        self.run_tantivy(&single.reader, &single.ords, &BooleanQuery::new(clauses))
     }
 
-    fn run_tantivy(&self, query: &BooleanQuery) -> Result<Vec<Hit>, SearchError> {
-        let searcher = self.reader.searcher();
+    fn run_tantivy(
+        &self,
+        reader: &IndexReader,
+        ords: &[Vec<usize>],
+        query: &BooleanQuery,
+    ) -> Result<Vec<Hit>, SearchError> {
+        let searcher = reader.searcher();
         let limit = self.docs.len().max(1);
         let top = tantivy::collector::TopDocs::with_limit(limit).order_by_score();
         let found = searcher.search(query, &top)?;
         Ok(found
             .into_iter()
             .map(|(score, address)| Hit {
-                doc: self.ords[address.segment_ord as usize][address.doc_id as usize],
+                doc: ords[address.segment_ord as usize][address.doc_id as usize],
                 score,
             })
             .collect())

@@ -30,7 +30,7 @@ pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 /// Names a vector's model and how it was computed; cached vectors are keyed by it, so a change
 /// to either (a new model, f16 weights, another token limit) misses the old ones. The last part
 /// is this crate's encoder: bump it with any change to `bert.rs`, pooling or tokenising.
-pub const MODEL_ID: &str = "sentence-transformers/all-MiniLM-L6-v2:f32:256:capa1";
+pub const MODEL_ID: &str = "sentence-transformers/all-MiniLM-L6-v2:f32-f16words:256:capa2";
 /// The length of every vector.
 pub const DIMENSIONS: usize = 384;
 /// Tokens past this are cut, as sentence-transformers does for this model (`max_seq_length`).
@@ -117,6 +117,9 @@ impl Embedder {
             path: dir.join("model.safetensors"),
             reason: e.to_string(),
         })?;
+        // The file's 87 MiB, read whole and converted from, are freed now.
+        drop(vb);
+        memory::give_back_freed_memory();
         Ok(Self {
             model,
             tokenizer,
@@ -154,6 +157,11 @@ impl Embedder {
                 out[i] = vector;
             }
             start = end;
+        }
+        if texts.len() > 1 {
+            // A batch's passes (tool texts in the background) leave megabytes of activations
+            // freed; a query's single short pass leaves little, and is kept quick.
+            memory::give_back_freed_memory();
         }
         Ok(out)
     }

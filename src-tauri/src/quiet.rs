@@ -1,10 +1,12 @@
 //! An app that has gone quiet in the tray gives back the code pages it is not using
 //! (`code_pages.rs`): once after start-up, and again after each busy spell, never while a
-//! window is shown or the hub is working.
+//! window is shown, a call asks a person or the hub is working.
 
 use std::time::Duration;
 
 use tauri::{AppHandle, Manager};
+
+use crate::desktop::Desktop;
 
 /// How often the app looks whether it is quiet.
 const LOOK_EVERY: Duration = Duration::from_secs(10);
@@ -23,8 +25,8 @@ struct Quiet {
 }
 
 impl Quiet {
-    /// Takes in one look: `busy` (CPU use above [`BUSY_TICKS`] since the last look) or a
-    /// window `shown`; true when pages should be given back now.
+    /// Takes in one look: `busy` (CPU use above [`BUSY_TICKS`], or approvals coming or going,
+    /// since the last look) or a window `shown`; true when pages should be given back now.
     fn look(&mut self, busy: bool, shown: bool) -> bool {
         if busy || shown {
             self.dirty = true;
@@ -36,6 +38,12 @@ impl Quiet {
 
 /// Watches, for the app's life, for the app going quiet in the tray.
 pub(crate) fn watch(app: AppHandle) {
+    let Some(desktop) = app.try_state::<Desktop>() else {
+        return;
+    };
+    // Approvals coming and going: a popup may have been shown and closed between two looks,
+    // which a look alone would miss (and a person deciding a run of approvals is not quiet).
+    let mut pending = desktop.hosted.hub.watch_pending();
     tauri::async_runtime::spawn(async move {
         let mut quiet = Quiet { dirty: true };
         let mut last = cpu_ticks();
@@ -48,11 +56,13 @@ pub(crate) fn watch(app: AppHandle) {
                 _ => true,
             };
             last = now;
+            let asked = pending.has_changed().unwrap_or(false);
+            pending.borrow_and_update();
             let shown = app
                 .webview_windows()
                 .values()
                 .any(|window| window.is_visible().unwrap_or(true));
-            if quiet.look(busy, shown) {
+            if quiet.look(busy || asked, shown) {
                 give_back();
                 // Giving back costs CPU time of its own (reading smaps): not a busy spell.
                 last = cpu_ticks();

@@ -78,6 +78,9 @@ pub(crate) struct PopupReport {
     pub allowed_execute_ms: Samples,
     /// How many of the popups after the first were the warm popup (the app's log says).
     pub warm: usize,
+    /// How many times the app gave back its code pages while the popups came (it should not:
+    /// approvals coming and going are not quiet).
+    pub given_back_during: usize,
 }
 
 #[derive(Debug)]
@@ -322,6 +325,7 @@ async fn measure_popups(app: &App) -> anyhow::Result<PopupReport> {
     let mut reported = Vec::new();
     let mut trips = Vec::new();
     let mut warm = 0;
+    let sequence = Instant::now();
     for round in 0..=POPUPS {
         if round > 0 {
             tokio::time::sleep(BETWEEN_POPUPS).await;
@@ -372,6 +376,12 @@ async fn measure_popups(app: &App) -> anyhow::Result<PopupReport> {
             .await?;
     }
     let _ = client.cancel().await;
+    let given_back_during = app.lines.lock().map_or(0, |lines| {
+        lines
+            .iter()
+            .filter(|(at, line)| *at >= sequence && line.contains(GAVE_BACK))
+            .count()
+    });
     Ok(PopupReport {
         first_opened_ms: opened.remove(0),
         first_painted_ms: painted.remove(0),
@@ -381,6 +391,7 @@ async fn measure_popups(app: &App) -> anyhow::Result<PopupReport> {
         report_trip_ms: Samples(trips.split_off(1)),
         allowed_execute_ms: Samples(allowed),
         warm,
+        given_back_during,
     })
 }
 

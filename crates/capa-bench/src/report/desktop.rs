@@ -136,10 +136,13 @@ fn popups(s: &mut String, popup: &PopupReport) {
          the call (the page notes the time two animation frames after rendering it and tells the app, which logs \
          it with how long that report took to arrive: the paint's time counts, the report's trip is its own row). Each \
          popup is denied as a terminal does and closed, and the next call follows 2 s later. The first popup after start \
-         is a new window; of the {} after it, {} were the warm popup (the app's default). The baseline is an allowed `execute` (one demo call) \
+         is a new window; of the {} after it, {} were the warm popup (the app's default). The app gave back its code pages \
+         {} times while the popups came (docs/desktop.md, \"Quiet in the tray\": approvals coming and going keep it from doing so). \
+         The baseline is an allowed `execute` (one demo call) \
          round trip in the same app. The spec asks for the popup within a second.\n",
         popup.painted_ms.0.len(),
-        popup.warm
+        popup.warm,
+        popup.given_back_during
     );
     let _ = writeln!(
         s,

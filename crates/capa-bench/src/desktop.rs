@@ -15,7 +15,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use rmcp::Peer;
 use rmcp::model::CallToolRequestParams;
+use rmcp::service::RoleClient;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -236,20 +238,30 @@ async fn app_memory(
 async fn connect_and_call(app: &App) -> anyhow::Result<f64> {
     let started = Instant::now();
     let client = http_client(&format!("{}/mcp", app.url), Some(&app.token)).await?;
-    let mut params = CallToolRequestParams::new("execute".to_owned());
-    params.arguments = json!({ "code": "return await demo.list_notes({});" })
-        .as_object()
-        .cloned();
-    let result = client.peer().call_tool(params).await?;
+    execute_allowed(client.peer()).await?;
     let elapsed = started.elapsed().as_secs_f64() * 1e3;
-    let envelope = result
+    let _ = client.cancel().await;
+    Ok(elapsed)
+}
+
+/// One `execute` of `code` through `peer`: the run's envelope.
+async fn execute(peer: &Peer<RoleClient>, code: &str) -> anyhow::Result<Value> {
+    let mut params = CallToolRequestParams::new("execute".to_owned());
+    params.arguments = json!({ "code": code }).as_object().cloned();
+    peer.call_tool(params)
+        .await?
         .structured_content
-        .context("execute answered without an envelope")?;
+        .context("execute answered without an envelope")
+}
+
+/// The allowed `execute` (one demo call) the bench times as its baseline; fails unless the run
+/// completed.
+async fn execute_allowed(peer: &Peer<RoleClient>) -> anyhow::Result<()> {
+    let envelope = execute(peer, "return await demo.list_notes({});").await?;
     if envelope["status"] != "completed" {
         bail!("the allowed execute did not complete: {envelope}");
     }
-    let _ = client.cancel().await;
-    Ok(elapsed)
+    Ok(())
 }
 
 /// Sizes of the app's process tree, KiB. WebKit's processes (and the bubblewrap sandbox around
@@ -299,24 +311,10 @@ async fn measure_popups(app: &App) -> anyhow::Result<PopupReport> {
     })
     .await?;
     let client = http_client(&format!("{}/mcp", app.url), Some(&app.token)).await?;
-    let execute = |code: &'static str| {
-        let mut params = CallToolRequestParams::new("execute".to_owned());
-        params.arguments = json!({ "code": code }).as_object().cloned();
-        let peer = client.peer().clone();
-        async move {
-            let result = peer.call_tool(params).await?;
-            result
-                .structured_content
-                .context("execute answered without an envelope")
-        }
-    };
     let mut allowed = Vec::new();
     for _ in 0..ALLOWED {
         let started = Instant::now();
-        let envelope = execute("return await demo.list_notes({});").await?;
-        if envelope["status"] != "completed" {
-            bail!("the allowed execute did not complete: {envelope}");
-        }
+        execute_allowed(client.peer()).await?;
         allowed.push(started.elapsed().as_secs_f64() * 1e3);
     }
     let http = reqwest::Client::new();
@@ -331,9 +329,11 @@ async fn measure_popups(app: &App) -> anyhow::Result<PopupReport> {
             tokio::time::sleep(BETWEEN_POPUPS).await;
         }
         let started = Instant::now();
-        let envelope =
-            execute("try { await demo.delete_note({ title: \"bench\" }); } catch {} return 1;")
-                .await?;
+        let envelope = execute(
+            client.peer(),
+            "try { await demo.delete_note({ title: \"bench\" }); } catch {} return 1;",
+        )
+        .await?;
         if envelope["status"] != "awaiting_approval" {
             bail!("the asking execute did not pause: {envelope}");
         }

@@ -61,6 +61,14 @@ struct Args {
 
 fn main() -> ExitCode {
     no_gl_in_the_app_process();
+    // SAFETY: as above, no other thread has started yet.
+    #[expect(
+        unsafe_code,
+        reason = "sets an environment variable, sound only before any thread starts"
+    )]
+    unsafe {
+        capa_embed::count_threads_once();
+    }
     let args = Args::parse();
     let redactor = Redactor::new();
     capa_host::init_logging(&redactor, "info,rmcp=warn");

@@ -38,8 +38,24 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    // SAFETY: the first thing the bench does, before its runtime starts any thread. The hub's
+    // binaries do the same, so the model is measured as they run it.
+    #[expect(
+        unsafe_code,
+        reason = "sets an environment variable, sound only before any thread starts"
+    )]
+    unsafe {
+        capa_embed::count_threads_once();
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?
+        .block_on(run())
+}
+
+async fn run() -> anyhow::Result<()> {
     let mut out = None;
     let mut calls_per_round = 100usize;
     let mut only_approvals = false;

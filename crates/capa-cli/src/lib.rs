@@ -13,7 +13,16 @@ use std::process::ExitCode;
 use clap::Parser;
 
 /// Parses the command line, runs the command, prints errors as `error: …` with their causes.
+/// The program's whole `main`: nothing may start a thread before it.
 pub fn main() -> ExitCode {
+    // SAFETY: this is the first thing the program does; no other thread has started.
+    #[expect(
+        unsafe_code,
+        reason = "sets an environment variable, sound only before any thread starts"
+    )]
+    unsafe {
+        capa_embed::count_threads_once();
+    }
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

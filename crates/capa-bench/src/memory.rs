@@ -102,13 +102,38 @@ pub(crate) async fn search_status(url: &str, token: &str) -> anyhow::Result<serd
     Ok(api_json(url, token, "/api/config").await?["search"].clone())
 }
 
-/// Waits until the hub at `url` has embedded its tools for search (or has no model) and its
-/// model has been let go ([`procs::MODEL_IDLE_SECS`] unused), plus a second for the rest to settle.
+/// Whether the hub at `url` holds its search model in memory now (`/api/config`).
+pub(crate) async fn model_loaded(url: &str, token: &str) -> anyhow::Result<bool> {
+    api_json(url, token, "/api/config").await?["searchModelLoaded"]
+        .as_bool()
+        .context("searchModelLoaded in /api/config")
+}
+
+/// Waits until the hub at `url` has let its search model go (loaded or not before), plus a
+/// second for its memory to be given back. A model still in use when its idle time is up (an
+/// embedding pass) is let go about a second after its last use, so this waits at most
+/// [`procs::MODEL_IDLE_SECS`] plus half a minute.
+pub(crate) async fn wait_model_let_go(url: &str, token: &str) -> anyhow::Result<()> {
+    for _ in 0..(procs::MODEL_IDLE_SECS + 30) * 10 {
+        if !model_loaded(url, token).await? {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!(
+        "the hub still held its search model {} s after it was set to let it go after {} s",
+        procs::MODEL_IDLE_SECS + 30,
+        procs::MODEL_IDLE_SECS
+    )
+}
+
+/// Waits until the hub at `url` has embedded its tools for search (or has no model) and has
+/// let its model go ([`procs::MODEL_IDLE_SECS`] unused), plus a second for the rest to settle.
 pub(crate) async fn wait_at_rest(url: &str, token: &str) -> anyhow::Result<()> {
     for _ in 0..1200 {
         if search_status(url, token).await?["state"] != "embedding" {
-            tokio::time::sleep(Duration::from_secs(procs::MODEL_IDLE_SECS + 1)).await;
-            return Ok(());
+            return wait_model_let_go(url, token).await;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

@@ -65,7 +65,7 @@ pub(crate) fn markdown(rows: &[OverheadRow], memory: &[MemoryRow], per_round: us
     let _ = writeln!(s, "\n## Resident memory of an idle hub\n");
     let _ = writeln!(
         s,
-        "RSS of the `capa hub serve` process once every source is ready, its tools are embedded for search and its search model was let go (`CAPA_MODEL_IDLE_SECS=2` here; 5 minutes unless set), plus a second; the upstream servers are separate processes, listed apart.\n"
+        "RSS of the `capa hub serve` process once every source is ready, its tools are embedded for search and its search model was let go (`CAPA_MODEL_IDLE_SECS=2` here; 5 minutes unless set; the bench waits until `/api/config` says `searchModelLoaded: false`), plus a second; the upstream servers are separate processes, listed apart.\n"
     );
     let _ = writeln!(
         s,

@@ -11,7 +11,7 @@ use rmcp::model::CallToolRequestParams;
 use serde_json::json;
 
 use crate::calls::{Client, http_client, wait_for_tool};
-use crate::memory::{rss_kib, search_status, wait_ready};
+use crate::memory::{model_loaded, rss_kib, search_status, wait_model_let_go, wait_ready};
 use crate::procs::{self, BenchEnv, ModelDir};
 
 const YAML: &str = "options: { demo: true, toolExposure: code }\n";
@@ -75,9 +75,17 @@ async fn measure(
         embedded_after_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
         search(&client, "what time is it").await?;
     }
-    // At rest: one second after the model was let go; else one second after the search.
-    let rest = idle_secs.map_or(1, |idle| idle + 1);
-    tokio::time::sleep(Duration::from_secs(rest)).await;
+    // At rest: one second after the hub says its model was let go; else one second after the
+    // search, with the model still held (its idle time is 5 minutes).
+    if idle_secs.is_some() {
+        wait_model_let_go(&hub.url, &hub.token).await?;
+    } else {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let loaded = model_loaded(&hub.url, &hub.token).await?;
+        if loaded != matches!(model, ModelDir::At(_)) {
+            bail!("the hub's model is loaded: {loaded}, one second after its last search");
+        }
+    }
     let hub_kib = rss_kib(pid)?;
     let status = search_status(&hub.url, &hub.token).await?;
     let _ = client.cancel().await;

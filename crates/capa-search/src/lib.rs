@@ -14,6 +14,7 @@ mod params;
 mod query;
 mod semantic;
 mod synonyms;
+mod vectors;
 
 use std::collections::HashMap;
 
@@ -29,7 +30,7 @@ pub use index::SearchField;
 use index::{Built, Fields};
 pub use params::parameter_names;
 use query::QueryTerm;
-pub use semantic::{FusionParams, QueryEmbedder, Semantic, embedding_text};
+pub use semantic::{FusionParams, QueryEmbedder, Semantic, SemanticIndex, embedding_text};
 use synonyms::Thesaurus;
 
 /// How strongly the share of query words a tool matches scales its score (1 = linear).
@@ -118,7 +119,7 @@ pub struct SearchIndex {
     num_docs: u32,
     avg_len: [f32; 3],
     params: Bm25fParams,
-    semantic: Option<Semantic>,
+    semantic: Option<SemanticIndex>,
     fusion: FusionParams,
     /// The single-field baseline's index, built the first time that ranker is asked for.
     single_field: std::sync::OnceLock<index::SingleField>,
@@ -185,7 +186,7 @@ impl SearchIndex {
     #[must_use]
     pub fn with_semantic(mut self, semantic: Semantic) -> Self {
         if semantic.vectors.len() == self.docs.len() {
-            self.semantic = Some(semantic);
+            self.semantic = Some(SemanticIndex::new(semantic));
         }
         self
     }
@@ -198,7 +199,7 @@ impl SearchIndex {
     }
 
     /// The vectors, when the index has them.
-    pub fn semantic(&self) -> Option<&Semantic> {
+    pub fn semantic(&self) -> Option<&SemanticIndex> {
         self.semantic.as_ref()
     }
 

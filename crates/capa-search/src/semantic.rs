@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::vectors::PackedVectors;
 use crate::{Hit, ToolDoc};
 
 /// Embeds a query into the same space as the tools' vectors.
@@ -37,6 +38,50 @@ impl Semantic {
     /// How many tools have a vector.
     pub fn embedded(&self) -> usize {
         self.vectors.iter().filter(|v| v.is_some()).count()
+    }
+}
+
+/// What a [`crate::SearchIndex`] keeps of a [`Semantic`]: the vectors packed for the scan
+/// (eight bits a value, [`PackedVectors`]) and the query embedder.
+pub struct SemanticIndex {
+    pub(crate) vectors: PackedVectors,
+    pub(crate) embedder: Arc<dyn QueryEmbedder>,
+}
+
+impl std::fmt::Debug for SemanticIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SemanticIndex")
+            .field("embedded", &self.embedded())
+            .field("tools", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SemanticIndex {
+    pub(crate) fn new(semantic: Semantic) -> Self {
+        Self {
+            vectors: PackedVectors::pack(&semantic.vectors),
+            embedder: semantic.embedder,
+        }
+    }
+
+    /// How many tools the vectors were given for (the index's tools).
+    pub fn len(&self) -> usize {
+        self.vectors.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many tools have a vector.
+    pub fn embedded(&self) -> usize {
+        self.vectors.embedded()
+    }
+
+    /// Whether tool `doc` (in [`crate::SearchIndex::docs`] order) has a vector.
+    pub fn has_vector(&self, doc: usize) -> bool {
+        self.vectors.has_vector(doc)
     }
 }
 
@@ -125,20 +170,16 @@ fn words(identifier: &str) -> String {
 /// its 30 candidates, not thousands sorted). The vectors are unit length, so the dot product is
 /// the cosine.
 pub(crate) fn nearest(
-    semantic: &Semantic,
+    semantic: &SemanticIndex,
     query: &[f32],
     min_similarity: f32,
     limit: Option<usize>,
 ) -> Vec<Hit> {
     let mut hits: Vec<Hit> = semantic
         .vectors
-        .iter()
-        .enumerate()
-        .filter_map(|(doc, vector)| {
-            let vector = vector.as_ref()?;
-            let score = dot(vector, query);
-            (score >= min_similarity).then_some(Hit { doc, score })
-        })
+        .at_least(query, min_similarity)
+        .into_iter()
+        .map(|(doc, score)| Hit { doc, score })
         .collect();
     let best_first = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
     if let Some(limit) = limit
@@ -149,26 +190,6 @@ pub(crate) fn nearest(
     }
     hits.sort_unstable_by(best_first);
     hits
-}
-
-/// The dot product of two vectors, summed in eight lanes. One running sum makes every addition
-/// wait for the one before it (the compiler may not reorder floating-point additions); eight
-/// independent ones let it use SIMD registers, and the scan of 7,400 tools' vectors takes a
-/// fraction of the time (docs/benchmarks.md, "Search latency").
-pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    const LANES: usize = 8;
-    let (a_blocks, b_blocks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f32 = (a_blocks.remainder().iter())
-        .zip(b_blocks.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    let mut lanes = [0.0f32; LANES];
-    for (x, y) in a_blocks.zip(b_blocks) {
-        for ((lane, x), y) in lanes.iter_mut().zip(x).zip(y) {
-            *lane += x * y;
-        }
-    }
-    lanes.iter().sum::<f32>() + tail
 }
 
 /// Reciprocal-rank fusion of BM25F's hits (best first) and the semantic ones (best first, cut to
@@ -235,10 +256,10 @@ mod tests {
         let vectors = (0..50u8)
             .map(|i| (i % 7 != 3).then(|| vec![f32::from((i % 11) * 3 % 11) / 10.0, 0.5]))
             .collect();
-        let semantic = Semantic {
+        let semantic = SemanticIndex::new(Semantic {
             vectors,
             embedder: Arc::new(NoQueries),
-        };
+        });
         let docs = |hits: &[Hit]| hits.iter().map(|h| h.doc).collect::<Vec<_>>();
         let all = nearest(&semantic, &[1.0, 0.0], 0.2, None);
         assert!(all.iter().all(|h| h.score >= 0.2 && h.doc % 7 != 3));
@@ -254,17 +275,6 @@ mod tests {
                 "limit {limit}"
             );
         }
-    }
-
-    #[test]
-    fn the_dot_product_adds_every_pair_including_a_tail() {
-        let a: Vec<f32> = (0..19).map(|i| i as f32).collect();
-        let b: Vec<f32> = (0..19).map(|i| (i % 3) as f32 - 1.0).collect();
-        let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-        // Small whole numbers: every sum is exact, in any order.
-        assert!((dot(&a, &b) - plain).abs() < f32::EPSILON);
-        assert!(dot(&[], &[]).abs() < f32::EPSILON);
-        assert!((dot(&[2.0], &[3.0]) - 6.0).abs() < f32::EPSILON);
     }
 
     #[test]

@@ -57,6 +57,7 @@ async fn config(State(hub): State<Arc<Hub>>) -> Json<Value> {
         "demo": config.demo,
         "warnings": config.warnings,
         "search": hub.semantic_status(),
+        "searchModelLoaded": hub.search_model_loaded(),
     }))
 }
 

@@ -308,10 +308,10 @@ fn costs(s: &mut String, report: &SemanticReport, hub: &[HubModelRow]) {
     }
     let _ = writeln!(
         s,
-        "\n`capa hub serve` (code mode, demo source only; RSS one second after its last `search`, or, in the last row, one second after its model was let go). With the model: after \
+        "\n`capa hub serve` (code mode, demo source only; RSS one second after its last `search`, or, in the last row, one second after `/api/config` said its model was let go: `searchModelLoaded: false`). With the model: after \
          the first `search` (which loads the model), the background pass embedding every tool, and one more `search` \
          ranked by meaning. Without: `CAPA_MODEL_DIR` unset and `options.search.semantic: off` (the dist build finds the model beside the binary otherwise). \
-         The vectors of 1,400 tools would add about 2 MiB (384 f32s each).\n"
+         The vectors of 1,400 tools would add about 0.5 MiB (384 bytes each: 8 bits a value).\n"
     );
     let _ = writeln!(
         s,

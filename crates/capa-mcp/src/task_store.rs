@@ -6,8 +6,16 @@
 //! running and [`MAX_HELD`] held (running or ended, not yet evicted). Past either, the call is not
 //! handed to a task: its source's task is followed while the client waits, as for a client that
 //! takes none. A token holder whose source makes quick tasks cannot pile them up.
+//!
+//! Counting what rmcp still holds means asking it about each task, and each question sweeps all
+//! of its tasks and copies the task's result. So the store asks only about tasks that could have
+//! been evicted (rmcp keeps every task at least its ttl from when it was made), and at most once
+//! per [`RECOUNT_EVERY`]: a client calling again and again at the limit costs a comparison of
+//! times, not a thousand copies of results.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rmcp::model::Task;
 use rmcp::task_manager::{TaskContext, TaskFuture, TaskManager, TaskOptions};
@@ -19,6 +27,9 @@ pub(crate) const MAX_RUNNING: usize = 64;
 /// `inlineResultBytes`) and its questions until rmcp evicts it.
 pub(crate) const MAX_HELD: usize = 1024;
 
+/// At the limit, how often the store asks rmcp again which of its tasks are gone.
+const RECOUNT_EVERY: Duration = Duration::from_secs(1);
+
 /// The tasks of one surface. Cheap to clone; the clones share the tasks.
 #[derive(Clone, Default)]
 pub struct TaskStore {
@@ -29,10 +40,34 @@ pub struct TaskStore {
 /// What the store counts beside rmcp.
 #[derive(Default)]
 struct Held {
-    /// The ids of the tasks handed out that rmcp may still hold, oldest first.
-    ids: Vec<String>,
+    /// The tasks handed out that rmcp may still hold, oldest first: each id with the time before
+    /// which rmcp cannot have evicted it (made + ttl; rmcp keeps an ended task a ttl after it
+    /// ended, and fails a running one a ttl after it was made).
+    /// `None`: no ttl, so rmcp keeps the task as long as it lives.
+    tasks: VecDeque<(String, Option<Instant>)>,
     /// Slots given to calls about to be handed over, not yet spawned.
     reserved: usize,
+    /// When rmcp was last asked which tasks are gone.
+    recounted: Option<Instant>,
+}
+
+impl Held {
+    /// Forgets the tasks rmcp has evicted, asking it only about those old enough to be gone,
+    /// and at most once per [`RECOUNT_EVERY`].
+    fn forget_evicted(&mut self, manager: &TaskManager) {
+        let now = Instant::now();
+        if self
+            .recounted
+            .is_some_and(|at| now.duration_since(at) < RECOUNT_EVERY)
+        {
+            return;
+        }
+        self.recounted = Some(now);
+        self.tasks.retain(|(id, kept_until)| match kept_until {
+            Some(until) if *until <= now => manager.get_task(id).is_ok(),
+            _ => true,
+        });
+    }
 }
 
 impl std::fmt::Debug for TaskStore {
@@ -53,12 +88,11 @@ impl TaskStore {
     /// run or [`MAX_HELD`] are held, counting the slots already given.
     pub(crate) fn reserve(&self) -> Option<Slot> {
         let mut held = self.held.lock().ok()?;
-        if held.ids.len() + held.reserved >= MAX_HELD {
-            // Forget the tasks rmcp has evicted (their ttl after they ended).
-            held.ids.retain(|id| self.manager.get_task(id).is_ok());
+        if held.tasks.len() + held.reserved >= MAX_HELD {
+            held.forget_evicted(&self.manager);
         }
         let running = self.manager.running_task_count() + held.reserved;
-        if running >= MAX_RUNNING || held.ids.len() + held.reserved >= MAX_HELD {
+        if running >= MAX_RUNNING || held.tasks.len() + held.reserved >= MAX_HELD {
             return None;
         }
         held.reserved += 1;
@@ -81,10 +115,14 @@ impl Slot {
     where
         F: FnOnce(TaskContext) -> TaskFuture,
     {
+        let made = Instant::now();
         let task = self.store.manager.spawn(options, work);
         if let Ok(mut held) = self.store.held.lock() {
             held.reserved = held.reserved.saturating_sub(1);
-            held.ids.push(task.task_id.clone());
+            let kept_until = task
+                .ttl_ms
+                .and_then(|ms| made.checked_add(Duration::from_millis(ms)));
+            held.tasks.push_back((task.task_id.clone(), kept_until));
         }
         self.spawned = true;
         task
@@ -125,7 +163,10 @@ mod tests {
         }
         // Every one of them has ended; they are still held, so there is no room.
         assert!(store.reserve().is_none());
-        assert_eq!(store.held.lock().map(|h| h.ids.len()).ok(), Some(MAX_HELD));
+        assert_eq!(
+            store.held.lock().map(|h| h.tasks.len()).ok(),
+            Some(MAX_HELD)
+        );
     }
 
     #[tokio::test]
@@ -141,7 +182,37 @@ mod tests {
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         assert!(store.reserve().is_some());
-        assert!(store.held.lock().map_or(usize::MAX, |h| h.ids.len()) < MAX_HELD);
+        assert!(store.held.lock().map_or(usize::MAX, |h| h.tasks.len()) < MAX_HELD);
+    }
+
+    #[test]
+    fn only_tasks_old_enough_to_be_gone_are_asked_about_and_at_most_once_a_second() {
+        // Ids this manager never made: asked about, each is "unknown", so forgotten.
+        let manager = TaskManager::default();
+        let now = Instant::now();
+        let past = now.checked_sub(Duration::from_secs(5));
+        let mut held = Held::default();
+        held.tasks.push_back(("old".to_owned(), past));
+        held.tasks
+            .push_back(("young".to_owned(), Some(now + Duration::from_mins(1))));
+        held.tasks.push_back(("no-ttl".to_owned(), None));
+        held.forget_evicted(&manager);
+        let ids = |held: &Held| {
+            held.tasks
+                .iter()
+                .map(|(id, _)| id.clone())
+                .collect::<Vec<_>>()
+        };
+        // The young task and the one without a ttl were not asked about.
+        assert_eq!(ids(&held), ["young", "no-ttl"]);
+        // Within the second: not asked again, even about a task old enough to be gone.
+        held.tasks.push_back(("old-too".to_owned(), past));
+        held.forget_evicted(&manager);
+        assert_eq!(ids(&held), ["young", "no-ttl", "old-too"]);
+        // A second later it is.
+        held.recounted = held.recounted.and_then(|at| at.checked_sub(RECOUNT_EVERY));
+        held.forget_evicted(&manager);
+        assert_eq!(ids(&held), ["young", "no-ttl"]);
     }
 
     #[tokio::test]

@@ -25,11 +25,18 @@ pub(crate) struct PackedVectors {
 /// The largest code: values are scaled so that the largest in magnitude is ±127.
 const CODE_MAX: f32 = 127.0;
 
+/// The longest vector packed: its dot product, at most `MAX_DIMS` × 127² (16.5 million), is
+/// exact in an `i32` and as an f32 (2²⁴). The model's vectors have 384 values; longer ones are
+/// left out as if missing rather than summed wrong.
+const MAX_DIMS: usize = 1024;
+
 impl PackedVectors {
     /// Packs `vectors` (document order, `None` for a tool without one). A vector of another
-    /// length than the first, or with a value that is not finite, is left out as if missing.
+    /// length than the first, longer than [`MAX_DIMS`], or with a value that is not finite, is
+    /// left out as if missing.
     pub(crate) fn pack(vectors: &[Option<Vec<f32>>]) -> Self {
         let dims = vectors.iter().flatten().map(Vec::len).next().unwrap_or(0);
+        let dims = if dims > MAX_DIMS { 0 } else { dims };
         let mut packed = Self {
             dims,
             present: vec![false; vectors.len()],
@@ -37,7 +44,7 @@ impl PackedVectors {
         };
         for (doc, vector) in vectors.iter().enumerate() {
             let Some(vector) = vector else { continue };
-            if vector.len() != dims || !vector.iter().all(|v| v.is_finite()) {
+            if dims == 0 || vector.len() != dims || !vector.iter().all(|v| v.is_finite()) {
                 continue;
             }
             let scale = quantize_into(vector, &mut packed.codes);
@@ -110,7 +117,7 @@ impl WithSimd for Scan<'_> {
         } = self;
         let tools = vectors.codes.chunks_exact(vectors.dims.max(1));
         for (&(doc, scale), tool) in vectors.rows.iter().zip(tools) {
-            // At most 6.2 million in magnitude (see `dot`): exact as an f32.
+            // At most 16.5 million in magnitude ([`MAX_DIMS`]): exact as an f32.
             let similarity = dot(query, tool) as f32 * query_scale * scale;
             if similarity >= floor {
                 out.push((doc, similarity));
@@ -139,9 +146,9 @@ fn quantize_into(vector: &[f32], codes: &mut Vec<i8>) -> f32 {
     scale
 }
 
-/// The integer dot product of two code vectors. Products of two `i8`s summed in `i32`: 384 of
-/// them cannot overflow (each is at most 127², the sum at most 6.2 million), and the compiler
-/// turns the loop into multiply-adds of sixteen-bit pairs.
+/// The integer dot product of two code vectors. Products of two `i8`s summed in `i32`: up to
+/// [`MAX_DIMS`] of them cannot overflow (each is at most 127²), and the compiler turns the loop
+/// into multiply-adds of sixteen-bit pairs.
 #[expect(
     clippy::inline_always,
     reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
@@ -226,6 +233,13 @@ mod tests {
         assert!(packed.at_least(&[1.0, 0.0, 0.0], f32::MIN).is_empty());
         assert!(packed.at_least(&[f32::INFINITY, 0.0], f32::MIN).is_empty());
         assert!(PackedVectors::pack(&[]).at_least(&[], f32::MIN).is_empty());
+        // Longer than MAX_DIMS: left out rather than summed past an i32.
+        let long = PackedVectors::pack(&[Some(vec![1.0; MAX_DIMS + 1]), Some(vec![1.0; 3])]);
+        assert_eq!((long.len(), long.embedded()), (2, 0));
+        assert!(long.at_least(&[1.0; MAX_DIMS + 1], f32::MIN).is_empty());
+        let widest = PackedVectors::pack(&[Some(vec![-1.0; MAX_DIMS])]);
+        let (_, own) = widest.at_least(&[-1.0; MAX_DIMS], f32::MIN)[0];
+        assert!((own - MAX_DIMS as f32).abs() < f32::EPSILON, "{own}");
         // The floor: the orthogonal vector and the zero one are under a tenth.
         let near: Vec<usize> = packed
             .at_least(&[0.6, 0.8], 0.1)
@@ -242,6 +256,6 @@ mod tests {
         assert_eq!(codes, [64, -127, 32, 0]);
         assert!((scale - 1.0 / 127.0).abs() < f32::EPSILON);
         assert_eq!(dot(&[127, -127, 3], &[127, 127, 2]), 6);
-        assert_eq!(dot(&[-128; 384], &[-128; 384]), 384 * 128 * 128);
+        assert_eq!(dot(&[-127; MAX_DIMS], &[-127; MAX_DIMS]), 1024 * 127 * 127);
     }
 }

@@ -69,6 +69,7 @@ fn main() -> ExitCode {
     unsafe {
         capa_embed::count_threads_once();
     }
+    capa_embed::use_one_malloc_arena();
     let args = Args::parse();
     let redactor = Redactor::new();
     capa_host::init_logging(&redactor, "info,rmcp=warn");

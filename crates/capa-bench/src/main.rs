@@ -48,6 +48,7 @@ fn main() -> anyhow::Result<()> {
     unsafe {
         capa_embed::count_threads_once();
     }
+    capa_embed::use_one_malloc_arena();
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -23,6 +23,7 @@ pub fn main() -> ExitCode {
     unsafe {
         capa_embed::count_threads_once();
     }
+    capa_embed::use_one_malloc_arena();
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

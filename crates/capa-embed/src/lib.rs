@@ -21,6 +21,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use bert::{Bert, BertConfig};
 pub use locate::{Located, MODEL_DIR_ENV, locate};
+pub use memory::use_one_malloc_arena;
 pub use on_demand::OnDemand;
 pub use threads::{THREADS_ENV, count_threads_once};
 

@@ -1,10 +1,9 @@
 //! The tools' vectors as the hybrid scans them: eight bits a value, one block of memory.
 //!
 //! Every search compares the query with every tool. As 384 f32s behind a pointer each, 7,400
-//! tools are 11 MB read per query, enough to push the sentence model's weights out of the
-//! processor's cache between the query's embedding and the next one. As one byte a value with a
-//! scale per vector they are 2.8 MB in one block, and the product is integer arithmetic the
-//! compiler vectorises. The rounding moves a cosine by at most 0.003 here and every measure of
+//! tools are 11 MB read per query, competing with the sentence model's weights for the
+//! processor's cache. As one byte a value with a scale per vector they are 2.8 MB in one block,
+//! and the product is integer arithmetic the compiler vectorises. The rounding moves a cosine by at most 0.003 here and every measure of
 //! the labelled sets by at most 0.004 (docs/code-mode.md, "Ranking by meaning").
 
 use pulp::{Arch, Simd, WithSimd};

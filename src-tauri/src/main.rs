@@ -67,9 +67,8 @@ fn main() -> ExitCode {
         reason = "sets an environment variable, sound only before any thread starts"
     )]
     unsafe {
-        capa_embed::count_threads_once();
+        capa_embed::prepare_process();
     }
-    capa_embed::use_one_malloc_arena();
     let args = Args::parse();
     let redactor = Redactor::new();
     capa_host::init_logging(&redactor, "info,rmcp=warn");

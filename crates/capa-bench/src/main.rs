@@ -46,9 +46,8 @@ fn main() -> anyhow::Result<()> {
         reason = "sets an environment variable, sound only before any thread starts"
     )]
     unsafe {
-        capa_embed::count_threads_once();
+        capa_embed::prepare_process();
     }
-    capa_embed::use_one_malloc_arena();
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

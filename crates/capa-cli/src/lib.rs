@@ -21,9 +21,8 @@ pub fn main() -> ExitCode {
         reason = "sets an environment variable, sound only before any thread starts"
     )]
     unsafe {
-        capa_embed::count_threads_once();
+        capa_embed::prepare_process();
     }
-    capa_embed::use_one_malloc_arena();
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -21,9 +21,27 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use bert::{Bert, BertConfig};
 pub use locate::{Located, MODEL_DIR_ENV, locate};
-pub use memory::use_one_malloc_arena;
 pub use on_demand::OnDemand;
-pub use threads::{THREADS_ENV, count_threads_once};
+
+/// Sets up the process for the model, as the first thing `main` does in every program that hosts
+/// the hub (and the bench, so that it measures the model as they run it): candle's thread count
+/// read once (`threads.rs`) and every thread in glibc's main arena, so that what the model frees
+/// can be given back (`memory.rs`).
+///
+/// # Safety
+///
+/// Call it before the process starts any other thread: it changes the environment, which is
+/// undefined behaviour while another thread may read it.
+#[expect(
+    unsafe_code,
+    reason = "the thread count is an environment variable, sound to set only before other threads start"
+)]
+pub unsafe fn prepare_process() {
+    // SAFETY: the caller guarantees no other thread runs yet.
+    unsafe { threads::count_threads_once() };
+    memory::use_one_malloc_arena();
+}
+pub use threads::THREADS_ENV;
 
 /// Seconds the hub keeps the model in memory unused (5 minutes unless set); `0` keeps it until
 /// the hub stops.

@@ -35,7 +35,7 @@ pub(crate) fn give_back_freed_memory() {}
 /// given back whole (see the module's notes). To be called at the start of `main`: a thread that
 /// has already allocated from an arena of its own keeps it.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub fn use_one_malloc_arena() {
+pub(crate) fn use_one_malloc_arena() {
     // SAFETY: `mallopt` takes two integers, touches no memory of ours and locks the allocator
     // itself; called at any time it only changes where later allocations come from.
     #[expect(
@@ -46,4 +46,4 @@ pub fn use_one_malloc_arena() {
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn use_one_malloc_arena() {}
+pub(crate) fn use_one_malloc_arena() {}

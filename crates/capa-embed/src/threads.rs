@@ -21,7 +21,7 @@ pub const THREADS_ENV: &str = "RAYON_NUM_THREADS";
     unsafe_code,
     reason = "std::env::set_var, sound only before other threads start; the caller promises that"
 )]
-pub unsafe fn count_threads_once() {
+pub(crate) unsafe fn count_threads_once() {
     if std::env::var_os(THREADS_ENV).is_some() {
         return;
     }

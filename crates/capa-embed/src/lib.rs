@@ -22,6 +22,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 use bert::{Bert, BertConfig};
 pub use locate::{Located, MODEL_DIR_ENV, locate};
 pub use on_demand::OnDemand;
+pub use threads::THREADS_ENV;
 
 /// Sets up the process for the model, as the first thing `main` does in every program that hosts
 /// the hub (and the bench, so that it measures the model as they run it): candle's thread count
@@ -41,7 +42,6 @@ pub unsafe fn prepare_process() {
     unsafe { threads::count_threads_once() };
     memory::use_one_malloc_arena();
 }
-pub use threads::THREADS_ENV;
 
 /// Seconds the hub keeps the model in memory unused (5 minutes unless set); `0` keeps it until
 /// the hub stops.

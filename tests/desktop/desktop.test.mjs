@@ -404,7 +404,11 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
 
   it('asks in one channel at a time: no popup while the client shows its form', async () => {
     const info = JSON.parse(await readFile(path.join(sandbox.dataDir, 'hub.json'), 'utf8'));
-    const token = (await readFile(path.join(sandbox.dataDir, 'token'), 'utf8')).trim();
+    // Only a client the person paired is shown approval forms (docs/security.md, "Who may say
+    // yes"): pair it as a person at a terminal would, and connect with its own key.
+    const paired = await run('script', ['-qec', `'${CAPA_BIN}' clients pair e2e-form --json`, '/dev/null'], sandbox.env);
+    assert.equal(paired.code, 0, paired.out);
+    const { key } = JSON.parse(paired.out.slice(paired.out.indexOf('{'), paired.out.lastIndexOf('}') + 1));
     const [settings] = await wd.handles();
     // A client that shows forms (server-initiated elicitation) and holds each one until told.
     const forms = [];
@@ -412,7 +416,7 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     formClient.setRequestHandler(ElicitRequestSchema, (request) => new Promise((answer) => forms.push({ request, answer })));
     await formClient.connect(
       new StreamableHTTPClientTransport(new URL(`${info.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
       }),
     );
     try {

@@ -30,6 +30,7 @@ import {
   trackPid,
   resultText,
   runCapa,
+  pairClient,
 } from './support.mjs';
 
 const ADDRESS = 'demo.delete_note';
@@ -107,12 +108,16 @@ async function execute(client, args) {
   return { envelope: result.structuredContent, text: resultText(result) };
 }
 
-/** TS v1 client over `capa mcp`, declaring form elicitation and answering with `handler`. */
+/**
+ * TS v1 client over `capa mcp`, declaring form elicitation and answering with `handler`; paired
+ * first (its key in `CAPA_CLIENT_KEY`), since only a paired client's forms count.
+ */
 async function connectV1Eliciting({ configFile, sandbox }, handler) {
+  const { key } = await pairClient(sandbox, 'e2e-approvals-v1');
   const transport = new StdioClientTransport({
     command: CAPA_BIN,
     args: ['--config', configFile, 'mcp'],
-    env: sandbox.env,
+    env: { ...sandbox.env, CAPA_CLIENT_KEY: key },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -239,7 +244,13 @@ describe('TS v2 client (2026-07-28) with an elicitation handler: input_required'
   it('approve_once over stdio', async () => {
     const { sandbox, configFile } = await approvalsSandbox('capa-apr-v2-');
     const { asked, handler } = scripted(decide('approve_once'));
-    transport = new StdioV2({ command: CAPA_BIN, args: ['--config', configFile, 'mcp'], env: sandbox.env, stderr: 'pipe' });
+    const { key } = await pairClient(sandbox, 'e2e-approvals-v2');
+    transport = new StdioV2({
+      command: CAPA_BIN,
+      args: ['--config', configFile, 'mcp'],
+      env: { ...sandbox.env, CAPA_CLIENT_KEY: key },
+      stderr: 'pipe',
+    });
     transport.stderr?.on('data', () => {});
     client = await connectV2Eliciting(transport, handler);
     assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
@@ -255,8 +266,10 @@ describe('TS v2 client (2026-07-28) with an elicitation handler: input_required'
     const { sandbox, configFile } = await approvalsSandbox('capa-apr-v2h-');
     hub = await startHub({ configFile, sandbox });
     const { asked, handler } = scripted(decide('approve_once'));
+    // A paired client sends its own key instead of the hub's token.
+    const { key } = await pairClient(sandbox, 'e2e-approvals-v2h');
     transport = new StreamableHTTPV2(new URL(hub.mcpUrl), {
-      requestInit: { headers: { Authorization: `Bearer ${hub.token}` } },
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
     });
     client = await connectV2Eliciting(transport, handler);
     assert.equal(client.getNegotiatedProtocolVersion(), MODERN);

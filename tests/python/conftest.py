@@ -327,17 +327,23 @@ async def stdio_client_for(
     mode: str = "auto",
     errlog: IO[str] | None = None,
     elicitation_callback: Any = None,
+    paired: bool | None = None,
 ) -> AsyncIterator[Any]:
     """`capa --config FILE mcp` as a stdio child of the SDK's high-level Client. With an
-    `elicitation_callback` the client declares form elicitation (the SDK's own rule)."""
+    `elicitation_callback` the client declares form elicitation (the SDK's own rule), and is
+    paired first (`paired`, default: when it declares forms), since only a paired client's
+    forms answer approvals (docs/security.md, "Who may say yes")."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
+    env = dict(workspace.env)
+    if paired if paired is not None else elicitation_callback is not None:
+        env["CAPA_CLIENT_KEY"] = pair_client(workspace)["key"]
     params = StdioServerParameters(
         command=str(CAPA_BIN),
         args=["--config", str(workspace.config_file), "mcp"],
         # The SDK passes only a small safe set of variables by default; the hub needs its dirs.
-        env=workspace.env,
+        env=env,
         cwd=str(workspace.root),
     )
     log_path = workspace.root / "capa-mcp.stderr.log"
@@ -499,6 +505,17 @@ def capa(
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
+
+
+def pair_client(workspace: Workspace, name: str = "pytest client") -> dict[str, Any]:
+    """Pairs a client as a person at a terminal would (`capa clients pair --json`): its id, name
+    and key."""
+    done = capa(workspace, "clients", "pair", name, "--json", terminal=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # Under `script` stderr shares the terminal with stdout: take the JSON object alone.
+    paired = json.loads(done.stdout[done.stdout.index("{") : done.stdout.rindex("}") + 1])
+    assert paired["key"].startswith("capa_client_"), paired
+    return paired
 
 
 async def capa_async(

@@ -78,9 +78,13 @@ async def test_approve_run_asks_once_per_run(tmp_path: Path) -> None:
             assert len(answers.asked) == 2
 
 
-async def test_always_allow_writes_policy_rule(tmp_path: Path) -> None:
+async def test_always_allow_from_a_form_writes_the_rule_held_until_a_person_confirms(
+    tmp_path: Path,
+) -> None:
+    """Issue 39: a form's "Always allow" approves this call; the rule it writes waits for a
+    person (`capa policy confirm`), so the next run asks again."""
     workspace = approvals_workspace(tmp_path / "ws")
-    answers = Answers(decide("always_allow"))
+    answers = Answers(decide("always_allow"), decide("approve_once"))
     with anyio.fail_after(SESSION_TIMEOUT_S):
         async with stdio_client_for(workspace, elicitation_callback=answers) as client:
             envelope, _ = await execute(client, {"code": DELETE_ONE})
@@ -97,7 +101,7 @@ async def test_always_allow_writes_policy_rule(tmp_path: Path) -> None:
             again, _ = await execute(client, {"code": DELETE_ONE})
             assert again["status"] == "completed", again
             assert again["result"] == DELETE_ONE_RESULT, again
-            assert len(answers.asked) == 1, "an always-allowed tool asked again"
+            assert len(answers.asked) == 2, "a form's always_allow took effect without a person"
 
 
 @pytest.mark.parametrize(

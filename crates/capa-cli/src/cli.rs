@@ -106,6 +106,38 @@ pub(crate) enum ClientsCommand {
     Connect(ClientsArgs),
     /// Take out the `capa` entry capa wrote from these clients' files, asking first.
     Disconnect(ClientsArgs),
+    /// Pair a client: give it its own key, so that its own approval forms count as your
+    /// answer (interactive terminal only). Prints the key once.
+    Pair {
+        /// What to call it ("Claude Code").
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The paired clients and whether their forms count.
+    Paired {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Let a paired client's own approval forms count (`on`, interactive terminal only) or
+    /// not (`off`).
+    Forms {
+        /// The paired client's id (`pc_…`, from `capa clients paired`).
+        id: String,
+        state: FormsState,
+    },
+    /// Unpair a client: its key stops working at once.
+    Unpair {
+        /// The paired client's id (`pc_…`).
+        id: String,
+    },
+}
+
+/// `on` or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FormsState {
+    On,
+    Off,
 }
 
 #[derive(Debug, clap::Args)]

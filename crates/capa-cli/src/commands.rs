@@ -12,6 +12,7 @@ mod install;
 mod login;
 mod lookup;
 mod mcp;
+mod pairing;
 mod policy;
 mod profiles;
 mod reload_notice;

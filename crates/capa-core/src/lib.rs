@@ -12,6 +12,7 @@ mod gateway;
 mod hub;
 mod log_redaction;
 pub mod lookup;
+mod pairing;
 mod paths;
 mod runs;
 mod tools;
@@ -33,6 +34,7 @@ pub use capa_domain::{SourceOrigin, SourceState, is_secret_name, preview};
 pub use capa_runner::{
     Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest, INLINE_CODE_BYTES,
 };
+pub use capa_store::PairedClient;
 /// What a pending input waits for, and where a run stands (stored by `capa-store`).
 pub use capa_store::{InputKind, RunState};
 pub use capa_upstream::{
@@ -54,6 +56,7 @@ pub use hub::{
 };
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
+pub use pairing::{CLIENT_KEY_PREFIX, NewPairing, PairingError, Pairings, mask_client_key};
 pub use paths::{DataDirError, HubPaths, ensure_private_file, write_private_file};
 pub use runs::{PageOpener, Runs, SignInLinker};
 pub use tools::{definition_of, tool_of};

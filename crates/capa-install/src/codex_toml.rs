@@ -8,7 +8,7 @@ use std::path::Path;
 
 use toml_edit::{Array, DocumentMut, Item, Table, TableLike, value};
 
-use crate::entry::{CapaEntry, ENTRY_NAME, Edit, removable};
+use crate::entry::{CLIENT_KEY_ENV, CapaEntry, ENTRY_NAME, Edit, removable};
 use crate::error::InstallError;
 
 const SERVERS_KEY: &str = "mcp_servers";
@@ -117,7 +117,25 @@ fn fresh(entry: &CapaEntry) -> Item {
     let mut table = Table::new();
     table.insert("command", value(entry.command.as_str()));
     table.insert("args", value(args_array(entry)));
+    set_client_key(&mut table, entry);
     Item::Table(table)
+}
+
+/// `env.CAPA_CLIENT_KEY` of a paired client, beside the user's other variables (an `env` that
+/// is not a table is replaced).
+fn set_client_key(table: &mut dyn TableLike, entry: &CapaEntry) {
+    let Some(key) = &entry.client_key else {
+        return;
+    };
+    let is_table = table
+        .get("env")
+        .is_some_and(|e| e.as_table_like().is_some());
+    if !is_table {
+        table.insert("env", value(toml_edit::InlineTable::new()));
+    }
+    if let Some(env) = table.get_mut("env").and_then(Item::as_table_like_mut) {
+        env.insert(CLIENT_KEY_ENV, value(key.as_str()));
+    }
 }
 
 fn args_array(entry: &CapaEntry) -> Array {
@@ -137,6 +155,7 @@ fn set_entry(table: &mut dyn TableLike, entry: &CapaEntry) {
     if args.as_ref() != Some(&wanted) {
         table.insert("args", value(args_array(entry)));
     }
+    set_client_key(table, entry);
 }
 
 #[cfg(test)]

@@ -9,12 +9,29 @@ pub const ENTRY_NAME: &str = "capa";
 /// Program names capa's own entries run (`capa`, or the product's full name).
 const CAPA_PROGRAMS: &[&str] = &["capa", "capa.exe", "capabilities", "capabilities.exe"];
 
+/// The environment variable of a paired client's key, in its entry's `env`
+/// (docs/security.md, "Who may say yes").
+pub const CLIENT_KEY_ENV: &str = "CAPA_CLIENT_KEY";
+
 /// The command a client runs to reach this project's hub: `capa mcp` with where the project is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct CapaEntry {
     /// Absolute path of the `capa` program.
     pub command: String,
     pub args: Vec<String>,
+    /// A paired client's key, written as `env.CAPA_CLIENT_KEY` beside the user's own
+    /// variables: only into user-wide files (a project's files may be committed).
+    pub client_key: Option<String>,
+}
+
+impl std::fmt::Debug for CapaEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CapaEntry")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("client_key", &self.client_key.as_ref().map(|_| "[secret]"))
+            .finish()
+    }
 }
 
 impl CapaEntry {
@@ -27,6 +44,7 @@ impl CapaEntry {
                 "--project".into(),
                 project_dir.display().to_string(),
             ],
+            client_key: None,
         }
     }
 
@@ -45,6 +63,7 @@ impl CapaEntry {
         Self {
             command: exe.display().to_string(),
             args,
+            client_key: None,
         }
     }
 
@@ -64,10 +83,19 @@ impl CapaEntry {
         Self {
             command: exe.display().to_string(),
             args: vec!["mcp".into(), "--config".into(), file.display().to_string()],
+            client_key: None,
         }
     }
 
-    /// The entry as a JSON object (`typed` adds VS Code's `"type": "stdio"`).
+    /// This entry with a paired client's key.
+    #[must_use]
+    pub fn with_client_key(mut self, key: String) -> Self {
+        self.client_key = Some(key);
+        self
+    }
+
+    /// The entry as a JSON object (`typed` adds VS Code's `"type": "stdio"`). The client key
+    /// is not in it: [`CapaEntry::set_client_key_json`] merges it into the entry's `env`.
     pub fn to_json(&self, typed: bool) -> serde_json::Map<String, serde_json::Value> {
         let mut map = serde_json::Map::new();
         if typed {
@@ -76,6 +104,23 @@ impl CapaEntry {
         map.insert("command".into(), self.command.clone().into());
         map.insert("args".into(), self.args.clone().into());
         map
+    }
+
+    /// Puts the client key into `entry`'s `env`, keeping the user's other variables; an `env`
+    /// that is not an object is replaced.
+    pub fn set_client_key_json(&self, entry: &mut serde_json::Map<String, serde_json::Value>) {
+        let Some(key) = &self.client_key else {
+            return;
+        };
+        let env = entry
+            .entry("env")
+            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+        if !env.is_object() {
+            *env = serde_json::Value::Object(serde_json::Map::new());
+        }
+        if let Some(env) = env.as_object_mut() {
+            env.insert(CLIENT_KEY_ENV.into(), key.clone().into());
+        }
     }
 }
 

@@ -6,6 +6,7 @@ pub(crate) fn entry() -> CapaEntry {
     CapaEntry {
         command: "/bin/capa".into(),
         args: vec!["mcp".into(), "--project".into(), "/p".into()],
+        client_key: None,
     }
 }
 

@@ -16,7 +16,7 @@ use toml_edit::{DocumentMut, Item};
 
 use crate::client::FileFormat;
 use crate::codex_toml;
-use crate::entry::{CapaEntry, ENTRY_NAME, Edit, written_by_capa};
+use crate::entry::{CLIENT_KEY_ENV, CapaEntry, ENTRY_NAME, Edit, written_by_capa};
 use crate::error::InstallError;
 use crate::json_splice::{Doc, DocError};
 use crate::plan::{Action, write_atomically};
@@ -61,6 +61,10 @@ pub struct FoundEntry {
     pub args: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// `env.CAPA_CLIENT_KEY`, a paired client's key: never shown (the hub checks it and says
+    /// whether the client is paired).
+    #[serde(skip)]
+    pub client_key: Option<String>,
 }
 
 impl FoundEntry {
@@ -140,6 +144,11 @@ pub fn find_entry(file: &UserFile, text: &str) -> Result<Option<FoundEntry>, Ins
                     command: e.get("command").and_then(Value::as_str).map(str::to_owned),
                     args: strings(e.get("args")),
                     url: e.get("url").and_then(Value::as_str).map(str::to_owned),
+                    client_key: e
+                        .get("env")
+                        .and_then(|env| env.get(CLIENT_KEY_ENV))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
                 }))
         }
         FileFormat::CodexToml => {
@@ -157,6 +166,11 @@ pub fn find_entry(file: &UserFile, text: &str) -> Result<Option<FoundEntry>, Ins
                     })
                     .unwrap_or_default(),
                 url: e.get("url").and_then(Item::as_str).map(str::to_owned),
+                client_key: e
+                    .get("env")
+                    .and_then(|env| env.get(CLIENT_KEY_ENV))
+                    .and_then(Item::as_str)
+                    .map(str::to_owned),
             }))
         }
     }
@@ -288,6 +302,7 @@ impl UserPlan {
                     merged.extend(value);
                     value = merged;
                 }
+                entry.set_client_key_json(&mut value);
                 let value = Value::Object(value);
                 if existing == Some(&value) {
                     old.clone()

@@ -17,19 +17,23 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capa_core::{
-    AskingChannel, Authorization, CallError, Choice, DirectAnswer, Envelope, EnvelopeStatus,
-    ExecuteOptions, ExecuteRequest, Hub, JsonObject, LookupError, PendingInput, Permit, Profile,
+    AskingChannel, Choice, Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest, Hub,
+    JsonObject, LookupError, PendingInput, Profile,
 };
 
 use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema, InputRequest,
-    InputRequiredResult, InputResponses, RequestStateCodec, SealOptions,
+    ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequiredResult,
+    InputResponses, RequestStateCodec, SealOptions,
 };
 use rmcp::service::{Peer, RoleServer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+mod direct;
 mod sign_ins;
+
+use self::direct::ask_in_form;
+pub(crate) use self::direct::authorize_direct_call;
 
 use self::sign_ins::SealedSignIn;
 
@@ -108,12 +112,31 @@ impl Approvals {
     ) -> Answer {
         let bound = binding(&asking.session, request.client.as_deref(), arguments);
         let mut asking = asking;
+        // A resumed run's forms go only to the paired client that started it: another client
+        // (paired or not) that knows the run's id gets the popup and the page, as any other.
+        let answering = asking
+            .paired
+            .as_ref()
+            .filter(|p| p.forms)
+            .map(|p| p.id.clone());
+        if let (Some(run), Some(paired)) = (&request.resume, &answering)
+            && !self.hub.pairings().started_run(run, paired)
+        {
+            asking.input_required = false;
+            asking.elicit_peer = None;
+        }
         let cancel = asking.cancel.clone();
         let form_channel = AskingChannel::client_form(request.client.as_deref());
         let can_ask = asking.input_required || asking.elicit_peer.is_some();
         let wall = Duration::from_millis(self.hub.run_limits_in(self.profile.as_ref()).wall_ms);
         let first = if let Some(state) = &asking.request_state {
-            match self.take_answers(state, &bound, asking.input_responses.as_ref()) {
+            let Some(paired) = answering.as_deref() else {
+                return Answer::Refused {
+                    code: "not_paired",
+                    message: "this client is not paired with the hub (or its forms were turned off), so its answers to approval forms do not count; the person decides in the Capabilities app or at a terminal".to_owned(),
+                };
+            };
+            match self.take_answers(state, &bound, asking.input_responses.as_ref(), paired) {
                 Ok((run_id, all_answered, sign_ins)) => {
                     // A form left unanswered (cancelled) is not asked again in a loop: the
                     // run waits as `awaiting_approval`, for the page or the terminal.
@@ -148,6 +171,11 @@ impl Approvals {
                 };
             }
         };
+        if let Some(paired) = &answering
+            && request.code.is_some()
+        {
+            self.hub.pairings().mark_run(&envelope.run_id, paired);
+        }
         for _ in 0..MAX_ROUNDS {
             if envelope.status != EnvelopeStatus::AwaitingApproval || cancel.is_cancelled() {
                 break;
@@ -295,6 +323,7 @@ impl Approvals {
         state: &str,
         bound: &[u8],
         responses: Option<&InputResponses>,
+        paired: &str,
     ) -> Result<(String, bool, Vec<SealedSignIn>), (&'static str, String)> {
         let refuse = |message: &str| ("invalid_request_state", message.to_owned());
         let codec = self
@@ -304,6 +333,11 @@ impl Approvals {
         let sealed: Sealed = codec.open_json_with(state, bound).map_err(|_| {
             refuse("the requestState is not one this hub issued for this request, or it expired; call execute again")
         })?;
+        if !self.hub.pairings().started_run(&sealed.run, paired) {
+            return Err(refuse(
+                "this requestState names a run that another client started; only its own client answers its forms",
+            ));
+        }
         let digest = capa_core::digest::sha256_hex(state.as_bytes());
         let fresh = self
             .hub
@@ -340,7 +374,7 @@ impl Approvals {
                 all_answered = false;
                 continue;
             };
-            if let Err(e) = self.hub.decide(&input.id, choice, "client") {
+            if let Err(e) = self.hub.decide_in_form(&input.id, choice, "client") {
                 tracing::warn!(error = %e, approval = %input.id, "a client's decision was not taken");
             }
         }
@@ -401,141 +435,6 @@ impl Approvals {
     }
 }
 
-/// A direct call (expose-all, search and on-demand's `call_tool`: no run to pause), decided by
-/// the hub's authorizer. A call that needs a person is recorded as a pending input; an
-/// initialize-era client with elicitation gets the form mid-call, and while it is up the popup
-/// and the page stay closed; a form that is cancelled or times out hands the question to them
-/// for the rest of the run's wall time. Clients that cannot show a form are refused with
-/// `approval_required` and told how to proceed. `Ok` is the permit to call with.
-pub(crate) async fn authorize_direct_call(
-    hub: &Hub,
-    profile: Option<&Profile>,
-    address: &str,
-    arguments: Option<&JsonObject>,
-    client: Option<&str>,
-    asking: &Asking,
-) -> Result<Permit, rmcp::model::CallToolResult> {
-    let refuse =
-        |code: &str, message: String| crate::tool_error::typed_error_result(code, &message, false);
-    let question = match hub.authorize_in(address, None, profile).await {
-        Ok(Authorization::Allowed(permit)) => return Ok(permit),
-        Ok(Authorization::Denied { address, .. }) => {
-            return Err(crate::tool_error::error_result(&CallError::Denied {
-                address,
-            }));
-        }
-        Ok(Authorization::NeedsPerson(question)) => question,
-        Err(e) => return Err(crate::tool_error::error_result(&e)),
-    };
-    let Some(peer) = &asking.elicit_peer else {
-        // When only the profile asks, a policy rule would not change that.
-        let policy_allows = profile.is_some()
-            && hub.listing_verdict(&question.tool).decision == capa_core::Decision::Allow;
-        let way = if policy_allows {
-            "This profile asks for it whatever the policy says; call it from code mode's `execute`, which can pause for approval, or from a client that shows forms"
-                .to_owned()
-        } else {
-            format!(
-                "Ask the user to allow it (`capa policy set {address} allow`), or call it from code mode's `execute`, which can pause for approval"
-            )
-        };
-        return Err(refuse(
-            "approval_required",
-            format!(
-                "{address} needs the user's approval ({}). {way}.",
-                question.verdict.reason
-            ),
-        ));
-    };
-    let arguments = arguments.cloned().map_or(Value::Null, Value::Object);
-    let (input, claim) = hub
-        .ask_direct(
-            &question,
-            &arguments,
-            Some(AskingChannel::client_form(client)),
-            client,
-        )
-        .map_err(|e| refuse(e.code(), e.to_string()))?;
-    let wall = Duration::from_millis(hub.run_limits_in(profile).wall_ms);
-    let deadline = tokio::time::Instant::now() + wall;
-    ask_in_form(hub, peer, &input, wall).await;
-    // The form is gone: the popup and the page may ask for the rest of the time.
-    drop(claim);
-    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-    hub.wait_for_decision(&input.id, left).await;
-    match hub.direct_answer(&input.id, question, &arguments) {
-        Ok(DirectAnswer::Approved(permit)) => Ok(permit),
-        Ok(DirectAnswer::Denied) => Err(refuse(
-            "denied",
-            format!("the user denied the call to {address}"),
-        )),
-        Ok(DirectAnswer::Pending(_)) => {
-            hub.expire_input(&input.id);
-            Err(refuse(
-                "approval_required",
-                format!("{address} needs the user's approval, and nobody answered in time"),
-            ))
-        }
-        Ok(DirectAnswer::Expired) => Err(refuse(
-            "approval_expired",
-            format!("nobody approved the call to {address} in time"),
-        )),
-        Err(e) => Err(refuse(e.code(), e.to_string())),
-    }
-}
-
-/// Puts the approval form for `input` to the client (`elicitation/create`) and takes its
-/// answer, unless a person decides in another channel first (the popup, the terminal): then the
-/// form's answer no longer counts. True when the input got a decision, here or elsewhere.
-async fn ask_in_form(
-    hub: &Hub,
-    peer: &Peer<RoleServer>,
-    input: &PendingInput,
-    wall: Duration,
-) -> bool {
-    let Some(params) = form(input) else {
-        return false;
-    };
-    tokio::select! {
-        answer = peer.create_elicitation_with_timeout(params, Some(wall)) => {
-            let Some(choice) = elicited_choice(answer) else {
-                return false;
-            };
-            match hub.decide(&input.id, choice, "elicitation") {
-                Ok(()) => true,
-                Err(e) => {
-                    tracing::warn!(error = %e, approval = %input.id, "an elicited decision was not taken");
-                    false
-                }
-            }
-        }
-        decided = hub.wait_for_decision(&input.id, wall) => decided,
-    }
-}
-
-/// The decision in an answer to `elicitation/create`: accept with a valid choice, or decline
-/// (deny); cancel, errors and time-outs are no decision.
-fn elicited_choice(
-    answer: Result<rmcp::model::ElicitResult, rmcp::service::ServiceError>,
-) -> Option<Choice> {
-    match answer {
-        Ok(result) => match result.action {
-            ElicitationAction::Accept => result
-                .content
-                .as_ref()
-                .and_then(|c| c.get("decision"))
-                .and_then(Value::as_str)
-                .and_then(Choice::parse),
-            ElicitationAction::Decline => Some(Choice::Deny),
-            _ => None,
-        },
-        Err(e) => {
-            tracing::info!(error = %e, "no answer to an approval form");
-            None
-        }
-    }
-}
-
 /// What a `requestState` is bound to besides its payload: the MCP session (an HTTP session's
 /// id, the stdio connection; a stateless 2026-07-28 request has none, and is bound to its
 /// client's name and version), the client, and this very request (a digest of the `execute`
@@ -564,7 +463,7 @@ fn choice_of(response: &Value) -> Option<Choice> {
 }
 
 /// The approval form: the call, its connection, why, the redacted preview, and four choices.
-fn form(input: &PendingInput) -> Option<ElicitRequestParams> {
+pub(super) fn form(input: &PendingInput) -> Option<ElicitRequestParams> {
     let choices: Vec<Value> = Choice::ALL
         .iter()
         .map(|c| json!({"const": c.as_str(), "title": c.title(&input.address)}))

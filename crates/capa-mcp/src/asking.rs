@@ -8,11 +8,17 @@ use rmcp::service::{Peer, RoleServer};
 /// earlier round.
 #[derive(Debug, Clone, Default)]
 pub struct Asking {
-    /// It speaks 2026-07-28 and declared form elicitation: `input_required` rounds.
+    /// It speaks 2026-07-28, declared form elicitation and is paired with its forms on:
+    /// approvals go to it in `input_required` rounds.
     pub input_required: bool,
-    /// An initialize-era session that declared form elicitation: the server can send
-    /// `elicitation/create` to it mid-call.
+    /// An initialize-era session that declared form elicitation and is paired with its forms
+    /// on: the server sends it `elicitation/create` for approvals mid-call.
     pub elicit_peer: Option<Peer<RoleServer>>,
+    /// The client a person paired, when it presented its key (`crate::pairing`); `None` for
+    /// the shared hub token. Only a paired client with its forms on answers approvals.
+    pub paired: Option<capa_core::PairedClient>,
+    /// It declared form elicitation, paired or not (to tell it why it gets no form).
+    pub declared_forms: bool,
     /// It declared URL elicitation: a sign-in the run waits for is offered as a link to the
     /// hub's sign-in page, in `input_required` (2026-07-28) or as `elicitation/create` on
     /// `url_peer` (earlier versions).

@@ -44,6 +44,9 @@ pub struct McpFront {
     connection: Arc<str>,
     /// The session's log level and resource subscriptions.
     wants: Arc<SessionWants>,
+    /// The paired client of a stdio connection (its key came in `CAPA_CLIENT_KEY`); over
+    /// HTTP each request names its own (`crate::pairing`).
+    pairing: Option<capa_core::PairedClient>,
 }
 
 impl std::fmt::Debug for McpFront {
@@ -66,7 +69,16 @@ impl McpFront {
             surface,
             connection: format!("stdio:{nonce:016x}").into(),
             wants: Arc::default(),
+            pairing: None,
         }
+    }
+
+    /// This front serves one connection of a client a person paired (stdio: the key came
+    /// with the process, not with each request).
+    #[must_use]
+    pub fn with_pairing(mut self, pairing: Option<capa_core::PairedClient>) -> Self {
+        self.pairing = pairing;
+        self
     }
 }
 
@@ -121,14 +133,19 @@ fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
 
 /// How this call's client can let a person decide. rmcp refuses `input_required` to clients
 /// older than 2026-07-28 and server-initiated requests to 2026-07-28 ones, hence the split.
+/// Approvals go to the client's own form only when a person paired it and left its forms on
+/// (`crate::pairing`): the shared token is held by every local process, so a form answered
+/// over it is nobody's decision.
 fn asking(
     context: &RequestContext<RoleServer>,
     (input_responses, request_state): (Option<rmcp::model::InputResponses>, Option<String>),
-    connection: &str,
+    (connection, stdio_pairing): (&str, Option<&capa_core::PairedClient>),
 ) -> Asking {
-    let form = context
+    let declared_forms = context
         .client_capabilities()
         .is_some_and(|c| capa_core::Wanted::Elicitation.declared_by(&c));
+    let paired = crate::pairing::paired_client(context, stdio_pairing);
+    let form = declared_forms && paired.as_ref().is_some_and(|p| p.forms);
     let modern = context
         .protocol_version()
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
@@ -150,6 +167,8 @@ fn asking(
         round_trips: modern,
         client_capabilities: context.client_capabilities(),
         tasks: None,
+        paired,
+        declared_forms,
     }
 }
 
@@ -346,7 +365,7 @@ impl ServerHandler for McpFront {
         let asking = asking(
             &context,
             (request.input_responses, request.request_state),
-            &self.connection,
+            (&self.connection, self.pairing.as_ref()),
         );
         let response = contained(
             "prompts/get",
@@ -538,7 +557,7 @@ impl ServerHandler for McpFront {
             request.input_responses.clone(),
             request.request_state.clone(),
         );
-        let mut asking = asking(&context, round, &self.connection);
+        let mut asking = asking(&context, round, (&self.connection, self.pairing.as_ref()));
         if context
             .client_capabilities()
             .is_some_and(|c| c.supports_tasks())

@@ -23,6 +23,7 @@ mod listen;
 pub mod local;
 pub mod modes;
 pub mod notices;
+mod pairing;
 pub mod panics;
 mod read_result;
 pub mod relay;

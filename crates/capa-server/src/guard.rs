@@ -18,6 +18,8 @@ pub(crate) struct Guard {
     pub token: String,
     pub port: u16,
     pub ui: std::sync::Arc<crate::ui::UiAccess>,
+    /// Finds the paired client of a client key (`/mcp` only).
+    pub hub: std::sync::Arc<capa_core::Hub>,
 }
 
 const LOOPBACK_NAMES: &[&str] = &["127.0.0.1", "localhost", "[::1]"];
@@ -42,24 +44,35 @@ fn host_ok(headers: &HeaderMap) -> bool {
     LOOPBACK_NAMES.contains(&host_name(host))
 }
 
-impl Guard {
-    fn origin_ok(&self, headers: &HeaderMap) -> bool {
-        let Some(origin) = headers.get(header::ORIGIN) else {
-            return true;
-        };
-        let Some(authority) = origin.to_str().ok().and_then(|o| o.strip_prefix("http://")) else {
-            return false;
-        };
-        LOOPBACK_NAMES.contains(&host_name(authority)) && port_of(authority) == Some(self.port)
-    }
+/// No `Origin` (not a browser), or the hub's own.
+fn origin_ok(port: u16, headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let Some(authority) = origin.to_str().ok().and_then(|o| o.strip_prefix("http://")) else {
+        return false;
+    };
+    LOOPBACK_NAMES.contains(&host_name(authority)) && port_of(authority) == Some(port)
+}
 
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.strip_prefix("Bearer "))
+        .map(str::trim)
+}
+
+impl Guard {
     fn token_ok(&self, headers: &HeaderMap) -> bool {
-        headers
-            .get(header::AUTHORIZATION)
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .is_some_and(|given| token::matches(&self.token, given.trim()))
+        bearer(headers).is_some_and(|given| token::matches(&self.token, given))
     }
+}
+
+/// A paired client's own key opens the MCP endpoints (`/mcp`, `/mcp/<profile>`) and nothing
+/// else: the API stays the token's and the UI session's.
+fn is_mcp_path(path: &str) -> bool {
+    path == "/mcp" || path.starts_with("/mcp/")
 }
 
 fn reject(status: StatusCode, message: &str) -> Response {
@@ -88,7 +101,7 @@ pub(crate) async fn check(
             "forbidden Host header: the hub only answers requests addressed to 127.0.0.1, localhost or [::1]",
         );
     }
-    if !guard.origin_ok(headers) {
+    if !origin_ok(guard.port, headers) {
         return reject(
             StatusCode::FORBIDDEN,
             "forbidden Origin: cross-origin requests are refused",
@@ -102,6 +115,18 @@ pub(crate) async fn check(
         || path == crate::discovery::PROVE_PATH
         || guard.token_ok(headers)
     {
+        return next.run(request).await;
+    }
+    if is_mcp_path(path)
+        && let Some(given) = bearer(headers).filter(|b| b.starts_with(capa_core::CLIENT_KEY_PREFIX))
+    {
+        let Some(client) = guard.hub.pairings().identify(given) else {
+            return reject(
+                StatusCode::UNAUTHORIZED,
+                "this client key is not paired with the hub (the pairing was removed, or it belongs to another hub's data): pair the client again on the Capabilities app's Clients page or with `capa clients pair`",
+            );
+        };
+        request.extensions_mut().insert(client);
         return next.run(request).await;
     }
     match guard.ui.authorize(&request) {
@@ -146,15 +171,19 @@ mod tests {
 
     #[test]
     fn origins_must_be_the_hub_itself() {
-        let g = Guard {
-            token: "t".into(),
-            port: 4477,
-            ui: crate::ui::UiAccess::for_port(4477),
-        };
-        assert!(g.origin_ok(&HeaderMap::new()));
-        assert!(g.origin_ok(&headers(&[(header::ORIGIN, "http://localhost:4477")])));
-        assert!(!g.origin_ok(&headers(&[(header::ORIGIN, "http://localhost:9999")])));
-        assert!(!g.origin_ok(&headers(&[(header::ORIGIN, "https://evil.example")])));
-        assert!(!g.origin_ok(&headers(&[(header::ORIGIN, "null")])));
+        assert!(origin_ok(4477, &HeaderMap::new()));
+        assert!(origin_ok(
+            4477,
+            &headers(&[(header::ORIGIN, "http://localhost:4477")])
+        ));
+        assert!(!origin_ok(
+            4477,
+            &headers(&[(header::ORIGIN, "http://localhost:9999")])
+        ));
+        assert!(!origin_ok(
+            4477,
+            &headers(&[(header::ORIGIN, "https://evil.example")])
+        ));
+        assert!(!origin_ok(4477, &headers(&[(header::ORIGIN, "null")])));
     }
 }

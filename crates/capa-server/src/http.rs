@@ -150,13 +150,14 @@ pub async fn serve_with(
     hub.set_sign_in_linker(pages.sign_in_linker());
     let ui = UiAccess::new(addr, pages.secrets());
     let router = router(
-        hub,
+        hub.clone(),
         pages,
         (proof.clone(), Arc::from(format!("http://{addr}"))),
         Guard {
             token,
             port: addr.port(),
             ui: ui.clone(),
+            hub,
         },
         &shutdown.child_token(),
         options.ui_dir.as_deref(),

@@ -17,6 +17,7 @@ mod connections;
 mod events;
 pub mod handoff;
 mod import;
+mod pairings;
 mod runs;
 mod settings;
 mod sign_in;
@@ -282,6 +283,18 @@ pub(crate) fn routes(
             axum::routing::delete(connections::remove),
         )
         .route("/api/clients", get(clients::list))
+        .route(
+            "/api/clients/paired",
+            get(pairings::list).post(pairings::pair),
+        )
+        .route(
+            "/api/clients/paired/{id}",
+            axum::routing::delete(pairings::unpair),
+        )
+        .route(
+            "/api/clients/paired/{id}/forms",
+            axum::routing::put(pairings::forms),
+        )
         .route("/api/clients/{id}/preview", post(clients::preview))
         .route("/api/clients/{id}/apply", post(clients::apply))
         .route("/api/clients/{id}/undo", post(clients::undo))

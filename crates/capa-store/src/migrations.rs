@@ -222,6 +222,24 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX result_handles_created ON result_handles(created_at_ms);
     CREATE INDEX result_handles_run ON result_handles(run_id);
     ",
+    // 12: clients a person paired (the app's Clients page, `capa clients pair` at a terminal):
+    // each has its own key, kept here only as its SHA-256, and `forms` says whether the answers
+    // of its own approval forms count as the person's. `run_pairings` names the paired client
+    // that started a run, so only that client is shown the run's forms on a resume.
+    r"
+    CREATE TABLE paired_clients (
+        id            TEXT PRIMARY KEY,
+        name          TEXT NOT NULL,
+        key_digest    TEXT NOT NULL UNIQUE,
+        forms         INTEGER NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        last_seen_ms  INTEGER
+    );
+    CREATE TABLE run_pairings (
+        run_id        TEXT PRIMARY KEY,
+        paired_client TEXT NOT NULL
+    );
+    ",
 ];
 
 /// The newest schema version this build knows.

@@ -50,3 +50,17 @@ export interface ClientPreview {
   diff: string;
   warning: string | null;
 }
+
+/** A client the person paired (`GET /api/clients/paired`): its own approval forms count while `forms` is on. */
+export interface PairedClient {
+  id: string;
+  name: string;
+  forms: boolean;
+  createdAtMs: number;
+  lastSeenMs: number | null;
+}
+
+/** `POST /api/clients/paired`: the new pairing and its key, shown once. */
+export interface NewPairing extends PairedClient {
+  key: string;
+}

@@ -2,7 +2,7 @@
 // `X-Capa-Csrf` on every request, reads included (session-key.ts says why).
 import { runsQuery } from '../lib/runs';
 import { SESSION_PARAM, forgetPageSessionKey, pageSessionKey, storedPageSessionKey } from './session-key';
-import type { ClientId, ClientPreview, ClientStatus, ClientsView } from './client-types';
+import type { ClientId, ClientPreview, ClientStatus, ClientsView, NewPairing, PairedClient } from './client-types';
 import type { ImportChoice, ImportClient, ImportPick, ImportPreview, ImportResult, SavedConnection, WellKnownInput, WellKnownServer } from './import-types';
 import {
   ApiError,
@@ -177,6 +177,18 @@ export class HttpBackend implements Backend {
   }
   async undoClient(id: ClientId): Promise<ClientStatus> {
     return (await this.request<{ client: ClientStatus }>('POST', `/api/clients/${enc(id)}/undo`)).client;
+  }
+  async pairedClients(): Promise<PairedClient[]> {
+    return this.request<PairedClient[]>('GET', '/api/clients/paired');
+  }
+  async pairClient(name: string): Promise<NewPairing> {
+    return this.request<NewPairing>('POST', '/api/clients/paired', { name });
+  }
+  async setPairedForms(id: string, forms: boolean): Promise<void> {
+    await this.request('PUT', `/api/clients/paired/${enc(id)}/forms`, { forms });
+  }
+  async unpairClient(id: string): Promise<void> {
+    await this.request('DELETE', `/api/clients/paired/${enc(id)}`);
   }
   async sources(): Promise<SourceStatus[]> {
     return listOf<SourceStatus>(await this.request('GET', '/api/sources'), 'sources');

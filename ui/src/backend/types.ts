@@ -2,8 +2,8 @@
 // hub's local API) and `TauriBackend` (the desktop window, served by the hub too: app-only actions go
 // through Tauri commands, everything else over HTTP). Shapes follow the hub's JSON API (docs/ui.md).
 
-import type { ClientId, ClientPreview, ClientStatus, ClientsView } from './client-types';
-export type { ClientId, ClientPreview, ClientStatus, ClientsView } from './client-types';
+import type { ClientId, ClientPreview, ClientStatus, ClientsView, NewPairing, PairedClient } from './client-types';
+export type { ClientId, ClientPreview, ClientStatus, ClientsView, NewPairing, PairedClient } from './client-types';
 import type { ImportChoice, ImportClient, ImportPick, ImportPreview, ImportResult, SavedConnection, WellKnownInput, WellKnownServer } from './import-types';
 export type * from './import-types';
 
@@ -480,6 +480,12 @@ export interface Backend {
   previewClient(id: ClientId, action: 'connect' | 'disconnect', profile?: string): Promise<ClientPreview>;
   applyClient(id: ClientId, planId: string): Promise<ClientStatus>;
   undoClient(id: ClientId): Promise<ClientStatus>;
+  /** Paired clients: their own approval forms answer for the person (docs/security.md). */
+  pairedClients(): Promise<PairedClient[]>;
+  /** A person's act (UI session): the key is in the answer, once. */
+  pairClient(name: string): Promise<NewPairing>;
+  setPairedForms(id: string, forms: boolean): Promise<void>;
+  unpairClient(id: string): Promise<void>;
 
   connections(): Promise<Connection[]>;
   /** Answers a warning when no source refers to the field (`${secret:NAME}`). */

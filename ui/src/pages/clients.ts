@@ -4,6 +4,7 @@
 import type { ClientPreview, ClientStatus, ClientsView, ProfileListing } from '../backend/types';
 import { clear, errorText, h, notice } from '../lib/dom';
 import type { Page, PageContext } from './page';
+import { pairedClientsSection } from './paired-clients';
 import { profilesSection } from './profiles-section';
 
 const STATUS_TEXT: Record<ClientStatus['status'], [string, string]> = {
@@ -189,7 +190,9 @@ export function clientsPage({ backend }: PageContext): Page {
     list.append(h('div', { class: 'grid' }, view.clients.map(card)));
   };
 
+  const paired = pairedClientsSection(backend);
   const refresh = async () => {
+    void paired.refresh();
     try {
       [view, profiles] = await Promise.all([backend.clients(), backend.profiles()]);
       render();
@@ -211,6 +214,7 @@ export function clientsPage({ backend }: PageContext): Page {
     ),
     top,
     list,
+    paired.element,
   );
   return { title: 'Clients', element, refresh };
 }

@@ -64,6 +64,10 @@ pub(super) fn run(
             };
             change(&home, &entry, &args, true)
         }
+        ClientsCommand::Pair { name, json } => super::pairing::pair(paths, &name, json),
+        ClientsCommand::Paired { json } => super::pairing::list(paths, json),
+        ClientsCommand::Forms { id, state } => super::pairing::forms(paths, &id, state),
+        ClientsCommand::Unpair { id } => super::pairing::unpair(paths, &id),
         ClientsCommand::Disconnect(args) => {
             if args.profile.is_some() {
                 bail!(

@@ -289,19 +289,36 @@ impl Hub {
             .collect())
     }
 
-    /// Takes a person's decision on one pending approval. `via` says where (`client`,
-    /// `elicitation`, `page`, `cli`, `app`) for the history.
+    /// Takes a person's decision on one pending approval. `via` says where (`page`, `cli`,
+    /// `app`) for the history.
     pub fn decide(&self, approval_id: &str, choice: Choice, via: &str) -> Result<(), DecideError> {
+        self.decide_as(approval_id, choice, via, crate::hub::ChangedBy::Person)
+    }
+
+    /// Takes the answer of a paired client's own form (`via`: `client`, `elicitation`). It
+    /// decides the call, but never loosens the policy by itself: "Always allow" approves this
+    /// call and writes the allow rule held, until a person confirms it (docs/policies.md).
+    pub fn decide_in_form(
+        &self,
+        approval_id: &str,
+        choice: Choice,
+        via: &str,
+    ) -> Result<(), DecideError> {
+        self.decide_as(approval_id, choice, via, crate::hub::ChangedBy::Unconfirmed)
+    }
+
+    fn decide_as(
+        &self,
+        approval_id: &str,
+        choice: Choice,
+        via: &str,
+        by: crate::hub::ChangedBy,
+    ) -> Result<(), DecideError> {
         let record = decide_in_store(self.store(), approval_id, choice, via)?;
         self.release_asking(approval_id);
         match choice {
             Choice::Always => self
-                .set_policy_rule(
-                    &record.address,
-                    None,
-                    Decision::Allow,
-                    crate::hub::ChangedBy::Person,
-                )
+                .set_policy_rule(&record.address, None, Decision::Allow, by)
                 .map_err(|e| DecideError::Policy(e.to_string()))?,
             Choice::Once | Choice::Run | Choice::Deny => {}
         }

@@ -19,6 +19,7 @@ use axum::Json;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use capa_core::NewPairing;
 use capa_install::user_plan::{self, restore};
 use capa_install::{
     CapaEntry, InstallError, UserClient, UserHome, UserPlan, user_file, user_files,
@@ -39,6 +40,18 @@ struct Applied {
     path: PathBuf,
     before: Option<String>,
     after: Option<String>,
+    /// The pairing that apply made (undo unpairs it).
+    paired: Option<String>,
+}
+
+/// A previewed change, waiting for apply: the plan, and the pairing whose key it writes (made
+/// when the client had no working key; stored only when the person applies).
+#[derive(Debug)]
+struct Planned {
+    client: UserClient,
+    plan: UserPlan,
+    pairing: Option<NewPairing>,
+    at: Instant,
 }
 
 /// Previews waiting for apply and the last apply per client.
@@ -49,7 +62,7 @@ pub(crate) struct ClientsMemory {
 
 #[derive(Debug, Default)]
 struct Memory {
-    plans: HashMap<String, (UserClient, UserPlan, Instant)>,
+    plans: HashMap<String, Planned>,
     applied: HashMap<UserClient, Applied>,
 }
 
@@ -145,7 +158,49 @@ fn status_of(
     {
         status.status = user_plan::Status::Outdated;
     }
-    json!(status)
+    // Whether the entry carries the key of a client paired with this hub (its own forms may
+    // then answer approvals; docs/security.md, "Who may say yes").
+    let paired = (status.mode == Some(user_plan::Mode::Stdio)).then(|| {
+        status
+            .entry
+            .as_ref()
+            .and_then(|e| e.client_key.as_deref())
+            .and_then(|key| state.hub.pairings().owner_of(key))
+    });
+    let mut value = json!(status);
+    if let Some(paired) = paired {
+        value["paired"] = json!(paired.is_some());
+        if let Some(client) = paired {
+            value["pairedId"] = json!(client.id);
+        }
+    }
+    value
+}
+
+/// The key to write into `client`'s entry: the one its file holds when it belongs to a client
+/// paired with this hub (reconnecting keeps the pairing), else a new pairing's.
+fn key_for(
+    state: &UiState,
+    file: &capa_install::UserFile,
+    client: UserClient,
+) -> Result<(String, Option<NewPairing>), Response> {
+    let existing = user_plan::read_bounded(&file.path)
+        .ok()
+        .flatten()
+        .and_then(|text| user_plan::find_entry(file, &text).ok().flatten())
+        .and_then(|found| found.client_key)
+        .filter(|key| state.hub.pairings().owner_of(key).is_some());
+    if let Some(key) = existing {
+        return Ok((key, None));
+    }
+    let new = NewPairing::prepare(client.display_name()).map_err(|e| {
+        fail(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "no_randomness",
+            e.to_string(),
+        )
+    })?;
+    Ok((new.key.clone(), Some(new)))
 }
 
 /// `GET /api/clients`: the `capa` program and token file snippets should name, and each client
@@ -239,7 +294,20 @@ pub(crate) async fn preview(
         );
     }
     let file = user_file(&home, client);
-    let entry = CapaEntry::global_profile(&program, request.profile.as_deref());
+    let mut entry = CapaEntry::global_profile(&program, request.profile.as_deref());
+    let mut pairing = None;
+    let mut key = None;
+    if request.action == "connect" {
+        // Connecting from the app pairs the client: its entry carries its own key.
+        match key_for(&state, &file, client) {
+            Ok((found, new)) => {
+                entry = entry.with_client_key(found.clone());
+                key = Some(found);
+                pairing = new;
+            }
+            Err(refusal) => return refusal,
+        }
+    }
     let planned = match request.action.as_str() {
         "connect" => UserPlan::connect(&file, &entry),
         "disconnect" => UserPlan::disconnect(&file),
@@ -269,23 +337,32 @@ pub(crate) async fn preview(
         "path": file.path,
         "changes": plan.changes(),
         "action": plan.action,
-        "diff": plan.diff(),
+        "diff": capa_core::mask_client_key(&plan.diff(), key.as_deref()),
+        "pairs": pairing.is_some(),
         "warning": plan.warning,
     });
     let mut memory = state.clients.lock();
-    memory.plans.retain(|_, (_, _, at)| at.elapsed() < PLAN_TTL);
+    memory.plans.retain(|_, p| p.at.elapsed() < PLAN_TTL);
     while memory.plans.len() >= MAX_PLANS {
         let oldest = memory
             .plans
             .iter()
-            .min_by_key(|(_, (_, _, at))| *at)
+            .min_by_key(|(_, p)| p.at)
             .map(|(k, _)| k.clone());
         match oldest {
             Some(key) => memory.plans.remove(&key),
             None => break,
         };
     }
-    memory.plans.insert(plan_id, (client, plan, Instant::now()));
+    memory.plans.insert(
+        plan_id,
+        Planned {
+            client,
+            plan,
+            pairing,
+            at: Instant::now(),
+        },
+    );
     ok(answer)
 }
 
@@ -306,18 +383,33 @@ pub(crate) async fn apply(
     let taken = {
         let mut memory = state.clients.lock();
         match memory.plans.remove(&request.plan_id) {
-            Some((c, plan, at)) if c == client && at.elapsed() < PLAN_TTL => Some(plan),
+            Some(p) if p.client == client && p.at.elapsed() < PLAN_TTL => Some(p),
             _ => None,
         }
     };
-    let Some(plan) = taken else {
+    let Some(Planned { plan, pairing, .. }) = taken else {
         return fail(
             StatusCode::NOT_FOUND,
             "no_plan",
             "this preview is unknown or expired: preview the change again",
         );
     };
+    // The pairing is stored first, so the key is good the moment the file holds it; a write
+    // that fails takes it back.
+    let pairs = pairing.filter(|_| plan.changes());
+    if let Some(new) = &pairs
+        && let Err(e) = state.hub.pairings().record(new)
+    {
+        return fail(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "store_unavailable",
+            e.to_string(),
+        );
+    }
     if let Err(e) = plan.apply() {
+        if let Some(new) = &pairs {
+            let _ = state.hub.pairings().remove(&new.client.id);
+        }
         return install_error(&e);
     }
     if plan.changes() {
@@ -327,6 +419,7 @@ pub(crate) async fn apply(
                 path: plan.file.path.clone(),
                 before: plan.old.clone(),
                 after: plan.new.clone(),
+                paired: pairs.map(|p| p.client.id),
             },
         );
     }
@@ -362,6 +455,11 @@ pub(crate) async fn undo(
         return install_error(&e);
     }
     state.clients.lock().applied.remove(&client);
+    if let Some(id) = &applied.paired
+        && let Err(e) = state.hub.pairings().remove(id)
+    {
+        tracing::warn!(error = %e, "could not unpair the client whose connection was undone");
+    }
     answer_status(&state, client, false)
 }
 

@@ -127,6 +127,12 @@ MD
   *) die "CONFORMANCE_HUB must be demo or fixture, not $HUB" ;;
 esac
 export CAPA_DATA_DIR="$TMP/data" CAPA_CONFIG_DIR="$TMP/config"
+if [ "$HUB" = fixture ]; then
+  # The fixture asks the client's model (sampling scenarios), which the hub passes on only for a
+  # source a person allowed (docs/relay.md): allowed here as at a terminal.
+  script -qec "$(printf '%q ' "$CAPA_BIN" --config "$TMP/capabilities.yaml" sources allow-sampling fixture)" /dev/null >/dev/null \
+    || die "could not allow the fixture source's sampling (capa sources allow-sampling fixture)"
+fi
 
 started=$(date +%s)
 "$CAPA_BIN" --config "$TMP/capabilities.yaml" hub serve --http 127.0.0.1:0 >"$TMP/hub.log" 2>&1 &

@@ -6,6 +6,8 @@
 // "Who may say yes").
 import { describe, it, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -227,6 +229,35 @@ describe('paired clients (issue 39)', () => {
     const on = await runCapa(['clients', 'forms', paired.id, 'on'], { env: setup.sandbox.env });
     assert.notEqual(on.code, 0, 'forms were turned on without a terminal');
     assert.match(on.stderr, /interactive terminal/);
+  });
+
+  it('`capa clients connect` pairs the client at a terminal (its key in the file, masked on screen), and not without one', async () => {
+    setup = await hubWith();
+    const env = { ...setup.sandbox.env, HOME: path.join(setup.sandbox.root, 'home') };
+    for (const name of ['XDG_CONFIG_HOME', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'APPDATA']) delete env[name];
+    const cursorFile = path.join(env.HOME, '.cursor', 'mcp.json');
+    await mkdir(path.dirname(cursorFile), { recursive: true });
+    await writeFile(cursorFile, '{ "mcpServers": {} }\n');
+
+    const atTerminal = await runCapa(['clients', 'connect', 'cursor', '--yes'], { env, terminal: true });
+    assert.equal(atTerminal.code, 0, atTerminal.stdout);
+    assert.match(atTerminal.stdout, /connected and paired/);
+    const entry = JSON.parse(await readFile(cursorFile, 'utf8')).mcpServers.capa;
+    const key = entry.env?.CAPA_CLIENT_KEY ?? '';
+    assert.match(key, /^capa_client_[0-9a-f]{64}$/, JSON.stringify(entry));
+    assert.ok(!atTerminal.stdout.includes(key), 'the key was printed');
+    assert.match(atTerminal.stdout, /capa_client_… \(this client's own key\)/);
+    const listed = await setup.hub.apiJson('/api/clients/paired');
+    assert.deepEqual(listed.map((c) => c.name), ['Cursor']);
+
+    const desktopFile = path.join(env.HOME, '.config', 'Claude', 'claude_desktop_config.json');
+    await mkdir(path.dirname(desktopFile), { recursive: true });
+    await writeFile(desktopFile, '{}\n');
+    const scripted = await runCapa(['clients', 'connect', 'claude-desktop', '--yes'], { env });
+    assert.equal(scripted.code, 0, scripted.stderr);
+    assert.match(scripted.stdout, /connected, not paired/);
+    assert.equal(JSON.parse(await readFile(desktopFile, 'utf8')).mcpServers.capa.env, undefined);
+    assert.equal((await setup.hub.apiJson('/api/clients/paired')).length, 1, 'a client was paired without a terminal');
   });
 
   it('pairing needs a person; an unknown or removed key opens nothing', async () => {

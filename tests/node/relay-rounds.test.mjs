@@ -81,6 +81,12 @@ describe('a 2026-07-28 source asking its client within the call', () => {
     assert.equal(set.code, 0, set.stderr);
     removeConnection = () =>
       runCapa(['--config', configFile, 'connections', 'remove', 'asking', 'personal'], { env: sandbox.env });
+    // The source asks the client's model too: off until a person allows it (issue 39).
+    const allowed = await runCapa(['--config', configFile, 'sources', 'allow-sampling', 'asking'], {
+      env: sandbox.env,
+      terminal: true,
+    });
+    assert.equal(allowed.code, 0, allowed.stdout);
     hub = await startHub({ configFile, sandbox });
     await waitForSourcesReady(hub, ['asking']);
   });

@@ -150,6 +150,40 @@ describe('a source talking to the client through the hub', () => {
     await client.unsubscribeResource({ uri });
   });
 
+  it('refuses a source’s sampling until the person allows it, then labels it with the source (issue 39)', async () => {
+    const client = await connect({ sampling: {} });
+    const sampled = [];
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      sampled.push(request.params);
+      return { role: 'assistant', content: { type: 'text', text: 'a sampled answer' }, model: 'test-model' };
+    });
+    const refused = await client.callTool({
+      name: 'trigger-sampling-request',
+      arguments: { prompt: 'before the yes', maxTokens: 20 },
+    });
+    assert.match(JSON.stringify(refused), /allow-sampling everything/, JSON.stringify(refused));
+    assert.equal(sampled.length, 0, 'a source asked the model before the person allowed it');
+    // Allowing is a person's act: the token is refused, a terminal is not.
+    const viaToken = await hub.api('/api/sources/everything/sampling', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ allowed: true }),
+    });
+    assert.equal(viaToken.status, 403, await viaToken.text());
+    const agent = await runCapa(['--config', configFile, 'sources', 'allow-sampling', 'everything'], { env: sandbox.env });
+    assert.notEqual(agent.code, 0, 'sampling was allowed without a terminal');
+    const person = await runCapa(['--config', configFile, 'sources', 'allow-sampling', 'everything'], { env: sandbox.env, terminal: true });
+    assert.equal(person.code, 0, person.stdout);
+    const listed = await hub.apiJson('/api/sources');
+    assert.equal(listed.find((s) => s.id === 'everything').sampling_allowed, true);
+    const allowed = await client.callTool({
+      name: 'trigger-sampling-request',
+      arguments: { prompt: 'after the yes', maxTokens: 20 },
+    });
+    assert.equal(allowed.isError ?? false, false, JSON.stringify(allowed));
+    assert.match(sampled[0].systemPrompt, /^The MCP server "everything", a source connected through the Capabilities hub, asks/);
+  });
+
   it('sends the source’s sampling and elicitation to the client of the call', async () => {
     const client = await connect({ sampling: {}, elicitation: { form: {} } });
     const sampled = [];

@@ -48,6 +48,17 @@ function missing() {
 }
 const skip = skipOrFail(missing());
 
+/**
+ * The entry without its `env.CAPA_CLIENT_KEY`, after checking the key is a client key: Connect
+ * pairs the client (docs/security.md, "Who may say yes").
+ */
+function withoutKey(entry) {
+  assert.match(entry?.env?.CAPA_CLIENT_KEY ?? '', /^capa_client_[0-9a-f]{64}$/, JSON.stringify(entry));
+  const { env, ...rest } = entry;
+  const { CAPA_CLIENT_KEY, ...others } = env;
+  return Object.keys(others).length ? { ...rest, env: others } : rest;
+}
+
 /** `text` as a literal in a regular expression. */
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -172,7 +183,7 @@ describe('Clients page with a fake HOME', { skip }, () => {
 
   it('lists each client with its file and status', async () => {
     await page.getByRole('link', { name: 'Connect a client in one click' }).click();
-    await page.getByRole('heading', { name: 'Clients' }).waitFor();
+    await page.getByRole('heading', { name: 'Clients', exact: true }).waitFor();
     for (const [id, file] of Object.entries(files)) {
       await assert.doesNotReject(card(id).getByText(file, { exact: true }).waitFor(), id);
       assert.equal(await badge(id).getAttribute('data-status'), 'not_connected', id);
@@ -188,7 +199,12 @@ describe('Clients page with a fake HOME', { skip }, () => {
     await status('claude-code', 'connected');
     const text = await read('claude-code');
     const parsed = JSON.parse(text);
-    assert.deepEqual(parsed.mcpServers.capa, { command: capa, args: ['mcp'] });
+    assert.deepEqual(withoutKey(parsed.mcpServers.capa), { command: capa, args: ['mcp'] });
+    // The key is in the file, never on the page: the diff shows it masked.
+    const key = parsed.mcpServers.capa.env.CAPA_CLIENT_KEY;
+    assert.ok(!diff.includes(key) && diff.includes("capa_client_… (this client's own key)"), diff);
+    assert.ok(!(await page.content()).includes(key), 'the key is not in the page');
+    await card('claude-code').locator('.badge[data-paired="true"]').waitFor();
     const original = JSON.parse(CLAUDE_JSON);
     delete parsed.mcpServers.capa;
     assert.deepEqual(parsed, original, 'every other key and value stays');
@@ -219,7 +235,7 @@ describe('Clients page with a fake HOME', { skip }, () => {
       await change(id, 'Connect', label);
       await status(id, 'connected');
       const value = parse(await read(id));
-      assert.deepEqual(servers(value).capa, wanted, id);
+      assert.deepEqual(withoutKey(servers(value).capa), wanted, id);
       delete servers(value).capa;
       assert.deepEqual(value, parse(original), `${id}: the rest is untouched`);
       await undo(id, label);
@@ -307,7 +323,11 @@ describe('Clients page with a fake HOME', { skip }, () => {
     await shot('clients-profile');
     await card('claude-code').getByRole('button', { name: 'Apply' }).click();
     await card('claude-code').locator('.hint', { hasText: 'over stdio, profile review' }).waitFor();
-    assert.deepEqual(JSON.parse(await read('claude-code')).mcpServers.capa, { command: capa, args: ['mcp', '--profile', 'review'] });
+    const switched = JSON.parse(await read('claude-code')).mcpServers.capa;
+    assert.deepEqual(withoutKey(switched), { command: capa, args: ['mcp', '--profile', 'review'] });
+    // Switching profiles keeps the client's pairing: the same key, one paired client.
+    const paired = await hub.apiJson('/api/clients/paired');
+    assert.equal(paired.filter((c) => c.name === 'Claude Code').length, 1, JSON.stringify(paired));
     const listed = await hub.apiJson('/api/clients');
     assert.deepEqual(listed.profiles, ['review']);
     assert.equal(listed.clients.find((c) => c.id === 'claude-code').profile, 'review');
@@ -316,4 +336,37 @@ describe('Clients page with a fake HOME', { skip }, () => {
     assert.equal(out.status, 0, `claude mcp list: ${out.stdout}\n${out.stderr}`);
     assert.match(out.stdout, new RegExp(`^capa: ${escape(capa)} mcp --profile review - [✓✔] Connected$`, 'm'), out.stdout);
   });
+
+  it('lists the paired clients, pairs another with its key shown once, and turns a client’s forms off (issue 39)', async () => {
+    await page.getByRole('link', { name: 'Clients' }).click();
+    const section = page.locator('#paired-clients');
+    await section.locator('tr[data-paired]').first().waitFor();
+    // Claude Code was paired when Connect wrote its entry, and has been seen (`claude mcp list`).
+    const claude = section.locator('tr', { hasText: 'Claude Code' });
+    await claude.waitFor();
+    assert.doesNotMatch(await claude.textContent(), /never/);
+    await section.getByRole('textbox', { name: 'Name of the client to pair' }).fill('My script');
+    await section.getByRole('button', { name: 'Pair a client' }).click();
+    const shown = section.locator('.paired-key');
+    await shown.waitFor();
+    const key = (await shown.textContent()).match(/capa_client_[0-9a-f]{64}/)?.[0];
+    assert.ok(key, await shown.textContent());
+    const listed = await hub.apiJson('/api/clients/paired');
+    assert.ok(listed.some((c) => c.name === 'My script' && c.forms), JSON.stringify(listed));
+    assert.ok(!JSON.stringify(listed).includes(key), 'the listing shows no key');
+    await shot('clients-paired');
+    // The switch takes away: the client's forms no longer count.
+    await section.getByRole('switch', { name: 'Forms of My script' }).click();
+    await waitForForms(hub, 'My script', false);
+  });
 });
+
+/** Polls the paired clients until `name`'s forms are `forms`. */
+async function waitForForms(hub, name, forms) {
+  for (let i = 0; i < 100; i++) {
+    const listed = await hub.apiJson('/api/clients/paired');
+    if (listed.find((c) => c.name === name)?.forms === forms) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`${name}'s forms never became ${forms}`);
+}

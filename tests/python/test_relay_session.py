@@ -11,7 +11,7 @@ import anyio
 import pytest
 from mcp import types
 
-from conftest import SESSION_TIMEOUT_S, http_client_for
+from conftest import SESSION_TIMEOUT_S, capa, http_client_for
 
 pytestmark = pytest.mark.anyio
 
@@ -21,13 +21,22 @@ SAMPLED = "a sampled answer from the Python client"
 async def sample(context, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
     asked = params.messages[0].content
     assert "from python" in getattr(asked, "text", ""), params
+    # The request says which source asks (issue 39).
+    assert (params.system_prompt or "").startswith('The MCP server "everything"'), params
     return types.CreateMessageResult(
         role="assistant", content=types.TextContent(type="text", text=SAMPLED), model="test-model"
     )
 
 
+def allow_sampling(hub) -> None:
+    """Sampling is off until a person allows the source (issue 39): as at a terminal."""
+    done = capa(hub.workspace, "sources", "allow-sampling", "everything", terminal=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_sampling_reaches_the_client_of_the_call(hub, mode: str) -> None:
+    allow_sampling(hub)
     with anyio.fail_after(SESSION_TIMEOUT_S):
         async with http_client_for(hub, mode=mode, sampling_callback=sample) as client:
             result = await client.call_tool(

@@ -318,6 +318,17 @@ pub(crate) enum SourcesCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Let a source ask your client's model for completions (sampling); off until you do
+    /// (interactive terminal only).
+    AllowSampling {
+        /// The source's id.
+        id: String,
+    },
+    /// Stop passing a source's sampling requests to your client's model.
+    DenySampling {
+        /// The source's id.
+        id: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

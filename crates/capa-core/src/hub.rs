@@ -42,6 +42,7 @@ mod reach;
 mod redacting_asker;
 mod relay;
 mod runtime;
+mod sampling_gate;
 mod semantic;
 mod signals;
 mod skill_files;
@@ -324,10 +325,15 @@ impl Hub {
                     &tool.remote_name,
                     arguments,
                     self.redacting_progress(context.progress.clone()),
-                    context
-                        .asker
-                        .clone()
-                        .map(|a| redacting_asker::RedactingAsker::wrap(a, self.redactor.clone())),
+                    context.asker.clone().map(|a| {
+                        let redacted =
+                            redacting_asker::RedactingAsker::wrap(a, self.redactor.clone());
+                        sampling_gate::SamplingGate::wrap(
+                            redacted,
+                            &tool.address.namespace,
+                            self.store().clone(),
+                        )
+                    }),
                 )
                 .await
                 .map_err(CallError::from),

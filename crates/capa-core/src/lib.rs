@@ -34,9 +34,9 @@ pub use capa_domain::{SourceOrigin, SourceState, is_secret_name, preview};
 pub use capa_runner::{
     Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest, INLINE_CODE_BYTES,
 };
-pub use capa_store::PairedClient;
 /// What a pending input waits for, and where a run stands (stored by `capa-store`).
 pub use capa_store::{InputKind, RunState};
+pub use capa_store::{PairedClient, Store};
 pub use capa_upstream::{
     AskFuture, CallToolResult, ClientAsker, JsonObject, Progress, ProgressRouter, ProgressSink,
     SOURCE_TASK_LIFE, Tool, UpstreamError, Wanted, call_tool_with_progress,

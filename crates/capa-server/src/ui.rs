@@ -113,16 +113,6 @@ impl UiAccess {
         })
     }
 
-    /// For tests of the guard: a port, fresh secrets.
-    #[cfg(test)]
-    pub(crate) fn for_port(port: u16) -> Arc<Self> {
-        use crate::approval_page::secrets::{LINK_TTL, SESSION_TTL};
-        Self::new(
-            SocketAddr::from(([127, 0, 0, 1], port)),
-            Arc::new(Secrets::new(LINK_TTL, SESSION_TTL)),
-        )
-    }
-
     /// The hub's own origin, `http://127.0.0.1:<port>`.
     pub fn origin(&self) -> &str {
         &self.origin
@@ -259,6 +249,10 @@ pub(crate) fn routes(
         .route(
             "/api/sources/{id}/enabled",
             axum::routing::put(switches::source_enabled),
+        )
+        .route(
+            "/api/sources/{id}/sampling",
+            axum::routing::put(switches::source_sampling),
         )
         .route(
             "/api/sources/{id}/write-tools-off",

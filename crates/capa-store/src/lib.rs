@@ -19,6 +19,7 @@ mod pairings;
 mod policy;
 mod run_state;
 mod runs;
+mod sampling;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};

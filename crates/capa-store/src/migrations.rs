@@ -240,6 +240,15 @@ const MIGRATIONS: &[&str] = &[
         paired_client TEXT NOT NULL
     );
     ",
+    // 13: the sources a person allowed to ask the client's model (sampling). Off until then:
+    // a source's sampling request speaks to the model in the hub's session, and 2026-07-28
+    // deprecates sampling anyway.
+    r"
+    CREATE TABLE sampling_allowances (
+        source_id     TEXT PRIMARY KEY,
+        allowed_at_ms INTEGER NOT NULL
+    );
+    ",
 ];
 
 /// The newest schema version this build knows.

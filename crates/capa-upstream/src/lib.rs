@@ -50,7 +50,7 @@ pub use timings::SupervisorTimings;
 /// rmcp's model types, re-exported so that users of this crate name one version of them.
 pub use rmcp::model::{
     CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult, ElicitRequestParams,
-    ElicitResult, GetPromptResult, InputRequest, InputResponses, JsonObject, Prompt,
+    ElicitResult, ErrorData, GetPromptResult, InputRequest, InputResponses, JsonObject, Prompt,
     ReadResourceResult, Reference, Resource, ResourceTemplate, Tool,
 };
 /// Log messages and their levels, and sampling, deprecated by SEP-2577 (2026-07-28) but still

@@ -26,6 +26,9 @@ export interface ClientStatus {
   error?: string;
   /** The hub keeps the file's text from before the last apply: Undo puts it back. */
   undo?: boolean;
+  /** A stdio entry: whether it carries the key of a client paired with this hub (its own approval forms count). */
+  paired?: boolean;
+  pairedId?: string;
 }
 
 export interface ClientsView {
@@ -48,6 +51,8 @@ export interface ClientPreview {
   action: 'created' | 'updated' | 'up_to_date' | 'removed' | 'deleted';
   /** Unified diff of the file. */
   diff: string;
+  /** Applying it pairs the client (its entry gets its own key). */
+  pairs?: boolean;
   warning: string | null;
 }
 

@@ -72,6 +72,14 @@ export function clientsPage({ backend }: PageContext): Page {
           ? `, profile ${client.profile}, which this hub does not declare`
           : '';
     const mode = over || served ? h('span', { class: 'hint' }, `${over}${served}`) : null;
+    const pairing =
+      client.status === 'connected' && client.paired !== undefined
+        ? h(
+            'span',
+            { class: `badge ${client.paired ? 'allow' : 'ask'}`, 'data-paired': String(client.paired) },
+            client.paired ? 'paired: may ask in its own window' : 'not paired: asks in the app',
+          )
+        : null;
     const current = client.profile ?? DEFAULT_PROFILE;
     // An entry for a profile the hub does not declare is updated to the default unless another is picked.
     const declared = current === DEFAULT_PROFILE || (view?.profiles ?? []).includes(current);
@@ -115,6 +123,9 @@ export function clientsPage({ backend }: PageContext): Page {
           'div',
           { class: 'client-preview' },
           preview.warning ? notice('info', `This ${preview.warning}.`) : null,
+        preview.pairs
+          ? notice('info', `This pairs ${client.name}: its entry gets its own key, so its approval forms count as your answer (never to loosen your policy).`)
+          : null,
         preview.changes
           ? h('p', {}, `Capabilities will change ${preview.path}:`)
           : h('p', {}, `${preview.path} already says this; nothing to change.`),
@@ -138,6 +149,12 @@ export function clientsPage({ backend }: PageContext): Page {
         connect.setAttribute('aria-label', `Connect ${client.name}`);
         connect.addEventListener('click', () => void showPreview('connect'));
         buttons.append(connect);
+      }
+      if (connected && !switching && client.paired === false && view?.capaCommand) {
+        const pair = h('button', { type: 'button' }, 'Pair');
+        pair.setAttribute('aria-label', `Pair ${client.name}`);
+        pair.addEventListener('click', () => void showPreview('connect'));
+        buttons.append(pair);
       }
       if (client.entry && client.status !== 'other' && client.mode !== 'http') {
         const disconnect = h('button', { type: 'button' }, 'Disconnect');
@@ -166,7 +183,7 @@ export function clientsPage({ backend }: PageContext): Page {
       'div',
       { class: 'card client', 'data-client': client.id },
       h('h3', {}, client.name),
-      h('p', {}, badge, mode),
+      h('p', {}, badge, mode, pairing ? ' ' : null, pairing),
       h('p', { class: 'hint path' }, client.path),
       entry ? h('p', { class: 'hint' }, 'Its “capa” entry runs: ', h('code', {}, entry)) : null,
       client.error ? notice('error', client.error) : null,

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use capa_core::HubPaths;
+use capa_core::{HubPaths, NewPairing, Pairings};
 use capa_install::review::{Prompter, TerminalPrompter};
 use capa_install::user_plan::{self, ClientStatus};
 use capa_install::{CapaEntry, UserClient, UserHome, UserPlan, user_file, user_files};
@@ -62,7 +62,7 @@ pub(super) fn run(
                 }
                 None => entry,
             };
-            change(&home, &entry, &args, true)
+            change(&home, &entry, &args, paths, true)
         }
         ClientsCommand::Pair { name, json } => super::pairing::pair(paths, &name, json),
         ClientsCommand::Paired { json } => super::pairing::list(paths, json),
@@ -74,17 +74,28 @@ pub(super) fn run(
                     "--profile goes with `capa clients connect`; disconnecting takes out capa's entry, whatever profile it serves"
                 );
             }
-            change(&home, &entry, &args, false)
+            change(&home, &entry, &args, paths, false)
         }
     }
 }
 
+/// Connects or disconnects each client of `args`. At an interactive terminal a connected
+/// client is paired: its entry carries its own key (`env.CAPA_CLIENT_KEY`), so its approval
+/// forms count as the person's answer; without a terminal the entry is written unpaired. A
+/// disconnect ends the pairing whose key it takes out of the file.
 fn change(
     home: &UserHome,
     entry: &CapaEntry,
     args: &ClientsArgs,
+    paths: &HubPaths,
     connect: bool,
 ) -> anyhow::Result<ExitCode> {
+    // Pairing needs the store, and a person; a disconnect opens it only to end a pairing.
+    let pairing_store = if connect && !args.dry_run && crate::terminal::interactive() {
+        Some(capa_host::open_store(paths)?)
+    } else {
+        None
+    };
     let mut clients = Vec::new();
     for id in &args.clients {
         clients.push(UserClient::parse(id).with_context(|| {
@@ -97,8 +108,30 @@ fn change(
     let mut prompter = TerminalPrompter;
     for client in clients {
         let file = user_file(home, client);
+        let keyed = !connect && !args.dry_run && key_in_file(&file).is_some();
+        let unpair_store = match &pairing_store {
+            None if keyed => Some(capa_host::open_store(paths)?),
+            _ => None,
+        };
+        let store = pairing_store.as_ref().or(unpair_store.as_ref());
+        let (key, pairing, unpairs) = match (store, connect) {
+            (Some(store), true) => {
+                let (key, pairing) = key_for(store, &file, client)?;
+                (key, pairing, None)
+            }
+            // A disconnect takes the key out of the file, and its pairing ends with it.
+            (Some(store), false) => match paired_in_file(store, &file) {
+                Some((key, owner)) => (Some(key), None, Some(owner.id)),
+                None => (None, None, None),
+            },
+            (None, _) => (None, None, None),
+        };
+        let entry = match &key {
+            Some(key) => entry.clone().with_client_key(key.clone()),
+            None => entry.clone(),
+        };
         let planned = if connect {
-            UserPlan::connect(&file, entry)
+            UserPlan::connect(&file, &entry)
         } else {
             UserPlan::disconnect(&file)
         };
@@ -115,7 +148,10 @@ fn change(
             println!("{path} ({}): up to date", client.display_name());
             continue;
         }
-        print!("{}", plan.diff());
+        print!(
+            "{}",
+            capa_core::mask_client_key(&plan.diff(), key.as_deref())
+        );
         if let Some(warning) = &plan.warning {
             eprintln!("note: this {warning}");
         }
@@ -141,13 +177,34 @@ fn change(
                 continue;
             }
         }
+        if let (Some(store), Some(new)) = (&store, &pairing) {
+            Pairings::new(store).record(new)?;
+        }
         match plan.apply() {
+            Ok(()) if unpairs.is_some() => {
+                if let (Some(store), Some(id)) = (&store, &unpairs) {
+                    Pairings::new(store).remove(id)?;
+                }
+                println!(
+                    "{path} ({}): disconnected and unpaired",
+                    client.display_name()
+                );
+            }
             Ok(()) => println!(
                 "{path} ({}): {}",
                 client.display_name(),
-                if connect { "connected" } else { "disconnected" }
+                match (connect, &key) {
+                    (false, _) => "disconnected",
+                    (true, Some(_)) =>
+                        "connected and paired (its own approval forms count as your answer)",
+                    (true, None) =>
+                        "connected, not paired (its approvals wait for you in the app; `capa clients pair` at a terminal pairs a client)",
+                }
             ),
             Err(e) => {
+                if let (Some(store), Some(new)) = (&store, &pairing) {
+                    let _ = Pairings::new(store).remove(&new.client.id);
+                }
                 eprintln!("{}: {e}", client.display_name());
                 failed = true;
             }
@@ -158,6 +215,39 @@ fn change(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The client key `file`'s `capa` entry holds (`env.CAPA_CLIENT_KEY`), if any.
+fn key_in_file(file: &capa_install::UserFile) -> Option<String> {
+    user_plan::read_bounded(&file.path)
+        .ok()
+        .flatten()
+        .and_then(|text| user_plan::find_entry(file, &text).ok().flatten())
+        .and_then(|found| found.client_key)
+}
+
+/// The paired client whose key `file`'s `capa` entry holds, with the key.
+fn paired_in_file(
+    store: &capa_core::Store,
+    file: &capa_install::UserFile,
+) -> Option<(String, capa_core::PairedClient)> {
+    let key = key_in_file(file)?;
+    let owner = Pairings::new(store).owner_of(&key)?;
+    Some((key, owner))
+}
+
+/// The key to write into `client`'s entry: the one its file holds when it belongs to a paired
+/// client (reconnecting keeps the pairing), else a new pairing's (stored once applied).
+fn key_for(
+    store: &capa_core::Store,
+    file: &capa_install::UserFile,
+    client: UserClient,
+) -> anyhow::Result<(Option<String>, Option<NewPairing>)> {
+    if let Some((key, _)) = paired_in_file(store, file) {
+        return Ok((Some(key), None));
+    }
+    let new = NewPairing::prepare(client.display_name())?;
+    Ok((Some(new.key.clone()), Some(new)))
 }
 
 /// Refuses a profile the global hub's capabilities files do not declare: the entry goes into a

@@ -34,6 +34,8 @@ pub(super) async fn sources(
         SourcesCommand::Logs { id, follow, json } => {
             return super::source_logs::run(global, paths, redactor, &id, follow, json).await;
         }
+        SourcesCommand::AllowSampling { id } => return sampling(paths, &id, true),
+        SourcesCommand::DenySampling { id } => return sampling(paths, &id, false),
     };
     let access = open_hub(global, paths, redactor).await?;
     let sources = access.sources().await;
@@ -161,6 +163,29 @@ pub(super) async fn tools(
         if hidden > 0 {
             println!("\n{hidden} more hidden by your policy (`capa policy list`).");
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `capa sources allow-sampling | deny-sampling <id>`: whether the source's sampling requests
+/// reach the client's model (docs/relay.md, "Sampling needs a person's yes"). Allowing is a
+/// person's act; denying only takes away. A running hub reads the store at each request.
+fn sampling(paths: &HubPaths, id: &str, allow: bool) -> anyhow::Result<ExitCode> {
+    if allow {
+        crate::terminal::require_person("Letting a source ask your client's model")?;
+    }
+    let store = capa_host::open_store(paths)?;
+    if allow {
+        store.allow_sampling(id, capa_core::clock::now_ms())?;
+        println!(
+            "{id} may now ask your client's model for completions (sampling); each request reaches the model labelled as {id}'s. `capa sources deny-sampling {id}` takes it back."
+        );
+    } else {
+        let had = store.revoke_sampling(id)?;
+        println!(
+            "{id}'s sampling requests {} refused.",
+            if had { "are now" } else { "were already" }
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -95,7 +95,10 @@ impl Hub {
         if !upstream.offers().prompts {
             return Err(unknown());
         }
-        let asker = asker.map(|a| RedactingAsker::wrap(a, self.redactor.clone()));
+        let asker = asker.map(|a| {
+            let redacted = RedactingAsker::wrap(a, self.redactor.clone());
+            super::sampling_gate::SamplingGate::wrap(redacted, source, self.store().clone())
+        });
         let got = upstream.get_prompt(remote, arguments, asker).await;
         Ok(self.redacted(self.relay_result(got)?))
     }

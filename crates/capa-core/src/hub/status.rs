@@ -36,6 +36,9 @@ pub struct SourceStatus {
     /// For a source that signs in with OAuth: its sign-ins, never a token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oauth: Option<super::oauth::OAuthStatus>,
+    /// The person allowed it to ask the client's model (sampling); off until then.
+    #[serde(default)]
+    pub sampling_allowed: bool,
 }
 
 impl Hub {
@@ -45,6 +48,7 @@ impl Hub {
         let upstreams = self.lock_upstreams().clone();
         let problems = self.problems.lock().map(|p| p.clone()).unwrap_or_default();
         let connections = self.store.connections().unwrap_or_default();
+        let sampling = self.store.sampling_allowed_sources().unwrap_or_default();
         self.source_defs()
             .iter()
             .map(|def| {
@@ -107,6 +111,7 @@ impl Hub {
                         Origin::Config(c) => Some(c.file.clone()),
                     },
                     oauth: self.oauth_status(def, &connection_key, &connections),
+                    sampling_allowed: sampling.contains(&def.id),
                 }
             })
             .collect()

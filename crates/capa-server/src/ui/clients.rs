@@ -51,6 +51,8 @@ struct Planned {
     client: UserClient,
     plan: UserPlan,
     pairing: Option<NewPairing>,
+    /// The pairing whose key a disconnect takes out of the file (it ends with it).
+    unpairs: Option<String>,
     at: Instant,
 }
 
@@ -177,6 +179,20 @@ fn status_of(
     value
 }
 
+/// The paired client whose key `file`'s `capa` entry holds, with the key.
+fn paired_in_file(
+    state: &UiState,
+    file: &capa_install::UserFile,
+) -> Option<(String, capa_core::PairedClient)> {
+    let key = user_plan::read_bounded(&file.path)
+        .ok()
+        .flatten()
+        .and_then(|text| user_plan::find_entry(file, &text).ok().flatten())
+        .and_then(|found| found.client_key)?;
+    let owner = state.hub.pairings().owner_of(&key)?;
+    Some((key, owner))
+}
+
 /// The key to write into `client`'s entry: the one its file holds when it belongs to a client
 /// paired with this hub (reconnecting keeps the pairing), else a new pairing's.
 fn key_for(
@@ -184,13 +200,7 @@ fn key_for(
     file: &capa_install::UserFile,
     client: UserClient,
 ) -> Result<(String, Option<NewPairing>), Response> {
-    let existing = user_plan::read_bounded(&file.path)
-        .ok()
-        .flatten()
-        .and_then(|text| user_plan::find_entry(file, &text).ok().flatten())
-        .and_then(|found| found.client_key)
-        .filter(|key| state.hub.pairings().owner_of(key).is_some());
-    if let Some(key) = existing {
+    if let Some((key, _)) = paired_in_file(state, file) {
         return Ok((key, None));
     }
     let new = NewPairing::prepare(client.display_name()).map_err(|e| {
@@ -297,6 +307,13 @@ pub(crate) async fn preview(
     let mut entry = CapaEntry::global_profile(&program, request.profile.as_deref());
     let mut pairing = None;
     let mut key = None;
+    let mut unpairs = None;
+    if request.action == "disconnect"
+        && let Some((found, owner)) = paired_in_file(&state, &file)
+    {
+        key = Some(found);
+        unpairs = Some(owner.id);
+    }
     if request.action == "connect" {
         // Connecting from the app pairs the client: its entry carries its own key.
         match key_for(&state, &file, client) {
@@ -360,6 +377,7 @@ pub(crate) async fn preview(
             client,
             plan,
             pairing,
+            unpairs,
             at: Instant::now(),
         },
     );
@@ -387,7 +405,13 @@ pub(crate) async fn apply(
             _ => None,
         }
     };
-    let Some(Planned { plan, pairing, .. }) = taken else {
+    let Some(Planned {
+        plan,
+        pairing,
+        unpairs,
+        ..
+    }) = taken
+    else {
         return fail(
             StatusCode::NOT_FOUND,
             "no_plan",
@@ -411,6 +435,12 @@ pub(crate) async fn apply(
             let _ = state.hub.pairings().remove(&new.client.id);
         }
         return install_error(&e);
+    }
+    // The key left the file with the entry: its pairing ends too.
+    if let Some(id) = unpairs.filter(|_| plan.changes())
+        && let Err(e) = state.hub.pairings().remove(&id)
+    {
+        tracing::warn!(error = %e, "could not unpair the disconnected client");
     }
     if plan.changes() {
         state.clients.lock().applied.insert(

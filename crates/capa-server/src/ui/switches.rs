@@ -197,3 +197,42 @@ fn tool_states(state: &UiState, addresses: &[String]) -> Vec<Value> {
         })
         .collect()
 }
+
+/// The body of `PUT /api/sources/<id>/sampling`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SamplingAllowed {
+    pub allowed: bool,
+}
+
+/// `PUT /api/sources/<id>/sampling {allowed}`: whether the source may ask the client's model
+/// (docs/relay.md, "Sampling needs a person's yes"). Allowing needs the UI session; taking it
+/// back, the token too.
+pub(crate) async fn source_sampling(
+    State(state): State<UiState>,
+    session: Option<axum::Extension<UiSession>>,
+    Path(id): Path<String>,
+    Json(request): Json<SamplingAllowed>,
+) -> Response {
+    if request.allowed && session.is_none() {
+        return super::person_required(
+            "Letting a source ask your client's model",
+            &format!("capa sources allow-sampling {id}"),
+        );
+    }
+    if !state.hub.sources().iter().any(|s| s.id == id) {
+        return fail(
+            StatusCode::NOT_FOUND,
+            "unknown_source",
+            format!("no source `{id}`"),
+        );
+    }
+    match state.hub.set_sampling_allowed(&id, request.allowed) {
+        Ok(()) => ok(json!({"ok": true, "id": id, "samplingAllowed": request.allowed})),
+        Err(e) => fail(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "store_unavailable",
+            e.to_string(),
+        ),
+    }
+}

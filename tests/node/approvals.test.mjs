@@ -30,8 +30,8 @@ import {
   trackPid,
   resultText,
   runCapa,
-  pairClient,
 } from './support.mjs';
+import { pairClient } from './pairing-support.mjs';
 
 const ADDRESS = 'demo.delete_note';
 const MODERN = '2026-07-28';

@@ -20,7 +20,6 @@ import {
   cleanup,
   closeClient,
   makeSandbox,
-  pairClient,
   removeSandboxes,
   resultText,
   runCapa,
@@ -28,6 +27,7 @@ import {
   trackPid,
   writeCapabilities,
 } from './support.mjs';
+import { pairClient } from './pairing-support.mjs';
 
 const ADDRESS = 'demo.delete_note';
 const WRITE = `await demo.write_note({ title: "doomed", text: "bye" }); return "written";`;

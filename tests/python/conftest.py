@@ -26,6 +26,7 @@ from typing import IO, Any
 import anyio
 import pytest
 from mcp import types
+from pairing import pair_client
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CAPA_BIN = Path(os.environ.get("CAPA_BIN") or REPO_ROOT / "target" / "debug" / "capa")
@@ -338,7 +339,7 @@ async def stdio_client_for(
 
     env = dict(workspace.env)
     if paired if paired is not None else elicitation_callback is not None:
-        env["CAPA_CLIENT_KEY"] = pair_client(workspace)["key"]
+        env["CAPA_CLIENT_KEY"] = pair_client(capa, workspace)["key"]
     params = StdioServerParameters(
         command=str(CAPA_BIN),
         args=["--config", str(workspace.config_file), "mcp"],
@@ -505,17 +506,6 @@ def capa(
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
-
-
-def pair_client(workspace: Workspace, name: str = "pytest client") -> dict[str, Any]:
-    """Pairs a client as a person at a terminal would (`capa clients pair --json`): its id, name
-    and key."""
-    done = capa(workspace, "clients", "pair", name, "--json", terminal=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    # Under `script` stderr shares the terminal with stdout: take the JSON object alone.
-    paired = json.loads(done.stdout[done.stdout.index("{") : done.stdout.rindex("}") + 1])
-    assert paired["key"].startswith("capa_client_"), paired
-    return paired
 
 
 async def capa_async(

@@ -325,15 +325,10 @@ impl Hub {
                     &tool.remote_name,
                     arguments,
                     self.redacting_progress(context.progress.clone()),
-                    context.asker.clone().map(|a| {
-                        let redacted =
-                            redacting_asker::RedactingAsker::wrap(a, self.redactor.clone());
-                        sampling_gate::SamplingGate::wrap(
-                            redacted,
-                            &tool.address.namespace,
-                            self.store().clone(),
-                        )
-                    }),
+                    context
+                        .asker
+                        .clone()
+                        .map(|a| self.source_asker(a, &tool.address.namespace)),
                 )
                 .await
                 .map_err(CallError::from),

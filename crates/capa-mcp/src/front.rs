@@ -26,10 +26,10 @@ use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 
 use capa_core::Progress;
 
-use crate::asking::check_input_responses;
+use crate::asking::{asking, check_input_responses};
 use crate::listen::{Lists, StreamSubscriptions};
 use crate::notices::SessionWants;
-use crate::surface::{Asking, Surface};
+use crate::surface::Surface;
 use crate::task_store::TaskStore;
 
 /// How often a session's change notifier checks that the session still exists.
@@ -129,68 +129,6 @@ fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
     context
         .client_info()
         .and_then(|info| capa_domain::client_label(&info.name, &info.version))
-}
-
-/// How this call's client can let a person decide. rmcp refuses `input_required` to clients
-/// older than 2026-07-28 and server-initiated requests to 2026-07-28 ones, hence the split.
-/// Approvals go to the client's own form only when a person paired it and left its forms on
-/// (`crate::pairing`): the shared token is held by every local process, so a form answered
-/// over it is nobody's decision.
-fn asking(
-    context: &RequestContext<RoleServer>,
-    (input_responses, request_state): (Option<rmcp::model::InputResponses>, Option<String>),
-    (connection, stdio_pairing): (&str, Option<&capa_core::PairedClient>),
-) -> Asking {
-    let declared_forms = context
-        .client_capabilities()
-        .is_some_and(|c| capa_core::Wanted::Elicitation.declared_by(&c));
-    let paired = crate::pairing::paired_client(context, stdio_pairing);
-    let form = declared_forms && paired.as_ref().is_some_and(|p| p.forms);
-    let modern = context
-        .protocol_version()
-        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-    let url = context
-        .client_capabilities()
-        .and_then(|c| c.elicitation)
-        .is_some_and(|e| e.url.is_some());
-    Asking {
-        input_required: form && modern,
-        elicit_peer: (form && !modern).then(|| context.peer.clone()),
-        url_input_required: url && modern,
-        url_peer: (url && !modern).then(|| context.peer.clone()),
-        input_responses,
-        request_state,
-        session: session_key(context, connection),
-        cancel: context.ct.clone(),
-        client_info: context.client_info(),
-        client_peer: (!modern).then(|| context.peer.clone()),
-        round_trips: modern,
-        client_capabilities: context.client_capabilities(),
-        tasks: None,
-        paired,
-        declared_forms,
-    }
-}
-
-/// The HTTP session of a request (rmcp answers 404 to an id it did not issue), else its client
-/// (2026-07-28 requests over HTTP are stateless: the spec gives them no session, so the client's
-/// own name and version is all there is), else the stdio connection this front serves.
-fn session_key(context: &RequestContext<RoleServer>, connection: &str) -> String {
-    let Some(parts) = context.extensions.get::<http::request::Parts>() else {
-        return connection.to_owned();
-    };
-    if let Some(id) = parts
-        .headers
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-    {
-        return format!("session:{id}");
-    }
-    let client = context
-        .client_info()
-        .map(|i| format!("{}/{}", i.name, i.version))
-        .unwrap_or_default();
-    format!("client:{client}")
 }
 
 impl ServerHandler for McpFront {

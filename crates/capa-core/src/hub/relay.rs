@@ -17,7 +17,6 @@ use capa_upstream::{
 };
 use futures::future::join_all;
 
-use super::redacting_asker::RedactingAsker;
 use super::{Hub, Profile};
 
 /// The prefix of a resource URI that two sources share, made unique.
@@ -95,10 +94,7 @@ impl Hub {
         if !upstream.offers().prompts {
             return Err(unknown());
         }
-        let asker = asker.map(|a| {
-            let redacted = RedactingAsker::wrap(a, self.redactor.clone());
-            super::sampling_gate::SamplingGate::wrap(redacted, source, self.store().clone())
-        });
+        let asker = asker.map(|a| self.source_asker(a, source));
         let got = upstream.get_prompt(remote, arguments, asker).await;
         Ok(self.redacted(self.relay_result(got)?))
     }

@@ -85,6 +85,17 @@ pub(crate) fn labelled(
 }
 
 impl super::Hub {
+    /// The asker a call (or prompt) of `source` hands its source: what the source asks the
+    /// client leaves redacted, and its sampling passes only when allowed, labelled.
+    pub(super) fn source_asker(
+        &self,
+        asker: Arc<dyn ClientAsker>,
+        source: &str,
+    ) -> Arc<dyn ClientAsker> {
+        let redacted = super::redacting_asker::RedactingAsker::wrap(asker, self.redactor.clone());
+        SamplingGate::wrap(redacted, source, self.store().clone())
+    }
+
     /// Lets `source` ask the client's model (`true`, a person's act: the app's window, a
     /// terminal) or stops it (`false`, which anyone may).
     pub fn set_sampling_allowed(

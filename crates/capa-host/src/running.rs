@@ -86,13 +86,12 @@ impl RunningHub {
         let Some(client) = capa_server::discovery::client(Some(Duration::from_mins(2))) else {
             return HubProbe::NotRunning;
         };
-        let (found, proof_took) =
-            match capa_server::discovery::locate_with(paths, &client).await {
-                Located::Proven { hub, took } => (hub, took),
-                Located::Silent { url, pid, why } => return HubProbe::Silent { url, pid, why },
-                Located::NotTheHub { url } => return HubProbe::NotTheHub { url },
-                _ => return HubProbe::NotRunning,
-            };
+        let (found, proof_took) = match capa_server::discovery::locate_with(paths, &client).await {
+            Located::Proven { hub, took } => (hub, took),
+            Located::Silent { url, pid, why } => return HubProbe::Silent { url, pid, why },
+            Located::NotTheHub { url } => return HubProbe::NotTheHub { url },
+            _ => return HubProbe::NotRunning,
+        };
         let Ok(token) = std::fs::read_to_string(paths.token()) else {
             return HubProbe::NotRunning;
         };

@@ -122,21 +122,15 @@ fn spawn_connection(
     book.attach(id, task);
 }
 
-async fn serve_connection(
-    stream: TcpStream,
-    router: Router,
-    slot: Slot,
-    stop: CancellationToken,
-) {
+async fn serve_connection(stream: TcpStream, router: Router, slot: Slot, stop: CancellationToken) {
     // Nagle off: a response that goes out as two small writes (headers, then the body)
     // otherwise waits for the client's delayed ACK, ~40 ms per request for HTTP/1.1 clients
     // such as the TS and Python SDKs.
     if let Err(e) = stream.set_nodelay(true) {
         tracing::debug!(error = %e, "could not set TCP_NODELAY on a connection");
     }
-    let service = hyper::service::service_fn(move |request| {
-        handle(router.clone(), slot.clone(), request)
-    });
+    let service =
+        hyper::service::service_fn(move |request| handle(router.clone(), slot.clone(), request));
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())

@@ -148,11 +148,7 @@ pub enum Located {
     /// been removed.
     Absent,
     /// The file's process runs, but the hub did not answer its proof: busy or stuck.
-    Silent {
-        url: String,
-        pid: u32,
-        why: Silence,
-    },
+    Silent { url: String, pid: u32, why: Silence },
     /// Something that is not this start of the hub answered; nothing secret was sent to it.
     NotTheHub { url: String },
 }
@@ -191,8 +187,10 @@ pub async fn locate_with(paths: &HubPaths, client: &reqwest::Client) -> Located 
     let proof = prove(client, &file).await;
     let took = started.elapsed();
     // The file is written after its hub started: a process that started later only reuses the pid.
-    let alive = written_ms(&path)
-        .map_or_else(|| capa_core::process::alive(file.pid), |written| capa_core::process::alive_since(file.pid, written));
+    let alive = written_ms(&path).map_or_else(
+        || capa_core::process::alive(file.pid),
+        |written| capa_core::process::alive_since(file.pid, written),
+    );
     let silent = |why| Located::Silent {
         url: file.url.clone(),
         pid: file.pid,

@@ -76,7 +76,7 @@ fn reject(status: StatusCode, message: &str) -> Response {
 }
 
 /// The request showed the token or a UI session: its connection is a client's, closed for room
-/// only after every connection that never did (crate::connections).
+/// only after every connection that never did ([`crate::connections`]).
 fn authenticated(request: &Request<Body>) {
     if let Some(slot) = request.extensions().get::<crate::connections::Slot>() {
         slot.mark_authenticated();

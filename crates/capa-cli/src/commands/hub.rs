@@ -152,15 +152,15 @@ fn silent_sentence(paths: &HubPaths, url: &str, pid: u32, why: Silence) -> Strin
     let dir = paths.data_dir.display();
     let what = match why {
         Silence::TimedOut => format!(
-            "took the connection but did not answer within {} s: it is busy or stuck",
+            "it took the connection and did not answer within {} s: it is busy or stuck",
             capa_server::discovery::PROVE_TIMEOUT.as_secs()
         ),
         Silence::Closed => {
-            "closed the connection without answering: it is busy (out of connections or open files)"
+            "it closed the connection without answering: it is busy (out of connections or open files)"
                 .to_owned()
         }
-        Silence::Refused => "refuses connections: its HTTP server has stopped".to_owned(),
-        _ => "did not answer".to_owned(),
+        Silence::Refused => "it refuses connections: its HTTP server has stopped".to_owned(),
+        _ => "it did not answer".to_owned(),
     };
     let next = if why == Silence::Refused {
         format!("Stop it (`kill {pid}`) and start it again with `capa hub serve`.")

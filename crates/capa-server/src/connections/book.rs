@@ -251,7 +251,8 @@ impl Slot {
     /// The request on this connection showed the token or a UI session: the connection is
     /// a client's, closed for room only after every stranger's.
     pub(crate) fn mark_authenticated(&self) {
-        self.book.update(self.id, |entry, _| entry.authenticated = true);
+        self.book
+            .update(self.id, |entry, _| entry.authenticated = true);
     }
 
     /// A request began; it is in flight until the returned guard (held by the response body)

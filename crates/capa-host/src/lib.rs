@@ -24,9 +24,10 @@ mod stdio;
 pub mod store;
 pub mod ui_link;
 
+pub use capa_server::discovery::Silence;
 pub use client::{HubClient, LocalHub, OpenHub, RemoteHub};
 pub use logging::init_logging;
-pub use running::{ClientError, RunningHub, matching_hub};
+pub use running::{ClientError, HubProbe, RunningHub, matching_hub};
 pub use serve::{HostError, HostOptions, Hosted, serve, serve_then, shutdown_signal};
 pub use start::{StartHubError, config_files, load_config, start_hub};
 pub use stdio::serve_stdio;

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use capa_config::ConfigFiles;
 use capa_core::HubPaths;
+use capa_server::discovery::{Located, Silence};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -39,6 +40,23 @@ pub enum ClientError {
     Refused(String),
 }
 
+/// How long the health check after the proof may take: the hub answers it from memory.
+const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What [`RunningHub::probe`] found for a data dir.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum HubProbe {
+    /// The hub proved itself and answered its health check, in `took` together.
+    Answering { hub: RunningHub, took: Duration },
+    /// No hub runs for this data dir (a stale discovery file has been removed).
+    NotRunning,
+    /// The hub's process runs, but the hub did not answer: busy or stuck.
+    Silent { url: String, pid: u32, why: Silence },
+    /// What listens at the hub's address is not this data dir's hub; it was sent nothing secret.
+    NotTheHub { url: String },
+}
+
 /// A hub that answered its health check.
 #[derive(Debug, Clone)]
 pub struct RunningHub {
@@ -52,31 +70,62 @@ pub struct RunningHub {
 impl RunningHub {
     /// The running hub of this data dir, once it proved it is the hub its discovery file names
     /// (`capa_server::discovery`); only then is the token read and sent. The token changes on
-    /// every start of the hub, so it is read here each time.
+    /// every start of the hub, so it is read here each time. [`RunningHub::probe`] says why
+    /// there is none.
     pub async fn find(paths: &HubPaths) -> Option<Self> {
+        match Self::probe(paths).await {
+            HubProbe::Answering { hub, .. } => Some(hub),
+            _ => None,
+        }
+    }
+
+    /// [`RunningHub::find`], telling a hub that is gone from one that runs but did not answer.
+    pub async fn probe(paths: &HubPaths) -> HubProbe {
         // One client for the proof and what follows: the token goes out on the connection the
         // proof used (kept alive), not on a new one someone could have raced for.
-        let client = capa_server::discovery::client(Some(Duration::from_mins(2)))?;
-        let found = capa_server::discovery::find_with(paths, &client).await?;
-        let token = std::fs::read_to_string(paths.token())
-            .ok()?
-            .trim()
-            .to_owned();
+        let Some(client) = capa_server::discovery::client(Some(Duration::from_mins(2))) else {
+            return HubProbe::NotRunning;
+        };
+        let (found, proof_took) = match capa_server::discovery::locate_with(paths, &client).await {
+            Located::Proven { hub, took } => (hub, took),
+            Located::Silent { url, pid, why } => return HubProbe::Silent { url, pid, why },
+            Located::NotTheHub { url } => return HubProbe::NotTheHub { url },
+            _ => return HubProbe::NotRunning,
+        };
+        let Ok(token) = std::fs::read_to_string(paths.token()) else {
+            return HubProbe::NotRunning;
+        };
         let hub = Self {
             base_url: found.url.clone(),
-            token,
+            token: token.trim().to_owned(),
             found,
             client,
         };
+        let started = std::time::Instant::now();
         let health = hub
             .client
             .get(format!("{}/api/health", hub.base_url))
             .bearer_auth(&hub.token)
-            .timeout(Duration::from_secs(2))
+            .timeout(HEALTH_TIMEOUT)
             .send()
-            .await
-            .ok()?;
-        health.status().is_success().then_some(hub)
+            .await;
+        match health {
+            Ok(answer) if answer.status().is_success() => HubProbe::Answering {
+                took: proof_took + started.elapsed(),
+                hub,
+            },
+            // A hub that refuses this data dir's token is not the one to use (as before).
+            Ok(_) => HubProbe::NotRunning,
+            Err(e) => HubProbe::Silent {
+                url: hub.base_url,
+                pid: hub.found.pid,
+                why: if e.is_timeout() {
+                    Silence::TimedOut
+                } else {
+                    Silence::Closed
+                },
+            },
+        }
     }
 
     pub fn mcp_url(&self) -> String {

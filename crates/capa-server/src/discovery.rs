@@ -28,7 +28,7 @@ pub const PROVE_PATH: &str = "/api/hub/prove";
 const KEY_BYTES: usize = 32;
 
 /// How long a client waits for the proof: the hub answers from memory, at once.
-const PROVE_TIMEOUT: Duration = Duration::from_secs(3);
+pub const PROVE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// What a running hub writes to `hub.json` in its data dir.
 #[derive(Clone, Serialize, Deserialize)]
@@ -121,8 +121,9 @@ fn read(path: &Path) -> Option<DiscoveryFile> {
 }
 
 /// The hub that runs for this data dir, once it proved it holds this start's key. None when no
-/// file is there, the file is stale (then it is removed), or the listener did not prove itself
-/// (then nothing secret was sent to it, and a warning says so).
+/// file is there, the file is stale (then it is removed), the listener did not prove itself
+/// (then nothing secret was sent to it, and a warning says so), or the hub did not answer
+/// ([`locate`] tells these apart).
 pub async fn find(paths: &HubPaths) -> Option<FoundHub> {
     find_with(paths, &client(Some(PROVE_TIMEOUT))?).await
 }
@@ -130,35 +131,116 @@ pub async fn find(paths: &HubPaths) -> Option<FoundHub> {
 /// [`find`] with the caller's client, so that the token can follow on the connection the proof
 /// used.
 pub async fn find_with(paths: &HubPaths, client: &reqwest::Client) -> Option<FoundHub> {
+    match locate_with(paths, client).await {
+        Located::Proven { hub, .. } => Some(hub),
+        _ => None,
+    }
+}
+
+/// What answers at the address the discovery file names, if anything.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Located {
+    /// The hub proved itself, in `took`.
+    Proven { hub: FoundHub, took: Duration },
+    /// No hub runs for this data dir: there is no discovery file, or it was stale (its process
+    /// is gone, or its port refuses connections where the process cannot be checked) and has
+    /// been removed.
+    Absent,
+    /// The file's process runs, but the hub did not answer its proof: busy or stuck.
+    Silent { url: String, pid: u32, why: Silence },
+    /// Something that is not this start of the hub answered; nothing secret was sent to it.
+    NotTheHub { url: String },
+}
+
+/// How a running hub failed to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Silence {
+    /// It took the connection but sent no answer within the wait.
+    TimedOut,
+    /// It closed the connection without an answer.
+    Closed,
+    /// Its port refuses connections although its process runs: its HTTP server has stopped.
+    Refused,
+}
+
+/// [`find`], telling why no hub was found.
+pub async fn locate(paths: &HubPaths) -> Located {
+    match client(Some(PROVE_TIMEOUT)) {
+        Some(client) => locate_with(paths, &client).await,
+        None => Located::Absent,
+    }
+}
+
+/// [`locate`] with the caller's client.
+pub async fn locate_with(paths: &HubPaths, client: &reqwest::Client) -> Located {
     let path = paths.discovery();
-    let file = read(&path)?;
+    let Some(file) = read(&path) else {
+        return Located::Absent;
+    };
     if !loopback_url(&file.url) {
         tracing::warn!(file = %path.display(), url = %file.url, "the discovery file names an address that is not loopback; ignoring it");
-        return None;
+        return Located::Absent;
     }
-    match prove(client, &file).await {
-        Proof::Proven => Some(FoundHub {
-            url: file.url,
-            pid: file.pid,
-            version: file.version,
-        }),
+    let started = std::time::Instant::now();
+    let proof = prove(client, &file).await;
+    let took = started.elapsed();
+    // The file is written after its hub started: a process that started later only reuses the pid.
+    let alive = written_ms(&path).map_or_else(
+        || capa_core::process::alive(file.pid),
+        |written| capa_core::process::alive_since(file.pid, written),
+    );
+    let silent = |why| Located::Silent {
+        url: file.url.clone(),
+        pid: file.pid,
+        why,
+    };
+    match proof {
+        Proof::Proven => Located::Proven {
+            hub: FoundHub {
+                url: file.url.clone(),
+                pid: file.pid,
+                version: file.version.clone(),
+            },
+            took,
+        },
+        // Linux can tell from the pid whether the hub is gone; elsewhere a refused port is taken
+        // as gone, as before (`alive` cannot be trusted there).
+        Proof::NobodyListens if alive && cfg!(target_os = "linux") => silent(Silence::Refused),
         Proof::NobodyListens => {
-            // The hub that wrote the file is gone.
             remove_stale(&path, &file);
-            None
+            Located::Absent
         }
         Proof::Failed => {
             tracing::warn!(url = %file.url, file = %path.display(), "what listens at the hub's address did not prove it is the hub; not sending it the token");
-            if !capa_core::process::alive(file.pid) {
+            if !alive {
                 remove_stale(&path, &file);
             }
-            None
+            Located::NotTheHub {
+                url: file.url.clone(),
+            }
         }
         Proof::Unanswered(e) => {
             tracing::warn!(url = %file.url, error = %e, "the hub named in the discovery file did not answer its proof");
-            None
+            if !alive {
+                remove_stale(&path, &file);
+                return Located::Absent;
+            }
+            silent(if e.is_timeout() {
+                Silence::TimedOut
+            } else {
+                Silence::Closed
+            })
         }
     }
+}
+
+/// When the discovery file was last written, in epoch milliseconds.
+fn written_ms(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let since_epoch = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(since_epoch.as_millis()).ok()
 }
 
 /// Whether the hub found earlier still runs there: its process is alive (Linux), else it

@@ -88,6 +88,14 @@ fn reject(status: StatusCode, message: &str) -> Response {
     response
 }
 
+/// The request showed the token or a UI session: its connection is a client's, closed for room
+/// only after every connection that never did ([`crate::connections`]).
+fn authenticated(request: &Request<Body>) {
+    if let Some(slot) = request.extensions().get::<crate::connections::Slot>() {
+        slot.mark_authenticated();
+    }
+}
+
 /// Axum middleware applying the guard.
 pub(crate) async fn check(
     State(guard): State<Guard>,
@@ -107,13 +115,16 @@ pub(crate) async fn check(
             "forbidden Origin: cross-origin requests are refused",
         );
     }
+    if guard.token_ok(headers) {
+        authenticated(&request);
+        return next.run(request).await;
+    }
     // The approval page authenticates with its one-time link, session cookie and CSRF token.
     let path = request.uri().path();
     if crate::approval_page::is_page_path(path)
         || crate::ui::is_open_path(path)
         // The client checks who we are before it sends the token (crate::discovery).
         || path == crate::discovery::PROVE_PATH
-        || guard.token_ok(headers)
     {
         return next.run(request).await;
     }
@@ -131,6 +142,7 @@ pub(crate) async fn check(
     }
     match guard.ui.authorize(&request) {
         crate::ui::UiAuth::Session(session) => {
+            authenticated(&request);
             request.extensions_mut().insert(session);
             next.run(request).await
         }

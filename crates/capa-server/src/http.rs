@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use axum::extract::State;
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use capa_core::{Hub, HubPaths};
 use capa_mcp::{McpFront, surface_for, surface_for_profile};
@@ -162,23 +161,13 @@ pub async fn serve_with(
         &shutdown.child_token(),
         options.ui_dir.as_deref(),
     );
-    let stop = shutdown.clone();
-    let task = tokio::spawn(async move {
-        // Nagle off on every accepted socket: a response that goes out as two small writes
-        // (headers, then the body) otherwise waits for the client's delayed ACK, ~40 ms per
-        // request for HTTP/1.1 clients such as the TS and Python SDKs.
-        let listener = listener.tap_io(|stream| {
-            if let Err(e) = stream.set_nodelay(true) {
-                tracing::debug!(error = %e, "could not set TCP_NODELAY on a connection");
-            }
-        });
-        let served = axum::serve(listener, router)
-            .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-            .await;
-        if let Err(e) = served {
-            tracing::error!(error = %e, "HTTP server stopped");
-        }
-    });
+    // Connections are accepted and bounded in `connections.rs` (a head deadline, a bound that
+    // closes idle strangers first): axum::serve has neither.
+    let task = tokio::spawn(crate::connections::serve(
+        listener,
+        router,
+        shutdown.clone(),
+    ));
     Ok(HttpServer {
         addr,
         ui,

@@ -1,10 +1,11 @@
 //! The hub's loopback HTTP server, over the MCP side in capa-mcp.
 //!
 //! [`http::serve`] binds the loopback HTTP server behind the guard that checks Host, Origin and
-//! the bearer token (`guard.rs`, `token.rs`, `cookies.rs`): MCP at `/mcp` (capa-mcp's
-//! [`McpFront`], with malformed bodies answered first by `mcp_body.rs`), the JSON API under
-//! `/api` (`api.rs`, `approvals_api.rs`), the web UI's files and sessions (`ui.rs`) and the
-//! approval page (`approval_page.rs`). `discovery.rs` writes and proves `hub.json`, which
+//! the bearer token (`guard.rs`, `token.rs`, `cookies.rs`), on connections that are bounded and
+//! timed out however many a process opens without a token (`connections.rs`): MCP at `/mcp`
+//! (capa-mcp's [`McpFront`], with malformed bodies answered first by `mcp_body.rs`), the JSON
+//! API under `/api` (`api.rs`, `approvals_api.rs`), the web UI's files and sessions (`ui.rs`)
+//! and the approval page (`approval_page.rs`). `discovery.rs` writes and proves `hub.json`, which
 //! [`bridge::HubCheck`] reads so that `capa mcp` can forward to a running hub.
 //!
 //! The MCP side is re-exported here under its old paths, so callers need one crate.
@@ -13,6 +14,7 @@ mod api;
 mod approval_page;
 pub mod approvals_api;
 pub mod bridge;
+mod connections;
 mod cookies;
 pub mod discovery;
 mod guard;

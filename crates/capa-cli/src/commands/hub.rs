@@ -2,9 +2,10 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use capa_core::{Choice, HubPaths, Redactor};
-use capa_host::{HostError, HostOptions, HubClient, RemoteHub, RunningHub};
+use capa_host::{HostError, HostOptions, HubClient, HubProbe, RemoteHub, RunningHub, Silence};
 use serde::Serialize;
 
 use crate::cli::{GlobalArgs, HubCommand};
@@ -79,29 +80,64 @@ async fn serve(
     Ok(ExitCode::SUCCESS)
 }
 
+/// An answer slower than this is reported as a busy hub's: the hub answers both from memory.
+const SLOW_ANSWER: Duration = Duration::from_secs(1);
+
 async fn status(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode> {
-    let Some(hub) = RunningHub::find(paths).await.map(RemoteHub::new) else {
-        if as_json {
-            output::json(&Status::NotRunning { running: false })?;
-        } else {
-            println!(
-                "No hub is running for {}. Start one with `capa hub serve`.",
-                paths.data_dir.display()
-            );
+    let (hub, took) = match RunningHub::probe(paths).await {
+        HubProbe::Answering { hub, took } => (RemoteHub::new(hub), took),
+        HubProbe::Silent { url, pid, why } => {
+            if as_json {
+                output::json(&Status::Silent {
+                    running: true,
+                    answering: false,
+                    url: format!("{url}/mcp"),
+                    pid,
+                    problem: silence_code(why),
+                })?;
+            } else {
+                println!("{}", silent_sentence(paths, &url, pid, why));
+            }
+            return Ok(ExitCode::from(4));
         }
-        return Ok(ExitCode::from(3));
+        not_running => {
+            if as_json {
+                output::json(&Status::NotRunning { running: false })?;
+            } else {
+                if let HubProbe::NotTheHub { url } = &not_running {
+                    println!(
+                        "Something else listens at {url}, where this data dir's hub was; it is not that hub and was sent nothing."
+                    );
+                }
+                println!(
+                    "No hub is running for {}. Start one with `capa hub serve`.",
+                    paths.data_dir.display()
+                );
+            }
+            return Ok(ExitCode::from(3));
+        }
     };
     let config = hub.config().await?;
     let sources = hub.sources().await?;
     if as_json {
         output::json(&Status::Running {
             running: true,
+            answering: true,
+            answer_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             url: hub.mcp_url(),
             config: Box::new(config),
             sources,
         })?;
     } else {
-        println!("Hub running at {}", hub.mcp_url());
+        if took >= SLOW_ANSWER {
+            println!(
+                "Hub running at {} (busy: it took {:.1} s to answer)",
+                hub.mcp_url(),
+                took.as_secs_f64()
+            );
+        } else {
+            println!("Hub running at {}", hub.mcp_url());
+        }
         println!("Exposure: {} ({})", config.tool_exposure, config.decided_by);
         if let Some(search) = &config.search {
             println!("Search: {}", search.line());
@@ -111,6 +147,40 @@ async fn status(paths: &HubPaths, as_json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Why a running hub did not answer, in one sentence with what to do.
+fn silent_sentence(paths: &HubPaths, url: &str, pid: u32, why: Silence) -> String {
+    let dir = paths.data_dir.display();
+    let what = match why {
+        Silence::TimedOut => format!(
+            "it took the connection and did not answer within {} s: it is busy or stuck",
+            capa_server::discovery::PROVE_TIMEOUT.as_secs()
+        ),
+        Silence::Closed => {
+            "it closed the connection without answering: it is busy (out of connections or open files)"
+                .to_owned()
+        }
+        Silence::Refused => "it refuses connections: its HTTP server has stopped".to_owned(),
+        _ => "it did not answer".to_owned(),
+    };
+    let next = if why == Silence::Refused {
+        format!("Stop it (`kill {pid}`) and start it again with `capa hub serve`.")
+    } else {
+        format!(
+            "Try again in a moment; if it stays so, stop it (`kill {pid}`) and start it again with `capa hub serve`."
+        )
+    };
+    format!("A hub is running for {dir} (process {pid}, {url}) but {what}. {next}")
+}
+
+fn silence_code(why: Silence) -> &'static str {
+    match why {
+        Silence::TimedOut => "timed_out",
+        Silence::Closed => "closed",
+        Silence::Refused => "refused",
+        _ => "unanswered",
+    }
+}
+
 /// `capa hub status --json`.
 #[derive(Serialize)]
 #[serde(untagged)]
@@ -118,8 +188,19 @@ enum Status {
     NotRunning {
         running: bool,
     },
+    /// The hub's process runs, but the hub did not answer.
+    Silent {
+        running: bool,
+        answering: bool,
+        url: String,
+        pid: u32,
+        problem: &'static str,
+    },
     Running {
         running: bool,
+        answering: bool,
+        #[serde(rename = "answerMs")]
+        answer_ms: u64,
         url: String,
         config: Box<capa_host::api::ConfigView>,
         sources: Vec<capa_host::api::SourceView>,

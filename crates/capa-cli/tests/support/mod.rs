@@ -81,16 +81,36 @@ impl ServedHub {
     /// and waits for its discovery file; `env` is added (a `None` value removes a variable).
     pub(crate) fn start(program: &Path, dir: &Path, env: &[(&str, Option<&str>)]) -> Self {
         let mut command = in_dir(program, dir);
-        command
-            .args(["hub", "serve", "--http", "127.0.0.1:0"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+        command.args(["hub", "serve", "--http", "127.0.0.1:0"]);
         for (key, value) in env {
             match value {
                 Some(value) => command.env(key, value),
                 None => command.env_remove(key),
             };
         }
+        Self::spawn(command, dir)
+    }
+
+    /// [`ServedHub::start`] of this crate's `capa` under a file limit of `files` (soft and
+    /// hard, as `ulimit -n` sets them): `sh` sets it and `exec`s capa, so the hub keeps the pid
+    /// its discovery file names.
+    pub(crate) fn start_with_file_limit(dir: &Path, files: u32) -> Self {
+        let mut command = in_dir("sh", dir);
+        command.args([
+            "-c",
+            "ulimit -n \"$0\" && exec \"$@\"",
+            &files.to_string(),
+            env!("CARGO_BIN_EXE_capa"),
+            "hub",
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+        ]);
+        Self::spawn(command, dir)
+    }
+
+    fn spawn(mut command: Command, dir: &Path) -> Self {
+        command.stdout(Stdio::null()).stderr(Stdio::null());
         let hub = Self {
             child: command.spawn().expect("hub serve"),
             data_dir: dir.join("data"),

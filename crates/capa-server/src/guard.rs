@@ -137,6 +137,7 @@ pub(crate) async fn check(
                 "this client key is not paired with the hub (the pairing was removed, or it belongs to another hub's data): pair the client again on the Capabilities app's Clients page or with `capa clients pair`",
             );
         };
+        authenticated(&request);
         request.extensions_mut().insert(client);
         return next.run(request).await;
     }

@@ -121,7 +121,7 @@ impl<'a> Pairings<'a> {
         self.lookup(given, None)
     }
 
-    fn lookup(&self, given: &str, seen_at_ms: Option<i64>) -> Option<PairedClient> {
+    fn lookup(self, given: &str, seen_at_ms: Option<i64>) -> Option<PairedClient> {
         if !given.starts_with(CLIENT_KEY_PREFIX) {
             return None;
         }

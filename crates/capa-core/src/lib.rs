@@ -45,6 +45,8 @@ pub use hub::oauth::{
     DEFAULT_SIGN_IN_NAME, OAuthConnection, OAuthStatus, SIGN_IN_WAIT, SignInFailure, SignInPhase,
     SignInStarted, SignInState, fill_client_secret, sign_in_request,
 };
+pub use capa_domain::{DefinitionPart, PinnedDefinition};
+pub use hub::{ChangeState, PinError, PinRef, ToolChange, accept_in_store};
 pub use hub::{
     CallContext, ChangedBy, Hub, HubOptions, Naming, Profile, RelayError, RunHistory,
     SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile,

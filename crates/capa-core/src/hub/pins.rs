@@ -118,96 +118,17 @@ impl Hub {
     /// Pins what is new in `listed` (each started source's tools, as they entered the core) and
     /// finds the catalog's tools that differ from their pins: the policy then judges those by
     /// what the person approved. Called on every catalog build.
-    pub(super) fn pin_listings(&self, listed: &[(&SourceDef, Vec<ToolDefinition>)], catalog: &Catalog) {
-        let store = self.store();
+    pub(super) fn pin_listings(
+        &self,
+        listed: &[(&SourceDef, Vec<ToolDefinition>)],
+        catalog: &Catalog,
+    ) {
         let mut state = self.pins.lock();
-        state.load(store);
-        let mut live: HashMap<PinKey, (PinnedDefinition, String)> = HashMap::new();
-        let mut source_keys: HashMap<&str, String> = HashMap::new();
-        for (def, tools) in listed {
-            let key = pin_key(def);
-            source_keys.insert(def.id.as_str(), key.clone());
-            let first_listing = !state.knows_source(&key);
-            for tool in tools {
-                let now = PinnedDefinition::of(tool);
-                let now_digest = digest(&now);
-                let tool_key = (key.clone(), tool.name.clone());
-                if !state.pins.contains_key(&tool_key) {
-                    let status = if first_listing {
-                        PinStatus::Approved
-                    } else {
-                        PinStatus::New
-                    };
-                    let pin = Pin {
-                        digest: now_digest.clone(),
-                        definition: now.clone(),
-                        status,
-                    };
-                    state.pin(store, tool_key.clone(), pin);
-                }
-                live.insert(tool_key, (now, now_digest));
-            }
-        }
-        let mut changed = HashMap::new();
-        let mut changes = Vec::new();
-        let mut to_log = Vec::new();
-        for tool in catalog.tools() {
-            let Some(key) = source_keys.get(tool.address.namespace.as_str()) else {
-                continue;
-            };
-            let tool_key = (key.clone(), tool.remote_name.clone());
-            let (Some(pin), Some((now, now_digest))) =
-                (state.pins.get(&tool_key), live.get(&tool_key))
-            else {
-                continue;
-            };
-            let differs = pin.digest != *now_digest;
-            let parts = if differs {
-                pin.definition.differences(now)
-            } else {
-                Vec::new()
-            };
-            let blocked = pin.status == PinStatus::Blocked;
-            let change_state = match (blocked, differs, pin.status) {
-                (true, _, _) => ChangeState::Blocked,
-                (false, true, _) => ChangeState::Changed,
-                (false, false, PinStatus::New) => ChangeState::New,
-                _ => continue,
-            };
-            if differs || blocked {
-                changed.insert(
-                    tool.address.to_string(),
-                    DefinitionChange {
-                        pinned: pin.definition.clone(),
-                        parts: parts.clone(),
-                        blocked,
-                    },
-                );
-            }
-            if differs {
-                to_log.push((tool_key.clone(), now_digest.clone(), tool.address.clone(), parts.clone()));
-            }
-            changes.push((
-                tool_key.clone(),
-                ToolChange {
-                    address: tool.address.to_string(),
-                    source: tool.address.namespace.clone(),
-                    state: change_state,
-                    parts,
-                    approved: pin.definition.clone(),
-                    now: now.clone(),
-                    approved_decision: Decision::Allow,
-                    now_decision: Decision::Allow,
-                    blocked,
-                    pin: PinRef {
-                        source_key: tool_key.0.clone(),
-                        tool: tool_key.1.clone(),
-                    },
-                },
-            ));
-        }
+        state.load(self.store());
+        let live = pin_new_tools(&mut state, self.store(), listed);
+        let found = compare_with_pins(&state, catalog, &live);
         let mut logs = Vec::new();
-        for (key, digest, address, parts) in to_log {
+        for (key, digest, address, parts) in found.to_log {
             if state.logged.insert((key, digest)) {
                 let parts: Vec<&str> = parts.iter().map(|p| p.words()).collect();
                 logs.push((
@@ -219,8 +140,8 @@ impl Hub {
                 ));
             }
         }
-        state.changes = changes;
-        self.pins.set_changed(ChangedTools::new(changed));
+        state.changes = found.changes;
+        self.pins.set_changed(ChangedTools::new(found.changed));
         drop(state);
         for (source, line) in logs {
             tracing::warn!(source = %source, "{line}");
@@ -341,4 +262,127 @@ impl Hub {
             .get(address)
             .map(|t| digest(&PinnedDefinition::of(&t.definition)))
     }
+}
+
+/// What each listed tool is now, by pin key, and each source's key by its id.
+struct Live {
+    tools: HashMap<PinKey, (PinnedDefinition, String)>,
+    source_keys: HashMap<String, String>,
+}
+
+/// Pins every tool of `listed` that has no pin yet: approved on its source's first listing,
+/// `new` after it.
+fn pin_new_tools(
+    state: &mut book::BookState,
+    store: &capa_store::Store,
+    listed: &[(&SourceDef, Vec<ToolDefinition>)],
+) -> Live {
+    let mut live = Live {
+        tools: HashMap::new(),
+        source_keys: HashMap::new(),
+    };
+    for (def, tools) in listed {
+        let key = pin_key(def);
+        live.source_keys.insert(def.id.clone(), key.clone());
+        let first_listing = !state.knows_source(&key);
+        for tool in tools {
+            let now = PinnedDefinition::of(tool);
+            let now_digest = digest(&now);
+            let tool_key = (key.clone(), tool.name.clone());
+            if !state.pins.contains_key(&tool_key) {
+                let status = if first_listing {
+                    PinStatus::Approved
+                } else {
+                    PinStatus::New
+                };
+                let pin = Pin {
+                    digest: now_digest.clone(),
+                    definition: now.clone(),
+                    status,
+                };
+                state.pin(store, tool_key.clone(), pin);
+            }
+            live.tools.insert(tool_key, (now, now_digest));
+        }
+    }
+    live
+}
+
+/// What a comparison of the catalog with the pins found.
+struct Found {
+    /// For the policy: the tools that differ from their pins, or are blocked.
+    changed: HashMap<String, DefinitionChange>,
+    /// For the person's review.
+    changes: Vec<(PinKey, ToolChange)>,
+    /// Changes to log: key, new digest, address, parts.
+    to_log: Vec<(PinKey, String, capa_domain::ToolAddress, Vec<DefinitionPart>)>,
+}
+
+fn compare_with_pins(state: &book::BookState, catalog: &Catalog, live: &Live) -> Found {
+    let mut found = Found {
+        changed: HashMap::new(),
+        changes: Vec::new(),
+        to_log: Vec::new(),
+    };
+    for tool in catalog.tools() {
+        let Some(key) = live.source_keys.get(&tool.address.namespace) else {
+            continue;
+        };
+        let tool_key = (key.clone(), tool.remote_name.clone());
+        let (Some(pin), Some((now, now_digest))) =
+            (state.pins.get(&tool_key), live.tools.get(&tool_key))
+        else {
+            continue;
+        };
+        let differs = pin.digest != *now_digest;
+        let parts = if differs {
+            pin.definition.differences(now)
+        } else {
+            Vec::new()
+        };
+        let blocked = pin.status == PinStatus::Blocked;
+        let change_state = match (blocked, differs, pin.status) {
+            (true, _, _) => ChangeState::Blocked,
+            (false, true, _) => ChangeState::Changed,
+            (false, false, PinStatus::New) => ChangeState::New,
+            _ => continue,
+        };
+        if differs || blocked {
+            found.changed.insert(
+                tool.address.to_string(),
+                DefinitionChange {
+                    pinned: pin.definition.clone(),
+                    parts: parts.clone(),
+                    blocked,
+                },
+            );
+        }
+        if differs {
+            found.to_log.push((
+                tool_key.clone(),
+                now_digest.clone(),
+                tool.address.clone(),
+                parts.clone(),
+            ));
+        }
+        found.changes.push((
+            tool_key.clone(),
+            ToolChange {
+                address: tool.address.to_string(),
+                source: tool.address.namespace.clone(),
+                state: change_state,
+                parts,
+                approved: pin.definition.clone(),
+                now: now.clone(),
+                approved_decision: Decision::Allow,
+                now_decision: Decision::Allow,
+                blocked,
+                pin: PinRef {
+                    source_key: tool_key.0,
+                    tool: tool_key.1,
+                },
+            },
+        ));
+    }
+    found
 }

@@ -266,7 +266,8 @@ impl Hub {
 
     /// The policy in force now (a snapshot: it may change while the hub runs).
     pub fn policy(&self) -> Arc<Policy> {
-        self.pins.applied_to(self.policy.snapshot(|| self.catalog()))
+        self.pins
+            .applied_to(self.policy.snapshot(|| self.catalog()))
     }
 
     /// Runs in memory: decisions, the pending count, the pause, the approval page opener.

@@ -29,6 +29,7 @@ pub use capa_domain::{
     Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress, ToolDefinition, ToolHints,
 };
 pub use capa_domain::{Decision, Loosening, Policy, PolicyVerdict, Redactor, Rule};
+pub use capa_domain::{DefinitionPart, PinnedDefinition};
 pub use capa_domain::{SourceOrigin, SourceState, is_secret_name, preview};
 pub use capa_runner::{
     Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest, INLINE_CODE_BYTES,
@@ -45,8 +46,6 @@ pub use hub::oauth::{
     DEFAULT_SIGN_IN_NAME, OAuthConnection, OAuthStatus, SIGN_IN_WAIT, SignInFailure, SignInPhase,
     SignInStarted, SignInState, fill_client_secret, sign_in_request,
 };
-pub use capa_domain::{DefinitionPart, PinnedDefinition};
-pub use hub::{ChangeState, PinError, PinRef, ToolChange, accept_in_store};
 pub use hub::{
     CallContext, ChangedBy, Hub, HubOptions, Naming, Profile, RelayError, RunHistory,
     SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile,
@@ -54,6 +53,7 @@ pub use hub::{
     confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules, skill_uri,
     source_digest,
 };
+pub use hub::{ChangeState, PinError, PinRef, ToolChange, accept_in_store};
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use paths::{DataDirError, HubPaths, ensure_private_file, write_private_file};

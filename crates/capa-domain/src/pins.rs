@@ -119,9 +119,7 @@ impl PinnedDefinition {
             write_canonical(v, &mut text);
             text
         };
-        let same = |a: Option<&Value>, b: Option<&Value>| {
-            a.map(canonical) == b.map(canonical)
-        };
+        let same = |a: Option<&Value>, b: Option<&Value>| a.map(canonical) == b.map(canonical);
         let mut parts = Vec::new();
         if self.title != now.title {
             parts.push(DefinitionPart::Title);
@@ -220,8 +218,12 @@ mod tests {
 
     #[test]
     fn reordered_keys_are_the_same_definition() {
-        let a = definition(json!({"name": "w", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}));
-        let b = definition(json!({"name": "w", "inputSchema": {"properties": {"a": {"type": "string"}}, "type": "object"}}));
+        let a = definition(
+            json!({"name": "w", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}),
+        );
+        let b = definition(
+            json!({"name": "w", "inputSchema": {"properties": {"a": {"type": "string"}}, "type": "object"}}),
+        );
         let (a, b) = (PinnedDefinition::of(&a), PinnedDefinition::of(&b));
         assert_eq!(a.canonical_json(), b.canonical_json());
         assert!(a.differences(&b).is_empty());
@@ -246,7 +248,9 @@ mod tests {
                 DefinitionPart::Annotations
             ]
         );
-        let live = definition(json!({"name": "x.wipe", "inputSchema": {}, "annotations": {"readOnlyHint": true}}));
+        let live = definition(
+            json!({"name": "x.wipe", "inputSchema": {}, "annotations": {"readOnlyHint": true}}),
+        );
         let pinned = before.applied_to(&live);
         assert_eq!(pinned.name, "x.wipe");
         assert_eq!(

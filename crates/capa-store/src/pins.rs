@@ -129,7 +129,10 @@ mod tests {
             definition: "{}".into(),
             status: PinStatus::Approved,
         };
-        Store::open(&path).expect("open").pin_tool(&pin, 1).expect("pin");
+        Store::open(&path)
+            .expect("open")
+            .pin_tool(&pin, 1)
+            .expect("pin");
         let store = Store::open(&path).expect("reopen");
         assert_eq!(store.pinned_tools().expect("pins"), vec![pin.clone()]);
         let blocked = PinnedTool {

@@ -154,7 +154,13 @@ impl Hub {
     pub fn tool_changes(&self) -> Vec<ToolChange> {
         let policy = self.policy.snapshot(|| self.catalog());
         let catalog = self.catalog();
-        let changes: Vec<ToolChange> = self.pins.lock().changes.iter().map(|(_, c)| c.clone()).collect();
+        let changes: Vec<ToolChange> = self
+            .pins
+            .lock()
+            .changes
+            .iter()
+            .map(|(_, c)| c.clone())
+            .collect();
         changes
             .into_iter()
             .map(|mut change| {
@@ -315,7 +321,12 @@ struct Found {
     /// For the person's review.
     changes: Vec<(PinKey, ToolChange)>,
     /// Changes to log: key, new digest, address, parts.
-    to_log: Vec<(PinKey, String, capa_domain::ToolAddress, Vec<DefinitionPart>)>,
+    to_log: Vec<(
+        PinKey,
+        String,
+        capa_domain::ToolAddress,
+        Vec<DefinitionPart>,
+    )>,
 }
 
 fn compare_with_pins(state: &book::BookState, catalog: &Catalog, live: &Live) -> Found {

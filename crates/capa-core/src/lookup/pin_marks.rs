@@ -29,7 +29,12 @@ pub(super) fn search_line(out: &mut String, policy: &Policy, tool: &CatalogTool)
 
 /// Adds a comment for each described tool (among `targets`, or in a described namespace)
 /// whose definition changed.
-pub(super) fn describe_lines(out: &mut String, policy: &Policy, catalog: &Catalog, targets: &[String]) {
+pub(super) fn describe_lines(
+    out: &mut String,
+    policy: &Policy,
+    catalog: &Catalog,
+    targets: &[String],
+) {
     for tool in catalog.tools() {
         let address = tool.address.to_string();
         if !targets

@@ -114,8 +114,14 @@ mod tests {
         let verdict = policy.verdict(&now, None);
         assert_eq!(verdict.decision, Decision::Ask);
         assert!(verdict.reason.contains("changed since you approved it"));
-        assert!(verdict.reason.contains("marks it destructive"), "{verdict:?}");
-        assert_eq!(Policy::default().verdict(&now, None).decision, Decision::Allow);
+        assert!(
+            verdict.reason.contains("marks it destructive"),
+            "{verdict:?}"
+        );
+        assert_eq!(
+            Policy::default().verdict(&now, None).decision,
+            Decision::Allow
+        );
     }
 
     #[test]

@@ -34,7 +34,11 @@ impl Policy {
     }
 
     /// The verdict before a profile is applied.
-    pub(super) fn held_verdict(&self, tool: &CatalogTool, connection: Option<&str>) -> PolicyVerdict {
+    pub(super) fn held_verdict(
+        &self,
+        tool: &CatalogTool,
+        connection: Option<&str>,
+    ) -> PolicyVerdict {
         let own = self.own_verdict(tool, connection);
         let Some(confirmed) = self.confirmed() else {
             return own;

@@ -225,23 +225,23 @@ impl Hub {
         {
             let mut state = self.pins.lock();
             let key = (pin_key(def), tool.remote_name.clone());
-            let pin = match state.pins.get(&key) {
-                Some(pin) => Pin {
-                    status: PinStatus::Blocked,
-                    ..pin.clone()
-                },
-                None => {
+            let pin = state.pins.get(&key).map_or_else(
+                || {
                     let definition = PinnedDefinition::of(&tool.definition);
                     Pin {
                         digest: digest(&definition),
                         definition,
                         status: PinStatus::Blocked,
                     }
-                }
-            };
+                },
+                |pin| Pin {
+                    status: PinStatus::Blocked,
+                    ..pin.clone()
+                },
+            );
             state.pin(self.store(), key, pin);
         }
-        tracing::info!(tool = %address, "a person blocked the tool");
+        tracing::info!(tool = %address, "the tool was blocked");
         self.rebuild_catalog();
         Ok(())
     }

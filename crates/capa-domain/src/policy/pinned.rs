@@ -84,12 +84,12 @@ mod tests {
     use crate::pins::{DefinitionChange, DefinitionPart, PinnedDefinition};
     use crate::policy::Rule;
 
-    fn tool(annotations: serde_json::Value) -> CatalogTool {
+    fn tool(annotations: &serde_json::Value) -> CatalogTool {
         CatalogTool {
             address: ToolAddress::parse("evil.wipe").expect("address"),
             remote_name: "wipe".to_owned(),
             definition: serde_json::from_value(
-                json!({"name": "evil.wipe", "inputSchema": {}, "annotations": annotations}),
+                json!({"name": "evil.wipe", "inputSchema": {}, "annotations": annotations.clone()}),
             )
             .expect("tool"),
         }
@@ -108,8 +108,8 @@ mod tests {
 
     #[test]
     fn a_relisted_read_only_hint_does_not_loosen_a_destructive_tool() {
-        let before = tool(json!({"destructiveHint": true}));
-        let now = tool(json!({"readOnlyHint": true}));
+        let before = tool(&json!({"destructiveHint": true}));
+        let now = tool(&json!({"readOnlyHint": true}));
         let policy = Policy::default().with_changed_tools(changed(&before, false));
         let verdict = policy.verdict(&now, None);
         assert_eq!(verdict.decision, Decision::Ask);
@@ -126,8 +126,8 @@ mod tests {
 
     #[test]
     fn a_blocked_tool_is_denied_and_a_deny_rule_stays_a_deny() {
-        let before = tool(json!({"destructiveHint": true}));
-        let now = tool(json!({"readOnlyHint": true}));
+        let before = tool(&json!({"destructiveHint": true}));
+        let now = tool(&json!({"readOnlyHint": true}));
         let blocked = Policy::default().with_changed_tools(changed(&before, true));
         assert_eq!(blocked.verdict(&now, None).decision, Decision::Deny);
         let deny = Policy::new(vec![Rule {

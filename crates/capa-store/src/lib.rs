@@ -34,6 +34,10 @@ pub use policy::TrustedProjectSource;
 pub use run_state::RunState;
 pub use runs::{JournalEntry, RunFilter, RunOwner, RunRecord, RunSummary};
 
+/// The schema version this build migrates a database to (tests compare with it, so that a new
+/// migration changes no test).
+pub const SCHEMA_VERSION: i64 = migrations::LATEST;
+
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

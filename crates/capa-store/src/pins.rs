@@ -90,6 +90,31 @@ impl Store {
         Ok(())
     }
 
+    /// Pins every one of `pins` in one transaction (a source's first listing may hold
+    /// thousands of tools).
+    pub fn pin_tools(&self, pins: &[PinnedTool], now_ms: i64) -> Result<(), StoreError> {
+        let mut conn = self.conn()?;
+        let transaction = conn.transaction()?;
+        for pin in pins {
+            transaction.execute(
+                "INSERT INTO pinned_tools (source, tool, digest, definition, status, pinned_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (source, tool) DO UPDATE
+                     SET digest = ?3, definition = ?4, status = ?5, pinned_at_ms = ?6",
+                params![
+                    pin.source,
+                    pin.tool,
+                    pin.digest,
+                    pin.definition,
+                    pin.status.as_str(),
+                    now_ms
+                ],
+            )?;
+        }
+        transaction.commit()?;
+        Ok(())
+    }
+
     /// Records the digest of the definition pending input `approval_id` was asked under.
     pub fn set_input_definition(&self, approval_id: &str, digest: &str) -> Result<(), StoreError> {
         self.conn()?.execute(

@@ -287,6 +287,7 @@ fn pin_new_tools(
         tools: HashMap::new(),
         source_keys: HashMap::new(),
     };
+    let mut new_pins = Vec::new();
     for (def, tools) in listed {
         let key = pin_key(def);
         live.source_keys.insert(def.id.clone(), key.clone());
@@ -306,11 +307,12 @@ fn pin_new_tools(
                     definition: now.clone(),
                     status,
                 };
-                state.pin(store, tool_key.clone(), pin);
+                new_pins.push((tool_key.clone(), pin));
             }
             live.tools.insert(tool_key, (now, now_digest));
         }
     }
+    state.pin_all(store, new_pins);
     live
 }
 

@@ -78,17 +78,28 @@ impl BookState {
 
     /// Records `pin` for `key` in the store and here.
     pub(super) fn pin(&mut self, store: &Store, key: PinKey, pin: Pin) {
-        let row = PinnedTool {
-            source: key.0.clone(),
-            tool: key.1.clone(),
-            digest: pin.digest.clone(),
-            definition: serde_json::to_string(&pin.definition).unwrap_or_default(),
-            status: pin.status,
-        };
-        if let Err(e) = store.pin_tool(&row, crate::clock::now_ms()) {
-            tracing::warn!(error = %e, source = %key.0, tool = %key.1, "could not store the pinned definition");
+        self.pin_all(store, vec![(key, pin)]);
+    }
+
+    /// Records every pin of `pins` in the store (one transaction) and here.
+    pub(super) fn pin_all(&mut self, store: &Store, pins: Vec<(PinKey, Pin)>) {
+        if pins.is_empty() {
+            return;
         }
-        self.pins.insert(key, pin);
+        let rows: Vec<PinnedTool> = pins
+            .iter()
+            .map(|(key, pin)| PinnedTool {
+                source: key.0.clone(),
+                tool: key.1.clone(),
+                digest: pin.digest.clone(),
+                definition: serde_json::to_string(&pin.definition).unwrap_or_default(),
+                status: pin.status,
+            })
+            .collect();
+        if let Err(e) = store.pin_tools(&rows, crate::clock::now_ms()) {
+            tracing::warn!(error = %e, "could not store the pinned tool definitions; they are kept in memory until the hub stops");
+        }
+        self.pins.extend(pins);
     }
 }
 

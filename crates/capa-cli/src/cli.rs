@@ -360,6 +360,24 @@ pub(crate) enum ToolsCommand {
         /// The tool's address, `source.tool`.
         address: String,
     },
+    /// The tools whose definition changed since you approved it, appeared later in their
+    /// source, or that you blocked: what changed, old and new (docs/pinning.md).
+    Changes {
+        /// Print JSON (address, state, parts, approved, now, decisions).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Accept a tool's changed definition as the one you approve (needs an interactive
+    /// terminal): shows the change and asks first.
+    Accept {
+        /// The tool's address, `source.tool`.
+        address: String,
+    },
+    /// Block a tool: hidden and every call refused until you accept it.
+    Block {
+        /// The tool's address, `source.tool`.
+        address: String,
+    },
 }
 
 #[derive(Debug, Args)]

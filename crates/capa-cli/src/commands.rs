@@ -21,6 +21,7 @@ mod skills;
 mod source_logs;
 mod sources;
 mod switches;
+mod tool_changes;
 mod ui;
 
 use std::process::ExitCode;

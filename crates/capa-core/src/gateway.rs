@@ -163,6 +163,9 @@ impl Gateway for HubGateway {
         {
             claim.keep_until_deadline();
         }
+        if let Some(record) = record {
+            self.hub.remember_definition(record);
+        }
         self.hub.refresh_pending();
     }
 

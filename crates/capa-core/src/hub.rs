@@ -36,6 +36,7 @@ mod naming;
 mod notices;
 pub(crate) mod oauth;
 mod openapi;
+mod pins;
 mod policy;
 mod profiles;
 mod reach;
@@ -53,11 +54,13 @@ mod source_logs;
 mod sources;
 mod status;
 mod switches;
+mod upstream_errors;
 
 pub use crate::trust::source_digest;
 pub use history::RunHistory;
 pub use naming::Naming;
 pub use notices::{SourceNotice, SourceNotices, Subscribed};
+pub use pins::{ChangeState, PinError, PinRef, ToolChange, accept_in_store};
 pub use policy::{
     ChangedBy, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
 };
@@ -125,6 +128,8 @@ pub struct Hub {
     started: watch::Sender<bool>,
     /// allow / ask / deny per tool: the user's policy file, replaced when it changes.
     policy: policy::PolicyState,
+    /// The tool definitions a person approved, and the tools that differ from them.
+    pins: pins::PinBook,
     /// The search index of the latest catalog it was asked for.
     tool_index: tokio::sync::Mutex<Option<Arc<ToolIndex>>>,
     /// The sentence model and the state of the tools' vectors (search by meaning).
@@ -210,6 +215,7 @@ impl Hub {
             event_task: Mutex::new(None),
             started: watch::channel(false).0,
             policy,
+            pins: pins::PinBook::default(),
             tool_index: tokio::sync::Mutex::new(None),
             semantic,
             runs,
@@ -261,7 +267,8 @@ impl Hub {
 
     /// The policy in force now (a snapshot: it may change while the hub runs).
     pub fn policy(&self) -> Arc<Policy> {
-        self.policy.snapshot(|| self.catalog())
+        self.pins
+            .applied_to(self.policy.snapshot(|| self.catalog()))
     }
 
     /// Runs in memory: decisions, the pending count, the pause, the approval page opener.
@@ -370,7 +377,9 @@ impl Hub {
         // which commits it first.
         self.store.defer_call_record(record);
         outcome.map_err(|e| match e {
-            CallError::Upstream(u) => CallError::Upstream(redact_upstream_error(&self.redactor, u)),
+            CallError::Upstream(u) => {
+                CallError::Upstream(upstream_errors::redacted(&self.redactor, u))
+            }
             other => other,
         })
     }
@@ -454,6 +463,7 @@ impl Hub {
             }),
             self.catalog_skills(),
         );
+        self.pin_listings(&tools, &catalog);
         self.catalog.send_if_modified(|current| {
             if **current == catalog {
                 false
@@ -528,47 +538,6 @@ fn initial_sources(config: &HubConfig) -> Vec<SourceDef> {
     }));
     sources.extend(switches::off_defs(&config.off_sources));
     sources
-}
-
-fn redact_upstream_error(
-    redactor: &Redactor,
-    error: capa_upstream::UpstreamError,
-) -> capa_upstream::UpstreamError {
-    use capa_upstream::UpstreamError as E;
-    match error {
-        E::Unavailable { source_id, reason } => E::Unavailable {
-            source_id,
-            reason: redactor.redact(&reason),
-        },
-        E::Protocol {
-            source_id,
-            code,
-            message,
-        } => E::Protocol {
-            source_id,
-            code,
-            message: redactor.redact(&message),
-        },
-        E::ClientLacks {
-            source_id,
-            required,
-            message,
-        } => E::ClientLacks {
-            source_id,
-            required: Box::new(redacting_asker::redacted(redactor, *required)),
-            message: redactor.redact(&message),
-        },
-        E::Unanswered {
-            source_id,
-            key,
-            reason,
-        } => E::Unanswered {
-            source_id,
-            key: redactor.redact(&key),
-            reason: redactor.redact(&reason),
-        },
-        other => other,
-    }
 }
 
 /// Rebuilds the catalog whenever an upstream reports a change. Holds only a weak reference, so a

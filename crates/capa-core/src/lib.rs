@@ -30,6 +30,7 @@ pub use capa_domain::{
     Catalog, CatalogTool, SharedCatalog, SourceTools, ToolAddress, ToolDefinition, ToolHints,
 };
 pub use capa_domain::{Decision, Loosening, Policy, PolicyVerdict, Redactor, Rule};
+pub use capa_domain::{DefinitionPart, PinnedDefinition};
 pub use capa_domain::{SourceOrigin, SourceState, is_secret_name, preview};
 pub use capa_runner::{
     Envelope, EnvelopeStatus, ExecuteOptions, ExecuteRequest, INLINE_CODE_BYTES,
@@ -54,6 +55,7 @@ pub use hub::{
     confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules, skill_uri,
     source_digest,
 };
+pub use hub::{ChangeState, PinError, PinRef, ToolChange, accept_in_store};
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex};
 pub use pairing::{CLIENT_KEY_PREFIX, NewPairing, PairingError, Pairings, mask_client_key};

@@ -9,6 +9,7 @@
 //!   call's arguments a person approves.
 //! - [`names`]: valid names and "did you mean"; [`asking`]: where a person is asked;
 //!   [`clock`]: the one wall clock.
+//! - [`pins`]: the tool definitions a person approved, and which tools differ from them.
 //! - [`json_size`]: how long a value is as JSON, measured without building it.
 
 pub mod address;
@@ -18,6 +19,7 @@ pub mod client;
 pub mod clock;
 pub mod json_size;
 pub mod names;
+pub mod pins;
 pub mod policy;
 pub mod preview;
 pub mod redact;
@@ -29,6 +31,7 @@ pub use asking::AskingChannel;
 pub use catalog::{Catalog, CatalogTool, SharedCatalog, SourceTools};
 pub use client::{clean_client_label, client_label};
 pub use names::{edit_distance, is_connection_name};
+pub use pins::{ChangedTools, DefinitionChange, DefinitionPart, PinnedDefinition};
 pub use policy::{Decision, Loosening, Policy, PolicyVerdict, ProfileScope, Rule};
 pub use preview::{is_secret_name, preview};
 pub use redact::Redactor;

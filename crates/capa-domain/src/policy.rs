@@ -10,6 +10,7 @@ pub use capa_config::{PolicyDecision as Decision, PolicyRule as Rule};
 use crate::catalog::ToolAddress;
 
 mod confirmation;
+mod pinned;
 mod profile;
 mod verdict;
 
@@ -33,6 +34,8 @@ pub struct Policy {
     held_back_by: Option<Box<Policy>>,
     /// The profile a client is served through, which can only make verdicts stricter.
     within: Option<std::sync::Arc<ProfileScope>>,
+    /// Tools whose definition is not the one a person approved (`policy/pinned.rs`).
+    changed: Option<std::sync::Arc<crate::pins::ChangedTools>>,
 }
 
 /// How specifically a pattern matched; variants are in increasing order.
@@ -51,6 +54,7 @@ impl Policy {
             rules,
             held_back_by: None,
             within: None,
+            changed: None,
         }
     }
 

@@ -75,6 +75,10 @@ pub struct ToolListing {
     /// `ask` or `deny`. Listings for models leave denied tools out; this one is the user's view.
     #[serde(default)]
     pub policy: capa_core::Decision,
+    /// `changed`, `new` or `blocked` when the tool's definition waits for the person's review
+    /// (docs/pinning.md); absent when it is as approved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<capa_core::ChangeState>,
 }
 
 /// Lists the catalog for the API and the CLI.
@@ -94,6 +98,7 @@ pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
                 .as_ref()
                 .and_then(|a| serde_json::to_value(a).ok()),
             policy: hub.listing_verdict(t).decision,
+            review: hub.tool_change_state(&t.address.to_string()),
         })
         .collect()
 }

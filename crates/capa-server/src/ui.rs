@@ -24,6 +24,7 @@ mod sign_in;
 mod source_logs;
 mod sources;
 mod switches;
+mod tool_changes;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -258,6 +259,10 @@ pub(crate) fn routes(
             "/api/sources/{id}/write-tools-off",
             post(switches::write_tools_off),
         )
+        .route("/api/tools/changes", get(tool_changes::list))
+        .route("/api/tools/changes/reload", post(tool_changes::reload))
+        .route("/api/tools/accept", post(tool_changes::accept))
+        .route("/api/tools/block", post(tool_changes::block))
         .route(
             "/api/tools/enabled",
             axum::routing::put(switches::tools_enabled),

@@ -16,6 +16,7 @@ mod handles;
 mod input_kind;
 mod migrations;
 mod pairings;
+mod pins;
 mod policy;
 mod run_state;
 mod runs;
@@ -31,9 +32,14 @@ pub use connections::ConnectionRecord;
 pub use handles::{HandleBounds, HandleInfo, HandleOf, HandleRecord, HandleSummary, JsonType};
 pub use input_kind::InputKind;
 pub use pairings::PairedClient;
+pub use pins::{PinStatus, PinnedTool};
 pub use policy::TrustedProjectSource;
 pub use run_state::RunState;
 pub use runs::{JournalEntry, RunFilter, RunOwner, RunRecord, RunSummary};
+
+/// The schema version this build migrates a database to (tests compare with it, so that a new
+/// migration changes no test).
+pub const SCHEMA_VERSION: i64 = migrations::LATEST;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

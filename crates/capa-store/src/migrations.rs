@@ -249,6 +249,23 @@ const MIGRATIONS: &[&str] = &[
         allowed_at_ms INTEGER NOT NULL
     );
     ",
+    // 14: pinned tool definitions (the rug-pull guard, docs/pinning.md): per source key and
+    // tool name, the definition a person approved (JSON: title, description, input and output
+    // schema, annotations) and its digest; `status` is `approved`, `new` (appeared after the
+    // source's first listing, waits for review) or `blocked`. A pending input keeps the digest
+    // of the definition it was asked under, so a later change shows beside it.
+    r"
+    CREATE TABLE pinned_tools (
+        source       TEXT NOT NULL,
+        tool         TEXT NOT NULL,
+        digest       TEXT NOT NULL,
+        definition   TEXT NOT NULL,
+        status       TEXT NOT NULL,
+        pinned_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (source, tool)
+    );
+    ALTER TABLE approvals ADD COLUMN definition_digest TEXT;
+    ",
 ];
 
 /// The newest schema version this build knows.

@@ -30,6 +30,7 @@ import {
   type SourceSwitchResult,
   type ProfileListing,
   type SkillListing,
+  type ToolChange,
   type ToolListing,
   type ToolSwitchState,
 } from './types';
@@ -229,6 +230,16 @@ export class HttpBackend implements Backend {
 
   async tools(): Promise<ToolListing[]> {
     return listOf<ToolListing>(await this.request('GET', '/api/tools'), 'tools');
+  }
+
+  async toolChanges(): Promise<ToolChange[]> {
+    return listOf<ToolChange>(await this.request('GET', '/api/tools/changes'), 'changes');
+  }
+  async acceptToolChange(address: string): Promise<void> {
+    await this.request('POST', '/api/tools/accept', { address });
+  }
+  async blockTool(address: string): Promise<void> {
+    await this.request('POST', '/api/tools/block', { address });
   }
 
   async skills(): Promise<SkillListing[]> {

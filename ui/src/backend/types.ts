@@ -146,6 +146,40 @@ export interface ToolListing {
   inputSchema: unknown;
   annotations?: Record<string, unknown> | null;
   policy: Decision | string;
+  /** Its definition waits for your review (docs/pinning.md): changed since you approved it,
+   * new in its source, or blocked by you. Absent: as approved. */
+  review?: ToolReview;
+}
+
+/** Where a tool stands against the definition you approved (docs/pinning.md). */
+export type ToolReview = 'changed' | 'new' | 'blocked';
+
+/** The parts of a definition that are pinned. */
+export interface PinnedDefinition {
+  title?: string;
+  description?: string;
+  inputSchema: unknown;
+  outputSchema?: unknown;
+  annotations?: Record<string, unknown>;
+  /** Every other member the source sent (`_meta`, `icons`, `execution`, …). */
+  other?: Record<string, unknown>;
+}
+
+export type DefinitionPart = 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations' | 'other';
+
+/** `GET /api/tools/changes`: a tool whose definition waits for your review. */
+export interface ToolChange {
+  address: string;
+  source: string;
+  state: ToolReview;
+  parts: DefinitionPart[];
+  /** What you approved. */
+  approved: PinnedDefinition;
+  /** What the source lists now. */
+  now: PinnedDefinition;
+  approvedDecision: Decision;
+  nowDecision: Decision;
+  blocked: boolean;
 }
 
 /** `GET /api/profiles` (docs/profiles.md): the default profile first, then each named one. */
@@ -453,6 +487,12 @@ export interface Backend {
   signIn(id: string, connection?: string): Promise<SignInStarted>;
 
   tools(): Promise<ToolListing[]>;
+  /** Tools whose definition changed since you approved it, new ones, blocked ones. */
+  toolChanges(): Promise<ToolChange[]>;
+  /** You accept the tool's definition as its source lists it now. */
+  acceptToolChange(address: string): Promise<void>;
+  /** You block the tool: hidden and refused until you accept it. */
+  blockTool(address: string): Promise<void>;
   skills(): Promise<SkillListing[]>;
   profiles(): Promise<ProfileListing[]>;
   /** On/off switches: a source (`disabled: true` in its file), tools (deny rules), and every

@@ -8,6 +8,7 @@ import { searchStatusView, watchSearchStatus } from '../lib/search-status';
 import { declaredReadOnly, switchControl, toolSwitch } from '../lib/switch';
 import type { Page, PageContext } from './page';
 import { skillsSection } from './skills-section';
+import { toolChangesSection } from './tool-changes';
 
 const DECISIONS: Decision[] = ['allow', 'ask', 'deny'];
 
@@ -91,6 +92,7 @@ export function toolsPage({ backend }: PageContext): Page {
         { scope: 'row' },
         h('code', {}, tool.address),
         tool.policy === 'ask' ? h('span', { class: 'badge ask' }, '[asks]') : null,
+        tool.review ? h('span', { class: `badge ${tool.review === 'blocked' ? 'deny' : 'ask'}`, title: 'Its definition waits for your review, above.' }, `[${tool.review}]`) : null,
         declaredReadOnly(tool) ? h('span', { class: 'badge', title: 'Its server says it only reads (readOnlyHint), a hint the hub does not check.' }, 'read-only') : null,
       ),
       h('td', {}, (tool.description ?? '').split('\n')[0] ?? ''),
@@ -158,13 +160,27 @@ export function toolsPage({ backend }: PageContext): Page {
   const refresh = async () => {
     void statusWatch.refresh();
     try {
-      const [tools, policy, sources, skills] = await Promise.all([
+      const [tools, policy, sources, skills, changes] = await Promise.all([
         backend.tools(),
         backend.policy(),
         backend.sources(),
         backend.skills(),
+        backend.toolChanges(),
       ]);
       clear(list);
+      const changesCard = toolChangesSection(changes, {
+        accept: (address) =>
+          void apply(async () => {
+            await backend.acceptToolChange(address);
+            return `Accepted: ${address} is judged by its new definition from now on.`;
+          }).catch(() => undefined),
+        block: (address) =>
+          void apply(async () => {
+            await backend.blockTool(address);
+            return `Blocked: ${address} is hidden and refused until you accept it.`;
+          }).catch(() => undefined),
+      });
+      if (changesCard) list.append(changesCard);
       const skillsCard = skillsSection(skills);
       if (skillsCard) list.append(skillsCard);
       const ids = [...new Set([...sources.map((s) => s.id), ...tools.map((t) => t.source)])];

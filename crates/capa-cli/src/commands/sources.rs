@@ -130,6 +130,15 @@ pub(super) async fn tools(
         ToolsCommand::Enable { address } => {
             return super::switches::tool(paths, &address, true).await;
         }
+        ToolsCommand::Changes { json } => {
+            return super::tool_changes::changes(global, paths, redactor, json).await;
+        }
+        ToolsCommand::Accept { address } => {
+            return super::tool_changes::accept(global, paths, redactor, &address).await;
+        }
+        ToolsCommand::Block { address } => {
+            return super::tool_changes::block(global, paths, redactor, &address).await;
+        }
     };
     let access = open_hub(global, paths, redactor).await?;
     let tools = access.tools().await;
@@ -156,6 +165,7 @@ pub(super) async fn tools(
                 } else {
                     t.address.clone()
                 };
+                let address = address + super::tool_changes::mark(t.review);
                 vec![address, description]
             })
             .collect();

@@ -81,6 +81,7 @@ impl Hub {
             client: client.map(|c| self.redactor().redact(c)),
         };
         let stored = self.store().insert_approval(&record).map_err(store_error)?;
+        self.remember_definition(&stored);
         let claim = asked_in.and_then(|channel| self.claim_asking(&stored.id, channel, None));
         self.refresh_pending();
         Ok((PendingInput::from_record(&stored), claim))

@@ -277,7 +277,9 @@ impl Hub {
             .pending_approvals(now_ms())
             .map_err(store_error)?;
         self.runs().set_pending_count(records.len() as u64);
-        Ok(records.iter().map(PendingInput::from_record).collect())
+        let mut inputs: Vec<PendingInput> = records.iter().map(PendingInput::from_record).collect();
+        self.mark_changed_definitions(&mut inputs);
+        Ok(inputs)
     }
 
     /// The pending inputs of one run.

@@ -45,7 +45,11 @@ pub fn describe(
         .map(|(position, _)| index.spec(position))
         .collect();
     match capa_typegen::describe(&specs, &cleaned, DEFAULT_BUDGET) {
-        Ok(description) => Ok(description.text),
+        Ok(description) => {
+            let mut text = description.text;
+            super::pin_marks::describe_lines(&mut text, policy, index.catalog(), &cleaned);
+            Ok(text)
+        }
         Err(DescribeError::UnknownTarget {
             target,
             suggestions,

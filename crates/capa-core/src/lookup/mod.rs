@@ -4,6 +4,7 @@
 
 mod describe;
 mod index;
+mod pin_marks;
 mod search;
 
 pub use describe::{MAX_TARGETS, describe};

@@ -118,6 +118,7 @@ pub fn search(
         out.push_str(&namespace_line(namespace, connections, None));
         for &(position, decision) in &tools {
             tool_lines(&mut out, index, position, decision);
+            super::pin_marks::search_line(&mut out, policy, &catalog.tools()[position]);
         }
     }
     if hidden > 0 {

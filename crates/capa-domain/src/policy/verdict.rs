@@ -26,7 +26,7 @@ impl Policy {
     /// only rules without a connection apply). A held-back policy answers with the stricter of
     /// its own verdict and the confirmed rules' one.
     pub fn verdict(&self, tool: &CatalogTool, connection: Option<&str>) -> PolicyVerdict {
-        let verdict = self.held_verdict(tool, connection);
+        let verdict = self.pinned_verdict(tool, connection, self.held_verdict(tool, connection));
         match self.profile() {
             Some(profile) => profile.tighten(tool, verdict),
             None => verdict,
@@ -34,7 +34,11 @@ impl Policy {
     }
 
     /// The verdict before a profile is applied.
-    fn held_verdict(&self, tool: &CatalogTool, connection: Option<&str>) -> PolicyVerdict {
+    pub(super) fn held_verdict(
+        &self,
+        tool: &CatalogTool,
+        connection: Option<&str>,
+    ) -> PolicyVerdict {
         let own = self.own_verdict(tool, connection);
         let Some(confirmed) = self.confirmed() else {
             return own;

@@ -97,6 +97,8 @@ describe('the Tools page shows a changed tool definition with Accept and Block',
     const accepted = await wipe();
     assert.equal(accepted.policy, 'allow', JSON.stringify(accepted));
     assert.equal(accepted.review, undefined, JSON.stringify(accepted));
+    // The page reloads its lists after the answer: wait for the card to go rather than race it.
+    await review.waitFor({ state: 'detached', timeout: 10000 }).catch(() => {});
     assert.equal(await review.count(), 0, 'the review stays after everything was decided');
   });
 });

@@ -10,6 +10,8 @@
 //! - [`names`]: valid names and "did you mean"; [`asking`]: where a person is asked;
 //!   [`clock`]: the one wall clock.
 //! - [`json_size`]: how long a value is as JSON, measured without building it.
+//! - [`tool_text`]: upstream tool text made safe to show a person and to hand a model, and the
+//!   rules that flag a tool whose text hides characters or turns on the model.
 
 pub mod address;
 pub mod asking;
@@ -23,6 +25,7 @@ pub mod preview;
 pub mod redact;
 pub mod source_state;
 pub mod tool;
+pub mod tool_text;
 
 pub use address::ToolAddress;
 pub use asking::AskingChannel;

@@ -18,6 +18,7 @@ mod migrations;
 mod policy;
 mod run_state;
 mod runs;
+mod tool_text;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -222,6 +222,17 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX result_handles_created ON result_handles(created_at_ms);
     CREATE INDEX result_handles_run ON result_handles(run_id);
     ",
+    // 12: a person's Accept of a tool whose text was flagged (docs/tool-text.md): kept per tool
+    // address and SHA-256 of the text the flag was raised on, so that a changed text is flagged
+    // again.
+    r"
+    CREATE TABLE accepted_tool_texts (
+        address        TEXT NOT NULL,
+        text_digest    TEXT NOT NULL,
+        accepted_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (address, text_digest)
+    );
+    ",
 ];
 
 /// The newest schema version this build knows.

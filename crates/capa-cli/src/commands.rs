@@ -20,6 +20,7 @@ mod skills;
 mod source_logs;
 mod sources;
 mod switches;
+mod tool_text;
 mod ui;
 
 use std::process::ExitCode;

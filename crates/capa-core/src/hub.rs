@@ -52,6 +52,7 @@ mod source_logs;
 mod sources;
 mod status;
 mod switches;
+mod tool_text;
 
 pub use crate::trust::source_digest;
 pub use history::RunHistory;
@@ -68,6 +69,7 @@ pub use skill_files::{SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, SkillFile, skill_ur
 use source_def::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
 pub use switches::SourceSwitch;
+pub use tool_text::ToolTextError;
 
 /// What the hub needs to start.
 #[derive(Debug)]
@@ -483,6 +485,11 @@ impl Hub {
                     self.redactor.redact_json(&mut value);
                 }
                 serde_json::from_value(value).unwrap_or_else(|_| crate::tools::definition_of(tool))
+            })
+            // No Unicode tag characters reach a model (docs/tool-text.md); `tool_text.rs` flags them.
+            .map(|mut definition| {
+                capa_domain::tool_text::for_model(&mut definition);
+                definition
             })
             .collect()
     }

@@ -75,10 +75,15 @@ pub struct ToolListing {
     /// `ask` or `deny`. Listings for models leave denied tools out; this one is the user's view.
     #[serde(default)]
     pub policy: capa_core::Decision,
+    /// When the tool's text breaks a rule (docs/tool-text.md): the flags, the digest of that
+    /// text and whether a person accepted it; `null` for clean text.
+    #[serde(default)]
+    pub text_review: Option<capa_core::tool_text::TextReview>,
 }
 
 /// Lists the catalog for the API and the CLI.
 pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
+    let mut reviews = hub.tool_text_reviews();
     hub.catalog()
         .tools()
         .iter()
@@ -94,6 +99,7 @@ pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
                 .as_ref()
                 .and_then(|a| serde_json::to_value(a).ok()),
             policy: hub.listing_verdict(t).decision,
+            text_review: reviews.remove(&t.address.to_string()),
         })
         .collect()
 }

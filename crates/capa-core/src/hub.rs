@@ -128,6 +128,8 @@ pub struct Hub {
     policy: policy::PolicyState,
     /// The search index of the latest catalog it was asked for.
     tool_index: tokio::sync::Mutex<Option<Arc<ToolIndex>>>,
+    /// The flags of the tools' text, judged once per listing of the sources (docs/tool-text.md).
+    text_flags: tool_text::FlagsCache,
     /// The sentence model and the state of the tools' vectors (search by meaning).
     semantic: Arc<semantic::SemanticState>,
     /// Runs in memory: decisions, pending count, the pause, the approval page opener.
@@ -212,6 +214,7 @@ impl Hub {
             started: watch::channel(false).0,
             policy,
             tool_index: tokio::sync::Mutex::new(None),
+            text_flags: tool_text::FlagsCache::default(),
             semantic,
             runs,
             slots,

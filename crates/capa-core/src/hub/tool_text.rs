@@ -4,7 +4,9 @@
 //! where definitions enter the core ([`Hub::definitions`]); this module only judges.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex};
 
+use capa_domain::SharedCatalog;
 use capa_domain::tool_text::{self, TextContext, TextFlag, TextReview};
 
 use super::{ChangedBy, Hub};
@@ -50,33 +52,95 @@ impl ToolTextError {
     }
 }
 
+/// The flags and text digest of each flagged tool, by address.
+type Judged = BTreeMap<String, (Vec<TextFlag>, String)>;
+
+/// The flags of the last judged listing, kept until the catalog or a source's tool list changes
+/// (judging thousands of tools is work a listing need not repeat).
+#[derive(Default)]
+pub(super) struct FlagsCache(Mutex<Option<(Key, Arc<Judged>)>>);
+
+/// What the flags were judged on: the catalog and each source's tool list as the source sent it.
+type Key = (SharedCatalog, Vec<Arc<Vec<capa_upstream::Tool>>>);
+
+fn same(a: &Key, b: &Key) -> bool {
+    Arc::ptr_eq(&a.0, &b.0)
+        && a.1.len() == b.1.len()
+        && a.1.iter().zip(&b.1).all(|(x, y)| Arc::ptr_eq(x, y))
+}
+
 impl Hub {
     /// Every served tool whose text breaks a rule, by address, with whether a person accepted
     /// that exact text. Tools with clean text are not in the map.
     pub fn tool_text_reviews(&self) -> BTreeMap<String, TextReview> {
+        let accepted = self.store.accepted_tool_texts().unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "could not read the accepted tool texts");
+            HashSet::new()
+        });
+        self.judged_tool_texts()
+            .iter()
+            .map(|(address, (flags, digest))| {
+                let review = TextReview {
+                    flags: flags.clone(),
+                    accepted: accepted.contains(&(address.clone(), digest.clone())),
+                    digest: digest.clone(),
+                };
+                (address.clone(), review)
+            })
+            .collect()
+    }
+
+    /// The flags of the current listing, judged now unless they were for the same one.
+    fn judged_tool_texts(&self) -> Arc<Judged> {
         let catalog = self.catalog();
+        let upstreams = self.lock_upstreams().clone();
+        let sources: Vec<(String, Arc<Vec<capa_upstream::Tool>>)> = self
+            .source_defs()
+            .into_iter()
+            .filter_map(|d| {
+                let tools = upstreams.get(&(d.id.clone(), None))?.tools();
+                Some((d.id, tools))
+            })
+            .collect();
+        let key: Key = (
+            catalog.clone(),
+            sources.iter().map(|(_, t)| t.clone()).collect(),
+        );
+        let mut slot = self
+            .text_flags
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((judged_on, judged)) = slot.as_ref()
+            && same(judged_on, &key)
+        {
+            return judged.clone();
+        }
+        let judged = Arc::new(self.judge(&catalog, &sources));
+        *slot = Some((key, judged.clone()));
+        judged
+    }
+
+    /// Judges the text of every tool of `sources` as the source sent it.
+    fn judge(
+        &self,
+        catalog: &SharedCatalog,
+        sources: &[(String, Arc<Vec<capa_upstream::Tool>>)],
+    ) -> Judged {
         let addresses: HashSet<String> = catalog
             .tools()
             .iter()
             .map(|t| t.address.to_string())
             .collect();
-        let accepted = self.store.accepted_tool_texts().unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "could not read the accepted tool texts");
-            HashSet::new()
-        });
-        let upstreams = self.lock_upstreams().clone();
-        let mut reviews = BTreeMap::new();
-        for def in self.source_defs() {
-            let Some(upstream) = upstreams.get(&(def.id.clone(), None)) else {
-                continue;
-            };
-            let own = format!("{}.", def.id);
+        let mut judged = Judged::new();
+        for (id, tools) in sources {
+            let own = format!("{id}.");
             let is_other_tool = |a: &str| addresses.contains(a) && !a.starts_with(&own);
             let context = TextContext {
-                namespace: &def.id,
+                namespace: id,
                 is_other_tool: &is_other_tool,
             };
-            for tool in upstream.tools().iter() {
+            for tool in tools.iter() {
                 let definition = crate::tools::definition_of(tool);
                 let flags = tool_text::inspect(&definition, &context);
                 if flags.is_empty() {
@@ -97,19 +161,13 @@ impl Hub {
                 for listed in catalog
                     .tools()
                     .iter()
-                    .filter(|t| t.address.namespace == def.id && t.remote_name == definition.name)
+                    .filter(|t| t.address.namespace == *id && t.remote_name == definition.name)
                 {
-                    let address = listed.address.to_string();
-                    let review = TextReview {
-                        flags: flags.clone(),
-                        accepted: accepted.contains(&(address.clone(), digest.clone())),
-                        digest: digest.clone(),
-                    };
-                    reviews.insert(address, review);
+                    judged.insert(listed.address.to_string(), (flags.clone(), digest.clone()));
                 }
             }
         }
-        reviews
+        judged
     }
 
     /// A person accepts the flagged text of `address` as it was shown to them (`digest`): the

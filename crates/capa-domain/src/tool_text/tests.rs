@@ -140,6 +140,7 @@ fn real_tool_definitions_are_rarely_flagged() {
         .collect();
     let mut by_rule: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut flagged = 0;
+    let mut inspecting = std::time::Duration::ZERO;
     for tool in &tools {
         let definition: ToolDefinition = serde_json::from_value(json!({
             "name": tool.name,
@@ -155,6 +156,7 @@ fn real_tool_definitions_are_rarely_flagged() {
         });
         let is_other =
             |a: &str| addresses.contains(a) && !a.starts_with(&format!("{}.", tool.source));
+        let started = std::time::Instant::now();
         let flags = inspect(
             &definition,
             &TextContext {
@@ -162,6 +164,7 @@ fn real_tool_definitions_are_rarely_flagged() {
                 is_other_tool: &is_other,
             },
         );
+        inspecting += started.elapsed();
         if !flags.is_empty() {
             flagged += 1;
         }
@@ -179,7 +182,10 @@ fn real_tool_definitions_are_rarely_flagged() {
             println!("  {hit}");
         }
     }
-    println!("{flagged} of {} tools flagged", tools.len());
+    println!(
+        "{flagged} of {} tools flagged; inspecting them took {inspecting:?}",
+        tools.len()
+    );
     assert!(tools.len() > 7000);
     assert!(flagged <= 5, "{flagged} real tools flagged: {by_rule:#?}");
     assert!(!by_rule.contains_key("hidden_characters"));

@@ -374,7 +374,9 @@ impl Hub {
         // which commits it first.
         self.store.defer_call_record(record);
         outcome.map_err(|e| match e {
-            CallError::Upstream(u) => CallError::Upstream(redact_upstream_error(&self.redactor, u)),
+            CallError::Upstream(u) => {
+                CallError::Upstream(redacting_asker::redact_upstream_error(&self.redactor, u))
+            }
             other => other,
         })
     }
@@ -489,11 +491,7 @@ impl Hub {
                 }
                 serde_json::from_value(value).unwrap_or_else(|_| crate::tools::definition_of(tool))
             })
-            // No Unicode tag characters reach a model (docs/tool-text.md); `tool_text.rs` flags them.
-            .map(|mut definition| {
-                capa_domain::tool_text::for_model(&mut definition);
-                definition
-            })
+            .map(tool_text::for_model) // no tag characters reach a model (docs/tool-text.md)
             .collect()
     }
 
@@ -537,47 +535,6 @@ fn initial_sources(config: &HubConfig) -> Vec<SourceDef> {
     }));
     sources.extend(switches::off_defs(&config.off_sources));
     sources
-}
-
-fn redact_upstream_error(
-    redactor: &Redactor,
-    error: capa_upstream::UpstreamError,
-) -> capa_upstream::UpstreamError {
-    use capa_upstream::UpstreamError as E;
-    match error {
-        E::Unavailable { source_id, reason } => E::Unavailable {
-            source_id,
-            reason: redactor.redact(&reason),
-        },
-        E::Protocol {
-            source_id,
-            code,
-            message,
-        } => E::Protocol {
-            source_id,
-            code,
-            message: redactor.redact(&message),
-        },
-        E::ClientLacks {
-            source_id,
-            required,
-            message,
-        } => E::ClientLacks {
-            source_id,
-            required: Box::new(redacting_asker::redacted(redactor, *required)),
-            message: redactor.redact(&message),
-        },
-        E::Unanswered {
-            source_id,
-            key,
-            reason,
-        } => E::Unanswered {
-            source_id,
-            key: redactor.redact(&key),
-            reason: redactor.redact(&reason),
-        },
-        other => other,
-    }
 }
 
 /// Rebuilds the catalog whenever an upstream reports a change. Holds only a weak reference, so a

@@ -97,3 +97,45 @@ impl ClientAsker for RedactingAsker {
             .answer(&redacted(&self.redactor, key.to_owned()), request)
     }
 }
+
+/// An upstream's error as it leaves the core: its reasons and messages redacted.
+pub(super) fn redact_upstream_error(
+    redactor: &Redactor,
+    error: capa_upstream::UpstreamError,
+) -> capa_upstream::UpstreamError {
+    use capa_upstream::UpstreamError as E;
+    match error {
+        E::Unavailable { source_id, reason } => E::Unavailable {
+            source_id,
+            reason: redactor.redact(&reason),
+        },
+        E::Protocol {
+            source_id,
+            code,
+            message,
+        } => E::Protocol {
+            source_id,
+            code,
+            message: redactor.redact(&message),
+        },
+        E::ClientLacks {
+            source_id,
+            required,
+            message,
+        } => E::ClientLacks {
+            source_id,
+            required: Box::new(redacted(redactor, *required)),
+            message: redactor.redact(&message),
+        },
+        E::Unanswered {
+            source_id,
+            key,
+            reason,
+        } => E::Unanswered {
+            source_id,
+            key: redactor.redact(&key),
+            reason: redactor.redact(&reason),
+        },
+        other => other,
+    }
+}

@@ -312,7 +312,12 @@ impl Hub {
         &self,
         answer: Result<T, UpstreamError>,
     ) -> Result<T, RelayError> {
-        answer.map_err(|e| RelayError::Upstream(super::redact_upstream_error(&self.redactor, e)))
+        answer.map_err(|e| {
+            RelayError::Upstream(super::redacting_asker::redact_upstream_error(
+                &self.redactor,
+                e,
+            ))
+        })
     }
 
     pub(super) fn log_relay_failure(&self, source: &str, what: &str, error: &UpstreamError) {

@@ -52,6 +52,15 @@ impl ToolTextError {
     }
 }
 
+/// `definition` with the Unicode tag characters out of what a model reads, and a notice where
+/// there were some: applied to each definition as it enters the core ([`Hub::definitions`]).
+pub(super) fn for_model(
+    mut definition: capa_domain::ToolDefinition,
+) -> capa_domain::ToolDefinition {
+    tool_text::for_model(&mut definition);
+    definition
+}
+
 /// The flags and text digest of each flagged tool, by address.
 type Judged = BTreeMap<String, (Vec<TextFlag>, String)>;
 

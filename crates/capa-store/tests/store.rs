@@ -29,7 +29,12 @@ fn calls_survive_reopening_the_file() {
     let calls = store.recent_calls(10).expect("list");
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].call, call);
-    assert_eq!(store.schema_version().expect("version"), 11);
+    // The newest version this build knows: a new database's (no version number to keep in step).
+    let newest = Store::in_memory()
+        .expect("new")
+        .schema_version()
+        .expect("version");
+    assert_eq!(store.schema_version().expect("version"), newest);
 }
 
 #[test]

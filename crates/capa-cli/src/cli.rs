@@ -345,7 +345,8 @@ pub(crate) enum SkillsCommand {
 pub(crate) enum ToolsCommand {
     /// List every exposed tool by address.
     List {
-        /// Print JSON (address, source, description, input schema, annotations).
+        /// Print JSON (address, source, description, input schema, annotations, policy, and
+        /// `textReview`: the flags of a tool whose text breaks a rule).
         #[arg(long)]
         json: bool,
     },
@@ -375,6 +376,13 @@ pub(crate) enum ToolsCommand {
     },
     /// Block a tool: hidden and every call refused until you accept it.
     Block {
+        /// The tool's address, `source.tool`.
+        address: String,
+    },
+    /// Accept a flagged tool's text as it reads now (docs/tool-text.md): its warning goes until
+    /// the text changes. Needs a person at an interactive terminal. To block it instead:
+    /// `capa tools disable <address>`.
+    AcceptText {
         /// The tool's address, `source.tool`.
         address: String,
     },

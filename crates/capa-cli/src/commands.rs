@@ -22,6 +22,7 @@ mod source_logs;
 mod sources;
 mod switches;
 mod tool_changes;
+mod tool_text;
 mod ui;
 
 use std::process::ExitCode;

@@ -35,21 +35,13 @@ pub(crate) fn confirm(question: &str) -> anyhow::Result<bool> {
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
 }
 
-/// `text` as it may be shown at a terminal when it comes from a file someone else wrote: control
-/// characters (a carriage return or an escape sequence could paint a harmless line over the real
-/// one) and the bidirectional overrides that reorder what is shown appear escaped (`\r`,
-/// `\u{1b}`, `\u{202e}`), so what the person reads is what runs.
+/// `text` as it may be shown at a terminal when it comes from a file or a source someone else
+/// wrote, on one line: control characters (a carriage return or an escape sequence could paint a
+/// harmless line over the real one), bidi controls that reorder what is shown, and characters no
+/// person can see appear escaped (`\r`, `\u{1b}`, `\u{202e}`), so what the person reads is what
+/// runs (docs/tool-text.md).
 pub(crate) fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            let reorders = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-            if c.is_control() || reorders {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    capa_core::tool_text::visible_line(text).into_owned()
 }
 
 /// One argument of a command line as shown to a person: [`printable`], quoted when it holds a

@@ -54,6 +54,7 @@ mod source_logs;
 mod sources;
 mod status;
 mod switches;
+mod tool_text;
 mod upstream_errors;
 
 pub use crate::trust::source_digest;
@@ -72,6 +73,7 @@ pub use skill_files::{SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, SkillFile, skill_ur
 use source_def::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
 pub use switches::SourceSwitch;
+pub use tool_text::ToolTextError;
 
 /// What the hub needs to start.
 #[derive(Debug)]
@@ -132,6 +134,8 @@ pub struct Hub {
     pins: pins::PinBook,
     /// The search index of the latest catalog it was asked for.
     tool_index: tokio::sync::Mutex<Option<Arc<ToolIndex>>>,
+    /// The flags of the tools' text, judged once per listing of the sources (docs/tool-text.md).
+    text_flags: tool_text::FlagsCache,
     /// The sentence model and the state of the tools' vectors (search by meaning).
     semantic: Arc<semantic::SemanticState>,
     /// Runs in memory: decisions, pending count, the pause, the approval page opener.
@@ -217,6 +221,7 @@ impl Hub {
             policy,
             pins: pins::PinBook::default(),
             tool_index: tokio::sync::Mutex::new(None),
+            text_flags: tool_text::FlagsCache::default(),
             semantic,
             runs,
             slots,
@@ -495,6 +500,7 @@ impl Hub {
                 }
                 serde_json::from_value(value).unwrap_or_else(|_| crate::tools::definition_of(tool))
             })
+            .map(tool_text::for_model) // no tag characters reach a model (docs/tool-text.md)
             .collect()
     }
 

@@ -19,7 +19,7 @@ mod tools;
 mod trust;
 
 // The domain's modules, under the paths the rest of the workspace has always used.
-pub use capa_domain::{catalog, clock, policy, redact};
+pub use capa_domain::{catalog, clock, policy, redact, tool_text};
 pub use capa_runner::process;
 
 pub use approval::{
@@ -52,8 +52,8 @@ pub use hub::{
     CallContext, ChangedBy, Hub, HubOptions, Naming, Profile, RelayError, RunHistory,
     SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile,
     SourceChangeError, SourceNotice, SourceNotices, SourceStatus, SourceSwitch, Subscribed,
-    confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules, skill_uri,
-    source_digest,
+    ToolTextError, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
+    skill_uri, source_digest,
 };
 pub use hub::{ChangeState, PinError, PinRef, ToolChange, accept_in_store};
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};

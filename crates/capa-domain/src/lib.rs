@@ -11,6 +11,8 @@
 //!   [`clock`]: the one wall clock.
 //! - [`pins`]: the tool definitions a person approved, and which tools differ from them.
 //! - [`json_size`]: how long a value is as JSON, measured without building it.
+//! - [`tool_text`]: upstream tool text made safe to show a person and to hand a model, and the
+//!   rules that flag a tool whose text hides characters or turns on the model.
 
 pub mod address;
 pub mod asking;
@@ -25,6 +27,7 @@ pub mod preview;
 pub mod redact;
 pub mod source_state;
 pub mod tool;
+pub mod tool_text;
 
 pub use address::ToolAddress;
 pub use asking::AskingChannel;

@@ -79,10 +79,15 @@ pub struct ToolListing {
     /// (docs/pinning.md); absent when it is as approved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<capa_core::ChangeState>,
+    /// When the tool's text breaks a rule (docs/tool-text.md): the flags, the digest of that
+    /// text and whether a person accepted it; `null` for clean text.
+    #[serde(default)]
+    pub text_review: Option<capa_core::tool_text::TextReview>,
 }
 
 /// Lists the catalog for the API and the CLI.
 pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
+    let mut reviews = hub.tool_text_reviews();
     hub.catalog()
         .tools()
         .iter()
@@ -99,6 +104,7 @@ pub fn tool_listings(hub: &Hub) -> Vec<ToolListing> {
                 .and_then(|a| serde_json::to_value(a).ok()),
             policy: hub.listing_verdict(t).decision,
             review: hub.tool_change_state(&t.address.to_string()),
+            text_review: reviews.remove(&t.address.to_string()),
         })
         .collect()
 }

@@ -25,6 +25,7 @@ mod source_logs;
 mod sources;
 mod switches;
 mod tool_changes;
+mod tool_text;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -267,6 +268,7 @@ pub(crate) fn routes(
             "/api/tools/enabled",
             axum::routing::put(switches::tools_enabled),
         )
+        .route("/api/tools/accept-text", post(tool_text::accept_text))
         .route(
             "/api/policy/rule",
             axum::routing::put(settings::set_rule).delete(settings::reset_rule),

@@ -21,6 +21,7 @@ mod policy;
 mod run_state;
 mod runs;
 mod sampling;
+mod tool_text;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};

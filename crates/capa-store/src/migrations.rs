@@ -266,6 +266,17 @@ const MIGRATIONS: &[&str] = &[
     );
     ALTER TABLE approvals ADD COLUMN definition_digest TEXT;
     ",
+    // 15: a person's Accept of a tool whose text was flagged (docs/tool-text.md): kept per tool
+    // address and SHA-256 of the text the flag was raised on, so that a changed text is flagged
+    // again.
+    r"
+    CREATE TABLE accepted_tool_texts (
+        address        TEXT NOT NULL,
+        text_digest    TEXT NOT NULL,
+        accepted_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (address, text_digest)
+    );
+    ",
 ];
 
 /// The newest schema version this build knows.

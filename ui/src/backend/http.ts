@@ -252,6 +252,10 @@ export class HttpBackend implements Backend {
   setSourceEnabled(id: string, enabled: boolean): Promise<SourceSwitchResult> {
     return this.request<SourceSwitchResult>('PUT', `/api/sources/${enc(id)}/enabled`, { enabled });
   }
+  async acceptToolText(address: string, digest: string): Promise<string> {
+    const answer = await this.request<{ message?: string }>('POST', '/api/tools/accept-text', { address, digest });
+    return answer.message ?? `${address} is accepted.`;
+  }
   async setToolsEnabled(addresses: string[], enabled: boolean): Promise<ToolSwitchState[]> {
     const answer = await this.request<{ tools?: ToolSwitchState[] }>('PUT', '/api/tools/enabled', { addresses, enabled });
     return answer.tools ?? [];

@@ -149,6 +149,19 @@ export interface ToolListing {
   /** Its definition waits for your review (docs/pinning.md): changed since you approved it,
    * new in its source, or blocked by you. Absent: as approved. */
   review?: ToolReview;
+  /** Set when the tool's text breaks a rule (docs/tool-text.md). */
+  textReview?: TextReview | null;
+}
+
+/** Why a tool's text is flagged (docs/tool-text.md); stable codes. */
+export type TextRule = 'hidden_characters' | 'control_characters' | 'addresses_the_model' | 'names_other_tools' | 'credential_path';
+
+/** A flagged tool's warning: its rules, the digest of the text they were raised on (what Accept
+ * names), and whether a person accepted that exact text. */
+export interface TextReview {
+  flags: { rule: TextRule | string; message: string }[];
+  digest: string;
+  accepted: boolean;
 }
 
 /** Where a tool stands against the definition you approved (docs/pinning.md). */
@@ -500,6 +513,9 @@ export interface Backend {
   setSourceEnabled(id: string, enabled: boolean): Promise<SourceSwitchResult>;
   setToolsEnabled(addresses: string[], enabled: boolean): Promise<ToolSwitchState[]>;
   writeToolsOff(source: string): Promise<ToolSwitchState[]>;
+  /** The person accepts a flagged tool's text as shown (`digest`): its warning goes until the
+   * text changes. Block is `setToolsEnabled([address], false)`. */
+  acceptToolText(address: string, digest: string): Promise<string>;
   /** A source's log lines after `after` (0: all the hub keeps). */
   sourceLogs(id: string, after: number): Promise<SourceLogPage>;
   /** A call through the authorizer (`POST /api/call`): answered, never thrown, when the hub

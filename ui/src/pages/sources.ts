@@ -208,7 +208,15 @@ export function sourcesPage({ backend }: PageContext): Page {
       { 'data-source': s.id, class: oauth ? 'has-sign-in' : null },
       h('th', { scope: 'row' }, h('a', { href: href('sources', s.id), title: `Log and tool tester of ${s.id}` }, s.id), s.description ? h('div', { class: 'hint' }, s.description) : null),
       h('td', {}, sourceSwitch(backend, s, switched), h('span', { class: `badge state-${s.state}` }, s.state)),
-      h('td', { class: 'num' }, String(s.tools)),
+      h(
+        'td',
+        { class: 'num' },
+        String(s.tools),
+        // Tools whose text is flagged (docs/tool-text.md): reviewed, blocked or accepted on the Tools page.
+        flaggedTools.get(s.id)
+          ? h('a', { class: 'badge flag', href: '#/tools', title: 'Their text hides characters or addresses the model: review them on the Tools page.', 'data-flagged': s.id }, `${flaggedTools.get(s.id)} flagged`)
+          : null,
+      ),
       h('td', {}, h('code', { class: 'wrap' }, s.target)),
       h(
         'td',
@@ -246,9 +254,15 @@ export function sourcesPage({ backend }: PageContext): Page {
 
   const importLink = h('p', { class: 'hint' }, 'Or ', h('a', { href: '#/import' }, 'import sources from another client, or add a well-known server'), '.');
   const element = h('section', {}, h('h2', {}, 'Sources'), message, list, importLink, form, signIns.dialog);
+  /** How many tools of each source have flagged, unaccepted text. */
+  let flaggedTools = new Map<string, number>();
   const refresh = async () => {
     try {
-      const sources = await backend.sources();
+      const [sources, tools] = await Promise.all([backend.sources(), backend.tools().catch(() => [])]);
+      flaggedTools = new Map();
+      for (const t of tools) {
+        if (t.textReview && !t.textReview.accepted) flaggedTools.set(t.source, (flaggedTools.get(t.source) ?? 0) + 1);
+      }
       clear(list);
       list.append(
         sources.length

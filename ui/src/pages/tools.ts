@@ -1,11 +1,14 @@
 // Tools: the hub's own search, with how it ranks now (lib/search-status.ts), the skills
-// (skills-section.ts), and each tool by source with its on/off switch and policy (allow / ask / deny). A tool off is a deny rule for its
+// (skills-section.ts), and each tool by source with its on/off switch and policy (allow / ask / deny);
+// a tool whose text is flagged (docs/tool-text.md) has its warnings under it, with Block and Accept;
+// upstream text is shown with hidden characters escaped (lib/tool-text.ts). A tool off is a deny rule for its
 // address; turning it on removes that rule. "Turn off all write tools" turns off every tool its
 // server does not declare read-only.
-import type { Decision, PolicyView, SourceStatus, ToolListing } from '../backend/types';
+import type { Decision, PolicyView, SourceStatus, TextReview, ToolListing } from '../backend/types';
 import { clear, errorText, h, notice } from '../lib/dom';
 import { searchStatusView, watchSearchStatus } from '../lib/search-status';
 import { declaredReadOnly, switchControl, toolSwitch } from '../lib/switch';
+import { ruleName, visibleText } from '../lib/tool-text';
 import type { Page, PageContext } from './page';
 import { skillsSection } from './skills-section';
 import { toolChangesSection } from './tool-changes';
@@ -29,7 +32,7 @@ export function toolsPage({ backend }: PageContext): Page {
     event.preventDefault();
     clear(message);
     try {
-      results.textContent = await backend.search(query.value, { limit: 20 });
+      results.textContent = visibleText(await backend.search(query.value, { limit: 20 }));
       results.hidden = false;
     } catch (error) {
       message.append(notice('error', errorText(error)));
@@ -84,22 +87,78 @@ export function toolsPage({ backend }: PageContext): Page {
           return `${tool.address} is ${on ? 'on' : 'off'}.`;
         }),
     });
-    return h(
+    const review = tool.textReview;
+    const flagged = review && !review.accepted ? review : null;
+    const row = h(
       'tr',
-      { 'data-tool': tool.address, class: state.on ? null : 'off' },
+      { 'data-tool': tool.address, class: [state.on ? null : 'off', flagged ? 'flagged' : null].filter(Boolean).join(' ') || null },
       h(
         'th',
         { scope: 'row' },
-        h('code', {}, tool.address),
+        h('code', {}, visibleText(tool.address)),
         tool.policy === 'ask' ? h('span', { class: 'badge ask' }, '[asks]') : null,
         tool.review ? h('span', { class: `badge ${tool.review === 'blocked' ? 'deny' : 'ask'}`, title: 'Its definition waits for your review, above.' }, `[${tool.review}]`) : null,
         declaredReadOnly(tool) ? h('span', { class: 'badge', title: 'Its server says it only reads (readOnlyHint), a hint the hub does not check.' }, 'read-only') : null,
+        flagged ? h('span', { class: 'badge flag', title: flagged.flags.map((f) => f.rule).join(', ') }, 'flagged') : null,
+        review?.accepted ? h('span', { class: 'badge', title: `You accepted this text: ${review.flags.map((f) => f.rule).join(', ')}. A change to it flags the tool again.` }, 'text accepted') : null,
       ),
-      h('td', {}, (tool.description ?? '').split('\n')[0] ?? ''),
+      h('td', {}, visibleText((tool.description ?? '').split('\n')[0] ?? '')),
       h('td', {}, control),
       h('td', {}, policySelect(tool)),
     );
+    return flagged ? [row, flagRow(tool, flagged, state.on)] : [row];
   };
+
+  /** Under a flagged tool: each rule it breaks, and Block (its switch off) or Accept (this text). */
+  const flagRow = (tool: ToolListing, review: TextReview, on: boolean) =>
+    h(
+      'tr',
+      { class: 'flag-row', 'data-flags-of': tool.address },
+      h(
+        'td',
+        { colspan: '4' },
+        h(
+          'div',
+          { class: 'text-flags', role: 'alert', 'aria-label': `Warnings about ${tool.address}` },
+          h('strong', {}, 'Check this tool’s text before a model reads it:'),
+          h(
+            'ul',
+            {},
+            review.flags.map((f) => h('li', { 'data-rule': f.rule }, h('span', { class: 'rule' }, ruleName(f.rule)), ` (${f.rule}) — ${visibleText(f.message)}`)),
+          ),
+          h(
+            'div',
+            { class: 'actions' },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'danger',
+                'aria-label': `Block ${tool.address}`,
+                disabled: !on,
+                title: 'Turns the tool off: hidden from every client, calls refused.',
+                onclick: () =>
+                  void apply(async () => {
+                    await backend.setToolsEnabled([tool.address], false);
+                    return `${tool.address} is blocked (off).`;
+                  }).catch(() => undefined),
+              },
+              on ? 'Block' : 'Blocked',
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Accept ${tool.address}`,
+                title: 'The text is fine: no warning until it changes.',
+                onclick: () => void apply(() => backend.acceptToolText(tool.address, review.digest)).catch(() => undefined),
+              },
+              'Accept',
+            ),
+          ),
+        ),
+      ),
+    );
 
   const group = (source: string, tools: ToolListing[], policy: PolicyView, status?: SourceStatus) => {
     const writeTools = tools.filter((t) => !declaredReadOnly(t) && t.policy !== 'deny');
@@ -130,7 +189,7 @@ export function toolsPage({ backend }: PageContext): Page {
           'table',
           {},
           h('thead', {}, h('tr', {}, ['Tool', 'Description', 'On', 'Policy'].map((t) => h('th', { scope: 'col' }, t)))),
-          h('tbody', {}, tools.map((t) => toolRow(t, policy))),
+          h('tbody', {}, tools.flatMap((t) => toolRow(t, policy))),
         )
       : h(
           'p',

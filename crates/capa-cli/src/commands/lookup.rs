@@ -11,6 +11,8 @@ use capa_host::api::{DescribeApiRequest, LookupAnswer, SearchApiRequest};
 use crate::cli::{DescribeArgs, GlobalArgs, SearchArgs};
 use crate::output;
 use crate::setup::open_hub;
+use crate::terminal::printable;
+use capa_core::tool_text::visible;
 
 pub(super) async fn search(
     global: &GlobalArgs,
@@ -52,14 +54,18 @@ fn print_answer(answer: &LookupAnswer, json: bool) -> anyhow::Result<ExitCode> {
     if json {
         output::json(answer)?;
     } else if ok {
-        print!("{}", answer.text.as_deref().unwrap_or_default());
+        // The model's text, with what could act on the terminal (an upstream's escape
+        // sequences, bidi controls) shown escaped (docs/tool-text.md).
+        print!("{}", visible(answer.text.as_deref().unwrap_or_default()));
     } else {
         eprintln!(
             "capa: {}",
-            answer
-                .error
-                .as_ref()
-                .map_or("the lookup failed", |e| e.message.as_str())
+            printable(
+                answer
+                    .error
+                    .as_ref()
+                    .map_or("the lookup failed", |e| e.message.as_str())
+            )
         );
     }
     Ok(if ok {

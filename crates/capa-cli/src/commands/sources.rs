@@ -7,10 +7,11 @@ use anyhow::bail;
 use capa_config::{ProjectConnections, SourceScope};
 use capa_core::{Decision, HubPaths, Redactor};
 use capa_host::HubClient;
-use capa_host::api::SourceView;
+use capa_host::api::{SourceView, ToolListing};
 
 use crate::cli::{GlobalArgs, SourcesCommand, ToolsCommand};
 use crate::setup::open_hub;
+use crate::terminal::printable;
 use crate::{output, setup};
 
 pub(super) async fn sources(
@@ -39,12 +40,19 @@ pub(super) async fn sources(
     };
     let access = open_hub(global, paths, redactor).await?;
     let sources = access.sources().await;
+    // For the flagged tools of each source (docs/tool-text.md); the list stands without them.
+    let tools = if json {
+        None
+    } else {
+        access.tools().await.ok()
+    };
     access.close().await;
     let sources = sources?;
     if json {
         output::json(&sources)?;
     } else {
         print_sources(&sources);
+        super::tool_text::print_flagged_by_source(tools.as_deref().unwrap_or_default());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -81,6 +89,10 @@ async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Res
         "{} source `{id}` from {}: it starts now.",
         if project { "Trusted" } else { "Confirmed" },
         source.file.display()
+    );
+    // Its tools are known once it lists them; their text is checked then (docs/tool-text.md).
+    println!(
+        "Its tools' text is checked as they are listed: `capa sources list` says how many are flagged, `capa tools list` why."
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -139,6 +151,9 @@ pub(super) async fn tools(
         ToolsCommand::Block { address } => {
             return super::tool_changes::block(global, paths, redactor, &address).await;
         }
+        ToolsCommand::AcceptText { address } => {
+            return super::tool_text::accept(global, paths, redactor, &address).await;
+        }
     };
     let access = open_hub(global, paths, redactor).await?;
     let tools = access.tools().await;
@@ -148,28 +163,38 @@ pub(super) async fn tools(
         output::json(&tools)?;
     } else {
         let hidden = tools.iter().filter(|t| t.policy == Decision::Deny).count();
-        let rows: Vec<Vec<String>> = tools
+        let shown: Vec<&ToolListing> = tools
             .iter()
             .filter(|t| t.policy != Decision::Deny)
+            .collect();
+        let rows: Vec<Vec<String>> = shown
+            .iter()
             .map(|t| {
-                let description = t
-                    .description
-                    .as_deref()
-                    .unwrap_or("")
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .to_owned();
-                let address = if t.policy == Decision::Ask {
-                    format!("{} [asks]", t.address)
+                // Upstream text: what could act on the terminal is shown escaped.
+                let description = printable(
+                    t.description
+                        .as_deref()
+                        .unwrap_or("")
+                        .lines()
+                        .next()
+                        .unwrap_or(""),
+                );
+                let asks = if t.policy == Decision::Ask {
+                    " [asks]"
                 } else {
-                    t.address.clone()
+                    ""
                 };
-                let address = address + super::tool_changes::mark(t.review);
+                let address = format!(
+                    "{}{asks}{}{}",
+                    printable(&t.address),
+                    super::tool_changes::mark(t.review),
+                    super::tool_text::mark(t)
+                );
                 vec![address, description]
             })
             .collect();
         output::table(&["TOOL", "DESCRIPTION"], &rows);
+        super::tool_text::print_warnings(&shown);
         if hidden > 0 {
             println!("\n{hidden} more hidden by your policy (`capa policy list`).");
         }

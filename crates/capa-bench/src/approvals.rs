@@ -110,8 +110,11 @@ pub(crate) async fn measure() -> anyhow::Result<ApprovalsReport> {
             bail!("resume after approval did not complete");
         }
     }
-    let input_required = input_required_path(&server).await?;
-    let elicitation = elicitation_path(&server).await?;
+    // Only a paired client's own forms answer approvals (docs/security.md, "Who may say yes"):
+    // the form clients below present a client key, as a paired Claude Code would.
+    let key = hub.pairings().pair("capa-bench")?.key;
+    let input_required = input_required_path(&server, &key).await?;
+    let elicitation = elicitation_path(&server, &key).await?;
     server.shutdown().await;
     hub.shutdown().await;
     Ok(ApprovalsReport {
@@ -162,9 +165,13 @@ impl ClientHandler for FormClient {
     }
 }
 
-fn transport(server: &capa_server::HttpServer) -> StreamableHttpClientTransport<reqwest::Client> {
+/// A client of `server` with `bearer` (the paired client's key).
+fn transport(
+    server: &capa_server::HttpServer,
+    bearer: &str,
+) -> StreamableHttpClientTransport<reqwest::Client> {
     StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(server.mcp_url()).auth_header("b".repeat(64)),
+        StreamableHttpClientTransportConfig::with_uri(server.mcp_url()).auth_header(bearer),
     )
 }
 
@@ -174,7 +181,10 @@ fn execute_params(code: &str) -> CallToolRequestParams {
     params
 }
 
-async fn input_required_path(server: &capa_server::HttpServer) -> anyhow::Result<Samples> {
+async fn input_required_path(
+    server: &capa_server::HttpServer,
+    key: &str,
+) -> anyhow::Result<Samples> {
     let client = FormClient {
         answered: Arc::default(),
     };
@@ -182,7 +192,7 @@ async fn input_required_path(server: &capa_server::HttpServer) -> anyhow::Result
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
     };
     let client = client
-        .serve_with_lifecycle(transport(server), lifecycle)
+        .serve_with_lifecycle(transport(server, key), lifecycle)
         .await?;
     let mut samples = Vec::new();
     for _ in 0..ROUNDS {
@@ -215,13 +225,13 @@ async fn input_required_path(server: &capa_server::HttpServer) -> anyhow::Result
     Ok(Samples(samples))
 }
 
-async fn elicitation_path(server: &capa_server::HttpServer) -> anyhow::Result<Samples> {
+async fn elicitation_path(server: &capa_server::HttpServer, key: &str) -> anyhow::Result<Samples> {
     let answered: Arc<Mutex<Option<Instant>>> = Arc::default();
     let handler = FormClient {
         answered: answered.clone(),
     };
     let client = handler
-        .serve_with_lifecycle(transport(server), ClientLifecycleMode::Initialize)
+        .serve_with_lifecycle(transport(server, key), ClientLifecycleMode::Initialize)
         .await?;
     let mut samples = Vec::new();
     for _ in 0..ROUNDS {

@@ -34,10 +34,20 @@ impl ClientHandler for FormClient {
     }
 }
 
+/// A paired client's key: only a paired client is shown approval forms (issue 39).
+fn paired_key(served: &Served) -> String {
+    served
+        .hub
+        .pairings()
+        .pair("approvals-test")
+        .expect("pair")
+        .key
+}
+
 async fn connect(served: &Served) -> RunningService<RoleClient, FormClient> {
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(served.server.mcp_url())
-            .auth_header(served.token.clone()),
+            .auth_header(paired_key(served)),
     );
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -343,7 +353,7 @@ async fn a_state_is_refused_from_another_session_with_the_same_client_name() {
     // An initialize-era session (it has an Mcp-Session-Id) naming itself the same way.
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(served.server.mcp_url())
-            .auth_header(served.token.clone()),
+            .auth_header(paired_key(&served)),
     );
     let other = FormClient.serve(transport).await.expect("other session");
     let response = other

@@ -112,31 +112,18 @@ impl Approvals {
     ) -> Answer {
         let bound = binding(&asking.session, request.client.as_deref(), arguments);
         let mut asking = asking;
-        // A resumed run's forms go only to the paired client that started it: another client
-        // (paired or not) that knows the run's id gets the popup and the page, as any other.
-        let answering = asking
-            .paired
-            .as_ref()
-            .filter(|p| p.forms)
-            .map(|p| p.id.clone());
-        if let (Some(run), Some(paired)) = (&request.resume, &answering)
-            && !self.hub.pairings().started_run(run, paired)
-        {
-            asking.input_required = false;
-            asking.elicit_peer = None;
-        }
+        let answering = self.answering_client(&request, &mut asking);
         let cancel = asking.cancel.clone();
         let form_channel = AskingChannel::client_form(request.client.as_deref());
         let can_ask = asking.input_required || asking.elicit_peer.is_some();
         let wall = Duration::from_millis(self.hub.run_limits_in(self.profile.as_ref()).wall_ms);
         let first = if let Some(state) = &asking.request_state {
-            let Some(paired) = answering.as_deref() else {
-                return Answer::Refused {
-                    code: "not_paired",
-                    message: "this client is not paired with the hub (or its forms were turned off), so its answers to approval forms do not count; the person decides in the Capabilities app or at a terminal".to_owned(),
-                };
-            };
-            match self.take_answers(state, &bound, asking.input_responses.as_ref(), paired) {
+            match self.take_answers(
+                state,
+                &bound,
+                asking.input_responses.as_ref(),
+                answering.as_deref(),
+            ) {
                 Ok((run_id, all_answered, sign_ins)) => {
                     // A form left unanswered (cancelled) is not asked again in a loop: the
                     // run waits as `awaiting_approval`, for the page or the terminal.
@@ -171,9 +158,7 @@ impl Approvals {
                 };
             }
         };
-        if let Some(paired) = &answering
-            && request.code.is_some()
-        {
+        if let Some(paired) = answering.as_deref().filter(|_| request.code.is_some()) {
             self.hub.pairings().mark_run(&envelope.run_id, paired);
         }
         for _ in 0..MAX_ROUNDS {
@@ -223,14 +208,38 @@ impl Approvals {
         {
             return answer;
         }
-        if envelope.status == EnvelopeStatus::AwaitingApproval {
-            // No form of the client's asks now: the popup and the page take over.
-            for input in self.pending_approvals(&envelope.run_id) {
-                self.hub.release_asking(&input.id);
-            }
-            self.open_page(&mut envelope);
-        }
+        self.hand_to_person(&mut envelope);
         Answer::Envelope(envelope)
+    }
+
+    /// A run still waiting for approval when no form of the client's asks any more: the popup
+    /// and the page take over.
+    fn hand_to_person(&self, envelope: &mut Envelope) {
+        if envelope.status != EnvelopeStatus::AwaitingApproval {
+            return;
+        }
+        for input in self.pending_approvals(&envelope.run_id) {
+            self.hub.release_asking(&input.id);
+        }
+        self.open_page(envelope);
+    }
+
+    /// The paired client whose own forms answer in this call (its forms on), if any. A resumed
+    /// run's forms go only to the paired client that started it: another client (paired or
+    /// not) that knows the run's id gets the popup and the page, as any other.
+    fn answering_client(&self, request: &ExecuteRequest, asking: &mut Asking) -> Option<String> {
+        let answering = asking
+            .paired
+            .as_ref()
+            .filter(|p| p.forms)
+            .map(|p| p.id.clone());
+        if let (Some(run), Some(paired)) = (&request.resume, &answering)
+            && !self.hub.pairings().started_run(run, paired)
+        {
+            asking.input_required = false;
+            asking.elicit_peer = None;
+        }
+        answering
     }
 
     async fn resume(
@@ -323,8 +332,12 @@ impl Approvals {
         state: &str,
         bound: &[u8],
         responses: Option<&InputResponses>,
-        paired: &str,
+        paired: Option<&str>,
     ) -> Result<(String, bool, Vec<SealedSignIn>), (&'static str, String)> {
+        let paired = paired.ok_or((
+            "not_paired",
+            "this client is not paired with the hub (or its forms were turned off), so its answers to approval forms do not count; the person decides in the Capabilities app or at a terminal".to_owned(),
+        ))?;
         let refuse = |message: &str| ("invalid_request_state", message.to_owned());
         let codec = self
             .codec

@@ -17,8 +17,6 @@ pub struct Asking {
     /// The client a person paired, when it presented its key (`crate::pairing`); `None` for
     /// the shared hub token. Only a paired client with its forms on answers approvals.
     pub paired: Option<capa_core::PairedClient>,
-    /// It declared form elicitation, paired or not (to tell it why it gets no form).
-    pub declared_forms: bool,
     /// It declared URL elicitation: a sign-in the run waits for is offered as a link to the
     /// hub's sign-in page, in `input_required` (2026-07-28) or as `elicitation/create` on
     /// `url_peer` (earlier versions).
@@ -108,7 +106,6 @@ pub(crate) fn asking(
         client_capabilities: context.client_capabilities(),
         tasks: None,
         paired,
-        declared_forms,
     }
 }
 

@@ -45,9 +45,13 @@ fn paired_key(served: &Served) -> String {
 }
 
 async fn connect(served: &Served) -> RunningService<RoleClient, FormClient> {
+    connect_with(served, paired_key(served)).await
+}
+
+/// A 2026-07-28 form client sending `bearer`.
+async fn connect_with(served: &Served, bearer: String) -> RunningService<RoleClient, FormClient> {
     let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(served.server.mcp_url())
-            .auth_header(paired_key(served)),
+        StreamableHttpClientTransportConfig::with_uri(served.server.mcp_url()).auth_header(bearer),
     );
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -367,6 +371,28 @@ async fn a_state_is_refused_from_another_session_with_the_same_client_name() {
     assert_eq!(refused, "invalid_request_state");
     assert_nothing_ran(&served, &run_id);
     let _ = other.cancel().await;
+    let _ = client.cancel().await;
+    served.server.shutdown().await;
+    served.hub.shutdown().await;
+}
+
+/// Issue 39: a 2026-07-28 client that holds only the hub's token (every local process can read
+/// it) and declares form elicitation is sent no approval form: its run waits for a person.
+#[tokio::test]
+async fn a_token_only_client_is_sent_no_approval_form() {
+    let served = serve_hub("options: { toolExposure: code }\n").await;
+    let client = connect_with(&served, served.token.clone()).await;
+    let response = client
+        .peer()
+        .call_tool_once(execute(CODE))
+        .await
+        .expect("call");
+    let CallToolResponse::Complete(result) = response else {
+        panic!("a token-only client was sent input_required: {response:?}");
+    };
+    let envelope = result.structured_content.expect("envelope");
+    assert_eq!(envelope["status"], "awaiting_approval", "{envelope}");
+    assert_nothing_ran(&served, &only_run(&served));
     let _ = client.cancel().await;
     served.server.shutdown().await;
     served.hub.shutdown().await;

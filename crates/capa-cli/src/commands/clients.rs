@@ -114,19 +114,8 @@ fn change(
             _ => None,
         };
         let store = pairing_store.as_ref().or(unpair_store.as_ref());
-        let (key, pairing, unpairs) = match (store, connect) {
-            (Some(store), true) => {
-                let (key, pairing) = key_for(store, &file, client)?;
-                (key, pairing, None)
-            }
-            // A disconnect takes the key out of the file, and its pairing ends with it.
-            (Some(store), false) => match paired_in_file(store, &file) {
-                Some((key, owner)) => (Some(key), None, Some(owner.id)),
-                None => (None, None, None),
-            },
-            (None, _) => (None, None, None),
-        };
-        let entry = match &key {
+        let change = key_change(store, &file, client, connect)?;
+        let entry = match &change.key {
             Some(key) => entry.clone().with_client_key(key.clone()),
             None => entry.clone(),
         };
@@ -150,7 +139,7 @@ fn change(
         }
         print!(
             "{}",
-            capa_core::mask_client_key(&plan.diff(), key.as_deref())
+            capa_core::mask_client_key(&plan.diff(), change.key.as_deref())
         );
         if let Some(warning) = &plan.warning {
             eprintln!("note: this {warning}");
@@ -177,44 +166,91 @@ fn change(
                 continue;
             }
         }
-        if let (Some(store), Some(new)) = (&store, &pairing) {
-            Pairings::new(store).record(new)?;
-        }
-        match plan.apply() {
-            Ok(()) if unpairs.is_some() => {
-                if let (Some(store), Some(id)) = (&store, &unpairs) {
-                    Pairings::new(store).remove(id)?;
-                }
-                println!(
-                    "{path} ({}): disconnected and unpaired",
-                    client.display_name()
-                );
-            }
-            Ok(()) => println!(
-                "{path} ({}): {}",
-                client.display_name(),
-                match (connect, &key) {
-                    (false, _) => "disconnected",
-                    (true, Some(_)) =>
-                        "connected and paired (its own approval forms count as your answer)",
-                    (true, None) =>
-                        "connected, not paired (its approvals wait for you in the app; `capa clients pair` at a terminal pairs a client)",
-                }
-            ),
-            Err(e) => {
-                if let (Some(store), Some(new)) = (&store, &pairing) {
-                    let _ = Pairings::new(store).remove(&new.client.id);
-                }
-                eprintln!("{}: {e}", client.display_name());
-                failed = true;
-            }
-        }
+        failed |= !apply_change(&plan, store, &change, connect, client)?;
     }
     Ok(if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The key a change of a client's file concerns, the pairing a connect makes (stored when the
+/// change is applied) and the one a disconnect ends.
+struct KeyChange {
+    key: Option<String>,
+    pairing: Option<NewPairing>,
+    unpairs: Option<String>,
+}
+
+/// What `store` (none: no pairing here) makes of the key in `client`'s `file`: a connect
+/// writes the key of its pairing (kept, or new); a disconnect takes it out, and its pairing
+/// ends with it.
+fn key_change(
+    store: Option<&capa_core::Store>,
+    file: &capa_install::UserFile,
+    client: UserClient,
+    connect: bool,
+) -> anyhow::Result<KeyChange> {
+    let change = match (store, connect) {
+        (Some(store), true) => {
+            let (key, pairing) = key_for(store, file, client)?;
+            KeyChange {
+                key,
+                pairing,
+                unpairs: None,
+            }
+        }
+        (Some(store), false) => {
+            let found = paired_in_file(store, file);
+            KeyChange {
+                key: found.as_ref().map(|(key, _)| key.clone()),
+                pairing: None,
+                unpairs: found.map(|(_, owner)| owner.id),
+            }
+        }
+        (None, _) => KeyChange {
+            key: None,
+            pairing: None,
+            unpairs: None,
+        },
+    };
+    Ok(change)
+}
+
+/// Writes `plan`, storing the pairing it makes first (taken back when the write fails) and
+/// ending the one it takes out, and says what happened. False when the write failed.
+fn apply_change(
+    plan: &UserPlan,
+    store: Option<&capa_core::Store>,
+    change: &KeyChange,
+    connect: bool,
+    client: UserClient,
+) -> anyhow::Result<bool> {
+    let path = plan.file.path.display();
+    if let (Some(store), Some(new)) = (store, &change.pairing) {
+        Pairings::new(store).record(new)?;
+    }
+    if let Err(e) = plan.apply() {
+        if let (Some(store), Some(new)) = (store, &change.pairing) {
+            let _ = Pairings::new(store).remove(&new.client.id);
+        }
+        eprintln!("{}: {e}", client.display_name());
+        return Ok(false);
+    }
+    if let (Some(store), Some(id)) = (store, &change.unpairs) {
+        Pairings::new(store).remove(id)?;
+    }
+    let what = match (connect, &change.key, &change.unpairs) {
+        (false, _, Some(_)) => "disconnected and unpaired",
+        (false, _, None) => "disconnected",
+        (true, Some(_), _) => "connected and paired (its own approval forms count as your answer)",
+        (true, None, _) => {
+            "connected, not paired (its approvals wait for you in the app; `capa clients pair` at a terminal pairs a client)"
+        }
+    };
+    println!("{path} ({}): {what}", client.display_name());
+    Ok(true)
 }
 
 /// The client key `file`'s `capa` entry holds (`env.CAPA_CLIENT_KEY`), if any.

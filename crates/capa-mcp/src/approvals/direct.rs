@@ -41,7 +41,11 @@ pub(crate) async fn authorize_direct_call(
         Err(e) => return Err(crate::tool_error::error_result(&e)),
     };
     let Some(peer) = &asking.elicit_peer else {
-        if asking.declared_forms {
+        let declared_forms = asking
+            .client_capabilities
+            .as_ref()
+            .is_some_and(|c| capa_core::Wanted::Elicitation.declared_by(c));
+        if declared_forms {
             return Err(refuse(
                 "approval_required",
                 format!(

@@ -74,6 +74,24 @@ impl ClientsMemory {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// Keeps a preview for apply, dropping expired ones and, past [`MAX_PLANS`], the oldest.
+    fn keep(&self, plan_id: String, planned: Planned) {
+        let mut memory = self.lock();
+        memory.plans.retain(|_, p| p.at.elapsed() < PLAN_TTL);
+        while memory.plans.len() >= MAX_PLANS {
+            let oldest = memory
+                .plans
+                .iter()
+                .min_by_key(|(_, p)| p.at)
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(key) => memory.plans.remove(&key),
+                None => break,
+            };
+        }
+        memory.plans.insert(plan_id, planned);
+    }
 }
 
 /// The `capa` program clients should run: this program when it is `capa` (or `capabilities`),
@@ -193,24 +211,43 @@ fn paired_in_file(
     Some((key, owner))
 }
 
-/// The key to write into `client`'s entry: the one its file holds when it belongs to a client
-/// paired with this hub (reconnecting keeps the pairing), else a new pairing's.
-fn key_for(
+/// The key a change of `client`'s file concerns, the pairing a connect makes (stored when the
+/// change is applied) and the one a disconnect ends. Connecting pairs the client: its entry
+/// carries its own key, the one the file already holds when it belongs to a client paired with
+/// this hub (reconnecting keeps the pairing), else a new one. A disconnect takes the key out.
+struct KeyChange {
+    key: Option<String>,
+    pairing: Option<NewPairing>,
+    unpairs: Option<String>,
+}
+
+fn key_change(
     state: &UiState,
     file: &capa_install::UserFile,
     client: UserClient,
-) -> Result<(String, Option<NewPairing>), Response> {
-    if let Some((key, _)) = paired_in_file(state, file) {
-        return Ok((key, None));
+    connect: bool,
+) -> Result<KeyChange, capa_core::PairingError> {
+    let found = paired_in_file(state, file);
+    if !connect {
+        return Ok(KeyChange {
+            key: found.as_ref().map(|(key, _)| key.clone()),
+            pairing: None,
+            unpairs: found.map(|(_, owner)| owner.id),
+        });
     }
-    let new = NewPairing::prepare(client.display_name()).map_err(|e| {
-        fail(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "no_randomness",
-            e.to_string(),
-        )
-    })?;
-    Ok((new.key.clone(), Some(new)))
+    if let Some((key, _)) = found {
+        return Ok(KeyChange {
+            key: Some(key),
+            pairing: None,
+            unpairs: None,
+        });
+    }
+    let new = NewPairing::prepare(client.display_name())?;
+    Ok(KeyChange {
+        key: Some(new.key.clone()),
+        pairing: Some(new),
+        unpairs: None,
+    })
 }
 
 /// `GET /api/clients`: the `capa` program and token file snippets should name, and each client
@@ -304,26 +341,24 @@ pub(crate) async fn preview(
         );
     }
     let file = user_file(&home, client);
-    let mut entry = CapaEntry::global_profile(&program, request.profile.as_deref());
-    let mut pairing = None;
-    let mut key = None;
-    let mut unpairs = None;
-    if request.action == "disconnect"
-        && let Some((found, owner)) = paired_in_file(&state, &file)
-    {
-        key = Some(found);
-        unpairs = Some(owner.id);
-    }
-    if request.action == "connect" {
-        // Connecting from the app pairs the client: its entry carries its own key.
-        match key_for(&state, &file, client) {
-            Ok((found, new)) => {
-                entry = entry.with_client_key(found.clone());
-                key = Some(found);
-                pairing = new;
-            }
-            Err(refusal) => return refusal,
+    let connect = request.action == "connect";
+    let KeyChange {
+        key,
+        pairing,
+        unpairs,
+    } = match key_change(&state, &file, client, connect) {
+        Ok(change) => change,
+        Err(e) => {
+            return fail(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "no_randomness",
+                e.to_string(),
+            );
         }
+    };
+    let mut entry = CapaEntry::global_profile(&program, request.profile.as_deref());
+    if let (true, Some(key)) = (connect, &key) {
+        entry = entry.with_client_key(key.clone());
     }
     let planned = match request.action.as_str() {
         "connect" => UserPlan::connect(&file, &entry),
@@ -358,20 +393,7 @@ pub(crate) async fn preview(
         "pairs": pairing.is_some(),
         "warning": plan.warning,
     });
-    let mut memory = state.clients.lock();
-    memory.plans.retain(|_, p| p.at.elapsed() < PLAN_TTL);
-    while memory.plans.len() >= MAX_PLANS {
-        let oldest = memory
-            .plans
-            .iter()
-            .min_by_key(|(_, p)| p.at)
-            .map(|(k, _)| k.clone());
-        match oldest {
-            Some(key) => memory.plans.remove(&key),
-            None => break,
-        };
-    }
-    memory.plans.insert(
+    state.clients.keep(
         plan_id,
         Planned {
             client,

@@ -334,10 +334,6 @@ impl Approvals {
         responses: Option<&InputResponses>,
         paired: Option<&str>,
     ) -> Result<(String, bool, Vec<SealedSignIn>), (&'static str, String)> {
-        let paired = paired.ok_or((
-            "not_paired",
-            "this client is not paired with the hub (or its forms were turned off), so its answers to approval forms do not count; the person decides in the Capabilities app or at a terminal".to_owned(),
-        ))?;
         let refuse = |message: &str| ("invalid_request_state", message.to_owned());
         let codec = self
             .codec
@@ -346,10 +342,18 @@ impl Approvals {
         let sealed: Sealed = codec.open_json_with(state, bound).map_err(|_| {
             refuse("the requestState is not one this hub issued for this request, or it expired; call execute again")
         })?;
-        if !self.hub.pairings().started_run(&sealed.run, paired) {
-            return Err(refuse(
-                "this requestState names a run that another client started; only its own client answers its forms",
-            ));
+        // Approvals are answered only by the paired client that started the run; a state that
+        // carries only sign-in links (the person signs in in a browser) needs no pairing.
+        if !sealed.inputs.is_empty() {
+            let paired = paired.ok_or((
+                "not_paired",
+                "this client is not paired with the hub (or its forms were turned off), so its answers to approval forms do not count; the person decides in the Capabilities app or at a terminal".to_owned(),
+            ))?;
+            if !self.hub.pairings().started_run(&sealed.run, paired) {
+                return Err(refuse(
+                    "this requestState names a run that another client started; only its own client answers its forms",
+                ));
+            }
         }
         let digest = capa_core::digest::sha256_hex(state.as_bytes());
         let fresh = self

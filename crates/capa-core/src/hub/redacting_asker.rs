@@ -1,6 +1,8 @@
 //! What a source asks a client during a call (sampling, elicitation, roots) leaves the hub with every
 //! known secret redacted, as everything else a source says does (docs/security.md): a source
-//! that puts its environment into a sampling message must not hand a secret to the model.
+//! that puts its environment into a sampling message must not hand a secret to the model. Its
+//! sampling requests pass only when the person allowed the source, labelled with it
+//! ([`SamplingGate`]).
 
 #![expect(
     deprecated,
@@ -10,6 +12,8 @@
 use std::sync::Arc;
 
 use capa_domain::Redactor;
+
+use super::sampling_gate::SamplingGate;
 use capa_upstream::{
     AskFuture, ClientAsker, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, InputRequest, InputResponses, ListRootsResult,
@@ -30,18 +34,25 @@ pub(super) fn redacted<T: serde::Serialize + serde::de::DeserializeOwned>(
     serde_json::from_value(json).unwrap_or(value)
 }
 
-/// An asker whose requests are redacted before they reach the client.
+/// An asker whose requests are redacted before they reach the client, and whose sampling
+/// requests pass `gate` first.
 pub(super) struct RedactingAsker {
     inner: Arc<dyn ClientAsker>,
     redactor: Arc<Redactor>,
+    gate: SamplingGate,
 }
 
 impl RedactingAsker {
     pub(super) fn wrap(
         inner: Arc<dyn ClientAsker>,
         redactor: Arc<Redactor>,
+        gate: SamplingGate,
     ) -> Arc<dyn ClientAsker> {
-        Arc::new(Self { inner, redactor })
+        Arc::new(Self {
+            inner,
+            redactor,
+            gate,
+        })
     }
 }
 
@@ -54,7 +65,10 @@ impl ClientAsker for RedactingAsker {
         &self,
         params: CreateMessageRequestParams,
     ) -> AskFuture<'_, CreateMessageResult> {
-        self.inner.create_message(redacted(&self.redactor, params))
+        match self.gate.admit(params) {
+            Ok(params) => self.inner.create_message(redacted(&self.redactor, params)),
+            Err(refused) => Box::pin(async move { Err(refused) }),
+        }
     }
 
     fn create_elicitation(&self, params: ElicitRequestParams) -> AskFuture<'_, ElicitResult> {
@@ -82,10 +96,13 @@ impl ClientAsker for RedactingAsker {
 
     fn answer(&self, key: &str, request: InputRequest) -> AskFuture<'_, serde_json::Value> {
         let request = match request {
-            InputRequest::CreateMessage(mut r) => {
-                r.params = redacted(&self.redactor, r.params);
-                InputRequest::CreateMessage(r)
-            }
+            InputRequest::CreateMessage(mut r) => match self.gate.admit(r.params) {
+                Ok(params) => {
+                    r.params = redacted(&self.redactor, params);
+                    InputRequest::CreateMessage(r)
+                }
+                Err(refused) => return Box::pin(async move { Err(refused) }),
+            },
             InputRequest::Elicitation(mut r) => {
                 r.params = redacted(&self.redactor, r.params);
                 InputRequest::Elicitation(r)
@@ -95,5 +112,21 @@ impl ClientAsker for RedactingAsker {
         };
         self.inner
             .answer(&redacted(&self.redactor, key.to_owned()), request)
+    }
+}
+
+impl super::Hub {
+    /// The asker a call (or prompt) of `source` hands its source: what the source asks the
+    /// client leaves redacted, and its sampling passes only when allowed, labelled.
+    pub(super) fn source_asker(
+        &self,
+        asker: Arc<dyn ClientAsker>,
+        source: &str,
+    ) -> Arc<dyn ClientAsker> {
+        RedactingAsker::wrap(
+            asker,
+            self.redactor.clone(),
+            SamplingGate::new(source, self.store().clone()),
+        )
     }
 }

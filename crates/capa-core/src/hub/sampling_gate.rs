@@ -13,34 +13,26 @@
 use std::sync::Arc;
 
 use capa_store::Store;
-use capa_upstream::{
-    AskFuture, ClientAsker, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ErrorData, InputRequest, InputResponses, ListRootsResult,
-};
+use capa_upstream::{CreateMessageRequestParams, ErrorData};
 
-/// An asker that checks and labels what `source` asks of the client's model.
+/// What checks and labels `source`'s requests to the client's model; applied by the one asker
+/// wrapper every source gets (`redacting_asker.rs`).
 pub(super) struct SamplingGate {
-    inner: Arc<dyn ClientAsker>,
     source: String,
     store: Arc<Store>,
 }
 
 impl SamplingGate {
-    pub(super) fn wrap(
-        inner: Arc<dyn ClientAsker>,
-        source: &str,
-        store: Arc<Store>,
-    ) -> Arc<dyn ClientAsker> {
-        Arc::new(Self {
-            inner,
+    pub(super) fn new(source: &str, store: Arc<Store>) -> Self {
+        Self {
             source: source.to_owned(),
             store,
-        })
+        }
     }
 
     /// `params` labelled with the source, when the person allowed it to ask; the refusal the
     /// source gets otherwise. Looked up per request: sampling is rare, calls are not.
-    fn admit(
+    pub(super) fn admit(
         &self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageRequestParams, ErrorData> {
@@ -85,17 +77,6 @@ pub(crate) fn labelled(
 }
 
 impl super::Hub {
-    /// The asker a call (or prompt) of `source` hands its source: what the source asks the
-    /// client leaves redacted, and its sampling passes only when allowed, labelled.
-    pub(super) fn source_asker(
-        &self,
-        asker: Arc<dyn ClientAsker>,
-        source: &str,
-    ) -> Arc<dyn ClientAsker> {
-        let redacted = super::redacting_asker::RedactingAsker::wrap(asker, self.redactor.clone());
-        SamplingGate::wrap(redacted, source, self.store().clone())
-    }
-
     /// Lets `source` ask the client's model (`true`, a person's act: the app's window, a
     /// terminal) or stops it (`false`, which anyone may).
     pub fn set_sampling_allowed(
@@ -111,56 +92,6 @@ impl super::Hub {
         }
         tracing::info!(source, allowed, "a source's sampling switched");
         Ok(())
-    }
-}
-
-impl ClientAsker for SamplingGate {
-    fn key(&self) -> &str {
-        self.inner.key()
-    }
-
-    fn create_message(
-        &self,
-        params: CreateMessageRequestParams,
-    ) -> AskFuture<'_, CreateMessageResult> {
-        Box::pin(async move {
-            let params = self.admit(params)?;
-            self.inner.create_message(params).await
-        })
-    }
-
-    fn create_elicitation(&self, params: ElicitRequestParams) -> AskFuture<'_, ElicitResult> {
-        self.inner.create_elicitation(params)
-    }
-
-    fn list_roots(&self) -> AskFuture<'_, ListRootsResult> {
-        self.inner.list_roots()
-    }
-
-    fn capabilities(&self) -> ClientCapabilities {
-        self.inner.capabilities()
-    }
-
-    fn answered_unasked(&self) -> Option<InputResponses> {
-        self.inner.answered_unasked()
-    }
-
-    fn task_started(&self, lasts: std::time::Duration) {
-        self.inner.task_started(lasts);
-    }
-
-    fn answer(&self, key: &str, request: InputRequest) -> AskFuture<'_, serde_json::Value> {
-        let key = key.to_owned();
-        Box::pin(async move {
-            let request = match request {
-                InputRequest::CreateMessage(mut r) => {
-                    r.params = self.admit(r.params)?;
-                    InputRequest::CreateMessage(r)
-                }
-                other => other,
-            };
-            self.inner.answer(&key, request).await
-        })
     }
 }
 

@@ -176,6 +176,13 @@ pub fn find_entry(file: &UserFile, text: &str) -> Result<Option<FoundEntry>, Ins
     }
 }
 
+/// The paired client's key (`env.CAPA_CLIENT_KEY`) of the `capa` entry in `file`, if it has
+/// one; none when the file is missing, unreadable or holds no such entry.
+pub fn client_key(file: &UserFile) -> Option<String> {
+    let text = read_bounded(&file.path).ok().flatten()?;
+    find_entry(file, &text).ok().flatten()?.client_key
+}
+
 /// Where `file`'s client stands: `entry` is the global hub's entry, `hub_url` the hub's MCP
 /// address (an HTTP entry with it counts as connected).
 pub fn status(

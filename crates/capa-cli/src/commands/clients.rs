@@ -108,7 +108,7 @@ fn change(
     let mut prompter = TerminalPrompter;
     for client in clients {
         let file = user_file(home, client);
-        let keyed = !connect && !args.dry_run && key_in_file(&file).is_some();
+        let keyed = !connect && !args.dry_run && user_plan::client_key(&file).is_some();
         let unpair_store = match &pairing_store {
             None if keyed => Some(capa_host::open_store(paths)?),
             _ => None,
@@ -253,21 +253,12 @@ fn apply_change(
     Ok(true)
 }
 
-/// The client key `file`'s `capa` entry holds (`env.CAPA_CLIENT_KEY`), if any.
-fn key_in_file(file: &capa_install::UserFile) -> Option<String> {
-    user_plan::read_bounded(&file.path)
-        .ok()
-        .flatten()
-        .and_then(|text| user_plan::find_entry(file, &text).ok().flatten())
-        .and_then(|found| found.client_key)
-}
-
 /// The paired client whose key `file`'s `capa` entry holds, with the key.
 fn paired_in_file(
     store: &capa_core::Store,
     file: &capa_install::UserFile,
 ) -> Option<(String, capa_core::PairedClient)> {
-    let key = key_in_file(file)?;
+    let key = user_plan::client_key(file)?;
     let owner = Pairings::new(store).owner_of(&key)?;
     Some((key, owner))
 }

@@ -202,11 +202,7 @@ fn paired_in_file(
     state: &UiState,
     file: &capa_install::UserFile,
 ) -> Option<(String, capa_core::PairedClient)> {
-    let key = user_plan::read_bounded(&file.path)
-        .ok()
-        .flatten()
-        .and_then(|text| user_plan::find_entry(file, &text).ok().flatten())
-        .and_then(|found| found.client_key)?;
+    let key = user_plan::client_key(file)?;
     let owner = state.hub.pairings().owner_of(&key)?;
     Some((key, owner))
 }

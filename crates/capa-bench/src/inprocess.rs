@@ -102,7 +102,7 @@ async fn cold_starts() -> (Samples, Samples) {
 pub(crate) async fn code_mode_hub(dir: &std::path::Path) -> anyhow::Result<Arc<Hub>> {
     let file = dir.join("capabilities.yaml");
     std::fs::write(&file, "options: { demo: true, toolExposure: code }\n")?;
-    let config = capa_config::load(&ConfigFiles::only(file)).context("bench config")?;
+    let config = capa_config::load(&ConfigFiles::only(file), None).context("bench config")?;
     let hub = Hub::start(HubOptions {
         config,
         paths: HubPaths::in_dir(dir),

@@ -456,6 +456,10 @@ pub(crate) enum ConfigCommand {
         /// The file to check (default: the files `capa config show` lists).
         file: Option<PathBuf>,
     },
+    /// Trust the project file found from here up (or with --project): shows every source it
+    /// runs and everything else it changes (skills, profiles, options), asked once; a person
+    /// at a terminal only.
+    Trust,
     /// Print the JSON Schema of capabilities files.
     Schema {
         /// Compare with this file instead of printing; fails when it differs.

@@ -56,7 +56,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Connections(command) => {
             connections::run(&cli.global, &paths, redactor, command).await
         }
-        Command::Config(command) => config::run(&cli.global, &paths, command),
+        Command::Config(command) => config::run(&cli.global, &paths, command).await,
         Command::Policy(command) => policy::run(&paths, command).await,
         Command::Install(args) => install::run(&cli.global, &paths, redactor, args).await,
         Command::Ui(args) => ui::run(&paths, args).await,

@@ -7,6 +7,7 @@ mod commands;
 mod output;
 mod setup;
 mod terminal;
+mod trust_prompt;
 
 use std::process::ExitCode;
 

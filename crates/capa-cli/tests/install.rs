@@ -37,6 +37,22 @@ impl Setup {
         setup
     }
 
+    /// Rewrites the project file, and the person trusts it again (`capa config trust`).
+    fn rewrite_trusted(&self, capabilities: &str) {
+        self.write("capabilities.yaml", capabilities);
+        let project = self.project().display().to_string();
+        let trusted = support::at_terminal(
+            self.root.path(),
+            &["--project", &project, "config", "trust"],
+            "y\n",
+        );
+        assert!(
+            trusted.status.success(),
+            "{}",
+            String::from_utf8_lossy(&trusted.stdout)
+        );
+    }
+
     /// The project directory, as `capa` sees it (symlinks resolved).
     fn project(&self) -> PathBuf {
         self.root.path().join("p").canonicalize().expect("project")
@@ -228,13 +244,10 @@ fn install_merges_into_hand_written_configs_is_idempotent_and_none_removes_only_
     assert_eq!(snapshot(&setup), before);
 
     // `none` takes out capa's entries and nothing else.
-    setup.write(
-        "capabilities.yaml",
-        &format!(
-            "options:\n  toolExposure: none\nservers:\n{}",
-            everything_server("everything", "")
-        ),
-    );
+    setup.rewrite_trusted(&format!(
+        "options:\n  toolExposure: none\nservers:\n{}",
+        everything_server("everything", "")
+    ));
     let none = setup.capa(&["install", "--yes"]);
     assert!(none.status.success(), "{}", stderr(&none));
     assert!(
@@ -473,12 +486,13 @@ fn a_client_file_capa_cannot_parse_is_left_alone_and_the_others_are_written() {
 fn project_finds_the_capabilities_file_from_another_directory() {
     let setup = Setup::new("options:\n  toolExposure: search\n");
     let elsewhere = tempfile::tempdir().expect("tempdir");
+    // The same person (data dir, which holds the trust) in another directory.
     let out = Command::new(env!("CARGO_BIN_EXE_capa"))
         .args(["config", "show", "--json", "--project"])
         .arg(setup.project())
         .current_dir(elsewhere.path())
-        .env("CAPA_DATA_DIR", elsewhere.path().join("data"))
-        .env("CAPA_CONFIG_DIR", elsewhere.path().join("config"))
+        .env("CAPA_DATA_DIR", setup.root.path().join("data"))
+        .env("CAPA_CONFIG_DIR", setup.root.path().join("config"))
         .output()
         .expect("runs");
     assert!(out.status.success(), "{}", stderr(&out));

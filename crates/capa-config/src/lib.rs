@@ -13,6 +13,7 @@ mod file;
 mod load;
 mod located;
 mod policy_file;
+mod project_trust;
 mod resolved;
 mod schema;
 pub mod secret_ref;
@@ -38,9 +39,9 @@ pub use policy_file::{
 };
 pub use resolved::{
     ExplicitTool, ExposureChoice, HubConfig, LoweredLimits, MAX_APPROVAL_TTL_MS,
-    MAX_UPSTREAM_TIMEOUT_MS, OAuthConfig, ProfileConfig, ProjectConnections, SkillConfig,
-    SkillDocument, SkillRequirement, SourceConfig, SourceScope, SourceTransport, SpecLocation,
-    ToolSelection,
+    MAX_UPSTREAM_TIMEOUT_MS, OAuthConfig, ProfileConfig, ProjectConnections, ProjectItem,
+    ProjectSettings, SkillConfig, SkillDocument, SkillRequirement, SourceConfig, SourceScope,
+    SourceTransport, SpecLocation, ToolSelection,
 };
 pub use schema::json_schema;
 pub use skill_md::{MAX_SKILL_BYTES, SKILL_FILE, SKILLS_DIR, is_skill_name};

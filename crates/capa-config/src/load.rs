@@ -5,8 +5,10 @@ use std::time::Duration;
 
 use crate::error::ConfigError;
 use crate::file::{CapabilitiesFile, ExposureMode};
+use crate::project_trust::settings_of;
 use crate::resolved::{
-    ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, SourceScope,
+    ExposureChoice, HubConfig, MAX_APPROVAL_TTL_MS, MAX_UPSTREAM_TIMEOUT_MS, ProjectSettings,
+    SourceConfig, SourceScope,
 };
 use crate::validate::{self, CheckedFile, Inherited};
 use crate::yaml;
@@ -165,11 +167,16 @@ fn parse_str_in(
     }
 }
 
-/// Loads, checks and merges the files. Project sources and skills replace global ones with the
-/// same id; project options win over global ones. A project file's skills may name servers the
-/// global file declares. Sources of a project file that was found (not named with `--config`)
-/// are [`SourceScope::Project`].
-pub fn load(files: &ConfigFiles) -> Result<HubConfig, ConfigError> {
+/// Loads, checks and merges the files. A project file's skills may name servers the global file
+/// declares. Sources of a project file that was found (not named with `--config`) are
+/// [`SourceScope::Project`], and what it brings besides sources of its own — skills, profiles,
+/// options, sources with a global source's id — applies only when the person trusted it as it
+/// is: `trusted_settings` is the [`ProjectSettings::digest`] they trusted for that file (see
+/// [`crate::project_trust`]). Until then the person's own skills, profiles, options and sources
+/// stay in force, and the held items are named in [`HubConfig::project`] and its warnings. A
+/// trusted project's sources and skills replace global ones with the same id, and its options
+/// win over global ones. A file named with `--config` is the person's own: all of it applies.
+pub fn load(files: &ConfigFiles, trusted_settings: Option<&str>) -> Result<HubConfig, ConfigError> {
     let global = files.global.as_deref().map(load_file).transpose()?;
     let inherited = global.as_ref().map(|g| Inherited {
         file: &g.file,
@@ -180,21 +187,74 @@ pub fn load(files: &ConfigFiles) -> Result<HubConfig, ConfigError> {
         .as_deref()
         .map(|file| load_file_in(file, inherited))
         .transpose()?;
-    let project = project.map(|mut project| {
-        if files.project_origin == ProjectOrigin::Found {
-            for source in project.sources.iter_mut().chain(project.off.iter_mut()) {
-                source.scope = SourceScope::Project {
-                    replaces_global: global
-                        .as_ref()
-                        .is_some_and(|g| g.sources.iter().any(|s| s.id == source.id)),
-                };
-            }
-        }
-        project
-    });
-    Ok(merge(global.as_ref(), project.as_ref()))
+    let Some(mut project) = project else {
+        return Ok(merge(global.as_ref(), None));
+    };
+    if files.project_origin == ProjectOrigin::Named {
+        return Ok(merge(global.as_ref(), Some(&project)));
+    }
+    for source in project.sources.iter_mut().chain(project.off.iter_mut()) {
+        source.scope = SourceScope::Project {
+            replaces_global: global
+                .as_ref()
+                .is_some_and(|g| g.declared.contains(&source.id)),
+        };
+    }
+    let settings = settings_of(&project, global.as_ref(), trusted_settings);
+    let mut config = if settings.trusted {
+        merge(global.as_ref(), Some(&project))
+    } else {
+        let held = held_back(&project, &settings);
+        let mut config = merge(global.as_ref(), Some(&held));
+        config.exposure = exposure_choice(global.as_ref(), None);
+        config.warnings.extend(held_warnings(&settings));
+        config
+    };
+    config.project = Some(settings);
+    Ok(config)
 }
 
+/// What of an untrusted project file applies: its sources with new ids, nothing else.
+fn held_back(project: &CheckedFile, settings: &ProjectSettings) -> CheckedFile {
+    let replacing = |s: &SourceConfig| settings.replacing.iter().any(|r| r.id == s.id);
+    let mut held = project.clone();
+    held.sources.retain(|s| !replacing(s));
+    held.off.retain(|s| !replacing(s));
+    held.skills.clear();
+    held.profiles.clear();
+    held.exposure = None;
+    held.upstream_timeout = None;
+    held.approval_ttl = None;
+    held.demo = None;
+    held.semantic_search = None;
+    held
+}
+
+fn held_warnings(settings: &ProjectSettings) -> Vec<String> {
+    let file = settings.file.display();
+    let dir = settings
+        .file
+        .parent()
+        .map_or_else(|| ".".to_owned(), |d| d.display().to_string());
+    let mut warnings: Vec<String> = settings
+        .replacing
+        .iter()
+        .map(|s| {
+            format!(
+                "{file}: server `{id}` has the id of your global source `{id}`; yours is served until you trust this project file",
+                id = s.id
+            )
+        })
+        .collect();
+    warnings.push(format!(
+        "{file}: its skills, profiles and options ({} item{}) are held until you trust this project file: run `capa config trust` in a terminal in {dir}",
+        settings.items.len(),
+        if settings.items.len() == 1 { "" } else { "s" }
+    ));
+    warnings
+}
+
+/// Merges the person's global file and a project file whose settings apply.
 fn merge(global: Option<&CheckedFile>, project: Option<&CheckedFile>) -> HubConfig {
     let mut config = HubConfig::default();
     let mut timeout: Option<Duration> = None;

@@ -38,6 +38,9 @@ pub struct HubConfig {
     pub files: Vec<PathBuf>,
     /// Things worth telling a person that do not stop the hub.
     pub warnings: Vec<String>,
+    /// What the project file found from the working directory up brings besides sources of its
+    /// own, and whether the person trusted it (held until then); `None` without such a file.
+    pub project: Option<ProjectSettings>,
 }
 
 impl Default for HubConfig {
@@ -59,6 +62,97 @@ impl Default for HubConfig {
             profiles: BTreeMap::new(),
             files: Vec::new(),
             warnings: Vec::new(),
+            project: None,
+        }
+    }
+}
+
+/// What a found project file brings that waits for the person's trust of the whole file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectSettings {
+    /// The project file.
+    pub file: PathBuf,
+    /// SHA-256 (hex) of every item as the file says it now, skill texts and profile rules
+    /// included: what a person trusts.
+    pub digest: String,
+    /// Whether the person trusted this digest for the file: the items apply; else they are held.
+    pub trusted: bool,
+    /// Each item, in the order a person reads them.
+    pub items: Vec<ProjectItem>,
+    /// The project's sources with the id of a global source: served in its place only once the
+    /// file is trusted (and the source itself, by how it starts).
+    pub replacing: Vec<SourceConfig>,
+}
+
+/// One thing a project file brings besides its own new sources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProjectItem {
+    /// A source with the id of one of the person's global sources, which it would replace.
+    ReplacesSource { id: String },
+    /// A skill, served to clients over MCP; `requires` may make callable a tool a source's
+    /// `expose` policy hides.
+    Skill {
+        id: String,
+        requires: Vec<SkillRequirement>,
+        replaces_global: bool,
+    },
+    /// A named profile (`/mcp/<name>`).
+    Profile {
+        name: String,
+        mode: ProfileMode,
+        replaces_global: bool,
+    },
+    /// The exposure mode the project picks (or implies: a project file without
+    /// `options.toolExposure` serves expose-all).
+    Exposure { mode: ExposureMode, implied: bool },
+    /// Another option: its name and value as a person reads them.
+    Option { name: &'static str, value: String },
+}
+
+impl std::fmt::Display for ProjectItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let replacing = |yes: bool| if yes { ", replacing your own" } else { "" };
+        match self {
+            Self::ReplacesSource { id } => {
+                write!(f, "source `{id}` replaces your global source `{id}`")
+            }
+            Self::Skill {
+                id,
+                requires,
+                replaces_global,
+            } => {
+                let requires: Vec<String> = requires.iter().map(ToString::to_string).collect();
+                write!(
+                    f,
+                    "skill `{id}`{}: requires {}",
+                    replacing(*replaces_global),
+                    if requires.is_empty() {
+                        "nothing".to_owned()
+                    } else {
+                        requires.join(", ")
+                    }
+                )
+            }
+            Self::Profile {
+                name,
+                mode,
+                replaces_global,
+            } => write!(
+                f,
+                "profile `{name}` ({}){}",
+                mode.as_str(),
+                replacing(*replaces_global)
+            ),
+            Self::Exposure { mode, implied } => write!(
+                f,
+                "tool exposure {mode}{}",
+                if *implied {
+                    " (a project file without options.toolExposure serves expose-all)"
+                } else {
+                    ""
+                }
+            ),
+            Self::Option { name, value } => write!(f, "option {name}: {value}"),
         }
     }
 }

@@ -62,3 +62,7 @@ pub use pairing::{CLIENT_KEY_PREFIX, NewPairing, PairingError, Pairings, mask_cl
 pub use paths::{DataDirError, HubPaths, ensure_private_file, write_private_file};
 pub use runs::{PageOpener, Runs, SignInLinker};
 pub use tools::{definition_of, tool_of};
+pub use trust::{
+    ProjectTrustQuestion, UntrustedSource, project_trust_question, record_project_trust,
+    trusted_project_settings,
+};

@@ -1,11 +1,16 @@
-//! What a person trusted: the digest of how a source starts, and the key a source's connections
-//! are stored under (a project source's own, unless the person let it use the global source's).
-//! See [`crate::hub`]'s source confirmation for when a source waits for a person.
+//! What a person trusted: the digest of how a source starts, what a found project file brings
+//! besides sources of its own (capa-config's project settings), and the key a source's
+//! connections are stored under (a project source's own, unless the person let it use the
+//! global source's). See [`crate::hub`]'s source confirmation for when a source waits for a
+//! person.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use capa_config::{SourceConfig, SourceTransport};
-use capa_store::{Store, TrustedProjectSource};
+use capa_config::{
+    ConfigFiles, HubConfig, ProjectConnections, ProjectOrigin, ProjectSettings, SourceConfig,
+    SourceScope, SourceTransport,
+};
+use capa_store::{Store, StoreError, TrustedProjectSource};
 
 /// SHA-256 of how `source` starts.
 pub fn source_digest(source: &SourceConfig) -> String {
@@ -116,4 +121,104 @@ pub(crate) fn connection_key(store: &Store, source: &SourceConfig) -> String {
     } else {
         source.id.clone()
     }
+}
+
+/// The digest of the project settings a person trusted for the project file of `files` (found
+/// from the working directory up), for [`capa_config::load`]; `None` for none, for a file named
+/// with `--config` (the person's own), or when the store cannot say (counted as not trusted).
+pub fn trusted_project_settings(store: &Store, files: &ConfigFiles) -> Option<String> {
+    let file = files.project.as_deref()?;
+    if files.project_origin == ProjectOrigin::Named {
+        return None;
+    }
+    store
+        .trusted_project_settings(&trust_file(file))
+        .map_err(|e| tracing::warn!(error = %e, "could not read the trusted project settings; counting them as not trusted"))
+        .ok()
+        .flatten()
+}
+
+/// A project source waiting for a person's trust.
+#[derive(Debug, Clone)]
+pub struct UntrustedSource {
+    pub source: SourceConfig,
+    /// What was trusted before, when the file changed how the source starts since.
+    pub before: Option<TrustedProjectSource>,
+}
+
+impl UntrustedSource {
+    /// Whether the person may grant it the connections of the global source it replaces: it
+    /// replaces one and refers to secrets.
+    pub fn may_use_global_connections(&self) -> bool {
+        self.source.scope
+            == SourceScope::Project {
+                replaces_global: true,
+            }
+            && !self.source.secret_names().is_empty()
+    }
+}
+
+/// Everything of a found project file that waits for the person's trust, asked in one
+/// question: its settings (skills, profiles, options, sources replacing global ones) when not
+/// trusted as they are, and its sources that are new or changed since they were trusted.
+#[derive(Debug, Clone)]
+pub struct ProjectTrustQuestion {
+    pub file: PathBuf,
+    pub settings: Option<ProjectSettings>,
+    pub sources: Vec<UntrustedSource>,
+}
+
+/// What of `config`'s project file waits for the person's trust; `None` when nothing does.
+pub fn project_trust_question(store: &Store, config: &HubConfig) -> Option<ProjectTrustQuestion> {
+    let settings = config.project.clone().filter(|s| !s.trusted);
+    let replacing = settings.iter().flat_map(|s| s.replacing.iter());
+    let sources: Vec<UntrustedSource> = config
+        .sources
+        .iter()
+        .filter(|s| s.scope.is_project())
+        .chain(replacing)
+        .filter_map(|source| {
+            let before = trusted_record(store, source);
+            let trusted = before
+                .as_ref()
+                .is_some_and(|t| t.digest == source_digest(source));
+            (!trusted).then(|| UntrustedSource {
+                source: source.clone(),
+                before,
+            })
+        })
+        .collect();
+    let file = settings
+        .as_ref()
+        .map(|s| s.file.clone())
+        .or_else(|| sources.first().map(|s| s.source.file.clone()))?;
+    Some(ProjectTrustQuestion {
+        file,
+        settings,
+        sources,
+    })
+}
+
+/// Records a person's yes to `question`: each source as it starts now, with the connections
+/// `grants` names for it (its own when not named), and the settings' digest.
+pub fn record_project_trust(
+    store: &Store,
+    question: &ProjectTrustQuestion,
+    grants: &[(String, ProjectConnections)],
+) -> Result<(), StoreError> {
+    for untrusted in &question.sources {
+        let connections = grants
+            .iter()
+            .find(|(id, _)| id == &untrusted.source.id)
+            .map_or(ProjectConnections::Own, |(_, c)| *c);
+        crate::Hub::record_confirmation(store, &untrusted.source, connections)?;
+    }
+    if let Some(settings) = &question.settings {
+        store.trust_project_settings(
+            &trust_file(&settings.file),
+            &settings.digest,
+            crate::clock::now_ms(),
+        )?;
+    }
+    Ok(())
 }

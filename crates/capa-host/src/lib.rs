@@ -22,13 +22,15 @@ pub mod sources;
 mod start;
 mod stdio;
 pub mod store;
+mod trust;
 pub mod ui_link;
 
 pub use capa_server::discovery::Silence;
 pub use client::{HubClient, LocalHub, OpenHub, RemoteHub};
 pub use logging::init_logging;
 pub use running::{ClientError, HubProbe, RunningHub, matching_hub};
-pub use serve::{HostError, HostOptions, Hosted, serve, serve_then, shutdown_signal};
-pub use start::{StartHubError, config_files, load_config, start_hub};
+pub use serve::{HostError, HostOptions, Hosted, serve, shutdown_signal};
+pub use start::{StartHubError, config_files, load_config, read_config, start_hub};
 pub use stdio::serve_stdio;
 pub use store::{Secret, open_connections, open_store};
+pub use trust::{RunningHubTrust, project_trust_question, record_project_trust};

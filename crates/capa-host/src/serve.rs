@@ -56,9 +56,6 @@ pub enum HostError {
         #[source]
         source: std::io::Error,
     },
-    /// The caller's step after the hub started ([`serve_then`]) failed; the hub was stopped.
-    #[error(transparent)]
-    Prepare(anyhow::Error),
     /// The HTTP server did not start.
     #[error(transparent)]
     Serve(#[from] ServeError),
@@ -117,16 +114,6 @@ impl Hosted {
 /// hub already runs for the data dir, the configuration is invalid or the address is taken;
 /// whatever started is stopped again before it returns an error.
 pub async fn serve(options: HostOptions, redactor: Arc<Redactor>) -> Result<Hosted, HostError> {
-    serve_then(options, redactor, async |_| Ok(())).await
-}
-
-/// [`serve`], with `prepare` run once the hub started and before it is served (`capa hub
-/// serve` asks a person at its terminal to trust the project file's sources there).
-pub async fn serve_then(
-    options: HostOptions,
-    redactor: Arc<Redactor>,
-    prepare: impl AsyncFnOnce(Arc<Hub>) -> anyhow::Result<()>,
-) -> Result<Hosted, HostError> {
     let paths = options.paths;
     if let Some(running) = capa_server::discovery::find(&paths).await {
         return Err(HostError::AlreadyRunning {
@@ -148,15 +135,11 @@ pub async fn serve_then(
         &paths.config_dir,
     )
     .map_err(StartHubError::from)?;
-    let config = load_config(&files)?;
+    let config = load_config(&files, &paths)?;
     let decided_by = config.exposure.decided_by.clone();
     let mode = config.exposure.mode;
     let hub = start_hub(config, &paths, redactor).await?;
     hub.prewarm_sandboxes();
-    if let Err(e) = prepare(hub.clone()).await {
-        hub.shutdown().await;
-        return Err(HostError::Prepare(e));
-    }
     let token = match capa_server::token::rotate(&paths.token()) {
         Ok(token) => token,
         Err(source) => {

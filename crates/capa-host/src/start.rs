@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use capa_config::{ConfigError, ConfigFiles, HubConfig, SelectError};
+use capa_config::{ConfigError, ConfigFiles, HubConfig, ProjectOrigin, SelectError};
 use capa_core::{Hub, HubOptions, HubPaths, Redactor, StartError};
 use capa_secrets::Keychain;
 
@@ -33,13 +33,37 @@ pub fn config_files(
     Ok(ConfigFiles::select(config, project, &paths.config_dir)?)
 }
 
-/// Loads the configuration, logging its warnings.
-pub fn load_config(files: &ConfigFiles) -> Result<HubConfig, StartHubError> {
-    let config = capa_config::load(files).map_err(StartHubError::Invalid)?;
+/// Loads the configuration ([`read_config`]), logging its warnings.
+pub fn load_config(files: &ConfigFiles, paths: &HubPaths) -> Result<HubConfig, StartHubError> {
+    let config = read_config(files, paths)?;
     for warning in &config.warnings {
         tracing::warn!("{warning}");
     }
     Ok(config)
+}
+
+/// Reads the configuration. What a found project file brings besides sources of its own
+/// applies only as far as the person trusted it (the store of `paths` keeps that; capa-config's
+/// project settings).
+pub fn read_config(files: &ConfigFiles, paths: &HubPaths) -> Result<HubConfig, StartHubError> {
+    let trusted = trusted_project_settings(files, paths);
+    capa_config::load(files, trusted.as_deref()).map_err(StartHubError::Invalid)
+}
+
+/// The digest of the project settings the person trusted for `files`' project file; the store
+/// is opened only when a project file was found (a file named with `--config` is the person's
+/// own). A store that cannot be read counts as no trust, so the person's own settings stay.
+fn trusted_project_settings(files: &ConfigFiles, paths: &HubPaths) -> Option<String> {
+    if files.project.is_none() || files.project_origin == ProjectOrigin::Named {
+        return None;
+    }
+    match crate::store::open_store(paths) {
+        Ok(store) => capa_core::trusted_project_settings(&store, files),
+        Err(e) => {
+            tracing::warn!(error = %format!("{e:#}"), "could not read which project files you trusted; their settings are held");
+            None
+        }
+    }
 }
 
 /// Starts a hub in this process with the OS keychain for its connections' secrets.

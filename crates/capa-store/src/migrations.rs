@@ -277,6 +277,16 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (address, text_digest)
     );
     ",
+    // 16: a person's trust of what a project file brings besides sources of its own (skills,
+    // profiles, options, sources with a global source's id): the SHA-256 of those settings per
+    // project file (canonical path), so that a change asks again (capa-config's project_trust).
+    r"
+    CREATE TABLE trusted_project_settings (
+        file          TEXT PRIMARY KEY,
+        digest        TEXT NOT NULL,
+        trusted_at_ms INTEGER NOT NULL
+    );
+    ",
 ];
 
 /// The newest schema version this build knows.

@@ -124,4 +124,33 @@ impl Store {
         )?;
         Ok(())
     }
+
+    /// The digest of the settings a person trusted for project file `file` (its canonical
+    /// path), when they trusted any.
+    pub fn trusted_project_settings(&self, file: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn()?
+            .query_row(
+                "SELECT digest FROM trusted_project_settings WHERE file = ?1",
+                params![file],
+                |row| row.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Records that a person trusted the settings of project file `file` with digest `digest`.
+    pub fn trust_project_settings(
+        &self,
+        file: &str,
+        digest: &str,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "INSERT INTO trusted_project_settings (file, digest, trusted_at_ms)
+             VALUES (?1, ?2, ?3)
+             ON CONFLICT (file) DO UPDATE SET digest = ?2, trusted_at_ms = ?3",
+            params![file, digest, now_ms],
+        )?;
+        Ok(())
+    }
 }

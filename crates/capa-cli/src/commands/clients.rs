@@ -285,7 +285,7 @@ fn check_profile(global: &GlobalArgs, paths: &HubPaths, name: &str) -> anyhow::R
     if global.config.is_none() && global.project.is_none() {
         files.project = None;
     }
-    crate::setup::check_profile(&files, name)
+    crate::setup::check_profile(&files, paths, name)
 }
 
 /// The running hub's MCP address, from its discovery file (an HTTP entry with it is connected).

@@ -1,4 +1,4 @@
-//! `capa config show|check|schema`.
+//! `capa config show|check|trust|schema`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,7 +28,17 @@ struct Summary<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     semantic_search: Option<&'static str>,
     sources: Vec<SourceFile<'a>>,
+    /// What a found project file brings besides sources of its own, and whether it applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project_settings: Option<ProjectSettingsView>,
     warnings: &'a [String],
+}
+
+/// A found project file's settings (`capa config trust`): applied once trusted, else held.
+#[derive(Serialize)]
+struct ProjectSettingsView {
+    trusted: bool,
+    items: Vec<String>,
 }
 
 /// A source and the file that declares it.
@@ -38,7 +48,7 @@ struct SourceFile<'a> {
     file: &'a Path,
 }
 
-pub(super) fn run(
+pub(super) async fn run(
     global: &GlobalArgs,
     paths: &HubPaths,
     command: ConfigCommand,
@@ -46,7 +56,7 @@ pub(super) fn run(
     match command {
         ConfigCommand::Show { json } => {
             let files = setup::config_files(global, paths)?;
-            let config = setup::load_config(&files)?;
+            let config = setup::load_config(&files, paths)?;
             let summary = Summary {
                 global_file: files.global.as_deref(),
                 project_file: files.project.as_deref(),
@@ -68,6 +78,10 @@ pub(super) fn run(
                         file: &s.file,
                     })
                     .collect(),
+                project_settings: config.project.as_ref().map(|p| ProjectSettingsView {
+                    trusted: p.trusted,
+                    items: p.items.iter().map(ToString::to_string).collect(),
+                }),
                 warnings: &config.warnings,
             };
             if json {
@@ -81,7 +95,7 @@ pub(super) fn run(
                 Some(file) => ConfigFiles::only(file),
                 None => setup::config_files(global, paths)?,
             };
-            let config = setup::load_config(&files)?;
+            let config = setup::load_config(&files, paths)?;
             for file in &config.files {
                 println!("{}: ok", file.display());
             }
@@ -89,6 +103,7 @@ pub(super) fn run(
                 println!("No capabilities file found; the defaults apply.");
             }
         }
+        ConfigCommand::Trust => return trust(global, paths).await,
         ConfigCommand::Schema { check } => {
             let schema = capa_config::json_schema();
             match check {
@@ -107,6 +122,32 @@ pub(super) fn run(
                 }
             }
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `capa config trust`: the person at this terminal is asked, once, about everything of the
+/// project file that waits for their trust.
+async fn trust(global: &GlobalArgs, paths: &HubPaths) -> anyhow::Result<ExitCode> {
+    crate::terminal::require_person("Trusting a project file")?;
+    let files = setup::config_files(global, paths)?;
+    let Some(file) = files.project.as_deref() else {
+        bail!(
+            "no project file (capabilities.yaml) in this directory or above; run it in the project, or name it with --project DIR"
+        );
+    };
+    if files.project_origin == capa_config::ProjectOrigin::Named {
+        println!(
+            "{} is named with --config: it is your own file and needs no trust.",
+            file.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !crate::trust_prompt::ask_project_trust(&files, paths).await? {
+        println!(
+            "Nothing in {} waits for your trust: you trusted it as it is.",
+            file.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -149,6 +190,21 @@ fn print_summary(files: &ConfigFiles, paths: &HubPaths, config: &capa_config::Hu
                 .join(", ")
         }
     );
+    if let Some(project) = &config.project {
+        let items: Vec<String> = project
+            .items
+            .iter()
+            .map(|i| crate::terminal::printable(&i.to_string()))
+            .collect();
+        if project.trusted {
+            println!("Project:       trusted as it is: {}", items.join("; "));
+        } else {
+            println!(
+                "Project:       held until you trust it (`capa config trust`): {}",
+                items.join("; ")
+            );
+        }
+    }
     for warning in &config.warnings {
         println!("warning: {warning}");
     }

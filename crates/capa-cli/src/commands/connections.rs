@@ -36,7 +36,7 @@ pub(super) async fn run(
             default,
         } => {
             let files = setup::config_files(global, paths)?;
-            let config = setup::load_config(&files)?;
+            let config = setup::load_config(&files, paths)?;
             let source_config = setup::configured_source(&config, &source)?;
             let secret = read_secret(&source, &name)?;
             let record =
@@ -86,7 +86,7 @@ pub(super) async fn run(
             // connection); else the key as `capa connections list` shows it.
             let config = setup::config_files(global, paths)
                 .ok()
-                .and_then(|files| capa_config::load(&files).ok());
+                .and_then(|files| setup::load_config(&files, paths).ok());
             let configured = config
                 .as_ref()
                 .and_then(|c| c.sources.iter().find(|s| s.id == source));

@@ -56,8 +56,13 @@ async fn serve(
         ui_dir: None,
         check_port_first: false,
     };
-    let ask = async |hub: Arc<capa_core::Hub>| setup::ask_if_person(&hub).await;
-    let hosted = match capa_host::serve_then(options, redactor, ask).await {
+    // A person at this terminal is asked about a project file before its hub starts, so that
+    // a yes applies at once.
+    if crate::terminal::interactive() {
+        let files = setup::config_files(global, paths)?;
+        crate::trust_prompt::ask_project_trust(&files, paths).await?;
+    }
+    let hosted = match capa_host::serve(options, redactor).await {
         Ok(hosted) => hosted,
         Err(HostError::AlreadyRunning { url, data_dir }) => anyhow::bail!(
             "a hub is already running at {url} for this data dir ({}); stop it first, or set CAPA_DATA_DIR for a second one",

@@ -91,7 +91,7 @@ pub(super) async fn run(
 ) -> anyhow::Result<ExitCode> {
     let found = import::read_file(file).map_err(|e| anyhow::anyhow!(e.0))?;
     let files = setup::config_files(global, paths)?;
-    let config = setup::load_config(&files)?;
+    let config = setup::load_config(&files, paths)?;
     let mut taken: BTreeSet<String> = config
         .sources
         .iter()

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{Context, bail};
 use capa_config::{ConfigFiles, ExposureMode, HubConfig};
 use capa_core::{HubPaths, Redactor, STARTUP_LIMIT, SourceState};
 use capa_install::review::{self, Prompter, TerminalPrompter};
@@ -88,7 +88,12 @@ pub(super) async fn run(
 ) -> anyhow::Result<ExitCode> {
     let files = setup::config_files(global, paths)?;
     let (project_file, project_dir) = project_of(&files)?;
-    let config = capa_config::load(&files).map_err(|e| anyhow!("invalid configuration:\n{e}"))?;
+    // At a terminal the person is asked about the project file first (its sources, skills and
+    // options), so that the entries written serve what they trusted.
+    if crate::terminal::interactive() {
+        crate::trust_prompt::ask_project_trust(&files, paths).await?;
+    }
+    let config = setup::load_config(&files, paths)?;
     let mode = config.exposure.mode;
     let exe = std::env::current_exe().context("finding the capa program")?;
     let entry = if capa_config::find_project_file(&project_dir).as_ref() == Some(&project_file) {

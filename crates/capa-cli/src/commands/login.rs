@@ -20,7 +20,7 @@ pub(super) async fn run(
     no_browser: bool,
 ) -> anyhow::Result<ExitCode> {
     let files = setup::config_files(global, paths)?;
-    let config = setup::load_config(&files)?;
+    let config = setup::load_config(&files, paths)?;
     let source_config = setup::configured_source(&config, source)?;
     let mut request = sign_in_request(source_config)?;
     let key = connections.key_of(source_config);

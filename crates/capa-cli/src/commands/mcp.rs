@@ -19,16 +19,19 @@ pub(super) async fn run(
     let files = setup::config_files(global, paths)?;
     // An unknown profile is refused before anything starts or connects.
     if let Some(name) = &args.profile {
-        setup::check_profile(&files, name)?;
+        setup::check_profile(&files, paths, name)?;
     }
     let start_local = async || {
-        let config = setup::load_config(&files)?;
-        // A project file's sources wait for the person's trust. Only a person running `capa
-        // mcp` at a terminal is asked; a client that runs it (stdin and stdout are its pipes)
-        // is served them as `needs_confirmation`, whose reason names `capa sources confirm`
-        // and the app.
+        // A project file waits for the person's trust. Only a person running `capa mcp` at a
+        // terminal is asked; a client that runs it (stdin and stdout are its pipes) is served
+        // the person's own configuration, the project's sources as `needs_confirmation` (whose
+        // reason names `capa sources confirm` and the app), its other items held.
         let person = crate::terminal::interactive() && std::io::stdout().is_terminal();
-        setup::start_hub_asking(config, paths, redactor, person).await
+        if person {
+            crate::trust_prompt::ask_project_trust(&files, paths).await?;
+        }
+        let config = setup::load_config(&files, paths)?;
+        setup::start_hub(config, paths, redactor).await
     };
     capa_host::serve_stdio(paths, &files, args.profile.as_deref(), start_local).await?;
     Ok(ExitCode::SUCCESS)

@@ -63,7 +63,15 @@ pub(super) async fn sources(
 async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Result<ExitCode> {
     crate::terminal::require_person("Confirming a source")?;
     let files = setup::config_files(global, paths)?;
-    let config = setup::load_config(&files)?;
+    let config = setup::load_config(&files, paths)?;
+    if let Some(settings) = config.project.as_ref().filter(|p| !p.trusted)
+        && settings.replacing.iter().any(|s| s.id == id)
+    {
+        bail!(
+            "source `{id}` of {} would replace your global source `{id}`, which is part of trusting that project file as a whole: run `capa config trust` to see all it brings and decide",
+            settings.file.display()
+        );
+    }
     let Some(source) = config.sources.iter().find(|s| s.id == id) else {
         bail!("no source `{id}` in the capabilities files in use (`capa config show` lists them)");
     };
@@ -73,14 +81,17 @@ async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Res
             "Source `{id}` of the project file {}:",
             source.file.display()
         );
-        for line in setup::describe_start(source) {
+        for line in crate::trust_prompt::describe_start(source) {
             eprintln!("  {line}");
         }
         let replaces = source.scope
             == SourceScope::Project {
                 replaces_global: true,
             };
-        setup::ask_global_connections(replaces && !source.secret_names().is_empty(), id)?
+        crate::trust_prompt::ask_global_connections(
+            replaces && !source.secret_names().is_empty(),
+            id,
+        )?
     } else {
         ProjectConnections::Own
     };

@@ -27,7 +27,7 @@ pub(super) async fn source(
     on: bool,
 ) -> anyhow::Result<ExitCode> {
     let files = setup::config_files(global, paths)?;
-    let config = setup::load_config(&files)?;
+    let config = setup::load_config(&files, paths)?;
     let Some(source) = config
         .sources
         .iter()

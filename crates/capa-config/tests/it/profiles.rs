@@ -1,5 +1,7 @@
 //! Profiles: how they are read, checked (names, sources, patterns, limits) and merged.
-use capa_config::{ConfigFiles, ExposureMode, ProfileMode, load};
+use capa_config::{ConfigFiles, ExposureMode, ProfileMode};
+
+use crate::load_trusted;
 
 // The skills tests' file helpers: a checked file's errors, a file written in a directory.
 use crate::skills::{GITHUB, error_of, write};
@@ -14,7 +16,7 @@ fn a_profile_is_read_with_its_mode_sources_rules_and_limits() {
             "{GITHUB}profiles:\n  review:\n    toolExposure: direct\n    sources: [github, demo]\n    skills: [triage]\n    ask: ['github.create_*']\n    deny: [github.delete_repo]\n    limits: {{ maxCalls: 5, wallMs: 1000 }}\n    description: Reviews\n  plain: {{}}\n"
         ),
     );
-    let config = load(&ConfigFiles {
+    let config = load_trusted(&ConfigFiles {
         global: Some(file.clone()),
         ..Default::default()
     })
@@ -96,7 +98,7 @@ fn a_project_profile_names_the_global_files_sources_and_wins_by_name() {
         "capabilities.yaml",
         "profiles:\n  review:\n    sources: [github]\n",
     );
-    let config = load(&ConfigFiles {
+    let config = load_trusted(&ConfigFiles {
         global: Some(global),
         project: Some(project.clone()),
         ..Default::default()
@@ -124,7 +126,7 @@ fn run_limits_of_a_profile_without_execute_are_a_warning() {
         "capabilities.yaml",
         "profiles:\n  ide:\n    toolExposure: direct\n    limits: { maxCalls: 3, inlineResultBytes: 4096 }\n  runs:\n    limits: { maxCalls: 3 }\n",
     );
-    let config = load(&ConfigFiles {
+    let config = load_trusted(&ConfigFiles {
         global: Some(file),
         ..Default::default()
     })

@@ -2,7 +2,9 @@
 //! the errors that name the flag to fix; whose sources each file gives (a found project file's
 //! need the person's trust, a file named with `--config` is the person's own).
 
-use capa_config::{ConfigFiles, SelectError, SourceScope, load};
+use capa_config::{ConfigFiles, SelectError, SourceScope};
+
+use crate::load_trusted;
 
 #[test]
 fn config_alone_skips_the_global_file_and_the_project_lookup() {
@@ -77,7 +79,7 @@ fn sources_of_a_found_project_file_are_the_projects_and_say_which_global_ones_th
     std::fs::write(project.join("capabilities.yaml"), SERVERS).expect("test setup");
 
     let files = ConfigFiles::select(None, Some(&project), &config_dir).expect("selected");
-    let config = load(&files).expect("valid");
+    let config = load_trusted(&files).expect("valid");
     let scope = |id: &str| {
         config
             .sources
@@ -107,7 +109,7 @@ fn sources_of_a_file_named_with_config_are_the_persons_own() {
     let file = dir.path().join("capabilities.yaml");
     std::fs::write(&file, SERVERS).expect("test setup");
     let files = ConfigFiles::select(Some(&file), None, dir.path()).expect("selected");
-    let config = load(&files).expect("valid");
+    let config = load_trusted(&files).expect("valid");
     assert_eq!(config.sources.len(), 2);
     assert!(config.sources.iter().all(|s| s.scope == SourceScope::User));
 }

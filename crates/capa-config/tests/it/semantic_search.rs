@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use capa_config::{ConfigFiles, SemanticSearch, load, parse_str};
+use capa_config::{ConfigFiles, SemanticSearch, parse_str};
+
+use crate::load_trusted;
 
 fn semantic(value: &str) -> Option<SemanticSearch> {
     let text = format!("options:\n  search:\n    semantic: {value}\n");
@@ -137,7 +139,7 @@ fn the_project_choice_wins_over_the_global_one() {
     );
     let silent = write(&dir.path().join("silent"), "options:\n  demo: true\n");
     let both = |project: &Path| {
-        load(&ConfigFiles {
+        load_trusted(&ConfigFiles {
             global: Some(global.clone()),
             project: Some(project.to_path_buf()),
             ..Default::default()
@@ -151,6 +153,6 @@ fn the_project_choice_wins_over_the_global_one() {
         Some(SemanticSearch::Off),
         "a project file without the option keeps the global choice"
     );
-    let alone = load(&ConfigFiles::only(silent)).expect("valid");
+    let alone = load_trusted(&ConfigFiles::only(silent)).expect("valid");
     assert_eq!(alone.semantic_search, None);
 }

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use capa_config::{ConfigFiles, SkillRequirement, load, parse_str};
+use capa_config::{ConfigFiles, SkillRequirement, parse_str};
+
+use crate::load_trusted;
 
 pub(crate) const GITHUB: &str =
     "servers:\n  - id: github\n    type: mcp\n    def: { url: 'https://example.com/mcp' }\n";
@@ -120,7 +122,7 @@ fn a_project_skill_may_name_a_server_of_the_global_file() {
         "capabilities.yaml",
         "skills:\n  - id: triage\n    description: Triage.\n    requires: [github.search_issues]\n",
     );
-    let config = load(&ConfigFiles {
+    let config = load_trusted(&ConfigFiles {
         global: Some(global.clone()),
         project: Some(project.clone()),
         ..Default::default()
@@ -130,7 +132,7 @@ fn a_project_skill_may_name_a_server_of_the_global_file() {
     assert_eq!(config.skills[0].file, project);
 
     // The same project file on its own (`--config FILE`) names an unknown server.
-    let err = load(&ConfigFiles::only(project.clone())).expect_err("github is unknown");
+    let err = load_trusted(&ConfigFiles::only(project.clone())).expect_err("github is unknown");
     let issue = &err.issues()[0];
     assert_eq!((issue.position.line, issue.position.column), (4, 16));
     assert!(
@@ -141,7 +143,7 @@ fn a_project_skill_may_name_a_server_of_the_global_file() {
     );
 
     // A global file cannot lean on the project file.
-    let err = load(&ConfigFiles {
+    let err = load_trusted(&ConfigFiles {
         global: Some(project.clone()),
         project: Some(global),
         ..Default::default()
@@ -155,7 +157,7 @@ fn a_project_skill_may_name_a_server_of_the_global_file() {
         "capabilities.yaml",
         "skills:\n  - id: t\n    description: T.\n    requires: ['@slack']\n",
     );
-    let err = load(&ConfigFiles {
+    let err = load_trusted(&ConfigFiles {
         global: Some(dir.path().join("config/capabilities.yaml")),
         project: Some(other),
         ..Default::default()
@@ -186,7 +188,7 @@ fn a_project_skill_replaces_a_global_skill_with_the_same_id() {
         "capabilities.yaml",
         "skills:\n  - id: triage\n    description: Project.\n    requires: [github.search_issues]\n",
     );
-    let config = load(&ConfigFiles {
+    let config = load_trusted(&ConfigFiles {
         global: Some(global),
         project: Some(project),
         ..Default::default()
@@ -208,7 +210,7 @@ fn a_skill_of_the_demo_source_warns_when_demo_is_off() {
         "capabilities.yaml",
         "options: { demo: false }\nskills:\n  - id: maths\n    description: Sums.\n    requires: [demo.add]\n",
     );
-    let config = load(&ConfigFiles::only(file)).expect("valid");
+    let config = load_trusted(&ConfigFiles::only(file)).expect("valid");
     assert_eq!(config.warnings.len(), 1, "{:?}", config.warnings);
     assert!(
         config.warnings[0]

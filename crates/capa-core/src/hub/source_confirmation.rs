@@ -25,31 +25,6 @@ use super::Hub;
 use super::source_def::{OFF_MARK, Origin, SourceProblem, describe_target};
 use crate::trust::{source_digest, trust_file, trusted_record, uses_global_connections};
 
-/// A project source waiting for a person's trust, for the question a terminal asks.
-#[derive(Debug, Clone)]
-pub struct UntrustedSource {
-    pub source: SourceConfig,
-    /// What was trusted before, when the file changed how the source starts since.
-    pub before: Option<TrustedProjectSource>,
-}
-
-impl UntrustedSource {
-    /// The project file that declares it.
-    pub fn file(&self) -> &Path {
-        &self.source.file
-    }
-
-    /// Whether the person may grant it the connections of the global source it replaces: it
-    /// replaces one and refers to secrets.
-    pub fn may_use_global_connections(&self) -> bool {
-        self.source.scope
-            == SourceScope::Project {
-                replaces_global: true,
-            }
-            && !self.source.secret_names().is_empty()
-    }
-}
-
 impl Hub {
     /// Records that a person confirmed `source` as it is configured now: in the confirmed
     /// sources for the person's own files, in the trusted project sources (with `connections`)
@@ -72,42 +47,6 @@ impl Hub {
                 now,
             ),
         }
-    }
-
-    /// The project sources served now that wait for a person's trust (new, or changed since).
-    pub fn untrusted_project_sources(&self) -> Vec<UntrustedSource> {
-        self.source_defs()
-            .into_iter()
-            .filter_map(|def| match def.origin {
-                Origin::Config(source) if source.scope.is_project() => Some(source),
-                _ => None,
-            })
-            .filter_map(|source| {
-                let before = trusted_record(self.store(), &source);
-                let trusted = before
-                    .as_ref()
-                    .is_some_and(|t| t.digest == source_digest(&source));
-                (!trusted).then_some(UntrustedSource { source, before })
-            })
-            .collect()
-    }
-
-    /// A person at a terminal trusts project sources (each with whose connections it uses):
-    /// recorded, then started.
-    pub async fn trust_project_sources(
-        &self,
-        trusted: &[(String, ProjectConnections)],
-    ) -> Result<(), super::SourceChangeError> {
-        for (id, connections) in trusted {
-            let source = self
-                .source_config(id)
-                .ok_or_else(|| super::SourceChangeError::Unknown(id.clone()))?;
-            if let Err(e) = Self::record_confirmation(self.store(), &source, *connections) {
-                tracing::warn!(error = %e, source = %id, "could not record the trusted source");
-            }
-            self.restart_source(id).await?;
-        }
-        Ok(())
     }
 
     /// On the first start with confirmations, counts the person's own configured sources as

@@ -74,7 +74,8 @@ impl TestHub {
     pub(crate) async fn start_in(dir: tempfile::TempDir, yaml: &str, keychain: Keychain) -> Self {
         let file = dir.path().join("capabilities.yaml");
         std::fs::write(&file, yaml).expect("write config");
-        let config: HubConfig = capa_config::load(&ConfigFiles::only(file)).expect("valid config");
+        let config: HubConfig =
+            capa_config::load(&ConfigFiles::only(file), None).expect("valid config");
         let redactor = Redactor::new();
         let hub = Hub::start(HubOptions {
             config,

@@ -71,7 +71,7 @@ pub(crate) async fn serve_hub_with(
             ConfigFiles::default()
         }
     };
-    let config = capa_config::load(&files).expect("config");
+    let config = capa_config::load(&files, None).expect("config");
     let hub = Hub::start(HubOptions {
         config,
         paths,

@@ -4,7 +4,8 @@
 // ask waits for a decision (pending, not run) and runs once approved in the tester's own card; a
 // denied tool is refused. A failing source (a script here that prints a canary secret from its
 // connection to stderr and exits 1) shows that line in its log, the secret redacted; a chatty one
-// keeps the log's DOM bounded. Screenshot: docs/screenshots/ui-source.png.
+// keeps the log's DOM bounded. Its Sampling switch allows and takes back the source's sampling.
+// Screenshot: docs/screenshots/ui-source.png.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -142,6 +143,20 @@ describe('a source page: live log and tool tester', { skip }, () => {
     await tester().getByLabel('b *', { exact: true }).fill('');
     await tester().getByRole('button', { name: 'Run' }).click();
     await tester().getByText('b is required.').waitFor();
+  });
+
+  it('lets the person allow the source to ask the client\'s model with its Sampling switch, and take it back (issue 39)', async () => {
+    const allowed = async () => (await hub.apiJson('/api/sources')).find((x) => x.id === 'everything').sampling_allowed;
+    const sampling = page.getByRole('switch', { name: 'Sampling from everything' });
+    await sampling.waitFor();
+    assert.equal(await sampling.isChecked(), false, 'off until the person turns it on');
+    assert.equal(await allowed(), false);
+    await sampling.check();
+    await page.getByText("everything may now ask your client's model; each request is labelled with it.").waitFor();
+    assert.equal(await allowed(), true);
+    await sampling.uncheck();
+    await page.getByText("everything may no longer ask your client's model.").waitFor();
+    assert.equal(await allowed(), false);
   });
 
   it('refuses raw JSON that does not parse without sending it, and sends JSON that does', async () => {

@@ -64,15 +64,28 @@ fn the_project_file_is_found_from_a_subdirectory_and_decides_the_mode() {
     .expect("write");
     let sub = dir.path().join("a/b");
     std::fs::create_dir_all(&sub).expect("mkdir");
-    let out = Command::new(env!("CARGO_BIN_EXE_capa"))
-        .args(["config", "show", "--json"])
-        .current_dir(&sub)
-        .env("CAPA_DATA_DIR", dir.path().join("data"))
-        .env("CAPA_CONFIG_DIR", dir.path().join("config"))
-        .output()
-        .expect("runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let show = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_capa"))
+            .args(["config", "show", "--json"])
+            .current_dir(&sub)
+            .env("CAPA_DATA_DIR", dir.path().join("data"))
+            .env("CAPA_CONFIG_DIR", dir.path().join("config"))
+            .output()
+            .expect("runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
+    };
+    // Found, but held until the person trusts it (a cloned repository's file may set it).
+    let shown = show();
+    assert_eq!(shown["toolExposure"], "code", "{shown}");
+    assert_eq!(shown["projectSettings"]["trusted"], false, "{shown}");
+    assert_eq!(
+        shown["projectSettings"]["items"],
+        serde_json::json!(["tool exposure search"])
+    );
+    let trusted = support::at_terminal(dir.path(), &["config", "trust"], "y\n");
+    assert!(trusted.status.success(), "{}", stdout(&trusted));
+    let shown = show();
     assert_eq!(shown["toolExposure"], "search");
     assert!(
         shown["decidedBy"]
@@ -324,9 +337,14 @@ fn init_writes_a_starter_file_that_passes_check_and_keeps_an_existing_one() {
     let check = capa(dir.path(), &["config", "check"]);
     assert!(check.status.success(), "{}", stderr(&check));
     assert!(stdout(&check).contains("capabilities.yaml: ok"));
+    // The mode it picks applies once the person trusts the file (`capa config trust`).
     let show = capa(dir.path(), &["config", "show", "--json"]);
     let shown: serde_json::Value = serde_json::from_slice(&show.stdout).expect("json");
-    assert_eq!(shown["toolExposure"], "search");
+    assert_eq!(
+        shown["projectSettings"]["items"],
+        serde_json::json!(["tool exposure search"])
+    );
+    assert!(said.contains("capa config trust"), "{said}");
 
     std::fs::write(&file, "servers: []\n").expect("edit");
     let again = capa(dir.path(), &["init"]);

@@ -252,6 +252,9 @@ export class HttpBackend implements Backend {
   setSourceEnabled(id: string, enabled: boolean): Promise<SourceSwitchResult> {
     return this.request<SourceSwitchResult>('PUT', `/api/sources/${enc(id)}/enabled`, { enabled });
   }
+  async setSourceSampling(id: string, allowed: boolean): Promise<void> {
+    await this.request('PUT', `/api/sources/${enc(id)}/sampling`, { allowed });
+  }
   async acceptToolText(address: string, digest: string): Promise<string> {
     const answer = await this.request<{ message?: string }>('POST', '/api/tools/accept-text', { address, digest });
     return answer.message ?? `${address} is accepted.`;

@@ -67,6 +67,8 @@ export interface SourceStatus {
   editable?: boolean;
   /** For a source that signs in with OAuth only: its sign-ins (never a token). */
   oauth?: OAuthStatus | null;
+  /** Whether the person let the source ask the client's model (sampling; docs/relay.md). */
+  sampling_allowed?: boolean;
 }
 
 /** An OAuth source's side of `GET /api/sources`. */
@@ -511,6 +513,8 @@ export interface Backend {
   /** On/off switches: a source (`disabled: true` in its file), tools (deny rules), and every
    * tool of a source not declared read-only. */
   setSourceEnabled(id: string, enabled: boolean): Promise<SourceSwitchResult>;
+  /** Lets source `id` ask the client's model (sampling), or takes that back. */
+  setSourceSampling(id: string, allowed: boolean): Promise<void>;
   setToolsEnabled(addresses: string[], enabled: boolean): Promise<ToolSwitchState[]>;
   writeToolsOff(source: string): Promise<ToolSwitchState[]>;
   /** The person accepts a flagged tool's text as shown (`digest`): its warning goes until the

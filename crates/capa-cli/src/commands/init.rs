@@ -116,7 +116,7 @@ pub(super) fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
         );
     }
     println!(
-        "Next: add your servers (examples are in the file, commented out), then run `capa install`."
+        "Next: add your servers (examples are in the file, commented out), then run `capa install`. A project file applies once you trust it: `capa install` asks at a terminal, or run `capa config trust`."
     );
     Ok(ExitCode::SUCCESS)
 }

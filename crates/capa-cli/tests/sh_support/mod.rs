@@ -28,7 +28,8 @@ pub(crate) fn none_project() -> tempfile::TempDir {
         serde_json::to_string_pretty(&file).expect("json"),
     )
     .expect("write");
-    let trusted = support::at_terminal(dir.path(), &["sources", "confirm", "everything"], "");
+    // The person trusts the whole file: its source and its options (`toolExposure: none`).
+    let trusted = support::at_terminal(dir.path(), &["config", "trust"], "y\n");
     assert!(
         trusted.status.success(),
         "{}",

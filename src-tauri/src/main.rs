@@ -1,6 +1,8 @@
 //! The Capabilities desktop app: hosts the same hub as `capa hub serve` (same data dir,
 //! configuration and HTTP endpoint, discovery file for `capa mcp`), and adds a tray, approval
 //! popups and a settings window over the hub's web UI. Thin: the hub's logic lives in crates/.
+//! It is also the `capa` command line ([`runs_as_cli`]), so the package carries the hub's code
+//! once: `/usr/bin/capa` and `/usr/bin/capabilities` run this binary under those names.
 
 // No console window on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
@@ -59,7 +61,23 @@ struct Args {
     background: bool,
 }
 
+/// Whether this run is the `capa` command line rather than the app: run under one of the
+/// command line's names (the package's `/usr/bin/capa` passes its own), or with a subcommand
+/// (`capabilities-desktop mcp`: the app itself takes options only).
+fn runs_as_cli(args: &[std::ffi::OsString]) -> bool {
+    let named = args
+        .first()
+        .is_some_and(|program| capa_install::program::is_cli_name(std::path::Path::new(program)));
+    let subcommand = args
+        .get(1)
+        .is_some_and(|first| !first.to_string_lossy().starts_with('-'));
+    named || subcommand
+}
+
 fn main() -> ExitCode {
+    if runs_as_cli(&std::env::args_os().take(2).collect::<Vec<_>>()) {
+        return capa_cli::main();
+    }
     no_gl_in_the_app_process();
     // SAFETY: as above, no other thread has started yet.
     #[expect(
@@ -256,4 +274,32 @@ fn start(
         windows::open_settings(&handle)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use super::runs_as_cli;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_binary_is_the_command_line_under_its_names_or_with_a_subcommand() {
+        assert!(runs_as_cli(&args(&["/usr/bin/capa", "mcp"])));
+        assert!(runs_as_cli(&args(&["/usr/bin/capabilities"])));
+        assert!(runs_as_cli(&args(&["capa", "--version"])));
+        assert!(runs_as_cli(&args(&[
+            "/usr/bin/capabilities-desktop",
+            "mcp"
+        ])));
+        assert!(!runs_as_cli(&args(&["/usr/bin/capabilities-desktop"])));
+        assert!(!runs_as_cli(&args(&[
+            "/usr/bin/capabilities-desktop",
+            "--background"
+        ])));
+        assert!(!runs_as_cli(&args(&[])));
+    }
 }

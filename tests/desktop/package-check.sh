@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks the .deb that `npm run desktop:deb` built: its files (the app, the `capa` CLI beside it
-# and under the product's name `capabilities`, both stripped, the web UI and the search model in
+# Checks the .deb that `npm run desktop:deb` built: its files (the app, stripped, which is also the
+# `capa` CLI through the wrappers `capa` and `capabilities` beside it, the web UI and the search model in
 # the app's resource dir, the desktop entry, the icons) and dependencies, then unpacks it and
 # starts the unpacked app under the display it is given (scripts/test runs this with `xvfb-run -a`
 # inside a D-Bus session): it must host the hub with the demo source, serve the UI it carries,
@@ -33,8 +33,9 @@ for file in usr/bin/capabilities-desktop \
   grep -qE "[ /]$file\$" <<<"$contents" || fail "/$file is not in the package"
 done
 grep -q 'usr/lib/Capabilities/ui/assets/index-.*\.js$' <<<"$contents" || fail "the UI's script is not in the package"
+# The form the hub uses (scripts/model-f16.py): the encoder's dense weights in f16.
 size=$(awk -v f="$model/model.safetensors" '$NF == f || $NF == "./" f { print $3 }' <<<"$contents")
-[ "$size" = 90868376 ] || fail "/$model/model.safetensors is $size bytes, not 90868376"
+[ "$size" = 69039040 ] || fail "/$model/model.safetensors is $size bytes, not 69039040 (the f16 form)"
 depends=$(dpkg-deb -f "$deb" Depends)
 grep -q 'libwebkit2gtk-4.1' <<<"$depends" || fail "Depends lacks libwebkit2gtk-4.1: $depends"
 
@@ -47,16 +48,24 @@ cleanup() {
 trap cleanup EXIT
 dpkg-deb -x "$deb" "$root/pkg"
 # Every model file the package carries matches the sums scripts/setup checked it against, and
-# model.safetensors is the recorded one (scripts/setup's model_sums).
+# model.safetensors is the recorded conversion (scripts/setup's model_f16_sha256).
 (cd "$root/pkg/$model" && sha256sum --check --quiet --strict SHA256SUMS) || fail "the model files in /$model do not match its SHA256SUMS"
-grep -qx '53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db  model.safetensors' "$root/pkg/$model/SHA256SUMS" \
+grep -qx 'eb30479581daff8120920fe4f89ba6d8f55afe6bd8337b213ee0a36f11898be7  model.safetensors' "$root/pkg/$model/SHA256SUMS" \
   || fail "/$model/SHA256SUMS does not record the expected model.safetensors"
-for bin in capa capabilities-desktop; do
-  # A stripped binary has no symbol table (`.symtab`) left.
-  if readelf -S "$root/pkg/usr/bin/$bin" | grep -q '\.symtab'; then fail "/usr/bin/$bin is not stripped"; fi
+# A stripped binary has no symbol table (`.symtab`) left.
+if readelf -S "$root/pkg/usr/bin/capabilities-desktop" | grep -q '\.symtab'; then fail "/usr/bin/capabilities-desktop is not stripped"; fi
+# One program: `capa` and `capabilities` are wrappers that run the app's binary as the CLI, not
+# binaries of their own.
+for name in capa capabilities; do
+  wrapper="$root/pkg/usr/bin/$name"
+  [ "$(stat -c %s "$wrapper")" -lt 4096 ] || fail "/usr/bin/$name is not the small wrapper ($(stat -c %s "$wrapper") bytes)"
+  grep -q 'capabilities-desktop' "$wrapper" || fail "/usr/bin/$name does not run the app's binary"
 done
+[ "$(find "$root/pkg" -type f -size +1M -perm -u+x | wc -l)" = 1 ] \
+  || fail "more than one large program in the package: $(find "$root/pkg" -type f -size +1M -perm -u+x)"
 version=$("$root/pkg/usr/bin/capabilities" --version 2>&1) || fail "/usr/bin/capabilities does not run: $version"
 [ "$version" = "$("$root/pkg/usr/bin/capa" --version 2>&1)" ] || fail "capabilities and capa differ: $version"
+case "$version" in capabilities-desktop*) fail "/usr/bin/capabilities ran the app, not the command line: $version" ;; esac
 printf 'options: { demo: true, toolExposure: code }\n' > "$root/capabilities.yaml"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # From a directory without a ui/dist anywhere above it, and without CAPA_UI_DIR or CAPA_MODEL_DIR.

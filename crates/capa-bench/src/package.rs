@@ -16,6 +16,8 @@ pub(crate) struct PackageSize {
     pub(crate) installed_kib: u64,
     /// Each file under `usr/bin/` and its size in bytes.
     pub(crate) programs: Vec<(String, u64)>,
+    /// The search model's files (`usr/lib/Capabilities/models/`), bytes.
+    pub(crate) model_bytes: u64,
 }
 
 /// Reads `deb` with `dpkg-deb`.
@@ -37,7 +39,20 @@ pub(crate) fn measure(deb: &Path) -> anyhow::Result<PackageSize> {
         deb_bytes,
         installed_kib,
         programs: programs(&listing),
+        model_bytes: bytes_under(&listing, "./usr/lib/Capabilities/models/"),
     })
+}
+
+/// The bytes of the files under `dir` in a `dpkg-deb -c` listing.
+fn bytes_under(listing: &str, dir: &str) -> u64 {
+    listing
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let size: u64 = fields.nth(2)?.parse().ok()?;
+            fields.nth(2)?.starts_with(dir).then_some(size)
+        })
+        .sum()
 }
 
 fn dpkg_deb(args: &[&str]) -> anyhow::Result<String> {
@@ -72,6 +87,17 @@ fn programs(listing: &str) -> Vec<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_models_bytes_are_summed_from_the_listing() {
+        let listing = "-rw-r--r-- root/root 90868376 2026-12-02 01:56 ./usr/lib/Capabilities/models/m/model.safetensors\n\
+            -rw-r--r-- root/root      612 2026-12-02 01:56 ./usr/lib/Capabilities/models/m/config.json\n\
+            -rw-r--r-- root/root      700 2026-12-02 01:56 ./usr/lib/Capabilities/ui/index.html\n";
+        assert_eq!(
+            bytes_under(listing, "./usr/lib/Capabilities/models/"),
+            90_868_988
+        );
+    }
 
     #[test]
     fn programs_are_read_from_the_listing() {

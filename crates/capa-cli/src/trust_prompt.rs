@@ -44,7 +44,7 @@ pub(crate) async fn ask_project_trust(
     let running = capa_host::record_project_trust(paths, files, &question, &grants).await?;
     if running == RunningHubTrust::RestartForSettings {
         eprintln!(
-            "Trusted. The running hub that reads this file started its sources; its skills, profiles and options apply when that hub starts again (quit and reopen Capabilities, or restart `capa hub serve`)."
+            "Trusted. The hub already running for this file applies its skills, profiles, options and replaced sources when it starts again (quit and reopen Capabilities, or restart `capa hub serve`); its other sources start now."
         );
     }
     Ok(true)
@@ -61,11 +61,7 @@ fn print_question(question: &ProjectTrustQuestion) {
         if untrusted.before.is_some() {
             notes.push("changed since you trusted it");
         }
-        if untrusted.source.scope
-            == (capa_config::SourceScope::Project {
-                replaces_global: true,
-            })
-        {
+        if untrusted.source.scope.replaces_global() {
             notes.push("in place of your own source with this id");
         }
         let notes = if notes.is_empty() {

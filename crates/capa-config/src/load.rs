@@ -45,6 +45,14 @@ pub enum ProjectOrigin {
 }
 
 impl ConfigFiles {
+    /// The project file when it was found from the working directory up (not named with
+    /// `--config`): the one whose settings wait for the person's trust.
+    pub fn found_project(&self) -> Option<&Path> {
+        self.project
+            .as_deref()
+            .filter(|_| self.project_origin == ProjectOrigin::Found)
+    }
+
     /// Only `file` (`--config FILE`): no global file, no project lookup.
     pub fn only(file: PathBuf) -> Self {
         Self {
@@ -247,7 +255,7 @@ fn held_warnings(settings: &ProjectSettings) -> Vec<String> {
         })
         .collect();
     warnings.push(format!(
-        "{file}: its skills, profiles and options ({} item{}) are held until you trust this project file: run `capa config trust` in a terminal in {dir}",
+        "{file}: what it brings besides servers of its own ({} item{}: its skills, profiles and options, servers replacing yours) is held until you trust this project file: run `capa config trust` in a terminal in {dir}",
         settings.items.len(),
         if settings.items.len() == 1 { "" } else { "s" }
     ));

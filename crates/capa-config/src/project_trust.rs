@@ -26,10 +26,11 @@ pub(crate) fn settings_of(
     trusted: Option<&str>,
 ) -> ProjectSettings {
     let declared_globally = |id: &str| global.is_some_and(|g| g.declared.contains(id));
+    // A turned-off server with a global id replaces nothing (the merge leaves the person's own
+    // in place): only the project's active ones count.
     let replacing: Vec<SourceConfig> = project
         .sources
         .iter()
-        .chain(&project.off)
         .filter(|s| declared_globally(&s.id))
         .cloned()
         .collect();
@@ -46,12 +47,15 @@ pub(crate) fn settings_of(
         .collect();
     items.extend(project.skills.iter().map(|s| ProjectItem::Skill {
         id: s.id.clone(),
+        description: s.description.clone(),
         requires: s.requires.clone(),
         replaces_global: global_skills.contains(s.id.as_str()),
     }));
     items.extend(project.profiles.iter().map(|p| ProjectItem::Profile {
         name: p.name.clone(),
         mode: p.mode,
+        sources: p.sources.as_ref().map(|s| s.iter().cloned().collect()),
+        deny: p.deny.clone(),
         replaces_global: global_profiles.contains(p.name.as_str()),
     }));
     items.push(ProjectItem::Exposure {
@@ -60,7 +64,7 @@ pub(crate) fn settings_of(
     });
     items.extend(options_of(project));
 
-    let digest = digest_of(project, &replacing);
+    let digest = digest_of(project, &replacing, &items);
     ProjectSettings {
         file: project.file.clone(),
         trusted: trusted == Some(digest.as_str()),
@@ -99,14 +103,18 @@ fn options_of(project: &CheckedFile) -> Vec<ProjectItem> {
     options
 }
 
-/// The digest of everything the settings cover, in full (skill documents, profile rules and
-/// limits), not only what the items show: a changed profile rule or skill text asks again.
-/// Written from this crate's own types, so a new version of the hub that renders them another
-/// way asks once more, never less.
-fn digest_of(project: &CheckedFile, replacing: &[SourceConfig]) -> String {
-    let mut text = String::from("capabilities project settings v1\n");
+/// The digest of everything the settings cover, in full (each replacing source as configured,
+/// its `expose` list included; skill documents; profile rules and limits; which of them replace
+/// the person's own), not only what the items show: any change asks again. Written from this
+/// crate's own types, so a new version of the hub that renders them another way asks once
+/// more, never less.
+fn digest_of(project: &CheckedFile, replacing: &[SourceConfig], items: &[ProjectItem]) -> String {
+    let mut text = String::from("capabilities project settings v2\n");
+    for item in items {
+        let _ = writeln!(text, "item {item}");
+    }
     for source in replacing {
-        let _ = writeln!(text, "replaces {}", source.id);
+        let _ = writeln!(text, "replaces {source:?}");
     }
     for skill in &project.skills {
         let _ = writeln!(text, "skill {skill:?}");

@@ -93,6 +93,8 @@ pub enum ProjectItem {
     /// `expose` policy hides.
     Skill {
         id: String,
+        /// What it tells the model it is for.
+        description: String,
         requires: Vec<SkillRequirement>,
         replaces_global: bool,
     },
@@ -100,6 +102,10 @@ pub enum ProjectItem {
     Profile {
         name: String,
         mode: ProfileMode,
+        /// The sources it serves; `None` for all.
+        sources: Option<Vec<String>>,
+        /// The tool patterns it hides (a profile that replaces the person's own may drop theirs).
+        deny: Vec<String>,
         replaces_global: bool,
     },
     /// The exposure mode the project picks (or implies: a project file without
@@ -118,30 +124,34 @@ impl std::fmt::Display for ProjectItem {
             }
             Self::Skill {
                 id,
+                description,
                 requires,
                 replaces_global,
             } => {
                 let requires: Vec<String> = requires.iter().map(ToString::to_string).collect();
                 write!(
                     f,
-                    "skill `{id}`{}: requires {}",
+                    "skill `{id}`{}: requires {} — “{}”",
                     replacing(*replaces_global),
-                    if requires.is_empty() {
-                        "nothing".to_owned()
-                    } else {
-                        requires.join(", ")
-                    }
+                    listed(&requires, "nothing"),
+                    shortened(description, 100)
                 )
             }
             Self::Profile {
                 name,
                 mode,
+                sources,
+                deny,
                 replaces_global,
             } => write!(
                 f,
-                "profile `{name}` ({}){}",
+                "profile `{name}` ({}){}: sources {}; hides {}",
                 mode.as_str(),
-                replacing(*replaces_global)
+                replacing(*replaces_global),
+                sources
+                    .as_deref()
+                    .map_or("all".to_owned(), |s| listed(s, "none")),
+                listed(deny, "nothing"),
             ),
             Self::Exposure { mode, implied } => write!(
                 f,
@@ -155,6 +165,25 @@ impl std::fmt::Display for ProjectItem {
             Self::Option { name, value } => write!(f, "option {name}: {value}"),
         }
     }
+}
+
+/// `items` joined with commas, or `empty` for none.
+fn listed(items: &[String], empty: &str) -> String {
+    if items.is_empty() {
+        empty.to_owned()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// `text` cut to `max` characters, with an ellipsis when cut.
+fn shortened(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max).collect();
+    cut.push('…');
+    cut
 }
 
 /// A named profile (`profiles:`), checked: what the clients of `/mcp/<name>` see.
@@ -329,6 +358,14 @@ impl SourceScope {
     /// Whether the source comes from a project file.
     pub fn is_project(self) -> bool {
         matches!(self, Self::Project { .. })
+    }
+
+    /// Whether the source comes from a project file and has the id of a global source, which it
+    /// replaces.
+    pub fn replaces_global(self) -> bool {
+        self == Self::Project {
+            replaces_global: true,
+        }
     }
 }
 

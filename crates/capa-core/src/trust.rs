@@ -7,8 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use capa_config::{
-    ConfigFiles, HubConfig, ProjectConnections, ProjectOrigin, ProjectSettings, SourceConfig,
-    SourceScope, SourceTransport,
+    ConfigFiles, HubConfig, ProjectConnections, ProjectSettings, SourceConfig, SourceTransport,
 };
 use capa_store::{Store, StoreError, TrustedProjectSource};
 
@@ -127,10 +126,7 @@ pub(crate) fn connection_key(store: &Store, source: &SourceConfig) -> String {
 /// from the working directory up), for [`capa_config::load`]; `None` for none, for a file named
 /// with `--config` (the person's own), or when the store cannot say (counted as not trusted).
 pub fn trusted_project_settings(store: &Store, files: &ConfigFiles) -> Option<String> {
-    let file = files.project.as_deref()?;
-    if files.project_origin == ProjectOrigin::Named {
-        return None;
-    }
+    let file = files.found_project()?;
     store
         .trusted_project_settings(&trust_file(file))
         .map_err(|e| tracing::warn!(error = %e, "could not read the trusted project settings; counting them as not trusted"))
@@ -150,11 +146,7 @@ impl UntrustedSource {
     /// Whether the person may grant it the connections of the global source it replaces: it
     /// replaces one and refers to secrets.
     pub fn may_use_global_connections(&self) -> bool {
-        self.source.scope
-            == SourceScope::Project {
-                replaces_global: true,
-            }
-            && !self.source.secret_names().is_empty()
+        self.source.scope.replaces_global() && !self.source.secret_names().is_empty()
     }
 }
 

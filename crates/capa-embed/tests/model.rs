@@ -86,6 +86,41 @@ fn vectors_match_an_independent_computation() {
     }
 }
 
+/// The package's copy (scripts/model-f16.py, which scripts/setup runs): the dense weights already
+/// rounded to f16 as the hub rounds them, so the hub's vectors are bit for bit the same.
+#[test]
+fn the_packaged_f16_model_gives_the_same_vectors_bit_for_bit() {
+    let Some(original) = model() else { return };
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/all-MiniLM-L6-v2-f16");
+    if !dir.join("model.safetensors").is_file() {
+        assert!(
+            std::env::var_os("CAPA_REQUIRE_ALL").is_none(),
+            "CAPA_REQUIRE_ALL is set but {} is missing; run scripts/setup",
+            dir.display()
+        );
+        eprintln!("skipped: no f16 model (run scripts/setup)");
+        return;
+    }
+    let packaged = Embedder::load(&dir).expect("the f16 model loads");
+    // Longer than the few-token path: candle's product on widened weights.
+    let long =
+        "search the web for recent news about the weather in Paris and summarise it ".repeat(3);
+    let texts: [&str; 3] = [
+        "create an issue in a repository",
+        "list the files of a directory",
+        &long,
+    ];
+    for batch in [&texts[..1], &texts[..]] {
+        let a = original.embed(batch).expect("embeds");
+        let b = packaged.embed(batch).expect("embeds");
+        for (x, y) in a.iter().zip(&b) {
+            let same = x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits());
+            assert!(same, "the f16 file changed a vector");
+        }
+    }
+}
+
 /// `CAPA_MODEL_DIR` when set, else the checkout's `models/`, where scripts/setup installs the
 /// model (scripts/test leaves the variable unset, so that the many hubs other tests start do
 /// not each load the model).

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use capa_config::{ConfigError, ConfigFiles, HubConfig, ProjectOrigin, SelectError};
+use capa_config::{ConfigError, ConfigFiles, HubConfig, SelectError};
 use capa_core::{Hub, HubOptions, HubPaths, Redactor, StartError};
 use capa_secrets::Keychain;
 
@@ -54,9 +54,7 @@ pub fn read_config(files: &ConfigFiles, paths: &HubPaths) -> Result<HubConfig, S
 /// is opened only when a project file was found (a file named with `--config` is the person's
 /// own). A store that cannot be read counts as no trust, so the person's own settings stay.
 fn trusted_project_settings(files: &ConfigFiles, paths: &HubPaths) -> Option<String> {
-    if files.project.is_none() || files.project_origin == ProjectOrigin::Named {
-        return None;
-    }
+    files.found_project()?;
     match crate::store::open_store(paths) {
         Ok(store) => capa_core::trusted_project_settings(&store, files),
         Err(e) => {

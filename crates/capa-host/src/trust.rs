@@ -39,8 +39,15 @@ pub async fn record_project_trust(
         _ => return Ok(RunningHubTrust::NoneRunning),
     };
     let hub = RemoteHub::new(running);
-    for untrusted in &question.sources {
-        // A source held as a replacement of a global one is not served by that hub yet.
+    // A source that replaces a global one while the settings were held is not served by that
+    // hub: under its id the hub serves the person's own, which must not be restarted for it.
+    let held = |id: &str| {
+        question
+            .settings
+            .as_ref()
+            .is_some_and(|s| s.replacing.iter().any(|r| r.id == id))
+    };
+    for untrusted in question.sources.iter().filter(|u| !held(&u.source.id)) {
         if let Err(e) = hub.restart_source(&untrusted.source.id).await {
             tracing::debug!(error = %e, source = %untrusted.source.id, "the running hub did not restart the source");
         }

@@ -16,8 +16,11 @@
 //!   ([`json_splice`] edits JSON/JSONC in place, so only capa's entry's bytes change);
 //! - [`import`]: the servers of a client's file as hub sources, and a list of well-known servers.
 //!
+//! - [`program`]: which program clients run (`capa`, also when it is the app's binary).
+//!
 //! Nothing here reads the environment or prompts on its own: paths come in as arguments and the
-//! question goes through the [`review::Prompter`] the caller passes.
+//! question goes through the [`review::Prompter`] the caller passes; the one exception is
+//! [`program::this_capa_program`], which reads how this process was started.
 
 pub mod client;
 pub mod codex_toml;
@@ -27,6 +30,7 @@ pub mod import;
 pub mod json_file;
 pub mod json_splice;
 pub mod plan;
+pub mod program;
 pub mod review;
 #[cfg(test)]
 mod test_support;

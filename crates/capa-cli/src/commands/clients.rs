@@ -21,7 +21,7 @@ pub(super) fn run(
 ) -> anyhow::Result<ExitCode> {
     let home = UserHome::from_env()
         .context("no home directory (HOME is not set), so the clients' files cannot be found")?;
-    let exe = std::env::current_exe().context("finding the capa program")?;
+    let exe = capa_install::program::this_capa_program().context("finding the capa program")?;
     let entry = CapaEntry::global(&exe);
     match command {
         ClientsCommand::List { json } => {

@@ -95,7 +95,7 @@ pub(super) async fn run(
     }
     let config = setup::load_config(&files, paths)?;
     let mode = config.exposure.mode;
-    let exe = std::env::current_exe().context("finding the capa program")?;
+    let exe = capa_install::program::this_capa_program().context("finding the capa program")?;
     let entry = if capa_config::find_project_file(&project_dir).as_ref() == Some(&project_file) {
         CapaEntry::for_project(&exe, &project_dir)
     } else {

@@ -17,19 +17,19 @@ pub(super) async fn run(
     redactor: Arc<Redactor>,
 ) -> anyhow::Result<ExitCode> {
     let files = setup::config_files(global, paths)?;
+    // A project file waits for the person's trust. Only a person running `capa mcp` at a
+    // terminal is asked (first, so that a profile of the project is known once trusted); a
+    // client that runs it (stdin and stdout are its pipes) is served the person's own
+    // configuration, the project's sources as `needs_confirmation` (whose reason names `capa
+    // sources confirm` and the app), its other items held.
+    if crate::terminal::interactive() && std::io::stdout().is_terminal() {
+        crate::trust_prompt::ask_project_trust(&files, paths).await?;
+    }
     // An unknown profile is refused before anything starts or connects.
     if let Some(name) = &args.profile {
         setup::check_profile(&files, paths, name)?;
     }
     let start_local = async || {
-        // A project file waits for the person's trust. Only a person running `capa mcp` at a
-        // terminal is asked; a client that runs it (stdin and stdout are its pipes) is served
-        // the person's own configuration, the project's sources as `needs_confirmation` (whose
-        // reason names `capa sources confirm` and the app), its other items held.
-        let person = crate::terminal::interactive() && std::io::stdout().is_terminal();
-        if person {
-            crate::trust_prompt::ask_project_trust(&files, paths).await?;
-        }
         let config = setup::load_config(&files, paths)?;
         setup::start_hub(config, paths, redactor).await
     };

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::bail;
-use capa_config::{ProjectConnections, SourceScope};
+use capa_config::ProjectConnections;
 use capa_core::{Decision, HubPaths, Redactor};
 use capa_host::HubClient;
 use capa_host::api::{SourceView, ToolListing};
@@ -84,10 +84,7 @@ async fn confirm(global: &GlobalArgs, paths: &HubPaths, id: &str) -> anyhow::Res
         for line in crate::trust_prompt::describe_start(source) {
             eprintln!("  {line}");
         }
-        let replaces = source.scope
-            == SourceScope::Project {
-                replaces_global: true,
-            };
+        let replaces = source.scope.replaces_global();
         crate::trust_prompt::ask_global_connections(
             replaces && !source.secret_names().is_empty(),
             id,

@@ -122,8 +122,8 @@ fn an_untrusted_project_changes_nothing_of_the_persons_own_and_says_what_it_hold
         items,
         [
             "source `files` replaces your global source `files`",
-            "skill `review`, replacing your own: requires files.delete_file",
-            "profile `work` (expose-all), replacing your own",
+            "skill `review`, replacing your own: requires files.delete_file — “The project's.”",
+            "profile `work` (expose-all), replacing your own: sources all; hides nothing",
             "tool exposure expose-all",
             "option upstreamTimeoutMs: 1000",
             "option demo: false",
@@ -136,7 +136,7 @@ fn an_untrusted_project_changes_nothing_of_the_persons_own_and_says_what_it_hold
         "{warnings}"
     );
     assert!(
-        warnings.contains("are held until you trust this project file: run `capa config trust`"),
+        warnings.contains("is held until you trust this project file: run `capa config trust`"),
         "{warnings}"
     );
 }
@@ -180,6 +180,18 @@ fn a_trusted_project_applies_as_written_until_its_settings_change() {
     let changed = load(&setup.files, Some(&digest)).expect("valid");
     assert!(changed.project.as_ref().is_some_and(|p| !p.trusted));
     assert_eq!(command(&changed, "files"), "my-files-server");
+
+    // …a replacing source's `expose` list (which tools of the person's connections it serves)…
+    std::fs::write(
+        &file,
+        PROJECT.replace(
+            "    def: { command: ./evil-files }\n",
+            "    def: { command: ./evil-files }\n    expose: none\n",
+        ),
+    )
+    .expect("write");
+    let widened = load(&setup.files, Some(&digest)).expect("valid");
+    assert!(widened.project.as_ref().is_some_and(|p| !p.trusted));
 
     // …but not how one of its own sources starts: that source is trusted apart.
     std::fs::write(&file, PROJECT.replace("./tracker", "./tracker --v2")).expect("write");

@@ -1,7 +1,7 @@
 //! The pool of warm sandboxes (issue 17): a pooled run sees nothing of another run, gets its
 //! own limits, and gives the same output as a cold start.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use capa_sandbox::{RunInput, RunOutput};
 use serde_json::json;
@@ -74,45 +74,6 @@ async fn pooled_and_unpooled_runs_give_identical_output() {
     let b = unpooled(input(code)).await;
     assert_eq!(a.status, capa_sandbox::RunStatus::Completed, "{a:?}");
     assert_eq!(a.without_timings(), b.without_timings());
-}
-
-/// Cold start and `return 1`, pooled (a warm sandbox ready each time) and unpooled; prints the
-/// median and mean. Not a timed assertion: run with `--run-ignored all --no-capture` (and
-/// `--release` for real numbers).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "prints timings"]
-async fn time_return_1_pooled_and_unpooled() {
-    const RUNS: usize = 200;
-    // Each run starts once the refill thread is idle (so it does not share the cores).
-    let settle = || async {
-        warm_one().await;
-        tokio::time::sleep(Duration::from_millis(40)).await;
-    };
-    let mut cold = Vec::with_capacity(RUNS);
-    let mut warm = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
-        settle().await;
-        let start = Instant::now();
-        assert_eq!(value(&unpooled(input("return 1")).await), json!(1));
-        cold.push(start.elapsed());
-        settle().await;
-        let start = Instant::now();
-        assert_eq!(
-            value(&capa_sandbox::run(input("return 1"), FakeHost::echo()).await),
-            json!(1)
-        );
-        warm.push(start.elapsed());
-    }
-    let summary = |mut v: Vec<Duration>| {
-        v.sort();
-        let mean = v.iter().sum::<Duration>() / u32::try_from(v.len()).unwrap_or(1);
-        format!("median {:?}, mean {mean:?}", v[v.len() / 2])
-    };
-    println!(
-        "return 1 over {RUNS} runs: unpooled {}; pooled {}",
-        summary(cold),
-        summary(warm)
-    );
 }
 
 /// The issue 16 storm at the spec's 64 MB heap, in a warm sandbox: there the failing job frees

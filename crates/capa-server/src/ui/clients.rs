@@ -94,21 +94,9 @@ impl ClientsMemory {
     }
 }
 
-/// The `capa` program clients should run: this program when it is `capa` (or `capabilities`),
-/// else a `capa` beside it (the desktop app's package puts one there), else the package's
-/// `/usr/bin/capa`; `None` when none exists.
+/// The `capa` program clients should run ([`capa_install::program::capa_program`]).
 pub(crate) fn capa_program() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let stem = exe.file_stem()?.to_string_lossy().into_owned();
-    if stem == "capa" || stem == "capabilities" {
-        return Some(exe);
-    }
-    let beside = exe.with_file_name(format!("capa{}", std::env::consts::EXE_SUFFIX));
-    if beside.is_file() {
-        return Some(beside);
-    }
-    let packaged = Path::new("/usr/bin/capa");
-    (cfg!(unix) && packaged.is_file()).then(|| packaged.to_path_buf())
+    capa_install::program::this_capa_program()
 }
 
 fn no_home() -> Response {

@@ -1,0 +1,97 @@
+//! Which program MCP clients should run to reach the hub (`capa mcp`): the command line's own
+//! program, under the name a person types. In the package it is the app's binary, which answers
+//! as the command line when run as `capa` or `capabilities` (issue 40: one program); the package's
+//! `/usr/bin/capa` runs it under that name.
+
+use std::path::{Path, PathBuf};
+
+/// The names under which the program is the command line.
+pub const CLI_NAMES: [&str; 2] = ["capa", "capabilities"];
+
+/// Whether `path` names the command line (`capa`, `capabilities`, with or without `.exe`).
+pub fn is_cli_name(path: &Path) -> bool {
+    path.file_stem()
+        .is_some_and(|stem| CLI_NAMES.iter().any(|name| stem == *name))
+}
+
+/// The `capa` program clients should run, from how this process was started: `invoked_as`
+/// (its `argv[0]`) when that is an absolute path named like the command line (the package's
+/// wrapper passes its own path), else `exe` (the running binary) when it is named so, else a
+/// `capa` beside `exe` (the app's package puts one there), else the package's `/usr/bin/capa`;
+/// `None` when none exists. `is_file` says whether a path is a file.
+pub fn capa_program(
+    invoked_as: Option<&Path>,
+    exe: &Path,
+    is_file: impl Fn(&Path) -> bool,
+) -> Option<PathBuf> {
+    if let Some(invoked) = invoked_as.filter(|p| p.is_absolute() && is_cli_name(p) && is_file(p)) {
+        return Some(invoked.to_path_buf());
+    }
+    if is_cli_name(exe) {
+        return Some(exe.to_path_buf());
+    }
+    let beside = exe.with_file_name(format!("capa{}", std::env::consts::EXE_SUFFIX));
+    if is_file(&beside) {
+        return Some(beside);
+    }
+    let packaged = Path::new("/usr/bin/capa");
+    (cfg!(unix) && is_file(packaged)).then(|| packaged.to_path_buf())
+}
+
+/// [`capa_program`] for this process (its `argv[0]` and `current_exe`, files on disk).
+pub fn this_capa_program() -> Option<PathBuf> {
+    let invoked = std::env::args_os().next().map(PathBuf::from);
+    let exe = std::env::current_exe().ok()?;
+    capa_program(invoked.as_deref(), &exe, Path::is_file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(present: &'static [&'static str]) -> impl Fn(&Path) -> bool {
+        move |p| present.iter().any(|f| Path::new(f) == p)
+    }
+
+    #[test]
+    fn the_packaged_wrapper_is_named_not_the_app_binary_it_runs() {
+        let found = capa_program(
+            Some(Path::new("/usr/bin/capa")),
+            Path::new("/usr/bin/capabilities-desktop"),
+            files(&["/usr/bin/capa", "/usr/bin/capabilities-desktop"]),
+        );
+        assert_eq!(found.as_deref(), Some(Path::new("/usr/bin/capa")));
+    }
+
+    #[test]
+    fn a_cargo_built_capa_is_itself() {
+        let found = capa_program(
+            Some(Path::new("target/debug/capa")),
+            Path::new("/src/target/debug/capa"),
+            files(&[]),
+        );
+        assert_eq!(found.as_deref(), Some(Path::new("/src/target/debug/capa")));
+    }
+
+    #[test]
+    fn the_app_finds_the_capa_beside_it_then_the_packaged_one() {
+        let app = Path::new("/opt/x/capabilities-desktop");
+        let beside = capa_program(Some(app), app, files(&["/opt/x/capa"]));
+        assert_eq!(beside.as_deref(), Some(Path::new("/opt/x/capa")));
+        let packaged = capa_program(Some(app), app, files(&["/usr/bin/capa"]));
+        assert_eq!(
+            packaged.as_deref(),
+            cfg!(unix).then_some(Path::new("/usr/bin/capa"))
+        );
+        assert_eq!(capa_program(Some(app), app, files(&[])), None);
+    }
+
+    #[test]
+    fn a_relative_or_missing_invocation_name_is_not_taken() {
+        let app = Path::new("/usr/bin/capabilities-desktop");
+        let relative = capa_program(Some(Path::new("capa")), app, files(&["capa"]));
+        assert_eq!(relative, None);
+        assert!(is_cli_name(Path::new("capabilities.exe")));
+        assert!(!is_cli_name(Path::new("capabilities-desktop")));
+    }
+}

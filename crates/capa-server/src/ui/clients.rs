@@ -11,7 +11,7 @@
 //! undo, which puts the exact previous bytes back when the file still holds what apply wrote.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 

@@ -38,9 +38,16 @@ pub fn capa_program(
     (cfg!(unix) && is_file(packaged)).then(|| packaged.to_path_buf())
 }
 
-/// [`capa_program`] for this process (its `argv[0]` and `current_exe`, files on disk).
+/// [`capa_program`] for this process (its `argv[0]` and `current_exe`, files on disk). The name
+/// it was run by is resolved as `current_exe` is (symbolic links followed), so a `capa` reached
+/// through a linked directory is named by its real path; the package's wrapper is a file of
+/// its own, and stays itself.
 pub fn this_capa_program() -> Option<PathBuf> {
-    let invoked = std::env::args_os().next().map(PathBuf::from);
+    let invoked = std::env::args_os()
+        .next()
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .and_then(|p| p.canonicalize().ok());
     let exe = std::env::current_exe().ok()?;
     capa_program(invoked.as_deref(), &exe, Path::is_file)
 }

@@ -67,9 +67,13 @@ fn connect_and_disconnect_the_global_hub_from_the_terminal() {
     assert!(out.status.success(), "{}", stderr(&out));
     let value: Value =
         serde_json::from_str(&std::fs::read_to_string(&claude).expect("read")).expect("json");
+    // The program by its real path (target/ may be a link to the build cache).
+    let program = std::path::Path::new(env!("CARGO_BIN_EXE_capa"))
+        .canonicalize()
+        .expect("capa");
     assert_eq!(
         value["mcpServers"]["capa"]["command"],
-        env!("CARGO_BIN_EXE_capa")
+        program.display().to_string()
     );
     assert_eq!(
         value["mcpServers"]["capa"]["args"],

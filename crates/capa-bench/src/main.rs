@@ -62,6 +62,7 @@ async fn run() -> anyhow::Result<()> {
     let mut only_desktop = false;
     let mut only_speed = false;
     let mut only_search = false;
+    let mut only_package = false;
     let mut desktop_app: Option<PathBuf> = std::env::var_os("CAPA_DESKTOP_BIN").map(PathBuf::from);
     let mut deb: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
@@ -82,9 +83,10 @@ async fn run() -> anyhow::Result<()> {
             "--deb" => deb = Some(args.next().map(PathBuf::from).context("--deb FILE")?),
             "--only-speed" => only_speed = true,
             "--only-search" => only_search = true,
+            "--only-package" => only_package = true,
             "--help" | "-h" => {
                 println!(
-                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed | --only-search (print that section only)]"
+                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed | --only-search | --only-package (print that section only)]"
                 );
                 return Ok(());
             }
@@ -103,6 +105,11 @@ async fn run() -> anyhow::Result<()> {
     }
     if only_speed {
         print!("{}", report::execute(&speed::measure(&env).await?));
+        return Ok(());
+    }
+    if only_package {
+        let deb = deb.context("--only-package needs --deb FILE")?;
+        print!("{}", report::package(&package::measure(&deb)?));
         return Ok(());
     }
     if only_search {

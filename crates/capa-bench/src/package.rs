@@ -39,18 +39,23 @@ pub(crate) fn measure(deb: &Path) -> anyhow::Result<PackageSize> {
         deb_bytes,
         installed_kib,
         programs: programs(&listing),
-        model_bytes: bytes_under(&listing, "./usr/lib/Capabilities/models/"),
+        model_bytes: bytes_under(&listing, "usr/lib/Capabilities/models/"),
     })
 }
 
-/// The bytes of the files under `dir` in a `dpkg-deb -c` listing.
+/// The bytes of the files under `dir` (`usr/lib/…/`) in a `dpkg-deb -c` listing, whose paths
+/// may start with `./` or not (dpkg-deb lists an archive's paths as they were written).
 fn bytes_under(listing: &str, dir: &str) -> u64 {
     listing
         .lines()
         .filter_map(|line| {
             let mut fields = line.split_whitespace();
             let size: u64 = fields.nth(2)?.parse().ok()?;
-            fields.nth(2)?.starts_with(dir).then_some(size)
+            let path = fields.nth(2)?;
+            path.strip_prefix("./")
+                .unwrap_or(path)
+                .starts_with(dir)
+                .then_some(size)
         })
         .sum()
 }
@@ -78,7 +83,10 @@ fn programs(listing: &str) -> Vec<(String, u64)> {
             let mut fields = line.split_whitespace();
             let size = fields.nth(2)?.parse().ok()?;
             let path = fields.nth(2)?;
-            let name = path.strip_prefix("./usr/bin/")?;
+            let name = path
+                .strip_prefix("./")
+                .unwrap_or(path)
+                .strip_prefix("usr/bin/")?;
             (!name.is_empty()).then(|| (name.to_owned(), size))
         })
         .collect()
@@ -94,8 +102,23 @@ mod tests {
             -rw-r--r-- root/root      612 2026-12-02 01:56 ./usr/lib/Capabilities/models/m/config.json\n\
             -rw-r--r-- root/root      700 2026-12-02 01:56 ./usr/lib/Capabilities/ui/index.html\n";
         assert_eq!(
-            bytes_under(listing, "./usr/lib/Capabilities/models/"),
+            bytes_under(listing, "usr/lib/Capabilities/models/"),
             90_868_988
+        );
+        // As this machine's dpkg-deb lists a Tauri-built package: without the `./`.
+        let bare = "-rw-r--r-- root/root 69039040 2026-12-06 09:20 usr/lib/Capabilities/models/m/model.safetensors\n\
+            -rwxr-xr-x root/root 77485800 2026-12-06 09:20 usr/bin/capabilities-desktop\n\
+            -rwxr-xr-x root/root      420 2026-12-06 09:20 usr/bin/capa\n";
+        assert_eq!(
+            bytes_under(bare, "usr/lib/Capabilities/models/"),
+            69_039_040
+        );
+        assert_eq!(
+            programs(bare),
+            [
+                ("capabilities-desktop".to_owned(), 77_485_800),
+                ("capa".to_owned(), 420)
+            ]
         );
     }
 

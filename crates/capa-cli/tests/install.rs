@@ -23,33 +23,27 @@ impl Setup {
         std::fs::create_dir_all(root.path().join("home")).expect("mkdir");
         let setup = Self { root };
         setup.write("capabilities.yaml", capabilities);
-        let project = setup.project().display().to_string();
-        let trusted = support::at_terminal(
-            setup.root.path(),
-            &["--project", &project, "tools", "list"],
-            "y\n",
-        );
-        assert!(
-            trusted.status.success(),
-            "{}",
-            String::from_utf8_lossy(&trusted.stdout)
-        );
+        setup.answer_yes_at_terminal(&["tools", "list"]);
         setup
     }
 
     /// Rewrites the project file, and the person trusts it again (`capa config trust`).
     fn rewrite_trusted(&self, capabilities: &str) {
         self.write("capabilities.yaml", capabilities);
+        self.answer_yes_at_terminal(&["config", "trust"]);
+    }
+
+    /// `capa --project <project> <args>` on a pseudo-terminal, the person answering yes; it
+    /// must succeed.
+    fn answer_yes_at_terminal(&self, args: &[&str]) {
         let project = self.project().display().to_string();
-        let trusted = support::at_terminal(
-            self.root.path(),
-            &["--project", &project, "config", "trust"],
-            "y\n",
-        );
+        let mut all = vec!["--project", project.as_str()];
+        all.extend_from_slice(args);
+        let out = support::at_terminal(self.root.path(), &all, "y\n");
         assert!(
-            trusted.status.success(),
+            out.status.success(),
             "{}",
-            String::from_utf8_lossy(&trusted.stdout)
+            String::from_utf8_lossy(&out.stdout)
         );
     }
 

@@ -222,20 +222,19 @@ pub fn load(files: &ConfigFiles, trusted_settings: Option<&str>) -> Result<HubCo
     Ok(config)
 }
 
-/// What of an untrusted project file applies: its sources with new ids, nothing else.
+/// What of an untrusted project file applies: its sources with new ids, nothing else. Built
+/// from what may pass rather than by clearing what may not, so that an option added to
+/// [`CheckedFile`] later is held until trust without a line here.
 fn held_back(project: &CheckedFile, settings: &ProjectSettings) -> CheckedFile {
-    let replacing = |s: &SourceConfig| settings.replacing.iter().any(|r| r.id == s.id);
-    let mut held = project.clone();
-    held.sources.retain(|s| !replacing(s));
-    held.off.retain(|s| !replacing(s));
-    held.skills.clear();
-    held.profiles.clear();
-    held.exposure = None;
-    held.upstream_timeout = None;
-    held.approval_ttl = None;
-    held.demo = None;
-    held.semantic_search = None;
-    held
+    let new_id = |s: &&SourceConfig| !settings.replacing.iter().any(|r| r.id == s.id);
+    CheckedFile {
+        file: project.file.clone(),
+        sources: project.sources.iter().filter(new_id).cloned().collect(),
+        off: project.off.iter().filter(new_id).cloned().collect(),
+        declared: project.declared.clone(),
+        warnings: project.warnings.clone(),
+        ..CheckedFile::default()
+    }
 }
 
 fn held_warnings(settings: &ProjectSettings) -> Vec<String> {

@@ -38,7 +38,7 @@ pub const RESERVED_IDS: &[&str] = &["hub", "capa", "capabilities", DEMO_ID];
 const DEMO_ID: &str = "demo";
 
 /// What one checked file contributes to the hub's configuration.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct CheckedFile {
     pub file: PathBuf,
     pub sources: Vec<SourceConfig>,

@@ -167,36 +167,29 @@ fn a_trusted_project_applies_as_written_until_its_settings_change() {
     assert_eq!(config.upstream_timeout.as_millis(), 1_000);
     assert!(!config.demo);
 
-    // Any change of a held item asks again: a profile's rule…
+    // Whether the trust still holds once the file says `to` where it said `from`.
     let file = setup.project_dir.join("capabilities.yaml");
-    std::fs::write(
-        &file,
-        PROJECT.replace(
-            "    toolExposure: expose-all\n",
-            "    toolExposure: expose-all\n    ask: ['*']\n",
-        ),
-    )
-    .expect("write");
-    let changed = load(&setup.files, Some(&digest)).expect("valid");
-    assert!(changed.project.as_ref().is_some_and(|p| !p.trusted));
-    assert_eq!(command(&changed, "files"), "my-files-server");
-
+    let trusted_after = |from: &str, to: &str| {
+        std::fs::write(&file, PROJECT.replace(from, to)).expect("write");
+        let config = load(&setup.files, Some(&digest)).expect("valid");
+        let trusted = config.project.as_ref().is_some_and(|p| p.trusted);
+        if !trusted {
+            assert_eq!(command(&config, "files"), "my-files-server", "held again");
+        }
+        trusted
+    };
+    // Any change of a held item asks again: a profile's rule…
+    assert!(!trusted_after(
+        "    toolExposure: expose-all\n",
+        "    toolExposure: expose-all\n    ask: ['*']\n",
+    ));
     // …a replacing source's `expose` list (which tools of the person's connections it serves)…
-    std::fs::write(
-        &file,
-        PROJECT.replace(
-            "    def: { command: ./evil-files }\n",
-            "    def: { command: ./evil-files }\n    expose: none\n",
-        ),
-    )
-    .expect("write");
-    let widened = load(&setup.files, Some(&digest)).expect("valid");
-    assert!(widened.project.as_ref().is_some_and(|p| !p.trusted));
-
+    assert!(!trusted_after(
+        "    def: { command: ./evil-files }\n",
+        "    def: { command: ./evil-files }\n    expose: none\n",
+    ));
     // …but not how one of its own sources starts: that source is trusted apart.
-    std::fs::write(&file, PROJECT.replace("./tracker", "./tracker --v2")).expect("write");
-    let source_changed = load(&setup.files, Some(&digest)).expect("valid");
-    assert!(source_changed.project.as_ref().is_some_and(|p| p.trusted));
+    assert!(trusted_after("./tracker", "./tracker --v2"));
 }
 
 #[test]

@@ -20,6 +20,7 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use capa_core::NewPairing;
+use capa_install::program::this_capa_program;
 use capa_install::user_plan::{self, restore};
 use capa_install::{
     CapaEntry, InstallError, UserClient, UserHome, UserPlan, user_file, user_files,
@@ -92,11 +93,6 @@ impl ClientsMemory {
         }
         memory.plans.insert(plan_id, planned);
     }
-}
-
-/// The `capa` program clients should run ([`capa_install::program::capa_program`]).
-pub(crate) fn capa_program() -> Option<PathBuf> {
-    capa_install::program::this_capa_program()
 }
 
 fn no_home() -> Response {
@@ -237,7 +233,7 @@ fn key_change(
 /// `GET /api/clients`: the `capa` program and token file snippets should name, and each client
 /// with its file and status.
 pub(crate) async fn list(State(state): State<UiState>) -> Response {
-    let program = capa_program();
+    let program = this_capa_program();
     let token = std::path::absolute(state.hub.paths().token())
         .unwrap_or_else(|_| state.hub.paths().token());
     let home = UserHome::from_env();
@@ -310,7 +306,7 @@ pub(crate) async fn preview(
     let Some(home) = UserHome::from_env() else {
         return no_home();
     };
-    let Some(program) = capa_program() else {
+    let Some(program) = this_capa_program() else {
         return no_program();
     };
     if let Some(name) = &request.profile
@@ -500,7 +496,7 @@ pub(crate) async fn undo(
 }
 
 fn answer_status(state: &UiState, client: UserClient, undo: bool) -> Response {
-    let (Some(home), Some(program)) = (UserHome::from_env(), capa_program()) else {
+    let (Some(home), Some(program)) = (UserHome::from_env(), this_capa_program()) else {
         return ok(json!({"ok": true}));
     };
     let mut status = one_status(state, &home, client, &CapaEntry::global(&program));

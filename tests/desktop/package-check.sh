@@ -33,9 +33,9 @@ for file in usr/bin/capabilities-desktop \
   grep -qE "[ /]$file\$" <<<"$contents" || fail "/$file is not in the package"
 done
 grep -q 'usr/lib/Capabilities/ui/assets/index-.*\.js$' <<<"$contents" || fail "the UI's script is not in the package"
-# The form the hub uses (scripts/model-f16.py): the encoder's dense weights in f16.
+# The form the hub uses (scripts/model-pack.py): dense weights in f16, the vocabulary in Q8_0.
 size=$(awk -v f="$model/model.safetensors" '$NF == f || $NF == "./" f { print $3 }' <<<"$contents")
-[ "$size" = 69039040 ] || fail "/$model/model.safetensors is $size bytes, not 69039040 (the f16 form)"
+[ "$size" = 34610224 ] || fail "/$model/model.safetensors is $size bytes, not 34610224 (the packed form)"
 depends=$(dpkg-deb -f "$deb" Depends)
 grep -q 'libwebkit2gtk-4.1' <<<"$depends" || fail "Depends lacks libwebkit2gtk-4.1: $depends"
 
@@ -48,9 +48,9 @@ cleanup() {
 trap cleanup EXIT
 dpkg-deb -x "$deb" "$root/pkg"
 # Every model file the package carries matches the sums scripts/setup checked it against, and
-# model.safetensors is the recorded conversion (scripts/setup's model_f16_sha256).
+# model.safetensors is the recorded conversion (scripts/setup's model_packed_sha256).
 (cd "$root/pkg/$model" && sha256sum --check --quiet --strict SHA256SUMS) || fail "the model files in /$model do not match its SHA256SUMS"
-grep -qx 'eb30479581daff8120920fe4f89ba6d8f55afe6bd8337b213ee0a36f11898be7  model.safetensors' "$root/pkg/$model/SHA256SUMS" \
+grep -qx 'e23f084b05c4f5903c2c667f9045211af723390c3f7ba00b38f347f0cc0dffd6  model.safetensors' "$root/pkg/$model/SHA256SUMS" \
   || fail "/$model/SHA256SUMS does not record the expected model.safetensors"
 # A stripped binary has no symbol table (`.symtab`) left.
 if readelf -S "$root/pkg/usr/bin/capabilities-desktop" | grep -q '\.symtab'; then fail "/usr/bin/capabilities-desktop is not stripped"; fi

@@ -4,7 +4,7 @@
 //! Written against candle's tensors rather than taken from candle-transformers: that crate
 //! carries a hundred other models, which would double the build of a crate that needs one.
 
-use candle_core::quantized::{GgmlDType, QTensor};
+use candle_core::quantized::{GgmlDType, QStorage, QTensor};
 use candle_core::{D, DType, Device, Module, Result, Storage, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm};
 use serde::Deserialize;
@@ -44,11 +44,7 @@ impl Embeddings {
             // never multiplied: kept in 8 bits (blocks of 32 values sharing one scale), it is
             // 12 MiB instead of 45, and each looked-up row is widened back to f32 before any
             // arithmetic. Vectors stay within 1e-4 of the float64 reference (tests/model.rs).
-            words: QTensor::quantize(
-                &vb.pp("word_embeddings")
-                    .get((config.vocab_size, config.hidden_size), "weight")?,
-                GgmlDType::Q8_0,
-            )?,
+            words: words_q8_0(&vb.pp("word_embeddings"), config)?,
             positions: embedding(
                 config.max_position_embeddings,
                 config.hidden_size,
@@ -82,6 +78,40 @@ impl Embeddings {
         self.norm.forward(&sum)
     }
 }
+
+/// The vocabulary's table in `Q8_0` blocks: read as such from a packed file (scripts/model-pack.py
+/// writes the blocks this would make, under `q8_0`), else quantised from the original's f32.
+fn words_q8_0(vb: &VarBuilder, config: &BertConfig) -> Result<QTensor> {
+    let (rows, width) = (config.vocab_size, config.hidden_size);
+    if !vb.contains_tensor(PACKED_WORDS) {
+        return QTensor::quantize(&vb.get((rows, width), "weight")?, GgmlDType::Q8_0);
+    }
+    let dtype = GgmlDType::Q8_0;
+    let blocks = vb.get_unchecked_dtype(PACKED_WORDS, DType::U8)?;
+    let expected = (rows, width / dtype.block_size() * dtype.type_size());
+    // Checked here, not by candle: its loader trusts the length and alignment it is given.
+    if width % dtype.block_size() != 0 || blocks.dims2()? != expected {
+        candle_core::bail!(
+            "{PACKED_WORDS} is {:?}, not {expected:?} (Q8_0 blocks of a {rows} x {width} table)",
+            blocks.dims()
+        );
+    }
+    let bytes = blocks.flatten_all()?.to_vec1::<u8>()?;
+    // A block starts with its f16 scale: candle reads the bytes as blocks in place, so they
+    // must be 2-aligned (every allocator here aligns to 16 or more; checked, not assumed).
+    if bytes
+        .as_ptr()
+        .align_offset(std::mem::align_of::<half::f16>())
+        != 0
+    {
+        candle_core::bail!("{PACKED_WORDS}: the blocks' buffer is not aligned for f16 scales");
+    }
+    let storage = QStorage::from_data(std::borrow::Cow::Borrowed(&bytes), &device(), dtype)?;
+    QTensor::new(storage, (rows, width))
+}
+
+/// The name `scripts/model-pack.py` stores the vocabulary's `Q8_0` blocks under.
+const PACKED_WORDS: &str = "q8_0";
 
 /// A linear layer whose weights are held in f16: half the memory of f32 (the encoder's six
 /// layers are 42 MiB in f32) and half the bytes a query's pass reads. A query's few tokens go
@@ -261,4 +291,68 @@ pub(crate) fn mean_pool_normalised(states: &Tensor, attention: &Tensor) -> Resul
 /// The CPU: the only device the hub uses.
 pub(crate) fn device() -> Device {
     Device::Cpu
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn config(vocab_size: usize, hidden_size: usize) -> BertConfig {
+        BertConfig {
+            vocab_size,
+            hidden_size,
+            num_hidden_layers: 1,
+            num_attention_heads: 1,
+            intermediate_size: hidden_size,
+            max_position_embeddings: 8,
+            type_vocab_size: 1,
+            layer_norm_eps: 1e-12,
+            hidden_act: gelu(),
+        }
+    }
+
+    fn builder(tensors: Vec<(&str, Tensor)>) -> VarBuilder<'static> {
+        let map: HashMap<String, Tensor> = tensors
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
+        VarBuilder::from_tensors(map, DType::F32, &device())
+    }
+
+    #[test]
+    fn packed_blocks_are_the_blocks_quantising_the_original_makes() {
+        let values: Vec<f32> = (0..4 * 64)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+            .collect();
+        let original = Tensor::from_vec(values, (4, 64), &device()).expect("tensor");
+        let quantised = QTensor::quantize(&original, GgmlDType::Q8_0).expect("quantises");
+        let blocks = quantised.data().expect("raw blocks").to_vec();
+        assert_eq!(blocks.len(), 4 * 2 * 34);
+        let packed = Tensor::from_vec(blocks, (4, 68), &device()).expect("tensor");
+        let words = words_q8_0(&builder(vec![(PACKED_WORDS, packed)]), &config(4, 64))
+            .expect("loads the packed table");
+        let a = words.dequantize(&device()).expect("dequantises");
+        let b = quantised.dequantize(&device()).expect("dequantises");
+        let (a, b) = (
+            a.flatten_all()
+                .and_then(|t| t.to_vec1::<f32>())
+                .expect("values"),
+            b.flatten_all()
+                .and_then(|t| t.to_vec1::<f32>())
+                .expect("values"),
+        );
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+
+    #[test]
+    fn a_packed_table_of_the_wrong_size_is_refused_not_read() {
+        for (rows, width) in [(4, 67), (3, 68), (5, 68)] {
+            let bytes = Tensor::zeros((rows, width), DType::U8, &device()).expect("tensor");
+            let error = words_q8_0(&builder(vec![(PACKED_WORDS, bytes)]), &config(4, 64))
+                .expect_err("a table of another size is refused");
+            assert!(error.to_string().contains("Q8_0 blocks"), "{error}");
+        }
+    }
 }

@@ -3,8 +3,13 @@
 use capa_embed::{DIMENSIONS, Embedder, Located, cosine};
 
 fn model() -> Option<Embedder> {
+    original_dir().map(|dir| Embedder::load(&dir).expect("the model loads"))
+}
+
+/// The original model's directory, or `None` to skip.
+fn original_dir() -> Option<std::path::PathBuf> {
     match located() {
-        Located::Found(dir) => Some(Embedder::load(&dir).expect("the model loads")),
+        Located::Found(dir) => Some(dir),
         Located::Missing { searched } => {
             assert!(
                 std::env::var_os("CAPA_REQUIRE_ALL").is_none(),
@@ -86,39 +91,139 @@ fn vectors_match_an_independent_computation() {
     }
 }
 
-/// The package's copy (scripts/model-f16.py, which scripts/setup runs): the dense weights already
-/// rounded to f16 as the hub rounds them, so the hub's vectors are bit for bit the same.
+/// The package's copy (scripts/model-pack.py, which scripts/setup runs): the dense weights already
+/// rounded to f16 and the vocabulary's table already in `Q8_0` blocks, as the hub makes them from
+/// the original, so the hub's vectors are bit for bit the same.
 #[test]
-fn the_packaged_f16_model_gives_the_same_vectors_bit_for_bit() {
+fn the_packed_model_gives_the_same_vectors_bit_for_bit() {
     let Some(original) = model() else { return };
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/all-MiniLM-L6-v2-f16");
-    if !dir.join("model.safetensors").is_file() {
-        assert!(
-            std::env::var_os("CAPA_REQUIRE_ALL").is_none(),
-            "CAPA_REQUIRE_ALL is set but {} is missing; run scripts/setup",
-            dir.display()
-        );
-        eprintln!("skipped: no f16 model (run scripts/setup)");
-        return;
-    }
-    let packaged = Embedder::load(&dir).expect("the f16 model loads");
+    let Some(dir) = packed_dir() else { return };
+    let packed = Embedder::load(&dir).expect("the packed model loads");
     // Longer than the few-token path: candle's product on widened weights.
     let long =
         "search the web for recent news about the weather in Paris and summarise it ".repeat(3);
-    let texts: [&str; 3] = [
-        "create an issue in a repository",
-        "list the files of a directory",
-        &long,
+    let mut texts: Vec<String> = vec![
+        "create an issue in a repository".into(),
+        "list the files of a directory".into(),
+        long,
     ];
+    // Rows from all over the vocabulary's table, each a block of scales and bytes: every 13th
+    // word of the vocabulary, in texts of 100.
+    texts.extend(vocabulary_sample(&dir.join("tokenizer.json"), 13));
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     for batch in [&texts[..1], &texts[..]] {
         let a = original.embed(batch).expect("embeds");
-        let b = packaged.embed(batch).expect("embeds");
-        for (x, y) in a.iter().zip(&b) {
+        let b = packed.embed(batch).expect("embeds");
+        for (text, (x, y)) in batch.iter().zip(a.iter().zip(&b)) {
             let same = x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits());
-            assert!(same, "the f16 file changed a vector");
+            assert!(same, "the packed file changed the vector of {text:?}");
         }
     }
+}
+
+/// The packed file tensor by tensor against the original: every row of the vocabulary's table
+/// is the `Q8_0` blocks candle makes of it, every dense weight its f16 rounding, every other tensor
+/// the hub reads the same f32, and nothing else is kept.
+#[test]
+fn the_packed_file_holds_what_the_hub_makes_of_the_original() {
+    use candle_core::quantized::{GgmlDType, QTensor};
+    use candle_core::{DType, Device};
+    let (Some(original_dir), Some(dir)) = (original_dir(), packed_dir()) else {
+        return;
+    };
+    let load = |dir: &std::path::Path| {
+        candle_core::safetensors::load(dir.join("model.safetensors"), &Device::Cpu)
+            .expect("reads model.safetensors")
+    };
+    let (original, packed) = (load(&original_dir), load(&dir));
+    let bits = |t: &candle_core::Tensor| -> Vec<u8> {
+        let t = t.flatten_all().expect("flattens");
+        match t.dtype() {
+            DType::U8 => t.to_vec1::<u8>().expect("bytes"),
+            DType::F16 => (t.to_vec1::<half::f16>().expect("f16").iter())
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+            _ => (t.to_vec1::<f32>().expect("f32").iter())
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+        }
+    };
+    let mut kept = 0;
+    for (name, tensor) in &original {
+        let (packed_name, expected) = match name.as_str() {
+            "pooler.dense.weight" | "pooler.dense.bias" | "embeddings.position_ids" => {
+                assert!(!packed.contains_key(name), "{name} is kept but never read");
+                continue;
+            }
+            "embeddings.word_embeddings.weight" => {
+                let blocks = QTensor::quantize(tensor, GgmlDType::Q8_0).expect("quantises");
+                let blocks = blocks.data().expect("raw blocks").to_vec();
+                ("embeddings.word_embeddings.q8_0".to_owned(), blocks)
+            }
+            n if n.starts_with("encoder.layer.")
+                && n.ends_with(".weight")
+                && tensor.rank() == 2 =>
+            {
+                (
+                    name.clone(),
+                    bits(&tensor.to_dtype(DType::F16).expect("rounds")),
+                )
+            }
+            _ => (name.clone(), bits(tensor)),
+        };
+        let found = packed
+            .get(&packed_name)
+            .unwrap_or_else(|| panic!("{packed_name} is missing"));
+        assert!(
+            bits(found) == expected,
+            "{packed_name} is not what the hub makes of {name}"
+        );
+        kept += 1;
+    }
+    assert_eq!(
+        packed.len(),
+        kept,
+        "the packed file has tensors the original has not"
+    );
+}
+
+/// The package's form of the model (scripts/setup makes it), or `None` to skip.
+fn packed_dir() -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../models/all-MiniLM-L6-v2-packed");
+    if dir.join("model.safetensors").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CAPA_REQUIRE_ALL").is_none(),
+        "CAPA_REQUIRE_ALL is set but {} is missing; run scripts/setup",
+        dir.display()
+    );
+    eprintln!("skipped: no packed model (run scripts/setup)");
+    None
+}
+
+/// Every `step`th whole word of the tokenizer's vocabulary (no `##` pieces, no `[…]` markers),
+/// joined a hundred to a text.
+fn vocabulary_sample(tokenizer: &std::path::Path, step: usize) -> Vec<String> {
+    let file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tokenizer).expect("reads tokenizer.json"))
+            .expect("tokenizer.json is JSON");
+    let vocab = file["model"]["vocab"]
+        .as_object()
+        .expect("a WordPiece vocab");
+    let mut words: Vec<(&String, u64)> = vocab
+        .iter()
+        .filter(|(word, _)| !word.starts_with("##") && !word.starts_with('['))
+        .map(|(word, id)| (word, id.as_u64().unwrap_or(0)))
+        .collect();
+    words.sort_by_key(|(_, id)| *id);
+    let sample: Vec<&str> = words
+        .iter()
+        .step_by(step)
+        .map(|(w, _)| w.as_str())
+        .collect();
+    sample.chunks(100).map(|chunk| chunk.join(" ")).collect()
 }
 
 /// `CAPA_MODEL_DIR` when set, else the checkout's `models/`, where scripts/setup installs the

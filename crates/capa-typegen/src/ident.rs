@@ -87,14 +87,9 @@ pub(crate) fn is_identifier_name(name: &str) -> bool {
 
 /// The deterministic identifier form of a namespace or tool name: every character outside
 /// `[A-Za-z0-9_$]` becomes `_`, a leading digit (or an empty name) gets a `_` prefix, and a
-/// reserved word gets a trailing `_`. Names that already are identifiers come back unchanged.
-///
-/// ```
-/// assert_eq!(capa_typegen::js_identifier("get-sum"), "get_sum");
-/// assert_eq!(capa_typegen::js_identifier("tool.with.dots"), "tool_with_dots");
-/// assert_eq!(capa_typegen::js_identifier("2fa"), "_2fa");
-/// assert_eq!(capa_typegen::js_identifier("delete"), "delete_");
-/// ```
+/// reserved word gets a trailing `_`. Names that already are identifiers come back unchanged:
+/// `get-sum` → `get_sum`, `tool.with.dots` → `tool_with_dots`, `2fa` → `_2fa`, `delete` →
+/// `delete_` (the unit test below).
 pub fn js_identifier(name: &str) -> String {
     let mut out: String = name
         .chars()
@@ -201,6 +196,14 @@ pub(crate) fn quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_documented_examples() {
+        assert_eq!(js_identifier("get-sum"), "get_sum");
+        assert_eq!(js_identifier("tool.with.dots"), "tool_with_dots");
+        assert_eq!(js_identifier("2fa"), "_2fa");
+        assert_eq!(js_identifier("delete"), "delete_");
+    }
 
     #[test]
     fn reserved_list_is_sorted_for_binary_search() {

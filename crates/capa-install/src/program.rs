@@ -17,8 +17,10 @@ pub fn is_cli_name(path: &Path) -> bool {
 /// The `capa` program clients should run, from how this process was started: `invoked_as`
 /// (its `argv[0]`) when that is an absolute path named like the command line (the package's
 /// wrapper passes its own path), else `exe` (the running binary) when it is named so, else a
-/// `capa` beside `exe` (the app's package puts one there), else the package's `/usr/bin/capa`;
-/// `None` when none exists. `is_file` says whether a path is a file.
+/// `capa` beside `exe`, else the Linux package's `/usr/bin/capa`, else `exe` when it is the app
+/// (its packages for macOS and Windows have no `capa` of their own, and the app's binary is the
+/// command line when given a subcommand: `capabilities-desktop mcp`); `None` when none exists.
+/// `is_file` says whether a path is a file.
 pub fn capa_program(
     invoked_as: Option<&Path>,
     exe: &Path,
@@ -35,7 +37,17 @@ pub fn capa_program(
         return Some(beside);
     }
     let packaged = Path::new("/usr/bin/capa");
-    (cfg!(unix) && is_file(packaged)).then(|| packaged.to_path_buf())
+    if cfg!(unix) && is_file(packaged) {
+        return Some(packaged.to_path_buf());
+    }
+    is_app_name(exe).then(|| exe.to_path_buf())
+}
+
+/// The app's binary (`mainBinaryName` in src-tauri/tauri.conf.json), with or without `.exe`.
+pub const APP_NAME: &str = "capabilities-desktop";
+
+fn is_app_name(path: &Path) -> bool {
+    path.file_stem().is_some_and(|stem| stem == APP_NAME)
 }
 
 /// [`capa_program`] for this process (its `argv[0]` and `current_exe`, files on disk). The name
@@ -68,6 +80,21 @@ mod tests {
             files(&["/usr/bin/capa", "/usr/bin/capabilities-desktop"]),
         );
         assert_eq!(found.as_deref(), Some(Path::new("/usr/bin/capa")));
+    }
+
+    #[test]
+    fn the_app_without_a_capa_of_its_own_is_the_program_clients_run() {
+        for exe in [
+            "/Applications/Capabilities.app/Contents/MacOS/capabilities-desktop",
+            "C:/Program Files/Capabilities/capabilities-desktop.exe",
+        ] {
+            let found = capa_program(None, Path::new(exe), |p| p == Path::new(exe));
+            assert_eq!(found.as_deref(), Some(Path::new(exe)));
+        }
+        // Any other program (a test binary, the benchmarks) is not the command line.
+        let other = "/src/target/debug/deps/capa_install-0123";
+        let found = capa_program(None, Path::new(other), |p| p == Path::new(other));
+        assert_eq!(found, None);
     }
 
     #[test]

@@ -4,4 +4,6 @@
 
 mod http_limits;
 mod limits;
+// Kills a server with SIGKILL and watches it in `/proc`.
+#[cfg(target_os = "linux")]
 mod supervisor;

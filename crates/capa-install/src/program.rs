@@ -40,7 +40,7 @@ pub fn capa_program(
     if cfg!(unix) && is_file(packaged) {
         return Some(packaged.to_path_buf());
     }
-    is_app_name(exe).then(|| exe.to_path_buf())
+    (is_app_name(exe) && is_file(exe)).then(|| exe.to_path_buf())
 }
 
 /// The app's binary (`mainBinaryName` in src-tauri/tauri.conf.json), with or without `.exe`.
@@ -117,6 +117,9 @@ mod tests {
             packaged.as_deref(),
             cfg!(unix).then_some(Path::new("/usr/bin/capa"))
         );
+        // Without a capa, the app itself, which is the command line given a subcommand.
+        let itself = capa_program(Some(app), app, files(&["/opt/x/capabilities-desktop"]));
+        assert_eq!(itself.as_deref(), Some(app));
         assert_eq!(capa_program(Some(app), app, files(&[])), None);
     }
 

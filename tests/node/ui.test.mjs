@@ -227,6 +227,10 @@ describe('settings UI in the browser', { skip }, () => {
     await shot('runs');
     await go(`#/runs/${runId}`);
     await page.getByText(SUM_CODE).waitFor();
+    // The result is a tree with a Copy button, not raw JSON.
+    const tree = page.getByLabel('Result', { exact: true });
+    await tree.getByRole('button', { name: 'Copy' }).waitFor();
+    assert.ok(await tree.locator('.tree-leaf, details').count() > 0, 'the result renders as a tree');
     await shot('run');
   });
 
@@ -243,6 +247,13 @@ describe('settings UI in the browser', { skip }, () => {
     const after = await execute(client, { resume: paused.runId });
     assert.notEqual(after.status, 'awaiting_approval', JSON.stringify(after));
     assert.match(JSON.stringify(after), /denied/);
+
+    // The history says denied (the model saw `failed`), with the error in words.
+    await go(`#/runs/${paused.runId}`);
+    await page.locator('.badge.run-denied', { hasText: 'denied' }).waitFor();
+    await page.getByText('A call of this run was denied, so the run ended there.').waitFor();
+    await page.locator('.notice.error code', { hasText: 'denied' }).waitFor();
+    await shot('run-denied');
   });
 
   it('saves a connection on the Connections page; the secret is write-only and the source uses it', { skip: keychainSkip }, async () => {

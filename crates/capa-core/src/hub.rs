@@ -26,6 +26,7 @@ use crate::policy::Policy;
 use crate::redact::Redactor;
 use capa_domain::{Catalog, SharedCatalog, SourceTools, ToolDefinition};
 
+mod abandoned_runs;
 mod asking;
 mod connection_api;
 mod execute;
@@ -250,6 +251,9 @@ impl Hub {
             starting.settled(STARTUP_LIMIT).await;
             starting.started.send_replace(true);
         });
+        tokio::spawn(abandoned_runs::end_abandoned_runs_regularly(
+            Arc::downgrade(&hub),
+        ));
         if hub.config.exposure.mode == ExposureMode::Code {
             hub.prune_tool_vectors();
             tokio::spawn(lookup::keep_index_warm(Arc::downgrade(&hub)));

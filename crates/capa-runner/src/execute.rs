@@ -18,7 +18,7 @@ use crate::handles;
 use crate::host::RunHost;
 use crate::ownership::{Progress, progress};
 use crate::slots::{RunRefusal, RunSlots};
-use crate::{journal, prepare};
+use crate::{journal, prepare, settle};
 
 /// An `execute` request: exactly one of `code` and `resume`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -309,7 +309,7 @@ impl<G: Gateway> Runner<G> {
             Ok(json) => {
                 if let Err(e) = self.store().finish_run(
                     &envelope.run_id,
-                    envelope.status.run_state(),
+                    settle::ended_state(self.store(), envelope),
                     &json,
                     now_ms(),
                 ) {

@@ -24,6 +24,7 @@ pub mod journal;
 pub mod ownership;
 mod prepare;
 pub mod process;
+mod settle;
 mod slots;
 
 pub use context::RunnerContext;
@@ -35,4 +36,5 @@ pub use ids::new_approval_id;
 pub use journal::{call_digest, sources_of_run};
 pub use ownership::{Progress, interrupt_orphans, progress};
 pub use prepare::INLINE_CODE_BYTES;
+pub use settle::{RESUME_WINDOW_MS, settle_abandoned};
 pub use slots::{MAX_RUNS, RUN_SLOT_WAIT, RunRefusal, RunSlots};

@@ -13,18 +13,27 @@ pub enum RunState {
     AwaitingConnection,
     Completed,
     Failed,
+    /// Ended on a call a person denied: the refusal went uncaught, or the run was left
+    /// waiting after the denial past the resume window.
+    Denied,
+    /// Ended because a decision came too late or was never used: an approval nobody gave
+    /// within `approvalTtlMs`, or a run not resumed within the resume window after its inputs
+    /// were settled.
+    Expired,
     /// Its client cancelled or went away.
     Cancelled,
 }
 
 impl RunState {
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 9] = [
         Self::Running,
         Self::Interrupted,
         Self::AwaitingApproval,
         Self::AwaitingConnection,
         Self::Completed,
         Self::Failed,
+        Self::Denied,
+        Self::Expired,
         Self::Cancelled,
     ];
 
@@ -36,6 +45,8 @@ impl RunState {
             Self::AwaitingConnection => "awaiting_connection",
             Self::Completed => "completed",
             Self::Failed => "failed",
+            Self::Denied => "denied",
+            Self::Expired => "expired",
             Self::Cancelled => "cancelled",
         }
     }

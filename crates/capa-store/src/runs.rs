@@ -127,6 +127,40 @@ impl Store {
         Ok(())
     }
 
+    /// Runs paused for a person's input (an approval or a connection), oldest first.
+    pub fn paused_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+        let conn = self.conn()?;
+        let mut statement = conn.prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs
+             WHERE status IN ('awaiting_approval', 'awaiting_connection')
+             ORDER BY created_at_ms, id"
+        ))?;
+        let runs = statement
+            .query_map([], run_from_row)?
+            .collect::<Result<_, _>>()?;
+        Ok(runs)
+    }
+
+    /// Ends a paused run nobody resumed with `status` and `envelope`, if it is still paused at
+    /// attempt `attempts`: a resume that began meanwhile (in this hub or another on the same
+    /// data dir) wins. Returns whether it did.
+    pub fn settle_paused_run(
+        &self,
+        id: &str,
+        attempts: i64,
+        status: RunState,
+        envelope: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let changed = self.conn()?.execute(
+            "UPDATE runs SET status = ?3, envelope = ?4, updated_at_ms = ?5
+             WHERE id = ?1 AND attempts = ?2
+               AND status IN ('awaiting_approval', 'awaiting_connection')",
+            params![id, attempts, status, envelope, now_ms],
+        )?;
+        Ok(changed > 0)
+    }
+
     /// Marks a run as running another attempt (a resume that replays it) in `owner`, if it is
     /// still at attempt `attempts`: two hubs on one data dir may resume the same run, and only
     /// the first may replay it. Returns whether this one did.
@@ -412,5 +446,58 @@ mod tests {
         assert!(found(Some(RunState::Failed), None).is_empty());
         assert!(found(None, Some("dem")).is_empty());
         assert!(store.run("nope").expect("read").is_none());
+    }
+
+    #[test]
+    fn a_paused_run_is_settled_only_while_nobody_resumed_it() {
+        let store = Store::in_memory().expect("store");
+        let paused = |id: &str, status| RunRecord {
+            id: id.into(),
+            code: "return 1".into(),
+            seed: 1,
+            clock_start_ms: 0,
+            client: None,
+            status,
+            envelope: None,
+            attempts: 1,
+            created_at_ms: 1,
+            updated_at_ms: 1,
+            resumable: true,
+            owner: None,
+        };
+        store
+            .insert_run(&paused("run_a", RunState::AwaitingApproval))
+            .expect("insert");
+        store
+            .insert_run(&paused("run_b", RunState::Completed))
+            .expect("insert");
+        let ids: Vec<String> = store
+            .paused_runs()
+            .expect("paused")
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(ids, vec!["run_a"]);
+        assert!(
+            !store
+                .settle_paused_run("run_b", 1, RunState::Denied, "{}", 5)
+                .expect("settle"),
+            "an ended run stays as it ended"
+        );
+        assert!(
+            !store
+                .settle_paused_run("run_a", 0, RunState::Denied, "{}", 5)
+                .expect("settle"),
+            "a resume began meanwhile (another attempt)"
+        );
+        assert!(
+            store
+                .settle_paused_run("run_a", 1, RunState::Denied, "{\"x\":1}", 5)
+                .expect("settle")
+        );
+        let run = store.run("run_a").expect("read").expect("present");
+        assert_eq!(run.status, RunState::Denied);
+        assert_eq!(run.envelope.as_deref(), Some("{\"x\":1}"));
+        assert!(store.paused_runs().expect("paused").is_empty());
     }
 }

@@ -11,6 +11,8 @@ export const TIME_WINDOWS: { value: TimeWindow; label: string; ms: number | null
 export const RUN_STATUSES = [
   'completed',
   'failed',
+  'denied',
+  'expired',
   'awaiting_approval',
   'awaiting_connection',
   'running',

@@ -5,6 +5,7 @@ import { clear, errorText, formatTime, h, notice } from '../lib/dom';
 import { decisionText, filterFromParams, filterToParams, RUN_STATUSES, TIME_WINDOWS } from '../lib/runs';
 import { previewElement } from './approval-card';
 import { keptResultsSection } from './run-handles';
+import { resultTree } from './result-tree';
 import type { Page, PageContext } from './page';
 
 export function runsPage(ctx: PageContext): Page {
@@ -108,15 +109,7 @@ function runDetailPage({ backend }: PageContext, id: string): Page {
         h('dt', {}, 'Attempts'),
         h('dd', {}, String(run.attempts ?? '')),
       ),
-      ...(run.status === 'interrupted'
-        ? [
-            h(
-              'p',
-              { class: 'notice info' },
-              'Capabilities stopped while this run was executing. The model goes on with it by resuming the run; calls that were in flight when it stopped are not made again unless the tool only reads.',
-            ),
-          ]
-        : []),
+      ...(STATE_NOTES[run.status] ? [h('p', { class: 'notice info' }, STATE_NOTES[run.status])] : []),
       h('h3', {}, 'Code'),
       h('pre', { class: 'code' }, run.code ?? '(not kept)'),
       h('h3', {}, 'Calls'),
@@ -145,7 +138,7 @@ function runDetailPage({ backend }: PageContext, id: string): Page {
         : h('p', { class: 'empty' }, 'No calls.'),
       ...(run.logs?.length ? [h('h3', {}, 'Logs'), h('pre', { class: 'code' }, run.logs.join('\n'))] : []),
       h('h3', {}, 'Result'),
-      previewElement('result' in envelope ? envelope.result : 'error' in envelope ? envelope.error : envelope),
+      resultSection(envelope),
       ...keptResultsSection(backend, run),
       h('h3', {}, 'Approvals'),
       run.approvals?.length
@@ -182,3 +175,27 @@ function runDetailPage({ backend }: PageContext, id: string): Page {
   return { title: `Run ${id}`, element, refresh };
 }
 
+
+/** What a person should know about a run in this state, beside its badge. */
+const STATE_NOTES: Record<string, string> = {
+  interrupted:
+    'Capabilities stopped while this run was executing. The model goes on with it by resuming the run; calls that were in flight when it stopped are not made again unless the tool only reads.',
+  denied: 'A call of this run was denied, so the run ended there. Nothing after the denied call ran.',
+  expired:
+    'This run ended unfinished: an approval came too late, or the client did not come back within an hour of the decision. Nothing after that call ran; ask the model to start again if it is still needed.',
+};
+
+/** The run's result as a tree, or its error as sentences, or a line saying there is none. */
+function resultSection(envelope: Record<string, unknown>): HTMLElement {
+  const error = envelope.error as { code?: string; message?: string; hint?: string } | undefined;
+  if (error) {
+    return h(
+      'div',
+      { class: 'notice error', role: 'status' },
+      h('p', {}, h('code', {}, error.code ?? 'error'), `: ${error.message ?? ''}`),
+      error.hint ? h('p', {}, error.hint) : null,
+    );
+  }
+  if ('result' in envelope) return resultTree(envelope.result, 'Result');
+  return h('p', { class: 'empty' }, 'No result.');
+}

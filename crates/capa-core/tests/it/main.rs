@@ -17,6 +17,7 @@ mod lookup;
 mod oauth;
 mod policies;
 mod policy_rules;
+mod run_states;
 mod sandbox_bounds;
 mod secrets;
 mod skills;

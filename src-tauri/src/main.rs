@@ -1,7 +1,7 @@
 //! The Capabilities desktop app: hosts the same hub as `capa hub serve` (same data dir,
 //! configuration and HTTP endpoint, discovery file for `capa mcp`), and adds a tray, approval
 //! popups and a settings window over the hub's web UI. Thin: the hub's logic lives in crates/.
-//! It is also the `capa` command line ([`runs_as_cli`]), so the package carries the hub's code
+//! It is also the `capa` command line ([`capa_install::running::runs_as_cli`]), so the package carries the hub's code
 //! once: `/usr/bin/capa` and `/usr/bin/capabilities` run this binary under those names.
 
 // No console window on Windows release builds.
@@ -36,6 +36,7 @@ use tauri::{Manager, RunEvent, WindowEvent};
 
 use capa_core::HubPaths;
 use capa_host::{HostError, HostOptions, Hosted};
+use capa_install::running::RunningProgram;
 use capa_server::ServeError;
 
 use desktop::Desktop;
@@ -63,21 +64,8 @@ struct Args {
     background: bool,
 }
 
-/// Whether this run is the `capa` command line rather than the app: run under one of the
-/// command line's names (the package's `/usr/bin/capa` passes its own), or with a subcommand
-/// (`capabilities-desktop mcp`: the app itself takes options only).
-fn runs_as_cli(args: &[std::ffi::OsString]) -> bool {
-    let named = args
-        .first()
-        .is_some_and(|program| capa_install::program::is_cli_name(std::path::Path::new(program)));
-    let subcommand = args
-        .get(1)
-        .is_some_and(|first| !first.to_string_lossy().starts_with('-'));
-    named || subcommand
-}
-
 fn main() -> ExitCode {
-    if runs_as_cli(&std::env::args_os().take(2).collect::<Vec<_>>()) {
+    if capa_install::running::runs_as_cli(&std::env::args_os().take(2).collect::<Vec<_>>()) {
         #[cfg(windows)]
         console::attach_to_parent();
         return capa_cli::main();
@@ -205,10 +193,9 @@ fn no_gl_in_the_app_process() {}
 fn host(options: HostOptions, redactor: Arc<Redactor>) -> anyhow::Result<Hosted> {
     let hosted = match tauri::async_runtime::block_on(capa_host::serve(options, redactor)) {
         Ok(hosted) => hosted,
-        Err(HostError::AlreadyRunning { url, data_dir }) => anyhow::bail!(
-            "a hub is already running at {url} for this data dir ({}), probably `capa hub serve`; stop it first (the app hosts the hub itself), or set CAPA_DATA_DIR for a second one",
-            data_dir.display()
-        ),
+        Err(HostError::AlreadyRunning { url, data_dir, pid }) => {
+            return Err(already_running(&url, &data_dir, pid));
+        }
         Err(
             HostError::Bind { addr, source } | HostError::Serve(ServeError::Bind { addr, source }),
         ) => return Err(port_taken(addr, &source)),
@@ -221,6 +208,24 @@ fn host(options: HostOptions, redactor: Arc<Redactor>) -> anyhow::Result<Hosted>
         hosted.token_file.display()
     );
     Ok(hosted)
+}
+
+/// Why the app cannot start beside the hub process `pid`: said of the app itself when that is
+/// what runs (a second launch that could not hand over to the first: no D-Bus session).
+fn already_running(url: &str, data_dir: &std::path::Path, pid: u32) -> anyhow::Error {
+    match capa_install::running::running_program(pid) {
+        Some(RunningProgram::App) => anyhow::anyhow!(
+            "Capabilities is already running (process {pid}), in the tray or as its own window; this second launch could not bring it forward (no D-Bus session). Open its settings with `capa ui`, or quit it and start again"
+        ),
+        Some(RunningProgram::CommandLine) => anyhow::anyhow!(
+            "`capa hub serve` (process {pid}) already serves this data dir ({}) at {url}; stop it first (the app hosts the hub itself), or set CAPA_DATA_DIR for a second one",
+            data_dir.display()
+        ),
+        None => anyhow::anyhow!(
+            "a hub (process {pid}) is already running at {url} for this data dir ({}); stop it first (the app hosts the hub itself), or set CAPA_DATA_DIR for a second one",
+            data_dir.display()
+        ),
+    }
 }
 
 fn port_taken(addr: SocketAddr, error: &std::io::Error) -> anyhow::Error {
@@ -278,32 +283,4 @@ fn start(
         windows::open_settings(&handle)?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use std::ffi::OsString;
-
-    use super::runs_as_cli;
-
-    fn args(list: &[&str]) -> Vec<OsString> {
-        list.iter().map(OsString::from).collect()
-    }
-
-    #[test]
-    fn the_binary_is_the_command_line_under_its_names_or_with_a_subcommand() {
-        assert!(runs_as_cli(&args(&["/usr/bin/capa", "mcp"])));
-        assert!(runs_as_cli(&args(&["/usr/bin/capabilities"])));
-        assert!(runs_as_cli(&args(&["capa", "--version"])));
-        assert!(runs_as_cli(&args(&[
-            "/usr/bin/capabilities-desktop",
-            "mcp"
-        ])));
-        assert!(!runs_as_cli(&args(&["/usr/bin/capabilities-desktop"])));
-        assert!(!runs_as_cli(&args(&[
-            "/usr/bin/capabilities-desktop",
-            "--background"
-        ])));
-        assert!(!runs_as_cli(&args(&[])));
-    }
 }

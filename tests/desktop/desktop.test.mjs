@@ -104,7 +104,7 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
       // Same data dir: the hub that runs is named.
       const same = await run(APP, ['--config', configFile, '--http', '127.0.0.1:0'], sandbox.env);
       assert.equal(same.code, 1, same.out);
-      assert.match(same.out, /a hub is already running at http:\/\/127\.0\.0\.1:\d+ for this data dir/, same.out);
+      assert.match(same.out, /`capa hub serve` \(process \d+\) already serves this data dir \(.*\) at http:\/\/127\.0\.0\.1:\d+/, same.out);
       // Another data dir, same port: the port is named.
       const other = await makeSandbox('capa-desktop-other-');
       const taken = await run(APP, ['--config', configFile, '--http', `127.0.0.1:${port}`], {
@@ -256,6 +256,15 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     await wd.switchTo(settings);
     assert.ok((await wd.url()).startsWith(`${info.url}/app/`));
     await waitFor('the hub still serving', async () => (await wd.invoke('state')).sources.length > 0);
+    // Without a D-Bus session a second launch cannot hand over; it names the app that runs,
+    // not a `capa hub serve` that is not there (issue 41).
+    const blind = await run(APP, ['--config', configFile, '--http', `127.0.0.1:${port}`], {
+      ...sandbox.env,
+      DBUS_SESSION_BUS_ADDRESS: `unix:path=${path.join(sandbox.root, 'no-bus')}`,
+    }, 20000);
+    assert.equal(blind.code, 1, blind.out);
+    assert.match(blind.out, /Capabilities is already running \(process \d+\), in the tray or as its own window/, blind.out);
+    assert.doesNotMatch(blind.out, /capa hub serve/, blind.out);
 
     // A real client's run pauses on the destructive call; a popup opens for it.
     client = await connectHttp({ mcpUrl: `${info.url}/mcp`, token }, { name: 'e2e-desktop' });

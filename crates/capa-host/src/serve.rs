@@ -37,8 +37,12 @@ pub struct HostOptions {
 #[non_exhaustive]
 pub enum HostError {
     /// A hub already serves this data dir (it proved itself through its discovery file).
-    #[error("a hub is already running at {url} for this data dir ({})", data_dir.display())]
-    AlreadyRunning { url: String, data_dir: PathBuf },
+    #[error("a hub is already running at {url} for this data dir ({}), process {pid}", data_dir.display())]
+    AlreadyRunning {
+        url: String,
+        data_dir: PathBuf,
+        pid: u32,
+    },
     /// The address could not be bound before start-up ([`HostOptions::check_port_first`]).
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -119,6 +123,7 @@ pub async fn serve(options: HostOptions, redactor: Arc<Redactor>) -> Result<Host
         return Err(HostError::AlreadyRunning {
             url: running.url,
             data_dir: paths.data_dir.clone(),
+            pid: running.pid,
         });
     }
     if options.check_port_first

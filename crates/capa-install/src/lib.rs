@@ -32,6 +32,7 @@ pub mod json_splice;
 pub mod plan;
 pub mod program;
 pub mod review;
+pub mod running;
 #[cfg(test)]
 mod test_support;
 pub mod user;

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use capa_core::{Choice, HubPaths, Redactor};
 use capa_host::{HostError, HostOptions, HubClient, HubProbe, RemoteHub, RunningHub, Silence};
+use capa_install::running::RunningProgram;
 use serde::Serialize;
 
 use crate::cli::{GlobalArgs, HubCommand};
@@ -64,10 +65,17 @@ async fn serve(
     }
     let hosted = match capa_host::serve(options, redactor).await {
         Ok(hosted) => hosted,
-        Err(HostError::AlreadyRunning { url, data_dir }) => anyhow::bail!(
-            "a hub is already running at {url} for this data dir ({}); stop it first, or set CAPA_DATA_DIR for a second one",
-            data_dir.display()
-        ),
+        Err(HostError::AlreadyRunning { url, data_dir, pid }) => {
+            if capa_install::running::running_program(pid) == Some(RunningProgram::App) {
+                anyhow::bail!(
+                    "the Capabilities app (process {pid}) already hosts the hub for this data dir at {url}; clients reach it as they would reach this one, so there is nothing to start (quit the app first to serve from here instead)"
+                );
+            }
+            anyhow::bail!(
+                "a hub is already running at {url} for this data dir ({}), process {pid}; stop it first, or set CAPA_DATA_DIR for a second one",
+                data_dir.display()
+            )
+        }
         Err(e) => return Err(e.into()),
     };
     eprintln!(

@@ -20,9 +20,10 @@ async fn a_hosted_hub_is_published_and_a_second_one_for_the_same_data_dir_is_ref
 
     let any: SocketAddr = "127.0.0.1:0".parse().expect("addr");
     match capa_host::serve(options(&place, any), Redactor::new()).await {
-        Err(HostError::AlreadyRunning { url, data_dir }) => {
+        Err(HostError::AlreadyRunning { url, data_dir, pid }) => {
             assert_eq!(url, hosted.base_url);
             assert_eq!(data_dir, place.paths.data_dir);
+            assert_eq!(pid, std::process::id());
         }
         other => panic!("a second hub started: {other:?}"),
     }

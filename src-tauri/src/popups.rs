@@ -334,16 +334,15 @@ impl Popups {
         };
         match next {
             Some(run) => {
-                self.show(app, &run, true)?;
+                self.show(app, &run)?;
                 Ok(Some(run))
             }
             None => Ok(None),
         }
     }
 
-    /// Opens the popup of `run_id` (the warm one when it is ready, else a new window); `asked`:
-    /// the person asked for it (it takes the focus).
-    fn show(&self, app: &AppHandle, run_id: &str, asked: bool) -> tauri::Result<()> {
+    /// Opens the popup of `run_id` (the warm one when it is ready, else a new window).
+    fn show(&self, app: &AppHandle, run_id: &str) -> tauri::Result<()> {
         let (label, warm) = {
             let Ok(mut q) = self.inner.lock() else {
                 return Ok(());
@@ -364,9 +363,9 @@ impl Popups {
         };
         tracing::info!(run = %run_id, window = %label, warm, "approval popup opened");
         let shown = if warm {
-            windows::reveal_popup(app, &label, run_id, asked)
+            windows::reveal_popup(app, &label, run_id)
         } else {
-            windows::open_popup(app, &label, run_id, asked)
+            windows::open_popup(app, &label, run_id)
         };
         if let Err(e) = shown {
             self.closed(&label);
@@ -410,8 +409,7 @@ impl Popups {
             let _ = window.close();
         }
         if let Some(run) = show
-            // On its own: shown without taking the focus from what the person is doing.
-            && let Err(e) = self.show(app, &run, false)
+            && let Err(e) = self.show(app, &run)
         {
             tracing::warn!(error = %e, run = %run, "could not open the approval popup");
         }

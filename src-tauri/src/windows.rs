@@ -28,8 +28,7 @@ fn external(url: &str) -> tauri::Result<WebviewUrl> {
     ))
 }
 
-/// Shows `window` and gives it the focus: only for what the person asked for (the tray's items,
-/// a second launch), never for a window that comes up on its own.
+/// Shows `window` and gives it the focus (where the window manager lets it take the focus).
 pub(crate) fn focus(window: &WebviewWindow) {
     let _ = window.unminimize();
     let _ = window.show();
@@ -77,26 +76,17 @@ pub(crate) fn open_settings_at(app: &AppHandle, route: Option<&str>) -> tauri::R
 }
 
 /// Opens the approval popup of `run_id` in a new window labelled `label`: small (500×640: the
-/// call, its client and arguments, and the choices in view; the run's code below them), always on top,
-/// not resizable, centered. `asked` is whether the person asked for it (the tray's "N pending
-/// approvals"): only then does it take the focus. A popup that comes up on its own, while the
-/// person types into another app, is shown without the focus (on every platform Tauri supports:
-/// GTK's accept-focus, macOS `orderFront` without making it key, Windows `SW_SHOWNOACTIVATE`), so
-/// their keystrokes keep going where they were typing; it is on top, and an OS notification
-/// says it is there. Its choices ignore input for a moment whenever it gets the focus anyway
-/// (ui/src/lib/arming.ts).
-pub(crate) fn open_popup(
-    app: &AppHandle,
-    label: &str,
-    run_id: &str,
-    asked: bool,
-) -> tauri::Result<()> {
-    let Some(window) = build_popup(app, label, run_id, asked, true)? else {
+/// call, its client and arguments, and the choices in view; the run's code below them), always on
+/// top, not resizable, centered, and with the focus where the window manager gives it (issue 41: a
+/// popup without it ignored the person's first click and every key, with no sign why). A popup
+/// that comes up on its own may take keys meant for the app the person types into: its choices
+/// ignore input for a moment after it appears or gets the focus, and every key in that moment
+/// starts it again, so a burst of typing never decides (ui/src/lib/arming.ts, ui/src/pages/queue.ts).
+pub(crate) fn open_popup(app: &AppHandle, label: &str, run_id: &str) -> tauri::Result<()> {
+    let Some(window) = build_popup(app, label, run_id, true)? else {
         return Ok(());
     };
-    if asked {
-        focus(&window);
-    }
+    focus(&window);
     Ok(())
 }
 
@@ -104,29 +94,19 @@ pub(crate) fn open_popup(
 /// WebKit starts its web process) ahead of time, so that a call that asks only changes its
 /// route and shows it ([`reveal_popup`]) instead of waiting for a new webview and a page load.
 pub(crate) fn open_warm_popup(app: &AppHandle, label: &str) -> tauri::Result<()> {
-    build_popup(app, label, "", false, false).map(drop)
+    build_popup(app, label, "", false).map(drop)
 }
 
-/// Points the hidden popup `label` at `run_id`'s approvals and shows it, as [`open_popup`] would
-/// (the focus only when `asked`; it was built without, so a popup that comes up on its own
-/// does not take it).
-pub(crate) fn reveal_popup(
-    app: &AppHandle,
-    label: &str,
-    run_id: &str,
-    asked: bool,
-) -> tauri::Result<()> {
+/// Points the hidden popup `label` at `run_id`'s approvals and shows it with the focus, as
+/// [`open_popup`] would (it was built hidden and without the focus, while nothing asked).
+pub(crate) fn reveal_popup(app: &AppHandle, label: &str, run_id: &str) -> tauri::Result<()> {
     let window = app
         .get_webview_window(label)
         .ok_or(tauri::Error::WindowNotFound)?;
     // Shown first: WebKit may hold back a page's frames (and so its paint) while its window is
     // hidden.
-    if asked {
-        window.set_focusable(true)?;
-        focus(&window);
-    } else {
-        window.show()?;
-    }
+    window.set_focusable(true)?;
+    focus(&window);
     window.eval(format!(
         "location.hash = {}",
         json_string(&format!("#/approve/{run_id}"))
@@ -142,7 +122,6 @@ fn build_popup(
     app: &AppHandle,
     label: &str,
     run_id: &str,
-    asked: bool,
     visible: bool,
 ) -> tauri::Result<Option<WebviewWindow>> {
     let Some(desktop) = app.try_state::<Desktop>() else {
@@ -157,7 +136,8 @@ fn build_popup(
         .resizable(false)
         .always_on_top(true)
         .center()
-        .focused(asked)
+        // The warm popup, built hidden ahead of any call, takes the focus only when shown.
+        .focused(visible)
         .visible(visible)
         .build()?;
     Ok(Some(window))

@@ -39,7 +39,7 @@ export function approvalCard(
   pending: PendingApproval,
   onDecide: (choice: Choice) => void,
   /** `busy`: a decision is on its way. `arming`: the popup's choices ignore input for a moment
-   * (lib/arming.ts); the buttons show it by being disabled until then. `code`: the run's code,
+   * (lib/arming.ts); the buttons show it by looking unavailable (`aria-disabled`) until then. `code`: the run's code,
    * when known. `openRun`: what the run link does instead of leaving the page (the popup opens the
    * run in the settings window and stays, with its choices). */
   options: { busy?: boolean; arming?: boolean; code?: string; openRun?: (runId: string) => void } = {},
@@ -95,7 +95,10 @@ export function approvalCard(
         class: info.choice === 'deny' ? 'danger' : info.choice === 'approve_once' ? 'primary' : '',
         'aria-keyshortcuts': info.key,
         'data-choice': info.choice,
-        disabled: (options.busy ?? false) || (options.arming ?? false),
+        // While arming the button still takes the click, so the queue can say "not yet" instead
+        // of a click that silently does nothing; it only looks and reads as unavailable.
+        disabled: options.busy ?? false,
+        'aria-disabled': options.arming ? 'true' : null,
       },
       info.title(pending.address),
     );

@@ -30,16 +30,21 @@ export function approvalQueue(
   const guard = options.guard;
   const element = h('section', { class: 'queue', 'aria-live': 'polite' });
   const status = h('div', { class: 'status-line' });
-  // Says why a key or click did nothing while the choices ignore input.
-  const hold = h('div');
+  // Shows that the choices ignore input, and why a key or click did nothing. It sits right below
+  // the choices, never above them: a note appearing above would move the buttons between a
+  // click's press and release (the focus that click gives the window re-arms the guard), and the
+  // click would land nowhere.
+  const hold = h('div', { class: 'hold' });
   const body = h('div');
-  element.append(status, hold, body);
+  element.append(status, body);
   let items: PendingApproval[] = [];
   let currentId: string | null = null;
   let busy = false;
   // The approval whose choices are on screen: another one there re-arms the guard.
   let shownId: string | null = null;
   let armTimer: ReturnType<typeof setTimeout> | undefined;
+  // A key or click came while the choices ignored input: the note says so until they take it.
+  let stray = false;
   // The code of each run asked about: a string, null when there is none to show (a direct call,
   // a run the hub no longer has), absent while it is being fetched.
   const codes = new Map<string, string | null>();
@@ -67,8 +72,8 @@ export function approvalQueue(
     const pending = current();
     if (!pending || busy || pending.kind !== 'approval') return;
     if (guard && !guard.ready()) {
-      clear(hold);
-      hold.append(notice('info', 'Not yet: the choices take input a moment after this window appears or gets the focus.'));
+      stray = true;
+      showArming();
       return;
     }
     busy = true;
@@ -99,10 +104,17 @@ export function approvalQueue(
     const ready = guard.ready();
     element.dataset.armed = String(ready);
     for (const button of body.querySelectorAll<HTMLButtonElement>('.choices button')) {
-      button.disabled = busy || !ready;
+      button.disabled = busy;
+      if (ready) button.removeAttribute('aria-disabled');
+      else button.setAttribute('aria-disabled', 'true');
     }
-    if (ready) clear(hold);
-    else armTimer = setTimeout(showArming, guard.remainingMs() + 1);
+    clear(hold);
+    if (ready) {
+      stray = false;
+      return;
+    }
+    hold.append(armingNote(guard.remainingMs(), stray));
+    armTimer = setTimeout(showArming, guard.remainingMs() + 1);
   };
 
   const rearm = () => {
@@ -124,6 +136,7 @@ export function approvalQueue(
     loadCode(shown.runId);
     const code = codes.get(shown.runId) ?? undefined;
     body.append(approvalCard(shown, (choice) => void decide(choice), { busy, arming, code, openRun: options.openRun }));
+    body.querySelector('.choices')?.after(hold);
     const rest = items.filter((p) => p !== shown);
     if (rest.length) {
       body.append(
@@ -157,6 +170,14 @@ export function approvalQueue(
   };
 
   const onKey = (event: KeyboardEvent) => {
+    // Keys while the choices ignore input start the moment again: a burst of typing meant for
+    // another window never reaches them, however long it goes on.
+    if (guard && !guard.ready() && !MODIFIERS.has(event.key) && current()?.kind === 'approval') {
+      event.preventDefault();
+      stray = true;
+      rearm();
+      return;
+    }
     const target = event.target as HTMLElement | null;
     const inField = !!target && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
     const choice = choiceForKey({ key: event.key, ctrlKey: event.ctrlKey, metaKey: event.metaKey, altKey: event.altKey, inField });
@@ -192,4 +213,21 @@ export function approvalQueue(
       clearTimeout(armTimer);
     },
   };
+}
+
+const MODIFIERS = new Set(['Shift', 'Control', 'Alt', 'Meta', 'AltGraph', 'CapsLock']);
+
+/** What the popup shows while its choices ignore input: a bar that empties as the moment runs
+ * out, and, after a stray key or click, why it did nothing. */
+function armingNote(remainingMs: number, stray: boolean): HTMLElement {
+  const bar = h('span', { class: 'arming-bar' });
+  bar.style.animationDuration = `${Math.max(0, Math.round(remainingMs))}ms`;
+  return h(
+    'div',
+    { class: 'arming', role: 'status' },
+    h('span', { class: 'arming-track', 'aria-hidden': 'true' }, bar),
+    stray
+      ? 'Not yet: wait a moment. The choices take input a moment after this window appears or gets the focus, so a click or key meant for another window cannot decide.'
+      : 'The choices take input in a moment.',
+  );
 }

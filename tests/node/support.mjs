@@ -304,13 +304,14 @@ export async function waitFor(what, fn, { timeoutMs = 20000, intervalMs = 100 } 
 }
 
 /**
- * Start `capa --config FILE hub serve --http 127.0.0.1:0` and wait for $CAPA_DATA_DIR/hub.json.
+ * Start `capa --config FILE hub serve --http 127.0.0.1:0` (or `http`, for a hub restarted at the
+ * address a client keeps) and wait for $CAPA_DATA_DIR/hub.json.
  * Returns {proc, pid, url, mcpUrl, token, log(), api(path, init), stop()}.
  */
-export async function startHub({ configFile, sandbox, waitReady = true }) {
+export async function startHub({ configFile, sandbox, waitReady = true, http = '127.0.0.1:0' }) {
   const hubJson = path.join(sandbox.dataDir, 'hub.json');
   const proc = track(
-    spawn(CAPA_BIN, ['--config', configFile, 'hub', 'serve', '--http', '127.0.0.1:0'], {
+    spawn(CAPA_BIN, ['--config', configFile, 'hub', 'serve', '--http', http], {
       env: sandbox.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     }),

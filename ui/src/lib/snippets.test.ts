@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { clientSnippets, endpointUrl, shellWord } from './snippets';
+import { KEY_PLACEHOLDER, clientSnippets, endpointUrl, httpSnippet, shellWord } from './snippets';
 
 describe('client snippets', () => {
-  const paths = { capaCommand: '/opt/Capa Apps/bin/capa', tokenFile: '/home/u/.local/share/capabilities/token' };
-  const snippets = clientSnippets(endpointUrl('http://127.0.0.1:7777/'), paths);
+  const paths = { capaCommand: '/opt/Capa Apps/bin/capa' };
+  const snippets = clientSnippets(paths);
   const text = (client: string) => snippets.find((s) => s.client === client)?.text;
 
-  it('covers the four clients and the HTTP endpoint', () => {
-    expect(snippets.map((s) => s.client)).toEqual(['Claude Code', 'Cursor', 'Codex', 'Claude Desktop', 'Any client over HTTP']);
+  it('covers the four clients', () => {
+    expect(snippets.map((s) => s.client)).toEqual(['Claude Code', 'Cursor', 'Codex', 'Claude Desktop']);
   });
 
   it('names the capa program by its absolute path, quoted for the shell', () => {
@@ -18,13 +18,15 @@ describe('client snippets', () => {
     expect(text('Codex')).toBe('[mcp_servers.capa]\ncommand = "/opt/Capa Apps/bin/capa"\nargs = ["mcp"]');
   });
 
-  it('gives a ready header command that reads the token file, never the token', () => {
-    const http = snippets.find((s) => s.client === 'Any client over HTTP')!;
-    expect(http.text).toBe(
-      'claude mcp add --transport http capa http://127.0.0.1:7777/mcp \\\n' +
-        '  --header "Authorization: Bearer $(cat /home/u/.local/share/capabilities/token)"',
+  it('gives Claude Code over HTTP a key of its own, user-wide, never the token file', () => {
+    const url = endpointUrl('http://127.0.0.1:7777/');
+    expect(httpSnippet(url, 'capa_client_0123').text).toBe(
+      "claude mcp add --scope user --transport http capa http://127.0.0.1:7777/mcp \\\n  --header 'Authorization: Bearer capa_client_0123'",
     );
-    expect(http.where).toContain('/home/u/.local/share/capabilities/token');
+    const before = httpSnippet(url, null);
+    expect(before.text).toContain(KEY_PLACEHOLDER);
+    expect(before.text).not.toContain('token');
+    expect(before.where).toContain(url);
   });
 
   it('quotes shell words only when needed', () => {

@@ -1,25 +1,64 @@
 // First start: the demo source, and how to connect the common clients (copyable config).
 import { clear, copyText, errorText, h, notice } from '../lib/dom';
-import { type ClientSnippet, clientSnippets, endpointUrl } from '../lib/snippets';
+import { type ClientSnippet, clientSnippets, endpointUrl, httpSnippet } from '../lib/snippets';
 import type { Page, PageContext } from './page';
 
 export function welcomePage({ backend }: PageContext): Page {
   const sources = h('div');
   const snippetGrid = h('div', { class: 'grid' });
-  const snippetCard = (s: ClientSnippet) => {
-    const code = h('pre', { class: 'snippet', 'data-client': s.client }, h('code', {}, s.text));
+  const copyButton = (label: string, text: () => string) => {
     const copied = h('span', { class: 'hint', role: 'status' });
-    const copy = h('button', { type: 'button' }, 'Copy');
+    const copy = h('button', { type: 'button', 'aria-label': label }, 'Copy');
     copy.addEventListener('click', async () => {
       try {
-        await copyText(s.text);
+        await copyText(text());
         copied.textContent = ' Copied.';
       } catch (error) {
         copied.textContent = ` ${errorText(error)}`;
       }
     });
-    copy.setAttribute('aria-label', `Copy the ${s.client} config`);
-    return h('div', { class: 'card' }, h('h3', {}, s.client), h('p', { class: 'hint' }, s.where), code, h('p', {}, copy, copied));
+    return h('p', {}, copy, copied);
+  };
+  const snippetCard = (s: ClientSnippet) => {
+    const code = h('pre', { class: 'snippet', 'data-client': s.client }, h('code', {}, s.text));
+    return h('div', { class: 'card' }, h('h3', {}, s.client), h('p', { class: 'hint' }, s.where), code, copyButton(`Copy the ${s.client} config`, () => s.text));
+  };
+  // Over HTTP a client shows a key of its own: the hub's token is new at each start, so a snippet
+  // with it broke at the next one. Making the key pairs the client (docs/security.md).
+  const httpCard = (url: string) => {
+    let snippet = httpSnippet(url, null);
+    const code = h('code', {}, snippet.text);
+    const name = h('input', { type: 'text', value: 'HTTP client', 'aria-label': 'Client name', maxlength: '80' });
+    const make = h('button', { type: 'button', class: 'primary' }, 'Make a key for this client');
+    const said = h('div');
+    const copy = copyButton('Copy the HTTP config', () => snippet.text);
+    copy.hidden = true;
+    make.addEventListener('click', async () => {
+      make.disabled = true;
+      try {
+        const pairing = await backend.pairClient(name.value.trim() || 'HTTP client');
+        snippet = httpSnippet(url, pairing.key);
+        code.textContent = snippet.text;
+        copy.hidden = false;
+        make.hidden = true;
+        name.hidden = true;
+        said.replaceChildren(notice('ok', `Paired “${pairing.name}”. The key is shown this once: copy it now. It stays valid when Capabilities restarts; unpair the client on the Clients page to end it.`));
+      } catch (error) {
+        make.disabled = false;
+        said.replaceChildren(notice('error', errorText(error)));
+      }
+    });
+    return h(
+      'div',
+      { class: 'card' },
+      h('h3', {}, snippet.client),
+      h('p', { class: 'hint' }, snippet.where),
+      h('pre', { class: 'snippet', 'data-client': snippet.client }, code),
+      h('p', { class: 'hint' }, 'Each HTTP client gets a key of its own, kept across restarts. Making one pairs the client: the questions it asks you in its own window count as your answer, and it can never loosen your policy.'),
+      h('p', { class: 'row' }, name, make),
+      said,
+      copy,
+    );
   };
   let snippetsShown = false;
   const showSnippets = async () => {
@@ -30,8 +69,10 @@ export function welcomePage({ backend }: PageContext): Page {
       if (!view.capaCommand) {
         snippetGrid.append(notice('error', 'No capa program was found beside the hub or in /usr/bin: these snippets use `capa` from your PATH.'));
       }
-      const paths = { capaCommand: view.capaCommand ?? 'capa', tokenFile: view.tokenFile };
-      snippetGrid.append(...clientSnippets(view.mcpUrl || endpointUrl(location.origin), paths).map(snippetCard));
+      snippetGrid.append(
+        ...clientSnippets({ capaCommand: view.capaCommand ?? 'capa' }).map(snippetCard),
+        httpCard(view.mcpUrl || endpointUrl(location.origin)),
+      );
       snippetsShown = true;
     } catch (error) {
       clear(snippetGrid);

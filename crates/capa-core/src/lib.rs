@@ -57,7 +57,7 @@ pub use hub::{
 };
 pub use hub::{ChangeState, PinError, PinRef, ToolChange, accept_in_store};
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
-pub use lookup::{LookupError, SearchRequest, ToolIndex};
+pub use lookup::{LookupError, SearchRequest, ToolIndex, ToolMatch};
 pub use pairing::{CLIENT_KEY_PREFIX, NewPairing, PairingError, Pairings, mask_client_key};
 pub use paths::{DataDirError, HubPaths, ensure_private_file, write_private_file};
 pub use runs::{PageOpener, Runs, SignInLinker};

@@ -31,6 +31,7 @@ pub(crate) fn routes() -> Router<Arc<Hub>> {
         .route("/api/profiles", get(profiles::profiles))
         .route("/api/call", post(call::call))
         .route("/api/search", post(lookup::search))
+        .route("/api/tools/search", post(lookup::tool_matches))
         .route("/api/describe", post(lookup::describe))
         .route("/api/connections/reload", post(reload_connections))
         .route("/api/policy", get(policy))

@@ -32,6 +32,7 @@ import {
   type SkillListing,
   type ToolChange,
   type ToolListing,
+  type ToolMatch,
   type ToolSwitchState,
 } from './types';
 
@@ -267,9 +268,9 @@ export class HttpBackend implements Backend {
     const answer = await this.request<{ tools?: ToolSwitchState[] }>('POST', `/api/sources/${enc(source)}/write-tools-off`);
     return answer.tools ?? [];
   }
-  async search(query: string, options: { namespace?: string; limit?: number } = {}): Promise<string> {
-    const answer = await this.request<{ text?: string }>('POST', '/api/search', { query, ...options });
-    return answer.text ?? '';
+  async searchTools(query: string): Promise<ToolMatch[]> {
+    const answer = await this.request<{ matches?: ToolMatch[] }>('POST', '/api/tools/search', { query });
+    return answer.matches ?? [];
   }
 
   async policy(): Promise<PolicyView> {

@@ -525,8 +525,9 @@ export interface Backend {
   /** A call through the authorizer (`POST /api/call`): answered, never thrown, when the hub
    * answers `ok: false` (a tool error, a denial, an approval to wait for). */
   callTool(call: CallInput): Promise<CallAnswer>;
-  /** The hub's own search; answers its text. */
-  search(query: string, options?: { namespace?: string; limit?: number }): Promise<string>;
+  /** The tools a query matches by the hub's own search (terms and meaning), best first,
+   * whatever the policy says of them; none for an empty query. */
+  searchTools(query: string): Promise<ToolMatch[]>;
 
   policy(): Promise<PolicyView>;
   /** The person confirms the policy file as it is: held changes take effect. */
@@ -583,4 +584,10 @@ export interface Backend {
 
   /** Live updates; returns the unsubscribe function. */
   subscribe(listener: (event: HubEvent) => void): () => void;
+}
+
+/** A tool the Tools page's search matched (`POST /api/tools/search`). */
+export interface ToolMatch {
+  address: string;
+  score: number;
 }

@@ -2,6 +2,7 @@
 // password field, sent once, cleared, never shown back. An OAuth sign-in (its one field is `oauth`)
 // has no secret to type: it is signed in again through the browser, and removing it signs out.
 import type { Connection, SourceStatus } from '../backend/types';
+import { confirmDialog } from '../lib/confirm-dialog';
 import { clear, errorText, field, h, notice } from '../lib/dom';
 import { unusedFields } from '../lib/secret-refs';
 import { signInFlow } from '../lib/sign-in';
@@ -76,10 +77,22 @@ export function connectionsPage({ backend }: PageContext): Page {
   const signIns = signInFlow(backend, { message, refresh: () => refresh() });
 
   const remove = async (c: Connection, oauth: boolean) => {
-    const question = oauth
-      ? `Sign out of ${c.source} as ${c.name}? Capabilities forgets its tokens; sign in again to use it.`
-      : `Remove the connection ${c.source}/${c.name}?`;
-    if (!confirm(question)) return;
+    const yes = await confirmDialog(
+      oauth
+        ? {
+            title: `Sign out of ${c.source} as ${c.name}?`,
+            body: 'Capabilities forgets its tokens; sign in again to use it.',
+            confirm: 'Sign out',
+            danger: true,
+          }
+        : {
+            title: `Remove ${c.source}/${c.name}?`,
+            body: `The secret is deleted from the keychain; ${c.source} cannot use this connection until you add it again.`,
+            confirm: 'Remove',
+            danger: true,
+          },
+    );
+    if (!yes) return;
     clear(message);
     try {
       await backend.removeConnection(c.source, c.name);

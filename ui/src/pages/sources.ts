@@ -2,6 +2,7 @@
 // edit, remove, restart;
 // for a source that signs in with OAuth, its sign-ins and a Sign in button (lib/sign-in.ts).
 import type { SourceInput, SourceStatus } from '../backend/types';
+import { confirmDialog } from '../lib/confirm-dialog';
 import { clear, errorText, field, h, notice } from '../lib/dom';
 import { parseLines, parsePairs, splitCommandLine } from '../lib/forms';
 import { sourceSwitch } from '../lib/switch';
@@ -243,8 +244,14 @@ export function sourcesPage({ backend }: PageContext): Page {
             type: 'button',
             class: 'danger',
             'aria-label': `Remove ${s.id}`,
-            onclick: () => {
-              if (confirm(`Remove the source ${s.id}?`)) void act(`Removed ${s.id}.`, () => backend.removeSource(s.id));
+            onclick: async () => {
+              const yes = await confirmDialog({
+                title: `Remove ${s.id}?`,
+                body: `Capabilities stops ${s.id} and takes it out of your capabilities file. Its stored connections are removed too.`,
+                confirm: 'Remove',
+                danger: true,
+              });
+              if (yes) void act(`Removed ${s.id}.`, () => backend.removeSource(s.id));
             },
           },
           'Remove',

@@ -19,7 +19,6 @@ export function toolsPage({ backend }: PageContext): Page {
   const message = h('div');
   const list = h('div');
   const query = h('input', { type: 'search', name: 'query', 'aria-label': 'Search tools', placeholder: 'What do you want to do?' });
-  const results = h('pre', { class: 'search-results', hidden: true, 'aria-live': 'polite' });
   const search = h(
     'form',
     { class: 'search', role: 'search' },
@@ -28,12 +27,38 @@ export function toolsPage({ backend }: PageContext): Page {
   );
   const searchStatus = searchStatusView();
   const statusWatch = watchSearchStatus(() => backend.config(), searchStatus.show);
+  // The search filters the tables below to the tools it matches (by the hub's own ranking,
+  // terms and meaning); an empty search shows every tool again.
+  const filterLine = h('p', { class: 'filter-line', role: 'status' });
+  let matched: Set<string> | null = null;
+  const showFilter = () => {
+    clear(filterLine);
+    for (const row of list.querySelectorAll<HTMLElement>('tr[data-tool], tr[data-flags-of]')) {
+      row.hidden = matched !== null && !matched.has(row.dataset.tool ?? row.dataset.flagsOf ?? '');
+    }
+    for (const group of list.querySelectorAll<HTMLElement>('section[data-source-group]')) {
+      group.hidden = matched !== null && group.querySelector('tr[data-tool]:not([hidden])') === null;
+    }
+    if (matched === null) return;
+    const count = list.querySelectorAll('tr[data-tool]:not([hidden])').length;
+    const showAll = h('button', { type: 'button', class: 'link' }, 'Show every tool');
+    showAll.addEventListener('click', () => {
+      query.value = '';
+      matched = null;
+      showFilter();
+    });
+    filterLine.append(
+      count ? `${count} tool${count === 1 ? '' : 's'} match “${query.value.trim()}”. ` : `No tool matches “${query.value.trim()}”. `,
+      showAll,
+    );
+  };
   search.addEventListener('submit', async (event) => {
     event.preventDefault();
     clear(message);
     try {
-      results.textContent = visibleText(await backend.search(query.value, { limit: 20 }));
-      results.hidden = false;
+      const text = query.value.trim();
+      matched = text ? new Set((await backend.searchTools(text)).map((m) => m.address)) : null;
+      showFilter();
     } catch (error) {
       message.append(notice('error', errorText(error)));
     }
@@ -211,7 +236,7 @@ export function toolsPage({ backend }: PageContext): Page {
     h('h2', {}, 'Tools'),
     search,
     searchStatus.element,
-    results,
+    filterLine,
     message,
     h('p', { class: 'hint' }, 'The policy applies to calls without a connection; rules for one connection are on the Policies page.'),
     list,
@@ -259,6 +284,7 @@ export function toolsPage({ backend }: PageContext): Page {
             )
           : h('p', { class: 'empty' }, 'No tools yet: add a source.'),
       );
+      showFilter();
     } catch (error) {
       clear(list);
       list.append(notice('error', errorText(error)));

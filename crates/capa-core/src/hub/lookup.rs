@@ -56,6 +56,17 @@ impl Hub {
         })
     }
 
+    /// The tools `query` matches, best first, whatever the policy says of them: the Tools
+    /// page's filter (a person finds a tool they turned off too).
+    pub async fn matching_tools(&self, query: &str) -> Result<Vec<lookup::ToolMatch>, LookupError> {
+        let index = self.tool_index().await?;
+        let query = query.to_owned();
+        // Embedding the query is CPU work: off the async runtime, as `search` does.
+        tokio::task::spawn_blocking(move || lookup::matching_tools(&index, &query))
+            .await
+            .map_err(|e| LookupError::Index(e.to_string()))?
+    }
+
     /// Answers `describe` (and the sandbox's `hub.describe`): `skill:<name>` targets give that
     /// skill's instructions and tools, the others declarations.
     pub async fn describe(&self, targets: &[String]) -> Result<String, LookupError> {

@@ -165,7 +165,7 @@ impl Hub {
 
     /// Stops source `id` and forgets it.
     pub async fn remove_source(&self, id: &str) -> Result<(), SourceChangeError> {
-        {
+        let removed = {
             let mut sources = self.sources.write().unwrap_or_else(PoisonError::into_inner);
             let Some(at) = sources.iter().position(|d| d.id == id) else {
                 return Err(SourceChangeError::Unknown(id.to_owned()));
@@ -173,13 +173,40 @@ impl Hub {
             if matches!(sources[at].origin, Origin::Demo) {
                 return Err(SourceChangeError::BuiltIn);
             }
-            sources.remove(at);
-        }
+            sources.remove(at)
+        };
         self.stop_upstreams_of(id).await;
         self.set_problem(id, None);
         self.forget_source_log(id);
+        if let Origin::Config(config) = &removed.origin {
+            self.forget_connections_of(config);
+        }
         self.rebuild_catalog();
         Ok(())
+    }
+
+    /// Deletes the stored connections of a removed source (their keychain secrets too): a
+    /// person who removes a source does not expect its secrets to stay behind. A connection that
+    /// cannot be deleted is logged and left; the removal itself stands.
+    fn forget_connections_of(&self, config: &SourceConfig) {
+        let key = self.connections.key_of(config);
+        let records = match self.connections.list() {
+            Ok(records) => records,
+            Err(e) => {
+                tracing::warn!(error = %e, source = %config.id, "could not list the connections of a removed source");
+                return;
+            }
+        };
+        for record in records.into_iter().filter(|r| r.source == key) {
+            match self.connections.remove(&key, &record.name) {
+                Ok(_) => {
+                    tracing::info!(source = %config.id, connection = %record.name, "removed the connection of a removed source")
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, source = %config.id, connection = %record.name, "could not remove the connection of a removed source")
+                }
+            }
+        }
     }
 
     /// Stops source `id` (every connection) and starts it again.

@@ -4,11 +4,13 @@
 
 mod describe;
 mod index;
+mod matches;
 mod pin_marks;
 mod search;
 
 pub use describe::{MAX_TARGETS, describe};
 pub use index::ToolIndex;
+pub use matches::{ToolMatch, matching_tools};
 pub(crate) use search::one_line;
 pub use search::{DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS, SearchRequest, search};
 

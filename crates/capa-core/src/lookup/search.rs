@@ -27,7 +27,7 @@ const SIGNATURE_CHARS: usize = 220;
 const DESCRIPTION_CHARS: usize = 160;
 /// Tools scoring under this share of the best match are not matches: they share a common word
 /// or a distant synonym with the query, and counting them ("395 more matches") says nothing.
-const RELEVANCE_FLOOR: f32 = 0.2;
+pub(super) const RELEVANCE_FLOOR: f32 = 0.2;
 
 /// A `search` request as the model sends it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

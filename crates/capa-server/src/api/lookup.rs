@@ -61,3 +61,22 @@ pub(super) async fn describe(
 ) -> Json<Value> {
     Json(describe_json(&hub, request).await)
 }
+
+/// `POST /api/tools/search`: `{query}` → `{ok, matches: [{address, score}]}`, best first, every
+/// tool the query matches whatever the policy says of it (the Tools page's filter).
+#[derive(Debug, Clone, Deserialize)]
+pub(super) struct ToolMatchRequest {
+    query: String,
+}
+
+pub(super) async fn tool_matches(
+    State(hub): State<Arc<Hub>>,
+    Json(request): Json<ToolMatchRequest>,
+) -> Json<Value> {
+    Json(match hub.matching_tools(&request.query).await {
+        Ok(matches) => json!({"ok": true, "matches": matches}),
+        Err(e) => {
+            json!({"ok": false, "error": {"code": e.code(), "message": e.to_string(), "retryable": e.retryable()}})
+        }
+    })
+}

@@ -70,3 +70,67 @@ async fn a_connection_secret_is_never_echoed() {
     }
     ui.server.shutdown().await;
 }
+
+/// Removing a source removes its stored connections, secrets included: they used to stay behind,
+/// listed on the Connections page for a source that was gone.
+#[tokio::test]
+async fn a_removed_source_takes_its_connections_with_it() {
+    let keychain = capa_secrets::Keychain::new(format!(
+        "capabilities-ui-api-removed-{}",
+        std::process::id()
+    ));
+    let ui = serve_ui(keychain.clone()).await;
+    let session = ui.login().await;
+    let added = ui
+        .with_session(reqwest::Method::POST, "/api/sources", &session)
+        .json(&json!({
+            "id": "keyed",
+            "command": "node",
+            "args": ["-e", "0"],
+            "env": {"API_KEY": "${secret:token}"},
+        }))
+        .send()
+        .await
+        .expect("add");
+    assert_eq!(added.status(), StatusCode::OK);
+    let put = ui
+        .with_session(reqwest::Method::PUT, "/api/connections", &session)
+        .json(&json!({"source": "keyed", "name": "work", "secret": "s3cret \"quoted\" \\ value"}))
+        .send()
+        .await
+        .expect("put");
+    if put.status() != StatusCode::OK {
+        let body = put.text().await.unwrap_or_default();
+        if let Some(by) = required_by(KEYCHAIN) {
+            panic!("{by} is set, so the keychain must store the connection: {body}");
+        }
+        eprintln!("skipped: no keychain here ({body})");
+        ui.server.shutdown().await;
+        return;
+    }
+    let secret_key = capa_secrets::SecretKey::new("keyed", "work", "token");
+    assert!(
+        keychain.get(&secret_key).expect("read").is_some(),
+        "the secret is in the keychain"
+    );
+    let removed = ui
+        .with_session(reqwest::Method::DELETE, "/api/sources/keyed", &session)
+        .send()
+        .await
+        .expect("remove");
+    assert_eq!(removed.status(), StatusCode::OK);
+    let listed = ui
+        .with_session(reqwest::Method::GET, "/api/connections", &session)
+        .send()
+        .await
+        .expect("list")
+        .text()
+        .await
+        .expect("body");
+    assert!(!listed.contains("\"keyed\""), "{listed}");
+    assert!(
+        keychain.get(&secret_key).expect("read").is_none(),
+        "the secret left the keychain with its source"
+    );
+    ui.server.shutdown().await;
+}

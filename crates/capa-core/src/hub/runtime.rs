@@ -200,10 +200,10 @@ impl Hub {
         for record in records.into_iter().filter(|r| r.source == key) {
             match self.connections.remove(&key, &record.name) {
                 Ok(_) => {
-                    tracing::info!(source = %config.id, connection = %record.name, "removed the connection of a removed source")
+                    tracing::info!(source = %config.id, connection = %record.name, "removed the connection of a removed source");
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, source = %config.id, connection = %record.name, "could not remove the connection of a removed source")
+                    tracing::warn!(error = %e, source = %config.id, connection = %record.name, "could not remove the connection of a removed source");
                 }
             }
         }

@@ -246,6 +246,12 @@ describe('OAuth sign-in in the settings UI', { skip }, () => {
   it('signs out from the Connections page', async () => {
     await go('#/connections');
     await page.getByRole('button', { name: 'Sign out of notes as personal' }).click();
+    // The app's own dialog asks (issue 41: the browser's read "JavaScript - http://127.0.0.1:…").
+    const dialog = page.getByRole('dialog', { name: 'Sign out of notes as personal?' });
+    await dialog.waitFor();
+    assert.equal(await dialog.getByRole('button', { name: 'Cancel' }).evaluate((b) => b === document.activeElement), true, 'Cancel has the focus');
+    await page.screenshot({ path: path.join(SHOTS, 'ui-confirm-dialog.png') });
+    await dialog.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('Signed out of notes as personal.').waitFor();
     // The notice comes before the list is drawn again.
     await page.locator('tr[data-connection="notes/personal"]').waitFor({ state: 'detached' });

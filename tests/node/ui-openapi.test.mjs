@@ -104,7 +104,7 @@ describe('an OpenAPI source added in the app', { skip }, () => {
     // The credential is not stored yet: once settled, the page says what the source needs (the
     // "Saved tasks; starting…" before it would end the wait too early).
     await page
-      .getByText('Saved tasks; it needs a connection (Connections page) before it can start.')
+      .getByText('Saved tasks; it needs a secret before it can start: add it with “Add the secret” below.')
       .waitFor({ timeout: 30000 });
     const saved = await readFile(global, 'utf8');
     assert.match(saved, /auth:\n\s+"api_key": "\$\{secret:key\}"/, saved);

@@ -271,14 +271,19 @@ describe('settings UI in the browser', { skip }, () => {
     await page.getByLabel('Arguments').fill(`${EVERYTHING_JS}\nstdio`);
     await page.getByLabel('Environment').fill('API_KEY=${secret:API_KEY}');
     await page.getByRole('button', { name: 'Add source' }).click();
-    await page.getByText('Added keyed; it needs a connection (Connections page) before it can start.').waitFor({ timeout: 30000 });
+    await page.getByText('Added keyed; it needs a secret before it can start: add it with “Add the secret” below.').waitFor({ timeout: 30000 });
     const row = page.locator('tr[data-source="keyed"]');
-    await row.locator('.badge', { hasText: 'needs_connection' }).waitFor({ timeout: 30000 });
+    // In words, with the way to the form (issue 41: the raw `needs_connection` and a CLI command).
+    await row.locator('.badge[data-state="needs_connection"]', { hasText: 'needs a secret' }).waitFor({ timeout: 30000 });
+    assert.ok(!(await row.textContent()).includes('capa connections'), await row.textContent());
+    await shot('sources-needs-secret');
+    await row.getByRole('link', { name: 'Add the secret of keyed' }).click();
 
-    await go('#/connections');
-    await page.getByLabel('Source', { exact: true }).selectOption('keyed');
+    // The form comes filled in for that source's secret, with the secret field to type into.
+    await page.getByText('Add the secret of keyed').waitFor();
+    assert.equal(await page.getByLabel('Source', { exact: true }).inputValue(), 'keyed');
+    assert.equal(await page.getByLabel('Field', { exact: true }).inputValue(), 'API_KEY');
     await page.getByLabel('Name', { exact: true }).fill('work');
-    await page.getByLabel('Field', { exact: true }).fill('API_KEY');
     const secret = page.getByLabel('Secret', { exact: true });
     assert.equal(await secret.getAttribute('type'), 'password');
     await secret.fill(CANARY);
@@ -337,7 +342,7 @@ describe('settings UI in the browser', { skip }, () => {
     assert.equal(added.ok, true, JSON.stringify(added));
     await go('#/sources');
     const row = page.locator('tr[data-source="planted"]');
-    await row.locator('.badge', { hasText: 'needs_confirmation' }).waitFor({ timeout: 15000 });
+    await row.locator('.badge[data-state="needs_confirmation"]', { hasText: 'needs your confirmation' }).waitFor({ timeout: 15000 });
     await shot('sources-confirm');
     await row.getByRole('button', { name: 'Confirm planted' }).click();
     await row.locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 30000 });

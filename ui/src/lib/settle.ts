@@ -36,7 +36,7 @@ export function outcome(verb: string, id: string, status: SourceStatus | undefin
     case 'down':
       return { kind: 'error', text: `${verb} ${id}, but it cannot start: ${status.last_error ?? 'no reason given'}` };
     case 'needs_connection':
-      return { kind: 'info', text: `${verb} ${id}; it needs a connection (Connections page) before it can start.` };
+      return { kind: 'info', text: `${verb} ${id}; it needs a secret before it can start: add it with “Add the secret” below.` };
     case 'needs_confirmation':
       return { kind: 'info', text: `${verb} ${id}; confirm it below to start it.` };
     case 'off':

@@ -15,7 +15,7 @@ export function isOAuthConnection(c: Connection): boolean {
 }
 import type { Page, PageContext } from './page';
 
-export function connectionsPage({ backend }: PageContext): Page {
+export function connectionsPage({ backend, route }: PageContext): Page {
   const message = h('div');
   const list = h('div');
   const source = h('select', { name: 'source', required: true });
@@ -49,9 +49,10 @@ export function connectionsPage({ backend }: PageContext): Page {
       default: isDefault.checked,
       ...(fieldName.value.trim() ? { field: fieldName.value.trim() } : {}),
     };
-    secret.value = '';
     try {
       const saved = await backend.saveConnection(input);
+      // Cleared once stored, never before: a failed save keeps what was typed.
+      secret.value = '';
       message.append(notice('ok', `Saved ${input.source}/${input.name}.`));
       // No `${secret:NAME}` of the source reads this field: say where it would go.
       if (saved.warning) message.append(notice('info', saved.warning));
@@ -75,6 +76,20 @@ export function connectionsPage({ backend }: PageContext): Page {
   };
 
   const signIns = signInFlow(backend, { message, refresh: () => refresh() });
+
+  // `#/connections?source=…&field=…` (a source's "Add the secret"): the form for that source's
+  // secret, ready to type into, once.
+  let prefilled = false;
+  const prefill = (sources: SourceStatus[]) => {
+    const wanted = route.query.get('source');
+    if (prefilled || !wanted || !sources.some((s) => s.id === wanted)) return;
+    prefilled = true;
+    source.value = wanted;
+    fieldName.value = route.query.get('field') ?? '';
+    if (!name.value) name.value = 'personal';
+    legend.textContent = `Add the secret of ${wanted}`;
+    secret.focus();
+  };
 
   const remove = async (c: Connection, oauth: boolean) => {
     const yes = await confirmDialog(
@@ -166,6 +181,7 @@ export function connectionsPage({ backend }: PageContext): Page {
       clear(source);
       source.append(...sources.map((s) => h('option', { value: s.id }, s.id)));
       if (chosen) source.value = chosen;
+      prefill(sources);
       clear(list);
       list.append(
         connections.length

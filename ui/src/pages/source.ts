@@ -7,6 +7,7 @@ import type { SourceStatus } from '../backend/types';
 import { clear, errorText, h, notice } from '../lib/dom';
 import { href } from '../lib/router';
 import { signInFlow, usesOAuth } from '../lib/sign-in';
+import { needsSecret, secretNeeded, stateBadge } from '../lib/source-state';
 import { switchControl } from '../lib/switch';
 import type { Page, PageContext } from './page';
 import { sourceLogPanel } from './source-log';
@@ -18,7 +19,7 @@ function facts(s: SourceStatus, sampling: HTMLElement | null): HTMLElement {
   return h(
     'dl',
     { class: 'facts' },
-    row('Status', h('span', { class: `badge state-${s.state}` }, s.state)),
+    row('Status', stateBadge(s)),
     row('Command or URL', h('code', { class: 'wrap' }, s.target)),
     row('Tools', String(s.tools)),
     row('Restarts', s.restarts ? String(s.restarts) : null),
@@ -28,7 +29,10 @@ function facts(s: SourceStatus, sampling: HTMLElement | null): HTMLElement {
     row('Declared in', s.file ?? (s.origin === 'demo' ? 'built in' : null)),
     row('Sampling', sampling),
     // An OAuth source waiting for a sign-in says so in its sign-in panel, with the button.
-    row('Last error', s.last_error && !(s.state === 'needs_connection' && usesOAuth(s)) ? h('span', { class: 'error-text' }, s.last_error) : null),
+    row(
+      'Last error',
+      needsSecret(s) ? secretNeeded(s) : s.last_error && !(s.state === 'needs_connection' && usesOAuth(s)) ? h('span', { class: 'error-text' }, s.last_error) : null,
+    ),
   );
 }
 

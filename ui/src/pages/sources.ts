@@ -9,6 +9,7 @@ import { sourceSwitch } from '../lib/switch';
 import { outcome, settle } from '../lib/settle';
 import { href } from '../lib/router';
 import { secretRefOffers } from '../lib/secret-refs';
+import { needsSecret, secretNeeded, shortTarget, stateBadge } from '../lib/source-state';
 import { signInFlow, usesOAuth } from '../lib/sign-in';
 import type { Page, PageContext } from './page';
 
@@ -208,7 +209,7 @@ export function sourcesPage({ backend }: PageContext): Page {
       'tr',
       { 'data-source': s.id, class: oauth ? 'has-sign-in' : null },
       h('th', { scope: 'row' }, h('a', { href: href('sources', s.id), title: `Log and tool tester of ${s.id}` }, s.id), s.description ? h('div', { class: 'hint' }, s.description) : null),
-      h('td', {}, sourceSwitch(backend, s, switched), h('span', { class: `badge state-${s.state}` }, s.state)),
+      h('td', {}, sourceSwitch(backend, s, switched), stateBadge(s)),
       h(
         'td',
         { class: 'num' },
@@ -218,12 +219,13 @@ export function sourcesPage({ backend }: PageContext): Page {
           ? h('a', { class: 'badge flag', href: '#/tools', title: 'Their text hides characters or addresses the model: review them on the Tools page.', 'data-flagged': s.id }, `${flaggedTools.get(s.id)} flagged`)
           : null,
       ),
-      h('td', {}, h('code', { class: 'wrap' }, s.target)),
+      h('td', { class: 'target' }, h('code', { title: s.target }, shortTarget(s.target))),
       h(
         'td',
         { class: 'error-text' },
-        // An OAuth source that waits for a sign-in says so in its sign-in row, with the button.
-        oauth && s.state === 'needs_connection' ? '' : (s.last_error ?? ''),
+        // An OAuth source that waits for a sign-in says so in its sign-in row, with the button;
+        // one that waits for a secret links to the form that stores it.
+        oauth && s.state === 'needs_connection' ? '' : needsSecret(s) ? secretNeeded(s) : (s.last_error ?? ''),
         ...(s.limited ?? []).map((cut) => h('div', { class: 'hint' }, `Cut by the hub's limits: ${cut}`)),
       ),
       h(
@@ -275,7 +277,10 @@ export function sourcesPage({ backend }: PageContext): Page {
         sources.length
           ? h(
               'table',
-              {},
+              { class: 'sources-table' },
+              // Fixed column widths: the columns no longer move when a refresh brings another
+              // error or state (issue 41).
+              h('colgroup', {}, ['source', 'status', 'tools', 'target', 'error', 'actions'].map((c) => h('col', { class: `col-${c}` }))),
               h('thead', {}, h('tr', {}, ['Source', 'Status', 'Tools', 'Command or URL', 'Last error', ''].map((t) => h('th', { scope: 'col' }, t)))),
               h('tbody', {}, sources.flatMap(rows)),
             )

@@ -7,6 +7,7 @@
 import type { Decision, PolicyView, SourceStatus, TextReview, ToolListing } from '../backend/types';
 import { clear, errorText, h, notice } from '../lib/dom';
 import { searchStatusView, watchSearchStatus } from '../lib/search-status';
+import { stateBadge } from '../lib/source-state';
 import { declaredReadOnly, switchControl, toolSwitch } from '../lib/switch';
 import { ruleName, visibleText } from '../lib/tool-text';
 import type { Page, PageContext } from './page';
@@ -190,7 +191,7 @@ export function toolsPage({ backend }: PageContext): Page {
     const header = h(
       'div',
       { class: 'group-head' },
-      h('h3', {}, source, status && status.state !== 'ready' ? h('span', { class: `badge state-${status.state}` }, status.state) : null),
+      h('h3', {}, source, status && status.state !== 'ready' ? stateBadge(status) : null),
       tools.length
         ? h(
             'button',

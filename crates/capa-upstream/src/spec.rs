@@ -88,6 +88,11 @@ impl fmt::Debug for UpstreamTransport {
 
 impl UpstreamTransport {
     /// A one-line description without secrets, for listings.
+    /// Whether the source is a command on this machine (not a server reached over the network).
+    pub fn is_local(&self) -> bool {
+        matches!(self, Self::Stdio { .. })
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Self::Stdio { command, args, .. } => {

@@ -267,6 +267,25 @@ impl Upstream {
     }
 }
 
+/// Stops starting a local command that failed `failures` times in a row: it stays down, saying
+/// so, until the hub starts the source again (Restart, or an edit of the source).
+fn give_up(upstream: &Upstream, log: &SourceLog, failures: u32, changed: &impl Fn()) {
+    let why = format!(
+        "stopped trying after {failures} failures in a row; fix the source, then press Restart on the Sources page (saving a change to it starts it again too)"
+    );
+    tracing::warn!(source = %upstream.spec.source_id, failures, "gave up restarting the source");
+    log.hub(LogLevel::Error, &why);
+    upstream.update(|s| {
+        s.state = UpstreamState::Down;
+        s.peer = None;
+        s.last_error = Some(match s.last_error.take() {
+            Some(last) => format!("{last} ({why})"),
+            None => why.clone(),
+        });
+    });
+    changed();
+}
+
 async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<UpstreamEvent>) {
     let source_id = upstream.spec.source_id.clone();
     let changed = || {
@@ -277,6 +296,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
     let timings = upstream.timings;
     let mut backoff = timings.min_backoff;
     let mut attempts: u32 = 0;
+    let mut failures_in_a_row: u32 = 0;
     let log = upstream.log.clone();
     let under = upstream
         .spec
@@ -346,6 +366,16 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         }
         if started.elapsed() > timings.healthy_after {
             backoff = timings.min_backoff;
+            failures_in_a_row = 0;
+        }
+        failures_in_a_row = failures_in_a_row.saturating_add(1);
+        if failures_in_a_row >= timings.give_up_after {
+            if upstream.spec.transport.is_local() {
+                give_up(&upstream, &log, failures_in_a_row, &changed);
+                upstream.shutdown.cancelled().await;
+                break;
+            }
+            backoff = backoff.max(timings.long_backoff);
         }
         let wait_ms = u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX);
         tracing::info!(source = %source_id, wait_ms, "reconnecting after backoff");
@@ -354,7 +384,7 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
             () = upstream.shutdown.cancelled() => break,
             () = tokio::time::sleep(backoff) => {}
         }
-        backoff = (backoff * 2).min(timings.max_backoff);
+        backoff = (backoff * 2).min(timings.max_backoff.max(backoff));
     }
     upstream.update(|s| {
         s.state = UpstreamState::Stopped;

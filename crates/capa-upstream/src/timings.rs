@@ -15,6 +15,13 @@ pub struct SupervisorTimings {
     pub healthy_after: Duration,
     /// Bound on listing tools after connecting or on a change notification.
     pub list_timeout: Duration,
+    /// Failures in a row (a start that failed, or a connection that ended before
+    /// `healthy_after`) after which the supervisor stops starting a local command again: one
+    /// that failed this often will not mend itself, and a person fixes it and restarts it. A
+    /// remote source is still tried, every `long_backoff`: the network may come back.
+    pub give_up_after: u32,
+    /// The wait between tries of a remote source past `give_up_after` failures in a row.
+    pub long_backoff: Duration,
 }
 
 impl Default for SupervisorTimings {
@@ -24,6 +31,9 @@ impl Default for SupervisorTimings {
             max_backoff: Duration::from_secs(30),
             healthy_after: Duration::from_mins(1),
             list_timeout: Duration::from_secs(30),
+            // 0.25 + 0.5 + 1 + 2 + 4 + 8 + 16 + 30 s: about a minute of trying.
+            give_up_after: 8,
+            long_backoff: Duration::from_mins(5),
         }
     }
 }

@@ -28,6 +28,8 @@ const TIMINGS: SupervisorTimings = SupervisorTimings {
     max_backoff: Duration::from_secs(4),
     healthy_after: Duration::from_mins(1),
     list_timeout: Duration::from_secs(30),
+    give_up_after: 20,
+    long_backoff: Duration::from_mins(5),
 };
 
 /// Stops tokio's paused clock from auto-advancing while it lives (see the module comment).
@@ -188,6 +190,94 @@ async fn a_command_that_cannot_start_is_retried_with_doubling_backoff_up_to_the_
     );
     upstream.shutdown().await;
     assert_eq!(upstream.status().state, UpstreamState::Stopped);
+}
+
+/// A local command that failed `give_up_after` times in a row is not started again: it stays
+/// down, saying why and what to do, until the hub starts it again (issue 41: it was retried
+/// forever). A remote source is still tried, at the long interval.
+#[tokio::test(start_paused = true)]
+async fn a_command_that_keeps_failing_is_given_up_and_a_remote_source_slows_down() {
+    let timings = SupervisorTimings {
+        give_up_after: 3,
+        ..TIMINGS
+    };
+    let (tx, mut events) = mpsc::unbounded_channel();
+    let local = Upstream::start_with(
+        stdio("absent", "/nonexistent/capa-no-such-server", Vec::new()),
+        tx,
+        timings,
+    );
+    let mut reports = 0;
+    while local
+        .status()
+        .last_error
+        .as_deref()
+        .is_none_or(|e| !e.contains("stopped trying"))
+    {
+        events.recv().await.expect("a report per failure");
+        reports += 1;
+        assert!(reports <= 10, "still trying: {:?}", local.status());
+    }
+    let status = local.status();
+    assert_eq!(status.state, UpstreamState::Down, "{status:?}");
+    assert_eq!(status.restarts, 2, "three starts in all: {status:?}");
+    let error = status.last_error.unwrap_or_default();
+    assert!(
+        error.contains("cannot start `/nonexistent/capa-no-such-server`"),
+        "{error}"
+    );
+    assert!(
+        error.contains("stopped trying after 3 failures in a row"),
+        "{error}"
+    );
+    assert!(error.contains("press Restart"), "{error}");
+    // An hour later it has not been started again.
+    tokio::time::sleep(Duration::from_hours(1)).await;
+    let later = local.status();
+    assert_eq!(
+        (later.state, later.restarts),
+        (UpstreamState::Down, 2),
+        "{later:?}"
+    );
+    local.shutdown().await;
+    assert_eq!(local.status().state, UpstreamState::Stopped);
+
+    // A remote source past the same count waits the long interval between tries instead.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let (tx, mut events) = mpsc::unbounded_channel();
+    let remote = Upstream::start_with(
+        UpstreamSpec {
+            source_id: "remote".into(),
+            connection: None,
+            transport: UpstreamTransport::Http {
+                url: format!("http://127.0.0.1:{port}/mcp"),
+                headers: std::collections::BTreeMap::default(),
+                oauth: None,
+            },
+            call_timeout: Duration::from_hours(1),
+        },
+        tx,
+        timings,
+    );
+    let mut failures = Vec::new();
+    while failures.len() < 5 {
+        events.recv().await.expect("a report per failure");
+        failures.push(Instant::now());
+    }
+    let waits: Vec<Duration> = failures.windows(2).map(|w| w[1] - w[0]).collect();
+    let secs = Duration::from_secs;
+    assert_eq!(waits, [secs(1), secs(2), secs(300), secs(300)]);
+    assert!(
+        !remote
+            .status()
+            .last_error
+            .unwrap_or_default()
+            .contains("stopped trying")
+    );
+    remote.shutdown().await;
 }
 
 #[tokio::test(start_paused = true)]

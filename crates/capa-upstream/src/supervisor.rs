@@ -18,7 +18,9 @@ use crate::handler::UpstreamClient;
 mod asking;
 mod event;
 mod listen;
+mod retry;
 use self::listen::{AbortOnDrop, listen_for_tool_changes};
+use self::retry::{Next, Retry};
 pub(crate) mod relay;
 pub use self::event::UpstreamEvent;
 mod sign_in;
@@ -293,10 +295,8 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
             source_id: source_id.clone(),
         });
     };
-    let timings = upstream.timings;
-    let mut backoff = timings.min_backoff;
+    let mut retry = Retry::new(upstream.timings);
     let mut attempts: u32 = 0;
-    let mut failures_in_a_row: u32 = 0;
     let log = upstream.log.clone();
     let under = upstream
         .spec
@@ -364,27 +364,22 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
                 changed();
             }
         }
-        if started.elapsed() > timings.healthy_after {
-            backoff = timings.min_backoff;
-            failures_in_a_row = 0;
-        }
-        failures_in_a_row = failures_in_a_row.saturating_add(1);
-        if failures_in_a_row >= timings.give_up_after {
-            if upstream.spec.transport.is_local() {
-                give_up(&upstream, &log, failures_in_a_row, &changed);
+        let wait = match retry.after_attempt(started.elapsed(), upstream.spec.transport.is_local())
+        {
+            Next::Wait(wait) => wait,
+            Next::GiveUp(failures) => {
+                give_up(&upstream, &log, failures, &changed);
                 upstream.shutdown.cancelled().await;
                 break;
             }
-            backoff = backoff.max(timings.long_backoff);
-        }
-        let wait_ms = u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX);
+        };
+        let wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
         tracing::info!(source = %source_id, wait_ms, "reconnecting after backoff");
         log.hub(LogLevel::Info, &format!("reconnecting in {wait_ms} ms"));
         tokio::select! {
             () = upstream.shutdown.cancelled() => break,
-            () = tokio::time::sleep(backoff) => {}
+            () = tokio::time::sleep(wait) => {}
         }
-        backoff = (backoff * 2).min(timings.max_backoff.max(backoff));
     }
     upstream.update(|s| {
         s.state = UpstreamState::Stopped;

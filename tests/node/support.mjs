@@ -304,8 +304,7 @@ export async function waitFor(what, fn, { timeoutMs = 20000, intervalMs = 100 } 
 }
 
 /**
- * Start `capa --config FILE hub serve --http 127.0.0.1:0` (or `http`, for a hub restarted at the
- * address a client keeps) and wait for $CAPA_DATA_DIR/hub.json.
+ * Start `capa --config FILE hub serve --http <http, default 127.0.0.1:0>`; wait for hub.json.
  * Returns {proc, pid, url, mcpUrl, token, log(), api(path, init), stop()}.
  */
 export async function startHub({ configFile, sandbox, waitReady = true, http = '127.0.0.1:0' }) {

@@ -151,6 +151,10 @@ describe('OAuth sign-in in the settings UI', { skip }, () => {
     assert.ok(waiting.url.match(TOKEN_LIKE)?.length, `no token-like value in ${waiting.url}`);
     // The browser opened, so the page does not say it could not.
     assert.equal(await panel().getByText('The browser could not be opened').count(), 0);
+    // The address is there whole, with Copy, for a desktop where no browser comes up (issue 41).
+    assert.equal(await panel().locator('.sign-in-address code').textContent(), waiting.url);
+    await panel().getByRole('button', { name: 'Copy the sign-in address' }).waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'ui-sign-in-address.png') });
 
     const href = await answerConsent('#approve');
     assert.equal(href, waiting.url);

@@ -104,6 +104,16 @@ impl Connections {
         connection_key(&self.store, source)
     }
 
+    /// Where secrets are kept (the OS keychain, or the encrypted file without one), and the
+    /// file when it is that.
+    pub fn secret_store(&self) -> (capa_secrets::StoreKind, Option<std::path::PathBuf>) {
+        let kind = self.keychain.store_kind();
+        let file = (kind == capa_secrets::StoreKind::File)
+            .then(|| self.keychain.fallback_file())
+            .flatten();
+        (kind, file)
+    }
+
     pub fn list(&self) -> Result<Vec<ConnectionRecord>, ConnectionError> {
         Ok(self.store.connections()?)
     }

@@ -167,34 +167,9 @@ pub fn ensure_private_file(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Replaces `path` with `bytes` as one step, readable and writable by this user only: written to
-/// a fresh sibling file created 0600 (never one someone else made), then renamed over `path`, so
-/// a reader sees the old content or the new, never half of it.
-pub fn write_private_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let suffix = crate::digest::random_hex(8)
-        .ok_or_else(|| std::io::Error::other("the system gave no randomness"))?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other(format!("{} names no file", path.display())))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{suffix}.tmp"));
-    let tmp = path.with_file_name(tmp_name);
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let written = options
-        .open(&tmp)
-        .and_then(|mut file| {
-            std::io::Write::write_all(&mut file, bytes).and_then(|()| file.sync_all())
-        })
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
-}
+/// Replaces `path` with `bytes` as one step, this user's only (capa-secrets has it, for its
+/// secrets file, and the hub's other private files use the same).
+pub use capa_secrets::write_private_file;
 
 #[cfg(all(test, unix))]
 mod private_tests {

@@ -64,7 +64,8 @@ fn trusted_project_settings(files: &ConfigFiles, paths: &HubPaths) -> Option<Str
     }
 }
 
-/// Starts a hub in this process with the OS keychain for its connections' secrets.
+/// Starts a hub in this process with the OS keychain for its connections' secrets (the
+/// encrypted file in the data dir where no keychain answers).
 pub async fn start_hub(
     config: HubConfig,
     paths: &HubPaths,
@@ -74,8 +75,14 @@ pub async fn start_hub(
         config,
         paths: paths.clone(),
         redactor,
-        keychain: Keychain::default(),
+        keychain: hub_keychain(paths),
     })
     .await
     .map_err(StartHubError::Hub)
+}
+
+/// The keychain of the hub of `paths`: the OS keychain, or where none answers, the encrypted
+/// file in its data dir (capa-secrets, `vault`).
+pub(crate) fn hub_keychain(paths: &HubPaths) -> Keychain {
+    Keychain::with_fallback(capa_secrets::DEFAULT_SERVICE, &paths.data_dir)
 }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use capa_core::{Connections, HubPaths, Redactor};
-use capa_secrets::Keychain;
 use capa_store::Store;
 
 pub use capa_secrets::Secret;
@@ -19,8 +18,13 @@ pub fn open_store(paths: &HubPaths) -> anyhow::Result<Store> {
     Store::open(&db).with_context(|| format!("opening {}", db.display()))
 }
 
-/// The connections of the data dir: names in the database, secrets in the OS keychain.
+/// The connections of the data dir: names in the database, secrets in the OS keychain (or the
+/// encrypted file in the data dir where none answers).
 pub fn open_connections(paths: &HubPaths, redactor: Arc<Redactor>) -> anyhow::Result<Connections> {
     let store = Arc::new(open_store(paths)?);
-    Ok(Connections::new(store, Keychain::default(), redactor))
+    Ok(Connections::new(
+        store,
+        crate::start::hub_keychain(paths),
+        redactor,
+    ))
 }

@@ -1,10 +1,18 @@
 //! Connection secrets in the OS keychain (macOS Keychain, Windows Credential Manager, Linux Secret
-//! Service), and the [`Secret`] type that keeps them out of logs and serialised output.
+//! Service), and the [`Secret`] type that keeps them out of logs and serialised output. Where no
+//! keychain answers, a hub's keychain falls back to an encrypted file in its data dir
+//! ([`vault`]), and says so ([`Keychain::store_kind`]).
 //!
 //! Only this crate talks to the keychain. Configuration and the database hold references
 //! (source, connection, field); values exist in memory only while the hub uses them.
 
 use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+pub mod vault;
+
+pub use vault::{FileVault, write_private_file};
 
 /// Keychain service name under which every secret of the hub is stored.
 pub const DEFAULT_SERVICE: &str = "capabilities";
@@ -72,12 +80,31 @@ pub enum SecretError {
     /// A stored value is not whole or not readable (its parts do not add up): store it again.
     #[error("the value stored for {account} is damaged (its parts do not add up); store it again")]
     Damaged { account: String },
+    /// The fallback file could not be read or written (the message names it and what to do).
+    #[error("{0}")]
+    Vault(String),
 }
 
-/// The OS keychain under one service name.
+/// Where a keychain keeps secrets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreKind {
+    /// The OS keychain.
+    Keychain,
+    /// No OS keychain answered: the encrypted file in the data dir ([`vault`]).
+    File,
+    /// Neither: secrets cannot be stored.
+    None,
+}
+
+/// The OS keychain under one service name, with the hub's fallback file where it has one.
 #[derive(Debug, Clone)]
 pub struct Keychain {
     service: String,
+    /// Where secrets go when no OS keychain answers; none: they cannot be stored then.
+    fallback: Option<Arc<FileVault>>,
+    /// Whether the OS keychain answered, asked once (the first use) and kept.
+    os: Arc<OnceLock<Result<(), String>>>,
 }
 
 impl Default for Keychain {
@@ -87,46 +114,131 @@ impl Default for Keychain {
 }
 
 impl Keychain {
+    /// The OS keychain alone: without one, storing a secret fails with
+    /// [`SecretError::Unavailable`].
     pub fn new(service: impl Into<String>) -> Self {
         Self {
             service: service.into(),
+            fallback: None,
+            os: Arc::default(),
         }
     }
 
-    /// Checks that a keychain is reachable.
+    /// The OS keychain, or where none answers, the encrypted file in `data_dir` ([`vault`]).
+    pub fn with_fallback(service: impl Into<String>, data_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            fallback: Some(Arc::new(FileVault::new(data_dir))),
+            ..Self::new(service)
+        }
+    }
+
+    /// Checks that secrets can be stored (the OS keychain answers, or there is a fallback).
     pub fn check(&self) -> Result<(), SecretError> {
-        keyring::Entry::store_status()
-            .as_ref()
-            .map_err(|e| SecretError::Unavailable(e.to_string()))
-            .copied()
+        match (self.os_status(), &self.fallback) {
+            (Ok(()), _) | (Err(_), Some(_)) => Ok(()),
+            (Err(e), None) => Err(SecretError::Unavailable(e.clone())),
+        }
+    }
+
+    /// Where secrets go.
+    pub fn store_kind(&self) -> StoreKind {
+        match (self.os_status(), &self.fallback) {
+            (Ok(()), _) => StoreKind::Keychain,
+            (Err(_), Some(_)) => StoreKind::File,
+            (Err(_), None) => StoreKind::None,
+        }
+    }
+
+    /// The fallback file's path, when secrets go there.
+    pub fn fallback_file(&self) -> Option<PathBuf> {
+        self.fallback.as_ref().map(|v| v.file())
+    }
+
+    /// Whether the OS keychain answers: its store initialised, and a read of an entry that does
+    /// not exist came back "no entry" (on Linux that takes the Secret Service on the session
+    /// bus). Asked once per keychain.
+    fn os_status(&self) -> &Result<(), String> {
+        self.os.get_or_init(|| {
+            let status = keyring::Entry::store_status()
+                .as_ref()
+                .map_err(ToString::to_string)
+                .copied()
+                .and_then(|()| {
+                    let probe = keyring::Entry::new(&self.service, "capabilities-probe")
+                        .map_err(|e| e.to_string())?;
+                    match probe.get_password() {
+                        Ok(_) | Err(keyring::Error::NoEntry) => Ok(()),
+                        Err(e) => Err(e.to_string()),
+                    }
+                });
+            if let (Err(e), Some(vault)) = (&status, &self.fallback) {
+                // The platform's own words (a D-Bus error on Linux) are for a developer; the
+                // person reads where the secrets went.
+                tracing::debug!(error = %e, "the OS keychain did not answer");
+                tracing::warn!(
+                    "no OS keychain answers here (on Linux: no Secret Service on the session bus); secrets are kept encrypted in {} instead (docs/security.md, \"Secrets without a keychain\")",
+                    vault.file().display()
+                );
+            }
+            status
+        })
     }
 
     fn entry(&self, key: &SecretKey) -> Result<keyring::Entry, SecretError> {
-        self.check()?;
         keyring::Entry::new(&self.service, &key.account()).map_err(|e| SecretError::Keychain {
             account: key.account(),
             message: e.to_string(),
         })
     }
 
+    /// The name of `key` in the fallback file.
+    fn vault_name(&self, key: &SecretKey) -> String {
+        format!("{}/{}", self.service, key.account())
+    }
+
+    /// The fallback, when the OS keychain does not answer; the reason it does not, without one.
+    fn file_instead(&self) -> Result<Option<&FileVault>, SecretError> {
+        match (self.os_status(), &self.fallback) {
+            (Ok(()), _) => Ok(None),
+            (Err(_), Some(vault)) => Ok(Some(vault)),
+            (Err(e), None) => Err(SecretError::Unavailable(e.clone())),
+        }
+    }
+
     /// Stores (or replaces) a secret.
     pub fn set(&self, key: &SecretKey, value: &Secret) -> Result<(), SecretError> {
+        if let Some(vault) = self.file_instead()? {
+            return vault.set(&self.vault_name(key), value.expose());
+        }
         self.entry(key)?
             .set_password(value.expose())
             .map_err(|e| keychain_error(key, &e))
     }
 
-    /// Reads a secret; `None` when it is not stored.
+    /// Reads a secret; `None` when it is not stored. With the OS keychain back, a secret kept in
+    /// the file while it was away is still found there.
     pub fn get(&self, key: &SecretKey) -> Result<Option<Secret>, SecretError> {
+        if let Some(vault) = self.file_instead()? {
+            return Ok(vault.get(&self.vault_name(key))?.map(Secret));
+        }
         match self.entry(key)?.get_password() {
             Ok(value) => Ok(Some(Secret(value))),
-            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(keyring::Error::NoEntry) => match &self.fallback {
+                Some(vault) => Ok(vault.get(&self.vault_name(key))?.map(Secret)),
+                None => Ok(None),
+            },
             Err(e) => Err(keychain_error(key, &e)),
         }
     }
 
-    /// Deletes a secret; deleting a missing one is not an error.
+    /// Deletes a secret, wherever it is; deleting a missing one is not an error.
     pub fn delete(&self, key: &SecretKey) -> Result<(), SecretError> {
+        if let Some(vault) = &self.fallback {
+            vault.delete(&self.vault_name(key))?;
+        }
+        if self.file_instead()?.is_some() {
+            return Ok(());
+        }
         match self.entry(key)?.delete_credential() {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
             Err(e) => Err(keychain_error(key, &e)),

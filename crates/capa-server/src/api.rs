@@ -59,7 +59,17 @@ async fn config(State(hub): State<Arc<Hub>>) -> Json<Value> {
         "warnings": config.warnings,
         "search": hub.semantic_status(),
         "searchModelLoaded": hub.search_model_loaded(),
+        "secrets": secret_store_json(&hub),
     }))
+}
+
+/// `{store: keychain | file | none, file?}`: where connection secrets are kept.
+fn secret_store_json(hub: &Hub) -> Value {
+    let (kind, file) = hub.secret_store();
+    match file {
+        Some(file) => json!({"store": kind, "file": file}),
+        None => json!({"store": kind}),
+    }
 }
 
 /// A tool as the CLI lists it.

@@ -38,6 +38,8 @@ export interface HubConfig {
   warnings: string[];
   /** Absent from hubs older than search by meaning (issue 20). */
   search?: SearchStatus | null;
+  /** Where connection secrets are kept; absent from hubs older than issue 41. */
+  secrets?: { store: 'keychain' | 'file' | 'none'; file?: string };
 }
 
 /** A source as `GET /api/sources` lists it. */

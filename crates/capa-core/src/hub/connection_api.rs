@@ -15,6 +15,11 @@ impl Hub {
         self.connections.list()
     }
 
+    /// Where secrets are kept: the OS keychain, or the encrypted file (named) without one.
+    pub fn secret_store(&self) -> (capa_secrets::StoreKind, Option<std::path::PathBuf>) {
+        self.connections.secret_store()
+    }
+
     /// Stores one secret field of connection `name` of `source` (see [`crate::Connections::set`]).
     pub fn set_connection(
         &self,

@@ -9,6 +9,7 @@ fn main() {
         "popup_shown",
         "popup_ready",
         "open_run",
+        "quit",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

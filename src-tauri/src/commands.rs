@@ -77,6 +77,7 @@ pub(crate) async fn state(app: AppHandle) -> Result<AppState, CommandError> {
     let desktop = desktop(&app)?;
     let mut state = popups(&app)?.state(&desktop.hosted.hub);
     state.tray = tray::shown(&app);
+    state.tray_host = Some(crate::tray_host::find());
     if let Some(popup) = state.popup.as_mut() {
         popup.focused = app
             .get_webview_window(&popup.label)
@@ -120,6 +121,14 @@ pub(crate) async fn open_run(app: AppHandle, run_id: String) -> Result<(), Comma
         });
     }
     windows::open_settings_at(&app, Some(&format!("#/runs/{run_id}")))?;
+    Ok(())
+}
+
+/// Quits the app (its hub stops cleanly): the settings window's "Quit Capabilities", one click
+/// away on a desktop without a tray, where the tray's "Quit" is not on screen.
+#[tauri::command]
+pub(crate) async fn quit(app: AppHandle) -> Result<(), CommandError> {
+    app.exit(0);
     Ok(())
 }
 

@@ -23,6 +23,7 @@ const SETTINGS_COMMANDS: &[&str] = &[
     "pause_approvals",
     "state",
     "close_window",
+    "quit",
 ];
 
 /// The commands an approval popup calls: it reports its paint (and, kept warm, that it has

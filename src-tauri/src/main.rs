@@ -22,6 +22,7 @@ mod popups;
 mod quiet;
 mod sign_ins;
 mod tray;
+mod tray_host;
 mod view;
 mod windows;
 
@@ -107,14 +108,25 @@ fn main() -> ExitCode {
             commands::popup_shown,
             commands::popup_ready,
             commands::open_run,
+            commands::quit,
         ])
-        .on_window_event(|window, event| {
-            if let WindowEvent::Destroyed = event
-                && window.label().starts_with(windows::POPUP_PREFIX)
-                && let Some(popups) = window.app_handle().try_state::<Popups>()
+        .on_window_event(|window, event| match event {
+            WindowEvent::Destroyed
+                if window.label().starts_with(windows::POPUP_PREFIX)
+                    && let Some(popups) = window.app_handle().try_state::<Popups>() =>
             {
                 popups.closed(window.label());
             }
+            // Without a tray host, a closed settings window would leave an app nobody can find
+            // or quit: it is minimised instead (issue 41).
+            WindowEvent::CloseRequested { api, .. }
+                if window.label() == windows::SETTINGS
+                    && tray_host::find() == tray_host::TrayHost::None =>
+            {
+                api.prevent_close();
+                windows::minimise_without_tray(window);
+            }
+            _ => {}
         })
         .setup(move |app| {
             let options = HostOptions {
@@ -279,8 +291,17 @@ fn start(
         capa_host::shutdown_signal().await;
         quitting.exit(0);
     });
-    if !background {
+    // Started in the background on a desktop without a tray host, the app would have nothing on
+    // screen at all: its settings window opens, minimised (issue 41).
+    let no_tray = tray_host::find() == tray_host::TrayHost::None;
+    if !background || no_tray {
         windows::open_settings(&handle)?;
+    }
+    if background
+        && no_tray
+        && let Some(window) = handle.get_webview_window(windows::SETTINGS)
+    {
+        windows::minimise_without_tray(&window);
     }
     Ok(())
 }

@@ -195,6 +195,7 @@ impl Popups {
                 .collect(),
             popup,
             tray: None,
+            tray_host: None,
         }
     }
 

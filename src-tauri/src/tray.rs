@@ -255,6 +255,7 @@ mod tests {
                 .collect(),
             popup: None,
             tray: None,
+            tray_host: None,
         }
     }
 

@@ -25,6 +25,9 @@ pub(crate) struct AppState {
     pub popup: Option<PopupState>,
     /// What the tray shows (the `state` command fills it in); none without a tray.
     pub tray: Option<Look>,
+    /// What shows the tray icon on this desktop (the `state` command fills it in): `none`, and
+    /// the settings window minimises instead of closing, and says how to get a tray.
+    pub tray_host: Option<crate::tray_host::TrayHost>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -35,6 +35,26 @@ pub(crate) fn focus(window: &WebviewWindow) {
     let _ = window.set_focus();
 }
 
+/// Minimises `window` where closing it would hide the app for good (no tray host): it stays in
+/// the taskbar, and the first time an OS notification says so and how to get a tray.
+pub(crate) fn minimise_without_tray(window: &impl tauri::Manager<tauri::Wry>) {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    let Some(settings) = window.get_webview_window(SETTINGS) else {
+        return;
+    };
+    if let Err(e) = settings.minimize() {
+        tracing::warn!(error = %e, "could not minimise the settings window");
+    }
+    SAID.call_once(|| {
+        tracing::info!("no tray host on this desktop: the settings window was minimised instead of closed");
+        crate::notify::notify(
+            window.app_handle(),
+            "Capabilities is still running".into(),
+            "This desktop shows no tray icons, so Capabilities stays in the taskbar. Quit it from its window.".into(),
+        );
+    });
+}
+
 /// Shows the settings window, opening it when it is not there.
 pub(crate) fn open_settings(app: &AppHandle) -> tauri::Result<()> {
     open_settings_at(app, None)

@@ -18,6 +18,8 @@ export const APP = process.env.CAPA_DESKTOP_BIN
 export const DRIVER = process.env.WEBKIT_WEBDRIVER ?? '/usr/bin/WebKitWebDriver';
 // A notification server (Debian `dunst`) on the test's display and D-Bus session.
 export const DUNST = '/usr/bin/dunst';
+// An XEmbed system tray (Debian `trayer`): the app's icon has somewhere to go.
+export const TRAYER = '/usr/bin/trayer';
 export const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 
 export const CODE = `
@@ -143,4 +145,37 @@ export async function desktopLock() {
       await sleep(200);
     }
   }
+}
+
+/** Starts an Xvfb display of its own (the number it picks itself) with openbox managing it, for
+ * tests that need a real window manager; resolves `{ display, env, stop() }`, `env` being `base`
+ * with that DISPLAY. */
+export async function ownDisplay(base) {
+  const child = await new Promise((resolve, reject) => {
+    const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
+    let number = '';
+    xvfb.stdio[3].setEncoding('utf8').on('data', (d) => {
+      number += d;
+      if (number.includes('\n')) resolve(Object.assign(xvfb, { number: number.trim() }));
+    });
+    xvfb.once('exit', (code) => reject(new Error(`Xvfb exited (${code}) before it said its display`)));
+  });
+  const display = `:${child.number}`;
+  const env = { ...base, DISPLAY: display };
+  const wm = start('/usr/bin/openbox', [], env);
+  const deadline = Date.now() + 20000;
+  while (!(await output('/usr/bin/xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], env).catch(() => '')).includes('window id')) {
+    if (Date.now() > deadline) throw new Error(`openbox did not manage ${display}: ${wm.log()}`);
+    await sleep(100);
+  }
+  return {
+    display,
+    env,
+    async stop() {
+      await wm.stop();
+      child.kill('SIGTERM');
+    },
+  };
 }

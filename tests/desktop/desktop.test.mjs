@@ -48,7 +48,7 @@ import {
   waitFor,
 } from '../node/support.mjs';
 import { failOrNote } from '../node/require.mjs';
-import { APP, CODE, DRIVER, DUNST, SCREENSHOTS, alive, desktopLock, execute, notifications, otherServer, output, run, skip, start } from './app.mjs';
+import { APP, CODE, DRIVER, DUNST, SCREENSHOTS, TRAYER, alive, desktopLock, execute, notifications, otherServer, output, run, skip, start } from './app.mjs';
 import { WebDriver } from './webdriver.mjs';
 
 describe('desktop app', { skip, timeout: 240000 }, () => {
@@ -62,6 +62,7 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
   let wd;
   let client;
   let dunst;
+  let trayer;
   let unlock;
 
   before(async () => {
@@ -84,6 +85,15 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     } else {
       failOrNote(null, `no ${DUNST} (apt-get install dunst): the OS notification cannot be checked`);
     }
+    // A tray on the display, as a desktop with one has (trayer, an XEmbed tray): the app sits in
+    // it once its window closes. Without one the window minimises instead (tray-host.test.mjs).
+    if (existsSync(TRAYER)) {
+      trayer = start(TRAYER, ['--edge', 'top', '--align', 'right', '--widthtype', 'request', '--height', '24'], sandbox.env);
+      await waitFor('the tray', async () =>
+        (await output('/usr/bin/xdotool', ['search', '--class', 'trayer'], sandbox.env).catch(() => '')).trim() !== '');
+    } else {
+      failOrNote(null, `no ${TRAYER} (apt-get install trayer): the app has no tray to sit in`);
+    }
   });
 
   after(async () => {
@@ -92,6 +102,7 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
     await driver?.stop();
     await quitApp();
     await dunst?.stop();
+    await trayer?.stop();
     await cleanup();
     await removeSandboxes();
     await unlock?.();

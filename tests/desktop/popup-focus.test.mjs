@@ -9,14 +9,13 @@
 //     yet", and the next click, once the choices take input, decides.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { connectHttp, makeSandbox, removeSandboxes, writeCapabilities, cleanup, freePort, sleep, waitFor } from '../node/support.mjs';
 import { skipOrFail } from '../node/require.mjs';
-import { APP, DRIVER, SCREENSHOTS, alive, desktopLock, execute, output, skip as appSkip, start } from './app.mjs';
+import { APP, DRIVER, SCREENSHOTS, alive, desktopLock, execute, output, ownDisplay, skip as appSkip, start } from './app.mjs';
 import { WebDriver } from './webdriver.mjs';
 
 const missing = ['/usr/bin/Xvfb', '/usr/bin/openbox', '/usr/bin/xdotool', '/usr/bin/xprop']
@@ -27,26 +26,10 @@ const skip = appSkip || skipOrFail(missing);
 /** Code whose one call asks (destructive), then returns what it deleted. */
 const ASKS = 'return await demo.delete_note({ title: "nothing" }).catch((e) => e.code);';
 
-/** Starts Xvfb on a display number it picks itself; resolves `{ display, stop }`. */
-function xvfb() {
-  return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/Xvfb', ['-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], {
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-    });
-    let number = '';
-    child.stdio[3].setEncoding('utf8').on('data', (d) => {
-      number += d;
-      if (number.includes('\n')) resolve({ display: `:${number.trim()}`, child });
-    });
-    child.once('exit', (code) => reject(new Error(`Xvfb exited (${code}) before it said its display`)));
-  });
-}
-
 describe('the approval popup under a window manager', { skip, timeout: 180000 }, () => {
   let unlock;
   let sandbox;
   let screen;
-  let wm;
   let driver;
   let wd;
   let client;
@@ -58,11 +41,8 @@ describe('the approval popup under a window manager', { skip, timeout: 180000 },
   before(async () => {
     unlock = await desktopLock();
     sandbox = await makeSandbox('capa-popup-focus-');
-    screen = await xvfb();
-    env = { ...sandbox.env, DISPLAY: screen.display, CAPA_NO_BROWSER: '1', CAPA_NO_DIALOG: '1' };
-    wm = start('/usr/bin/openbox', [], env);
-    await waitFor('openbox to manage the display', async () =>
-      (await output('/usr/bin/xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], env).catch(() => '')).includes('window id'));
+    screen = await ownDisplay({ ...sandbox.env, CAPA_NO_BROWSER: '1', CAPA_NO_DIALOG: '1' });
+    env = screen.env;
   });
 
   after(async () => {
@@ -77,8 +57,7 @@ describe('the approval popup under a window manager', { skip, timeout: 180000 },
       while (alive(pid) && Date.now() < deadline) await sleep(50);
       if (alive(pid)) process.kill(pid, 'SIGKILL');
     }
-    await wm?.stop();
-    screen?.child.kill('SIGTERM');
+    await screen?.stop();
     await cleanup();
     await removeSandboxes();
     await unlock?.();

@@ -20,7 +20,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 import { CAPA_BIN, makeSandbox, removeSandboxes, writeCapabilities, cleanup, freePort, sleep, waitFor } from '../node/support.mjs';
-import { APP, DRIVER, SCREENSHOTS, alive, desktopLock, execute, run, skip, start } from './app.mjs';
+import { APP, DRIVER, SCREENSHOTS, TRAYER, alive, desktopLock, execute, output, run, skip, start } from './app.mjs';
 import { WebDriver } from './webdriver.mjs';
 
 const ESCAPE = '\uE00C';
@@ -40,6 +40,7 @@ describe('the approval popup with full context', { skip, timeout: 180000 }, () =
   let driver;
   let wd;
   let client;
+  let tray;
   let unlock;
 
   before(async () => {
@@ -48,6 +49,10 @@ describe('the approval popup with full context', { skip, timeout: 180000 }, () =
     sandbox = await makeSandbox('capa-popup-');
     sandbox.env.CAPA_NO_BROWSER = '1';
     sandbox.env.CAPA_NO_DIALOG = '1';
+    // A tray to start in (without one the settings window would open too: tray-host.test.mjs).
+    tray = start(TRAYER, ['--edge', 'top', '--align', 'right', '--widthtype', 'request', '--height', '24'], sandbox.env);
+    await waitFor('the tray', async () =>
+      (await output('/usr/bin/xdotool', ['search', '--class', 'trayer'], sandbox.env).catch(() => '')).trim() !== '');
   });
 
   after(async () => {
@@ -62,6 +67,7 @@ describe('the approval popup with full context', { skip, timeout: 180000 }, () =
       while (alive(pid) && Date.now() < deadline) await sleep(50);
       if (alive(pid)) process.kill(pid, 'SIGKILL');
     }
+    await tray?.stop();
     await cleanup();
     await removeSandboxes();
     await unlock?.();

@@ -42,6 +42,16 @@ export function startApp(root: HTMLElement, backend: Backend): void {
   const header = h('header', {}, h('h1', {}, 'Capabilities'), nav, paused);
   const main = h('main', { id: 'main', tabindex: '-1' });
   root.replaceChildren(h('a', { href: '#main', class: 'skip' }, 'Skip to content'), header, main);
+  // In the app on a desktop that shows no tray icons (stock GNOME, a bare X server): say once, on
+  // top of the settings window, why it minimises instead of closing, and keep Quit one click away.
+  if (backend.kind === 'tauri' && !location.hash.startsWith('#/approve')) {
+    void backend.trayHost().then(
+      (host) => {
+        if (host === 'none') header.after(noTrayBanner(backend));
+      },
+      () => undefined,
+    );
+  }
 
   let page: Page | null = null;
   let lastEvent = '';
@@ -99,4 +109,21 @@ export function startApp(root: HTMLElement, backend: Backend): void {
 
   void mount(parseHash(location.hash));
   void refreshCounts();
+}
+
+/** The settings window's note on a desktop without a tray host (src-tauri/src/tray_host.rs). */
+function noTrayBanner(backend: Backend): HTMLElement {
+  const quit = h('button', { type: 'button', class: 'danger' }, 'Quit Capabilities');
+  quit.addEventListener('click', () => void backend.quitApp());
+  return h(
+    'div',
+    { class: 'no-tray', role: 'note' },
+    h(
+      'p',
+      {},
+      'This desktop shows no tray icons, so Capabilities stays in the taskbar: closing this window minimises it, and the hub keeps serving your clients. ',
+      'On GNOME, the “AppIndicator and KStatusNotifierItem Support” extension adds a tray.',
+    ),
+    quit,
+  );
 }

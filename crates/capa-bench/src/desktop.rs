@@ -101,6 +101,9 @@ pub(crate) async fn measure(env: &BenchEnv, app: &Path) -> anyhow::Result<Deskto
             app.display()
         );
     }
+    // The rows "in the tray" need a tray on the display: without one the app opens its window
+    // (issue 41). trayer is an XEmbed tray (scripts/setup --test installs it).
+    let _tray = procs::tray_host().await?;
     let files = tempfile::tempdir()?;
     let demo = "options: { demo: true, toolExposure: code }\n".to_owned();
     let five = five_sources(env, files.path());

@@ -226,3 +226,26 @@ pub(crate) fn write_config(dir: &Path, yaml: &str) -> anyhow::Result<PathBuf> {
     std::fs::write(&path, yaml)?;
     Ok(path)
 }
+
+/// An `XEmbed` system tray on the display, ended when dropped.
+pub(crate) async fn tray_host() -> anyhow::Result<tokio::process::Child> {
+    let tray = tokio::process::Command::new("trayer")
+        .args([
+            "--edge",
+            "top",
+            "--align",
+            "right",
+            "--widthtype",
+            "request",
+            "--height",
+            "24",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .context("starting trayer, the tray the app sits in (apt-get install trayer)")?;
+    // It takes the tray selection as it starts; the app asks when it starts.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    Ok(tray)
+}

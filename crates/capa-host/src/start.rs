@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use capa_config::{ConfigError, ConfigFiles, HubConfig, SelectError};
 use capa_core::{Hub, HubOptions, HubPaths, Redactor, StartError};
-use capa_secrets::Keychain;
 
 /// Why the configuration could not be read or the hub did not start.
 #[derive(Debug, thiserror::Error)]
@@ -75,14 +74,8 @@ pub async fn start_hub(
         config,
         paths: paths.clone(),
         redactor,
-        keychain: hub_keychain(paths),
+        keychain: crate::store::hub_keychain(paths),
     })
     .await
     .map_err(StartHubError::Hub)
-}
-
-/// The keychain of the hub of `paths`: the OS keychain, or where none answers, the encrypted
-/// file in its data dir (capa-secrets, `vault`).
-pub(crate) fn hub_keychain(paths: &HubPaths) -> Keychain {
-    Keychain::with_fallback(capa_secrets::DEFAULT_SERVICE, &paths.data_dir)
 }

@@ -22,9 +22,11 @@ pub fn open_store(paths: &HubPaths) -> anyhow::Result<Store> {
 /// encrypted file in the data dir where none answers).
 pub fn open_connections(paths: &HubPaths, redactor: Arc<Redactor>) -> anyhow::Result<Connections> {
     let store = Arc::new(open_store(paths)?);
-    Ok(Connections::new(
-        store,
-        crate::start::hub_keychain(paths),
-        redactor,
-    ))
+    Ok(Connections::new(store, hub_keychain(paths), redactor))
+}
+
+/// The keychain of the hub of `paths`: the OS keychain, or where none answers, the encrypted
+/// file in its data dir (capa-secrets, `vault`).
+pub(crate) fn hub_keychain(paths: &HubPaths) -> capa_secrets::Keychain {
+    capa_secrets::Keychain::with_fallback(capa_secrets::DEFAULT_SERVICE, &paths.data_dir)
 }

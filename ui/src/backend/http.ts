@@ -33,6 +33,7 @@ import {
   type ToolChange,
   type ToolListing,
   type ToolMatch,
+  type TrayHost,
   type ToolSwitchState,
 } from './types';
 
@@ -351,6 +352,10 @@ export class HttpBackend implements Backend {
   async openRun(_runId: string): Promise<boolean> {
     return false;
   }
+  async trayHost(): Promise<TrayHost | null> {
+    return null;
+  }
+  async quitApp(): Promise<void> {}
 
   subscribe(listener: (event: HubEvent) => void): () => void {
     const events = this.events;

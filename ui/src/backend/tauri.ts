@@ -2,6 +2,7 @@
 // the app itself does (pause approvals from the tray's state, open settings, close this window) goes
 // through Tauri commands (src-tauri/).
 import { HttpBackend, type FetchLike } from './http';
+import type { TrayHost } from './types';
 
 export interface TauriInternals {
   invoke(command: string, args?: Record<string, unknown>): Promise<unknown>;
@@ -34,5 +35,12 @@ export class TauriBackend extends HttpBackend {
   override async openRun(runId: string): Promise<boolean> {
     await this.tauri.invoke('open_run', { runId });
     return true;
+  }
+  override async trayHost(): Promise<TrayHost | null> {
+    const state = (await this.tauri.invoke('state')) as { trayHost?: TrayHost | null } | null;
+    return state?.trayHost ?? null;
+  }
+  override async quitApp(): Promise<void> {
+    await this.tauri.invoke('quit');
   }
 }

@@ -6,6 +6,8 @@ import type { ClientId, ClientPreview, ClientStatus, ClientsView, NewPairing, Pa
 export type { ClientId, ClientPreview, ClientStatus, ClientsView, NewPairing, PairedClient } from './client-types';
 import type { ImportChoice, ImportClient, ImportPick, ImportPreview, ImportResult, SavedConnection, WellKnownInput, WellKnownServer } from './import-types';
 export type * from './import-types';
+import type { ToolMatch, TrayHost } from './small-types';
+export type * from './small-types';
 
 export type Decision = 'allow' | 'ask' | 'deny';
 export type Choice = 'approve_once' | 'approve_run' | 'always_allow' | 'deny';
@@ -583,13 +585,11 @@ export interface Backend {
   /** App-only: open run `runId` in the settings window, keeping this popup (in a browser: false,
    * and the page follows the link itself). */
   openRun(runId: string): Promise<boolean>;
+  /** App-only: what shows the app's tray icon (`none`: nothing does); null in a browser. */
+  trayHost(): Promise<TrayHost | null>;
+  /** App-only: quit the app (in a browser there is nothing to quit). */
+  quitApp(): Promise<void>;
 
   /** Live updates; returns the unsubscribe function. */
   subscribe(listener: (event: HubEvent) => void): () => void;
-}
-
-/** A tool the Tools page's search matched (`POST /api/tools/search`). */
-export interface ToolMatch {
-  address: string;
-  score: number;
 }

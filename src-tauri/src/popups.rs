@@ -75,8 +75,9 @@ const WARM_MAX_AGE: Duration = Duration::from_mins(30);
 const WARM_RETRY: Duration = Duration::from_mins(1);
 
 /// How long after the last popup a warm one is kept ([`WarmPolicy::WhileInUse`]): calls that ask
-/// come in bursts while a person works with an agent.
-const WARM_WHILE_IN_USE: Duration = Duration::from_mins(10);
+/// come in bursts while a person works with an agent, and a minute of quiet ends the burst. Its
+/// web process (about 230 MiB) goes then (issue 41; it was ten minutes).
+const WARM_WHILE_IN_USE: Duration = Duration::from_mins(1);
 
 /// When the app keeps a popup warm: `CAPA_WARM_POPUP=1` always (from start), `0` never (a new
 /// window per popup), else while in use.
@@ -512,7 +513,7 @@ mod tests {
             "warm before any popup"
         );
         assert!(WarmPolicy::WhileInUse.wants_warm(Some(Duration::ZERO)));
-        assert!(WarmPolicy::WhileInUse.wants_warm(Some(Duration::from_mins(9))));
+        assert!(WarmPolicy::WhileInUse.wants_warm(Some(Duration::from_secs(50))));
         assert!(!WarmPolicy::WhileInUse.wants_warm(Some(long_ago)));
         assert!(WarmPolicy::Always.wants_warm(None));
         assert!(!WarmPolicy::Never.wants_warm(Some(Duration::ZERO)));

@@ -198,6 +198,22 @@ impl<G: Gateway> Step<'_, G> {
         {
             return Err(journal::diverged(self.call, &record.address));
         }
+        // A value the hub hid from the guest (a stored secret in an earlier result) would be
+        // written as the literal `[redacted]`: refused, never passed on (docs/security.md,
+        // "Secrets inside data").
+        if carries_redaction(&self.call.arguments) {
+            return Err(self.refused(ToolFailure {
+                hint: Some("Do not copy values that read [redacted]: the hub hid a stored secret there and does not pass secrets between tools. Tell the user what you wanted to write.".into()),
+                ..ToolFailure::new(
+                    "secret_in_arguments",
+                    format!(
+                        "the arguments of {} hold {}, where the hub hid a stored secret; the call was not made, so nothing was written with it",
+                        self.call.address,
+                        capa_domain::redact::REDACTED
+                    ),
+                )
+            }));
+        }
         let (question, reason, connection) = match self
             .gateway
             .authorize(&self.call.address, self.call.connection.as_deref())
@@ -392,7 +408,7 @@ impl<G: Gateway> Step<'_, G> {
             source,
             connection,
             preview: redactor.redact(&shown.to_string()),
-            reason: redactor.redact(reason),
+            reason: redactor.redact(&reason_with_secret_note(reason, shown)),
             args_digest: self.digest.to_owned(),
             status: ApprovalStatus::Pending,
             scope: None,
@@ -451,4 +467,29 @@ fn store_failure(error: &capa_store::StoreError) -> CallStop {
         message: format!("the hub could not read or write the run's state: {error}"),
         hint: Some("Try again with execute({ resume }) once the hub's database is back.".into()),
     })
+}
+
+/// Whether a string anywhere in `arguments` holds the redaction marker.
+fn carries_redaction(arguments: &Value) -> bool {
+    match arguments {
+        Value::String(text) => text.contains(capa_domain::redact::REDACTED),
+        Value::Array(items) => items.iter().any(carries_redaction),
+        Value::Object(map) => map.iter().any(|(key, value)| {
+            key.contains(capa_domain::redact::REDACTED) || carries_redaction(value)
+        }),
+        _ => false,
+    }
+}
+
+/// The reason a person is asked, saying so when the arguments hold a stored secret: the preview
+/// shows `[redacted]` there, and the person should know what they cannot see.
+fn reason_with_secret_note(reason: &str, preview: &Value) -> String {
+    if carries_redaction(preview) {
+        format!(
+            "{reason}. The arguments hold a stored secret, shown as {}; it goes to the tool as is",
+            capa_domain::redact::REDACTED
+        )
+    } else {
+        reason.to_owned()
+    }
 }

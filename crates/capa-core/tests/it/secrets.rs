@@ -237,3 +237,49 @@ async fn a_secret_in_tool_definitions_or_progress_is_redacted() {
         .remove_connection("leaky", "personal")
         .expect("cleanup");
 }
+
+/// A run that copies a tool result holding a stored secret into another call: the guest sees
+/// `[redacted]`, and a call whose arguments hold it is refused (`secret_in_arguments`) instead
+/// of writing the literal `[redacted]` into a note (issue 41: a copied file lost its content
+/// silently, and the approval preview showed `[redacted]`).
+#[tokio::test(flavor = "current_thread")]
+async fn a_secret_hidden_from_the_guest_is_never_written_as_redacted() {
+    let Some(keychain) = keychain_or_skip("it") else {
+        return;
+    };
+    let canary = format!("canary-copy-{}-{}", std::process::id(), 0x0c0f_u32);
+    let yaml = format!(
+        "servers:\n  - id: ev\n    type: mcp\n    def:\n      command: node\n      args: [{}, stdio]\n      env: {{ CANARY: \"${{secret:canary}}\" }}\noptions: {{ toolExposure: code }}\n",
+        everything_js()
+    );
+    let t = TestHub::start_with(&yaml, keychain.clone()).await;
+    store_secret(&t, &canary).await;
+    let code = r#"
+const env = JSON.stringify(await ev.get_env({}));
+try {
+  await demo.write_note({ title: "copy", text: env });
+  return "written";
+} catch (e) {
+  return [e.code, e.message, env.includes("[redacted]")];
+}"#;
+    let envelope = crate::support::execute_json(&t, Some(code), None).await;
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(envelope["result"][0], "secret_in_arguments", "{envelope}");
+    assert_eq!(
+        envelope["result"][2], true,
+        "the guest saw the marker: {envelope}"
+    );
+    let message = envelope["result"][1].as_str().unwrap_or_default();
+    assert!(
+        message.contains("demo.write_note") && message.contains("nothing was written"),
+        "{message}"
+    );
+    let notes =
+        crate::support::execute_json(&t, Some("return await demo.list_notes({});"), None).await;
+    assert!(
+        !notes["result"].to_string().contains("copy"),
+        "a note was written: {notes}"
+    );
+    assert!(!envelope.to_string().contains(&canary), "{envelope}");
+    t.hub.remove_connection("ev", "personal").expect("cleanup");
+}

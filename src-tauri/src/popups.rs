@@ -242,7 +242,7 @@ impl Popups {
         match q.warm.as_mut() {
             Some(warm) if warm.label == label => {
                 warm.ready = true;
-                tracing::debug!(window = %label, "warm approval popup ready");
+                tracing::info!(window = %label, "warm approval popup ready");
                 true
             }
             _ => false,

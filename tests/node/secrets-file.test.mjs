@@ -2,7 +2,7 @@
 // bus (the hub and the CLI run with a D-Bus address that leads nowhere), as on a minimal desktop,
 // WSL or a server. `capa connections set` stores a canary with a quote, a backslash and a newline
 // in the encrypted file of the data dir instead of failing with a raw zbus error; the source gets
-// it in its environment; the hub says where secrets go (`/api/config`); the canary is in no file of
+// it in its environment; the hub says where secrets go (`/api/secrets/store`); the canary is in no file of
 // the data dir in clear; after a restart of the hub the source still gets it; removing the
 // connection deletes it from the file.
 import { describe, it, before, after } from 'node:test';
@@ -71,8 +71,7 @@ describe('secrets without an OS keychain', () => {
     for (const file of [vault, key]) assert.equal(statSync(file).mode & 0o777, 0o600, file);
 
     hub = await startHub({ configFile, sandbox });
-    const config = await hub.apiJson('/api/config');
-    assert.deepEqual(config.secrets, { store: 'file', file: vault });
+    assert.deepEqual(await hub.apiJson('/api/secrets/store'), { store: 'file', file: vault });
     assert.equal(await upstreamCanary(), canary);
 
     // Nowhere in clear in the data dir: not the vault, not the database.

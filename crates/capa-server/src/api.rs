@@ -26,6 +26,7 @@ pub(crate) fn routes() -> Router<Arc<Hub>> {
     Router::new()
         .route("/api/health", get(health))
         .route("/api/config", get(config))
+        .route("/api/secrets/store", get(secret_store))
         .route("/api/tools", get(tools))
         .route("/api/skills", get(skills::skills))
         .route("/api/profiles", get(profiles::profiles))
@@ -59,17 +60,18 @@ async fn config(State(hub): State<Arc<Hub>>) -> Json<Value> {
         "warnings": config.warnings,
         "search": hub.semantic_status(),
         "searchModelLoaded": hub.search_model_loaded(),
-        "secrets": secret_store_json(&hub),
     }))
 }
 
-/// `{store: keychain | file | none, file?}`: where connection secrets are kept.
-fn secret_store_json(hub: &Hub) -> Value {
+/// `GET /api/secrets/store` → `{store: keychain | file | none, file?}`: where connection secrets
+/// are kept. Its own route, not part of `/api/config` (which pages poll): the first ask opens the
+/// keychain's D-Bus connection, about 3 MiB a hub that never stores a secret need not hold.
+async fn secret_store(State(hub): State<Arc<Hub>>) -> Json<Value> {
     let (kind, file) = hub.secret_store();
-    match file {
+    Json(match file {
         Some(file) => json!({"store": kind, "file": file}),
         None => json!({"store": kind}),
-    }
+    })
 }
 
 /// A tool as the CLI lists it.

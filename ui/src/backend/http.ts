@@ -34,6 +34,7 @@ import {
   type ToolListing,
   type ToolMatch,
   type TrayHost,
+  type SecretStore,
   type ToolSwitchState,
 } from './types';
 
@@ -351,6 +352,9 @@ export class HttpBackend implements Backend {
   async popupReady(): Promise<void> {}
   async openRun(_runId: string): Promise<boolean> {
     return false;
+  }
+  secretStore(): Promise<SecretStore> {
+    return this.request<SecretStore>('GET', '/api/secrets/store');
   }
   async trayHost(): Promise<TrayHost | null> {
     return null;

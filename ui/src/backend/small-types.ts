@@ -8,3 +8,10 @@ export interface ToolMatch {
 
 /** What shows the desktop app's tray icon (src-tauri/src/tray_host.rs). */
 export type TrayHost = 'status_notifier' | 'x_embed' | 'none';
+
+/** Where connection secrets are kept (`GET /api/secrets/store`): the OS keychain, or the
+ * encrypted file in the data dir where none answers. */
+export interface SecretStore {
+  store: 'keychain' | 'file' | 'none';
+  file?: string;
+}

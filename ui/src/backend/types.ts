@@ -6,7 +6,7 @@ import type { ClientId, ClientPreview, ClientStatus, ClientsView, NewPairing, Pa
 export type { ClientId, ClientPreview, ClientStatus, ClientsView, NewPairing, PairedClient } from './client-types';
 import type { ImportChoice, ImportClient, ImportPick, ImportPreview, ImportResult, SavedConnection, WellKnownInput, WellKnownServer } from './import-types';
 export type * from './import-types';
-import type { ToolMatch, TrayHost } from './small-types';
+import type { SecretStore, ToolMatch, TrayHost } from './small-types';
 export type * from './small-types';
 
 export type Decision = 'allow' | 'ask' | 'deny';
@@ -40,8 +40,6 @@ export interface HubConfig {
   warnings: string[];
   /** Absent from hubs older than search by meaning (issue 20). */
   search?: SearchStatus | null;
-  /** Where connection secrets are kept; absent from hubs older than issue 41. */
-  secrets?: { store: 'keychain' | 'file' | 'none'; file?: string };
 }
 
 /** A source as `GET /api/sources` lists it. */
@@ -585,6 +583,8 @@ export interface Backend {
   /** App-only: open run `runId` in the settings window, keeping this popup (in a browser: false,
    * and the page follows the link itself). */
   openRun(runId: string): Promise<boolean>;
+  /** Where connection secrets are kept (`GET /api/secrets/store`). */
+  secretStore(): Promise<SecretStore>;
   /** App-only: what shows the app's tray icon (`none`: nothing does); null in a browser. */
   trayHost(): Promise<TrayHost | null>;
   /** App-only: quit the app (in a browser there is nothing to quit). */

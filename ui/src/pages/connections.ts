@@ -1,7 +1,7 @@
 // Connections: static credentials stored in the OS keychain. The secret is write-only: typed into a
 // password field, sent once, cleared, never shown back. An OAuth sign-in (its one field is `oauth`)
 // has no secret to type: it is signed in again through the browser, and removing it signs out.
-import type { Connection, HubConfig, SourceStatus } from '../backend/types';
+import type { Connection, SecretStore, SourceStatus } from '../backend/types';
 import { confirmDialog } from '../lib/confirm-dialog';
 import { clear, errorText, field, h, notice } from '../lib/dom';
 import { unusedFields } from '../lib/secret-refs';
@@ -176,9 +176,9 @@ export function connectionsPage({ backend, route }: PageContext): Page {
   // Where secrets go, said plainly when it is not the OS keychain (issue 41).
   const storeNote = h('div');
   const secretHint = form.querySelector<HTMLElement>(`#${secret.id}-hint`);
-  const showStore = (store: HubConfig['secrets']) => {
+  const showStore = (store: SecretStore) => {
     clear(storeNote);
-    if (store?.store === 'file') {
+    if (store.store === 'file') {
       storeNote.append(
         notice(
           'info',
@@ -186,14 +186,14 @@ export function connectionsPage({ backend, route }: PageContext): Page {
         ),
       );
       if (secretHint) secretHint.textContent = 'Stored encrypted in Capabilities’ data folder (no OS keychain here). It is never shown again.';
-    } else if (store?.store === 'none') {
+    } else if (store.store === 'none') {
       storeNote.append(notice('error', 'Secrets cannot be stored: no OS keychain answers and this hub has no data folder for its encrypted file.'));
     }
   };
 
   const element = h('section', {}, h('h2', {}, 'Connections'), storeNote, message, list, form);
   const refresh = async () => {
-    void backend.config().then((config) => showStore(config.secrets), () => undefined);
+    void backend.secretStore().then(showStore, () => undefined);
     try {
       const [connections, sources] = await Promise.all([backend.connections(), backend.sources()]);
       const chosen = source.value;

@@ -6,8 +6,9 @@
 //! `StatusNotifierItem` host (KDE, XFCE, Cinnamon, GNOME with the `AppIndicator` extension), found
 //! through the `org.kde.StatusNotifierWatcher` on the session bus; and an `XEmbed` system tray
 //! (`_NET_SYSTEM_TRAY_S<screen>` has an owner: trayer, stalonetray, older panels), which the
-//! library falls back to. Asked when it matters (at start, and when the settings window is
-//! closed), since a panel may start after the app.
+//! library falls back to. Asked when it matters (at start, when the settings window is
+//! closed, and by `state`, which the settings page asks once as it loads), never cached: a panel
+//! may start after the app.
 
 use serde::Serialize;
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,6 +83,19 @@ export function alive(pid) {
   } catch {
     return false;
   }
+}
+
+/** Ends the app (or hub) that serves `dataDir`, found through its discovery file: SIGTERM, and
+ * SIGKILL if it is still there 10 s later. Nothing when none runs. */
+export async function endHubOf(dataDir) {
+  const discovery = path.join(dataDir, 'hub.json');
+  if (!existsSync(discovery)) return;
+  const { pid } = JSON.parse(await readFile(discovery, 'utf8'));
+  if (!alive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 10000;
+  while (alive(pid) && Date.now() < deadline) await sleep(50);
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
 }
 
 /** Starts a long-running process; `stop()` ends it. */

@@ -48,7 +48,7 @@ import {
   waitFor,
 } from '../node/support.mjs';
 import { failOrNote } from '../node/require.mjs';
-import { APP, CODE, DRIVER, DUNST, SCREENSHOTS, TRAYER, alive, desktopLock, execute, notifications, otherServer, output, run, skip, start } from './app.mjs';
+import { APP, CODE, DRIVER, DUNST, SCREENSHOTS, TRAYER, endHubOf, desktopLock, execute, notifications, otherServer, output, run, skip, start } from './app.mjs';
 import { WebDriver } from './webdriver.mjs';
 
 describe('desktop app', { skip, timeout: 240000 }, () => {
@@ -158,16 +158,7 @@ describe('desktop app', { skip, timeout: 240000 }, () => {
   /** Quits the app the way the tray's "Quit" and a session logout do (SIGTERM: the hub stops
    * and removes its discovery file). Ending the WebDriver session only closes its windows, and
    * the app rightly stays in the tray; it holds the driver's output pipes, so it must end. */
-  async function quitApp() {
-    const discovery = path.join(sandbox.dataDir, 'hub.json');
-    if (!existsSync(discovery)) return;
-    const { pid } = JSON.parse(await readFile(discovery, 'utf8'));
-    if (!alive(pid)) return;
-    process.kill(pid, 'SIGTERM');
-    const deadline = Date.now() + 10000;
-    while (alive(pid) && Date.now() < deadline) await sleep(50);
-    if (alive(pid)) process.kill(pid, 'SIGKILL');
-  }
+  const quitApp = () => endHubOf(sandbox.dataDir);
 
   /** What the tray shows (`state().tray`), once `ready(look)` holds. */
   function trayLook(what, ready) {

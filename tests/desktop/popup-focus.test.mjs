@@ -15,7 +15,7 @@ import path from 'node:path';
 
 import { connectHttp, makeSandbox, removeSandboxes, writeCapabilities, cleanup, freePort, sleep, waitFor } from '../node/support.mjs';
 import { skipOrFail } from '../node/require.mjs';
-import { APP, DRIVER, SCREENSHOTS, alive, desktopLock, execute, output, ownDisplay, skip as appSkip, start } from './app.mjs';
+import { APP, DRIVER, SCREENSHOTS, desktopLock, endHubOf, execute, output, ownDisplay, skip as appSkip, start } from './app.mjs';
 import { WebDriver } from './webdriver.mjs';
 
 const missing = ['/usr/bin/Xvfb', '/usr/bin/openbox', '/usr/bin/xdotool', '/usr/bin/xprop']
@@ -49,14 +49,7 @@ describe('the approval popup under a window manager', { skip, timeout: 180000 },
     await client?.close().catch(() => {});
     await wd?.deleteSession();
     await driver?.stop();
-    const discovery = path.join(sandbox.dataDir, 'hub.json');
-    if (existsSync(discovery)) {
-      const { pid } = JSON.parse(await readFile(discovery, 'utf8'));
-      if (alive(pid)) process.kill(pid, 'SIGTERM');
-      const deadline = Date.now() + 10000;
-      while (alive(pid) && Date.now() < deadline) await sleep(50);
-      if (alive(pid)) process.kill(pid, 'SIGKILL');
-    }
+    await endHubOf(sandbox.dataDir);
     await screen?.stop();
     await cleanup();
     await removeSandboxes();

@@ -13,14 +13,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 import { CAPA_BIN, makeSandbox, removeSandboxes, writeCapabilities, cleanup, freePort, sleep, waitFor } from '../node/support.mjs';
-import { APP, DRIVER, SCREENSHOTS, TRAYER, alive, desktopLock, execute, output, run, skip, start } from './app.mjs';
+import { APP, DRIVER, SCREENSHOTS, TRAYER, desktopLock, endHubOf, execute, output, run, skip, start } from './app.mjs';
 import { WebDriver } from './webdriver.mjs';
 
 const ESCAPE = '\uE00C';
@@ -59,14 +58,7 @@ describe('the approval popup with full context', { skip, timeout: 180000 }, () =
     await client?.close().catch(() => {});
     await wd?.deleteSession();
     await driver?.stop();
-    const discovery = path.join(sandbox.dataDir, 'hub.json');
-    if (existsSync(discovery)) {
-      const { pid } = JSON.parse(await readFile(discovery, 'utf8'));
-      if (alive(pid)) process.kill(pid, 'SIGTERM');
-      const deadline = Date.now() + 10000;
-      while (alive(pid) && Date.now() < deadline) await sleep(50);
-      if (alive(pid)) process.kill(pid, 'SIGKILL');
-    }
+    await endHubOf(sandbox.dataDir);
     await tray?.stop();
     await cleanup();
     await removeSandboxes();

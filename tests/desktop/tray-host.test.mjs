@@ -13,7 +13,7 @@ import path from 'node:path';
 
 import { makeSandbox, removeSandboxes, writeCapabilities, cleanup, freePort, sleep, waitFor } from '../node/support.mjs';
 import { skipOrFail } from '../node/require.mjs';
-import { APP, DRIVER, SCREENSHOTS, alive, desktopLock, output, ownDisplay, skip as appSkip, start } from './app.mjs';
+import { APP, DRIVER, SCREENSHOTS, alive, desktopLock, endHubOf, output, ownDisplay, skip as appSkip, start } from './app.mjs';
 import { WebDriver } from './webdriver.mjs';
 
 const missing = ['/usr/bin/Xvfb', '/usr/bin/openbox', '/usr/bin/trayer', '/usr/bin/xprop', '/usr/bin/xdotool']
@@ -37,7 +37,7 @@ describe('the app with and without a tray host', { skip, timeout: 240000 }, () =
   after(async () => {
     await wd?.deleteSession().catch(() => {});
     await driver?.stop();
-    await stopApp();
+    await endHubOf(sandbox.dataDir);
     await tray?.stop();
     await screen?.stop();
     await cleanup();
@@ -47,13 +47,6 @@ describe('the app with and without a tray host', { skip, timeout: 240000 }, () =
 
   const hubJson = () => path.join(sandbox.dataDir, 'hub.json');
 
-  /** Ends the app if it still runs (through its discovery file). */
-  async function stopApp() {
-    if (!existsSync(hubJson())) return;
-    const { pid } = JSON.parse(await readFile(hubJson(), 'utf8'));
-    if (alive(pid)) process.kill(pid, 'SIGTERM');
-    await waitFor('the app to end', async () => !alive(pid), { timeoutMs: 15000 }).catch(() => process.kill(pid, 'SIGKILL'));
-  }
 
   /** Starts the app on `screen` through a fresh driver; resolves its settings window's handle. */
   async function startApp(args) {

@@ -380,10 +380,7 @@ fn parse_header(first: &str) -> Option<(Parts, &str, &str)> {
 
 fn digest(text: &str) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    vault::hex(&sha2::Sha256::digest(text.as_bytes()))
 }
 
 fn damaged(key: &SecretKey) -> SecretError {

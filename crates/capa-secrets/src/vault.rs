@@ -202,7 +202,7 @@ fn aad(name: &str) -> String {
     format!("capabilities secrets vault v{FORMAT}\n{name}")
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -53,6 +53,20 @@ export async function copyText(text: string): Promise<void> {
   area.remove();
 }
 
+/** A Copy button named `label` with a status beside it that says `copied` (or why it failed).
+ * `text` is read at the click, so it may change after the button is made. */
+export function copyButton(label: string, text: () => string, copied = 'Copied.'): HTMLElement {
+  const said = h('span', { class: 'hint', role: 'status' });
+  const copy = h('button', { type: 'button', 'aria-label': label }, 'Copy');
+  copy.addEventListener('click', () => {
+    copyText(text()).then(
+      () => (said.textContent = ` ${copied}`),
+      (error: unknown) => (said.textContent = ` ${errorText(error)}`),
+    );
+  });
+  return h('span', {}, copy, said);
+}
+
 let nextId = 0;
 
 /** A labelled form field; the hint describes the input (aria-describedby) without joining its name. */

@@ -6,7 +6,7 @@
 // browser opened). The pure parts (labels, one poll's reading, the polling loop) come first and
 // are unit-tested; the DOM parts after them.
 import type { Backend, OAuthConnection, SignInStarted, SourceStatus } from '../backend/types';
-import { clear, copyText, errorText, field, h, notice } from './dom';
+import { clear, copyButton, errorText, field, h, notice } from './dom';
 import { settle } from './settle';
 
 /** How often the page asks the hub whether the sign-in is done. */
@@ -391,19 +391,11 @@ export function signInFlow(backend: Backend, options: SignInFlowOptions): SignIn
  * code: the sign-in ends at a redirect to this computer's loopback address, which a phone cannot
  * reach (docs/connections.md). */
 function signInAddress(url: string): HTMLElement {
-  const said = h('span', { class: 'hint', role: 'status' });
-  const copy = h('button', { type: 'button', 'aria-label': 'Copy the sign-in address' }, 'Copy');
-  copy.addEventListener('click', () => {
-    copyText(url).then(
-      () => (said.textContent = ' Copied: paste it into a browser on this computer.'),
-      (error: unknown) => (said.textContent = ` ${errorText(error)}`),
-    );
-  });
   return h(
     'div',
     { class: 'sign-in-address' },
     h('span', { class: 'hint' }, 'No browser came up? Open this address in a browser on this computer:'),
     h('code', { class: 'wrap' }, url),
-    h('span', {}, copy, said),
+    copyButton('Copy the sign-in address', () => url, 'Copied: paste it into a browser on this computer.'),
   );
 }

@@ -1,27 +1,15 @@
 // First start: the demo source, and how to connect the common clients (copyable config).
-import { clear, copyText, errorText, h, notice } from '../lib/dom';
+import { clear, copyButton, errorText, h, notice } from '../lib/dom';
 import { type ClientSnippet, clientSnippets, endpointUrl, httpSnippet } from '../lib/snippets';
 import type { Page, PageContext } from './page';
 
 export function welcomePage({ backend }: PageContext): Page {
   const sources = h('div');
   const snippetGrid = h('div', { class: 'grid' });
-  const copyButton = (label: string, text: () => string) => {
-    const copied = h('span', { class: 'hint', role: 'status' });
-    const copy = h('button', { type: 'button', 'aria-label': label }, 'Copy');
-    copy.addEventListener('click', async () => {
-      try {
-        await copyText(text());
-        copied.textContent = ' Copied.';
-      } catch (error) {
-        copied.textContent = ` ${errorText(error)}`;
-      }
-    });
-    return h('p', {}, copy, copied);
-  };
+  const copyLine = (label: string, text: () => string) => h('p', {}, copyButton(label, text));
   const snippetCard = (s: ClientSnippet) => {
     const code = h('pre', { class: 'snippet', 'data-client': s.client }, h('code', {}, s.text));
-    return h('div', { class: 'card' }, h('h3', {}, s.client), h('p', { class: 'hint' }, s.where), code, copyButton(`Copy the ${s.client} config`, () => s.text));
+    return h('div', { class: 'card' }, h('h3', {}, s.client), h('p', { class: 'hint' }, s.where), code, copyLine(`Copy the ${s.client} config`, () => s.text));
   };
   // Over HTTP a client shows a key of its own: the hub's token is new at each start, so a snippet
   // with it broke at the next one. Making the key pairs the client (docs/security.md).
@@ -31,7 +19,7 @@ export function welcomePage({ backend }: PageContext): Page {
     const name = h('input', { type: 'text', value: 'HTTP client', 'aria-label': 'Client name', maxlength: '80' });
     const make = h('button', { type: 'button', class: 'primary' }, 'Make a key for this client');
     const said = h('div');
-    const copy = copyButton('Copy the HTTP config', () => snippet.text);
+    const copy = copyLine('Copy the HTTP config', () => snippet.text);
     copy.hidden = true;
     make.addEventListener('click', async () => {
       make.disabled = true;

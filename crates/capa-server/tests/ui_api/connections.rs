@@ -3,18 +3,14 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::harness::{KEYCHAIN, required_by, serve_ui};
+use crate::harness::{KEYCHAIN, Ui, required_by, serve_ui};
 
-#[tokio::test]
-async fn a_connection_secret_is_never_echoed() {
-    let keychain =
-        capa_secrets::Keychain::new(format!("capabilities-ui-api-{}", std::process::id()));
-    let ui = serve_ui(keychain).await;
-    let session = ui.login().await;
+/// Adds source `id` (a command that exits at once) whose environment reads `${secret:token}`.
+async fn add_source_reading_a_secret(ui: &Ui, session: &(String, String), id: &str) {
     let added = ui
-        .with_session(reqwest::Method::POST, "/api/sources", &session)
+        .with_session(reqwest::Method::POST, "/api/sources", session)
         .json(&json!({
-            "id": "needs-key",
+            "id": id,
             "command": "node",
             "args": ["-e", "0"],
             "env": {"API_KEY": "${secret:token}"},
@@ -23,13 +19,31 @@ async fn a_connection_secret_is_never_echoed() {
         .await
         .expect("add");
     assert_eq!(added.status(), StatusCode::OK);
-    let canary = "canary-ui-secret-4f1d";
-    let put = ui
-        .with_session(reqwest::Method::PUT, "/api/connections", &session)
-        .json(&json!({"source": "needs-key", "name": "work", "secret": canary}))
+}
+
+/// Stores `secret` as the connection `work` of `source`, through the UI's API.
+async fn put_connection(
+    ui: &Ui,
+    session: &(String, String),
+    source: &str,
+    secret: &str,
+) -> reqwest::Response {
+    ui.with_session(reqwest::Method::PUT, "/api/connections", session)
+        .json(&json!({"source": source, "name": "work", "secret": secret}))
         .send()
         .await
-        .expect("put");
+        .expect("put")
+}
+
+#[tokio::test]
+async fn a_connection_secret_is_never_echoed() {
+    let keychain =
+        capa_secrets::Keychain::new(format!("capabilities-ui-api-{}", std::process::id()));
+    let ui = serve_ui(keychain).await;
+    let session = ui.login().await;
+    add_source_reading_a_secret(&ui, &session, "needs-key").await;
+    let canary = "canary-ui-secret-4f1d";
+    let put = put_connection(&ui, &session, "needs-key", canary).await;
     let status = put.status();
     let body = put.text().await.expect("body");
     assert!(!body.contains(canary), "{body}");
@@ -81,24 +95,8 @@ async fn a_removed_source_takes_its_connections_with_it() {
     ));
     let ui = serve_ui(keychain.clone()).await;
     let session = ui.login().await;
-    let added = ui
-        .with_session(reqwest::Method::POST, "/api/sources", &session)
-        .json(&json!({
-            "id": "keyed",
-            "command": "node",
-            "args": ["-e", "0"],
-            "env": {"API_KEY": "${secret:token}"},
-        }))
-        .send()
-        .await
-        .expect("add");
-    assert_eq!(added.status(), StatusCode::OK);
-    let put = ui
-        .with_session(reqwest::Method::PUT, "/api/connections", &session)
-        .json(&json!({"source": "keyed", "name": "work", "secret": "s3cret \"quoted\" \\ value"}))
-        .send()
-        .await
-        .expect("put");
+    add_source_reading_a_secret(&ui, &session, "keyed").await;
+    let put = put_connection(&ui, &session, "keyed", "s3cret \"quoted\" \\ value").await;
     if put.status() != StatusCode::OK {
         let body = put.text().await.unwrap_or_default();
         if let Some(by) = required_by(KEYCHAIN) {

@@ -7,7 +7,8 @@
 // page then says "Signed in", the source is ready with whoami/echo/add, the Connections page lists
 // `personal` as an OAuth sign-in (Sign in again, Sign out). A second connection's name is checked
 // before anything is sent, and a denied sign-in shows the server's reason in one wrapped sentence
-// with the buttons still on screen. Nothing token-like is in the page or the API. Screenshot:
+// with the buttons still on screen. A sign-in made on another device (whose browser cannot reach
+// this computer) finishes with the address that browser ended on, pasted. Nothing token-like is in the page or the API. Screenshot:
 // docs/screenshots/sources-oauth.png.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -225,6 +226,60 @@ describe('OAuth sign-in in the settings UI', { skip }, () => {
     // personal is still signed in.
     await panel().getByText('Signed in as personal').waitFor();
     await page.setViewportSize({ width: 1200, height: 800 });
+  });
+
+  it('finishes a sign-in made on another device with the address its browser ended on', async () => {
+    await go('#/sources');
+    await panel().getByRole('button', { name: 'Sign in as another connection…' }).click();
+    const named = page.getByRole('dialog', { name: 'Sign in to notes as another connection' });
+    await named.getByLabel('Connection name').fill('phone');
+    await named.getByRole('button', { name: 'Sign in' }).click();
+    await panel().getByText('Waiting for you to finish signing in in your browser…').waitFor();
+    const address = await panel().locator('.sign-in-address code').textContent();
+
+    // The other device: its browser signs in, then cannot reach this computer's loopback port.
+    const device = await browser.newContext();
+    let endedOn = null;
+    // Its answers are fetched by hand so that the redirect to the loopback callback (which route()
+    // would not see: it follows redirects itself) is caught and fails as it would there.
+    await device.route('**/*', async (route) => {
+      const answer = await route.fetch({ maxRedirects: 0 });
+      const location = answer.headers().location;
+      const to = location && new URL(location, route.request().url());
+      if (answer.status() >= 300 && answer.status() < 400 && to?.hostname === '127.0.0.1' && to.pathname === '/callback') {
+        endedOn = to.href;
+        await route.abort('connectionrefused');
+      } else {
+        await route.fulfill({ response: answer });
+      }
+    });
+    const phone = await device.newPage();
+    await phone.goto(address);
+    await phone.locator('#approve').click();
+    await waitFor('the other device to end on the loopback address', async () => endedOn);
+    await device.close();
+    assert.match(endedOn, /^http:\/\/127\.0\.0\.1:\d+\/callback\?.*code=/);
+    assert.equal((await notes()).oauth.signIn?.state, 'waiting', 'nothing reached the hub yet');
+
+    await panel().getByRole('button', { name: 'Signed in on another device? Paste the address it ended on…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Finish the sign-in to notes' });
+    await dialog.getByText('starts with http://127.0.0.1').waitFor();
+    const field = dialog.getByLabel('Address the browser ended on');
+    // The sign-in page's own address is not where the browser ended: said in words, still waiting.
+    await field.fill(address);
+    await dialog.getByRole('button', { name: 'Finish signing in' }).click();
+    await dialog.getByText('This is not the address the browser ended on.').waitFor();
+    assert.equal(await field.getAttribute('aria-invalid'), 'true');
+    assert.equal((await notes()).oauth.signIn?.state, 'waiting');
+    await field.fill(endedOn);
+    assert.equal(await field.getAttribute('aria-invalid'), null, 'typing clears the last error');
+    await page.screenshot({ path: path.join(SHOTS, 'ui-sign-in-paste.png') });
+    await dialog.getByRole('button', { name: 'Finish signing in' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByText('Signed in to notes as phone.').waitFor({ timeout: 15000 });
+    await panel().getByText('Signed in as phone').waitFor();
+    const listed = (await notes()).oauth.connections.find((c) => c.name === 'phone');
+    assert.deepEqual(listed, { name: 'phone', default: false, signedIn: true });
   });
 
   it('keeps every token out of the page, the API and the hub log', async () => {

@@ -19,7 +19,9 @@ mod store;
 mod token_set;
 
 pub use connect::{ConnectError, authorized_client};
-pub use sign_in::{PendingSignIn, SignInError, SignInRequest, begin as sign_in};
+pub use sign_in::{
+    PastedRedirectError, PendingSignIn, RedirectInbox, SignInError, SignInRequest, begin as sign_in,
+};
 pub use store::{OnSecret, TokenStore};
 pub use token_set::{TokenSummary, secrets_in};
 

@@ -58,6 +58,84 @@ pub struct PendingSignIn {
     listener: TcpListener,
     store: TokenStore,
     expected_state: String,
+    /// Where redirects arrive: the loopback listener's requests and pasted addresses alike.
+    redirects: (mpsc::Sender<Callback>, mpsc::Receiver<Callback>),
+}
+
+/// Hands a sign-in the address a browser ended on, for a person who signed in on another
+/// device: that browser's redirect to this computer's loopback port fails there, and the
+/// address it shows carries the code and the state the listener would have received.
+#[derive(Clone)]
+pub struct RedirectInbox {
+    tx: mpsc::Sender<Callback>,
+    expected_state: String,
+}
+
+impl std::fmt::Debug for RedirectInbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedirectInbox").finish_non_exhaustive()
+    }
+}
+
+/// Why a pasted address was not taken; the sign-in keeps waiting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PastedRedirectError {
+    // Said to the person as they are (the app's dialog), so whole sentences.
+    #[error(
+        "This is not the address the browser ended on. After you sign in, the browser goes to an address that starts with http://127.0.0.1 and holds code= and state=: copy that whole address."
+    )]
+    NotARedirect,
+    #[error(
+        "This address belongs to another sign-in (an older try?): copy the address from the sign-in you started last."
+    )]
+    OtherSignIn,
+    #[error("This sign-in is over: start it again.")]
+    Over,
+}
+
+impl RedirectInbox {
+    /// Whether `other` hands redirects to the same sign-in as this one.
+    pub fn same_sign_in(&self, other: &Self) -> bool {
+        self.tx.same_channel(&other.tx)
+    }
+
+    /// Gives the sign-in the address its browser ended on (a whole URL, or its query), and
+    /// waits for the code's exchange: `Ok` once it was tried, whatever the server answered
+    /// (the sign-in's own outcome says that).
+    pub async fn deliver(&self, address: &str) -> Result<(), PastedRedirectError> {
+        let params = pasted_params(address).ok_or(PastedRedirectError::NotARedirect)?;
+        if params.get("state") != Some(&self.expected_state) {
+            return Err(if params.contains_key("state") {
+                PastedRedirectError::OtherSignIn
+            } else {
+                PastedRedirectError::NotARedirect
+            });
+        }
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send((params, reply))
+            .await
+            .map_err(|_| PastedRedirectError::Over)?;
+        answer
+            .await
+            .map(drop)
+            .map_err(|_| PastedRedirectError::Over)
+    }
+}
+
+/// The redirect's parameters from what a person pasted: a URL (any host: the other device's
+/// browser shows the loopback address it could not reach) or its bare query. Only an address
+/// with a `state` and a `code` or an `error` is a redirect.
+fn pasted_params(address: &str) -> Option<HashMap<String, String>> {
+    let address = address.trim();
+    let query = match reqwest::Url::parse(address) {
+        Ok(url) => url.query()?.to_owned(),
+        Err(_) => address.trim_start_matches('?').to_owned(),
+    };
+    let params = query_pairs(&query);
+    (params.contains_key("state") && (params.contains_key("code") || params.contains_key("error")))
+        .then_some(params)
 }
 
 impl std::fmt::Debug for PendingSignIn {
@@ -174,6 +252,7 @@ pub async fn begin(
         listener,
         store,
         expected_state,
+        redirects: mpsc::channel(4),
     })
 }
 
@@ -230,11 +309,19 @@ impl PendingSignIn {
         &self.session.redirect_uri
     }
 
-    /// Waits up to `limit` for the browser's redirect, exchanges the code and stores the
-    /// tokens. A request with another `state` (a stale tab, another local process) is answered
-    /// and ignored; the wait goes on.
+    /// Where a pasted redirect goes, for as long as [`PendingSignIn::finish`] waits.
+    pub fn inbox(&self) -> RedirectInbox {
+        RedirectInbox {
+            tx: self.redirects.0.clone(),
+            expected_state: self.expected_state.clone(),
+        }
+    }
+
+    /// Waits up to `limit` for the browser's redirect (or a pasted one, [`RedirectInbox`]),
+    /// exchanges the code and stores the tokens. A request with another `state` (a stale tab,
+    /// another local process) is answered and ignored; the wait goes on.
     pub async fn finish(self, limit: Duration) -> Result<TokenSummary, SignInError> {
-        let (tx, mut rx) = mpsc::channel::<Callback>(4);
+        let (tx, mut rx) = self.redirects;
         let app = axum::Router::new()
             .route(CALLBACK_PATH, axum::routing::get(callback))
             .with_state(tx);
@@ -366,4 +453,38 @@ fn page(title: &str, text: &str) -> Html<String> {
          <body style=\"font-family: system-ui, sans-serif; margin: 4rem auto; max-width: 32rem\">\
          <h1>{title}</h1><p>{text}</p></body></html>"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pasted_params;
+
+    #[test]
+    fn a_pasted_redirect_is_read_from_a_whole_address_or_its_query() {
+        let whole = pasted_params(
+            "  http://127.0.0.1:41234/callback?code=abc&state=xyz&iss=https%3A%2F%2Fa\n",
+        )
+        .expect("a redirect");
+        assert_eq!(whole["code"], "abc");
+        assert_eq!(whole["state"], "xyz");
+        assert_eq!(whole["iss"], "https://a");
+        let query = pasted_params("?code=abc&state=xyz").expect("a redirect");
+        assert_eq!(query["code"], "abc");
+        let refused = pasted_params("http://127.0.0.1:1/callback?error=access_denied&state=s")
+            .expect("a refusal is a redirect too");
+        assert_eq!(refused["error"], "access_denied");
+    }
+
+    #[test]
+    fn an_address_without_state_and_code_is_not_a_redirect() {
+        for address in [
+            "",
+            "hello",
+            "http://127.0.0.1:41234/callback",
+            "http://127.0.0.1:41234/callback?code=abc",
+            "https://auth.example/authorize?state=xyz&client_id=c",
+        ] {
+            assert!(pasted_params(address).is_none(), "{address}");
+        }
+    }
 }

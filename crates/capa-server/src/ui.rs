@@ -246,6 +246,10 @@ pub(crate) fn routes(
         )
         .route("/api/sources/{id}/restart", post(sources::restart))
         .route("/api/sources/{id}/sign-in", post(sign_in::sign_in))
+        .route(
+            "/api/sources/{id}/sign-in/redirect",
+            post(sign_in::pasted_redirect),
+        )
         .route("/api/sources/{id}/logs", get(source_logs::logs))
         .route("/api/sources/{id}/confirm", post(sources::confirm))
         .route(

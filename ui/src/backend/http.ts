@@ -216,6 +216,9 @@ export class HttpBackend implements Backend {
   signIn(id: string, connection?: string): Promise<SignInStarted> {
     return this.request<SignInStarted>('POST', `/api/sources/${enc(id)}/sign-in`, connection ? { connection } : {});
   }
+  async finishSignIn(id: string, address: string): Promise<void> {
+    await this.request('POST', `/api/sources/${enc(id)}/sign-in/redirect`, { address });
+  }
 
   async sourceLogs(id: string, after: number): Promise<SourceLogPage> {
     const page = await this.request<Partial<SourceLogPage>>('GET', `/api/sources/${enc(id)}/logs?after=${after}`);

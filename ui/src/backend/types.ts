@@ -502,6 +502,9 @@ export interface Backend {
   /** Starts an OAuth sign-in to `id` as `connection` (else the default one, else `personal`):
    * the hub opens the browser and waits; `sources()` says when it is done. */
   signIn(id: string, connection?: string): Promise<SignInStarted>;
+  /** Finishes the waiting sign-in to `id` with the address a browser ended on (signed in on
+   * another device, whose browser cannot reach this computer); `sources()` says how it ended. */
+  finishSignIn(id: string, address: string): Promise<void>;
 
   tools(): Promise<ToolListing[]>;
   /** Tools whose definition changed since you approved it, new ones, blocked ones. */

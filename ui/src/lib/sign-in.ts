@@ -222,9 +222,9 @@ export interface SignInFlow {
   /** "Waiting… Open the sign-in page" for `connection` of `source`, or null when not waiting. */
   waiting(source: SourceStatus, connection: string): HTMLElement | null;
   start(id: string, connection?: string): Promise<void>;
-  /** The "Sign in as another connection" dialog: append it to the page once (it outlives the
-   * page's refreshes, so what a person types there stays). */
-  readonly dialog: HTMLDialogElement;
+  /** The "Sign in as another connection" and "Finish from another device" dialogs: append them
+   * to the page once (they outlive the page's refreshes, so what a person types there stays). */
+  readonly dialogs: HTMLDialogElement[];
   dispose(): void;
 }
 
@@ -282,8 +282,66 @@ export function signInFlow(backend: Backend, options: SignInFlowOptions): SignIn
       ' ',
       url ? h('a', { href: url, target: '_blank', rel: 'noopener' }, 'Open the sign-in page') : null,
       local && local.connection === connection && !local.opened ? h('span', { class: 'hint warning' }, NOT_OPENED_TEXT) : null,
-      url ? signInAddress(url) : null,
+      url ? signInAddress(url, () => askAddress(source.id)) : null,
     );
+  };
+
+  // "Signed in on another device": the address that device's browser ended on, pasted here.
+  let pasteSource = '';
+  const addressInput = h('textarea', { name: 'address', rows: 3, autocomplete: 'off', spellcheck: 'false' });
+  const addressProblem = h('p', { class: 'error-text', role: 'alert' });
+  const pasteTitle = h('h3', { id: 'sign-in-paste-title' }, 'Finish the sign-in');
+  const pasteButton = h('button', { type: 'submit', class: 'primary' }, 'Finish signing in');
+  const pasteDialog = h(
+    'dialog',
+    { class: 'sign-in-dialog', 'aria-labelledby': 'sign-in-paste-title' },
+    h(
+      'form',
+      { method: 'dialog' },
+      pasteTitle,
+      h('p', { class: 'hint' }, PASTE_HINT),
+      field('Address the browser ended on', addressInput),
+      addressProblem,
+      h('p', { class: 'dialog-buttons' }, pasteButton, ' ', h('button', { type: 'button', onclick: () => pasteDialog.close() }, 'Cancel')),
+    ),
+  );
+  pasteDialog.querySelector('form')!.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const address = addressInput.value.trim();
+    if (address === '') {
+      addressProblem.textContent = 'Paste the whole address from the browser’s address bar.';
+      addressInput.focus();
+      return;
+    }
+    addressProblem.textContent = '';
+    pasteButton.disabled = true;
+    backend.finishSignIn(pasteSource, address).then(
+      () => {
+        pasteButton.disabled = false;
+        pasteDialog.close();
+        // The page that started the sign-in polls already; after a reload nothing does.
+        if (!polls.has(pasteSource)) void options.refresh();
+      },
+      (error: unknown) => {
+        pasteButton.disabled = false;
+        addressInput.setAttribute('aria-invalid', 'true');
+        addressProblem.textContent = errorText(error);
+        addressInput.focus();
+      },
+    );
+  });
+  addressInput.addEventListener('input', () => {
+    addressProblem.textContent = '';
+    addressInput.removeAttribute('aria-invalid');
+  });
+  const askAddress = (id: string) => {
+    pasteSource = id;
+    pasteTitle.textContent = `Finish the sign-in to ${id}`;
+    addressInput.value = '';
+    addressInput.removeAttribute('aria-invalid');
+    addressProblem.textContent = '';
+    pasteDialog.showModal();
+    addressInput.focus();
   };
 
   // "Sign in as another connection…": a name, checked like the hub checks it.
@@ -377,25 +435,31 @@ export function signInFlow(backend: Backend, options: SignInFlowOptions): SignIn
     panel,
     waiting,
     start,
-    dialog,
+    dialogs: [dialog, pasteDialog],
     dispose() {
       for (const controller of polls.values()) controller.abort();
       polls.clear();
       if (dialog.open) dialog.close();
+      if (pasteDialog.open) pasteDialog.close();
     },
   };
 }
 
 /** The sign-in page's address, shown whole with Copy: when no browser opens (a desktop without
- * one, a link the app could not hand over), a person pastes it into a browser themselves. No QR
- * code: the sign-in ends at a redirect to this computer's loopback address, which a phone cannot
- * reach (docs/connections.md). */
-function signInAddress(url: string): HTMLElement {
+ * one, a link the app could not hand over), a person pastes it into a browser themselves, here or
+ * on another device. Another device's browser cannot reach this computer's loopback address at
+ * the end, so the address it ends on comes back through `askAddress` (docs/connections.md). No
+ * QR code: the address is long and the way back is a paste anyway. */
+function signInAddress(url: string, askAddress: () => void): HTMLElement {
   return h(
     'div',
     { class: 'sign-in-address' },
-    h('span', { class: 'hint' }, 'No browser came up? Open this address in a browser on this computer:'),
+    h('span', { class: 'hint' }, 'No browser came up? Open this address in a browser, on this computer or another device:'),
     h('code', { class: 'wrap' }, url),
-    copyButton('Copy the sign-in address', () => url, 'Copied: paste it into a browser on this computer.'),
+    copyButton('Copy the sign-in address', () => url, 'Copied: paste it into a browser.'),
+    h('button', { type: 'button', class: 'link', onclick: askAddress }, 'Signed in on another device? Paste the address it ended on…'),
   );
 }
+
+export const PASTE_HINT =
+  'After you sign in on another device, its browser tries to go back to this computer and fails: it shows an error at an address that starts with http://127.0.0.1 and holds code= and state=. Copy that whole address from the address bar and paste it here.';

@@ -87,7 +87,7 @@ export function sourcePage({ backend, route }: PageContext): Page {
     message,
     status,
     h('div', { class: 'source-panels' }, log.element, tester.element),
-    signIns.dialog,
+    signIns.dialogs,
   );
 
   const refresh = async () => {

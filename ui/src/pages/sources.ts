@@ -262,7 +262,7 @@ export function sourcesPage({ backend }: PageContext): Page {
     );
 
   const importLink = h('p', { class: 'hint' }, 'Or ', h('a', { href: '#/import' }, 'import sources from another client, or add a well-known server'), '.');
-  const element = h('section', {}, h('h2', {}, 'Sources'), message, list, importLink, form, signIns.dialog);
+  const element = h('section', {}, h('h2', {}, 'Sources'), message, list, importLink, form, signIns.dialogs);
   /** How many tools of each source have flagged, unaccepted text. */
   let flaggedTools = new Map<string, number>();
   const refresh = async () => {

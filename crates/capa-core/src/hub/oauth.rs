@@ -83,6 +83,13 @@ pub enum SignInFailure {
     InvalidName(String),
     #[error("{0}")]
     Failed(String),
+    /// A pasted redirect for a source with no sign-in waiting.
+    #[error(
+        "no sign-in to `{0}` is waiting (it finished, failed or timed out): press Sign in to start again"
+    )]
+    NotWaiting(String),
+    #[error("{0}")]
+    Pasted(#[from] capa_oauth::PastedRedirectError),
 }
 
 /// Sign-ins in progress or failed, by source id (in memory: a restart ends them), and the
@@ -94,6 +101,8 @@ pub(super) struct SignIns(
     /// With the access token that was refused: a mark whose connection now holds another one
     /// (someone signed in again, here or in a terminal) is dropped.
     Mutex<BTreeMap<(String, String), capa_secrets::Secret>>,
+    /// Where the waiting sign-ins take a pasted redirect, by source id.
+    Mutex<BTreeMap<String, capa_oauth::RedirectInbox>>,
 );
 
 impl SignIns {
@@ -103,6 +112,10 @@ impl SignIns {
             Some(state) => all.insert(source_id.to_owned(), state),
             None => all.remove(source_id),
         };
+    }
+
+    fn inboxes(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, capa_oauth::RedirectInbox>> {
+        self.2.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn marks(&self) -> std::sync::MutexGuard<'_, BTreeMap<(String, String), capa_secrets::Secret>> {
@@ -383,6 +396,11 @@ impl Hub {
             .await
             .map_err(|e| SignInFailure::Failed(self.redact(&e.to_string())))?;
         let url = pending.authorization_url().to_owned();
+        // A new try replaces the last one's inbox: its address is "another sign-in" now.
+        let inbox = pending.inbox();
+        self.sign_ins
+            .inboxes()
+            .insert(source_id.to_owned(), inbox.clone());
         self.sign_ins.set(
             source_id,
             Some(SignInState {
@@ -403,6 +421,9 @@ impl Hub {
         tokio::spawn(async move {
             let outcome = pending.finish(SIGN_IN_WAIT).await;
             let Some(hub) = hub.upgrade() else { return };
+            hub.sign_ins
+                .inboxes()
+                .retain(|_, kept| !kept.same_sign_in(&inbox));
             match outcome {
                 Ok(_) => hub.signed_in(&id, &key, &connection).await,
                 Err(e) => {
@@ -425,6 +446,28 @@ impl Hub {
             connection: name,
             url,
         })
+    }
+
+    /// Finishes the waiting sign-in to `source_id` with the address a browser ended on, for a
+    /// person who signed in on another device (or in a browser whose redirect to this
+    /// computer's loopback port failed). The address's `state` must be this sign-in's, the
+    /// check the loopback listener makes; the outcome is the sign-in's, as after a redirect.
+    pub async fn finish_sign_in_from(
+        &self,
+        source_id: &str,
+        address: &str,
+    ) -> Result<(), SignInFailure> {
+        if self.source_config(source_id).is_none() {
+            return Err(SignInFailure::UnknownSource(source_id.to_owned()));
+        }
+        let inbox = self.sign_ins.inboxes().get(source_id).cloned();
+        let inbox = inbox.ok_or_else(|| SignInFailure::NotWaiting(source_id.to_owned()))?;
+        match inbox.deliver(address).await {
+            Err(capa_oauth::PastedRedirectError::Over) => {
+                Err(SignInFailure::NotWaiting(source_id.to_owned()))
+            }
+            other => Ok(other?),
+        }
     }
 
     /// Waits until `source_id` is signed in as `connection` (else its default sign-in) and

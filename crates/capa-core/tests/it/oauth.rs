@@ -349,3 +349,100 @@ async fn a_token_set_over_the_entry_limit_is_stored_in_parts_and_read_back_whole
             .is_none()
     );
 }
+
+/// Plays a browser on another device: it follows the authorization server's redirects up to the
+/// hub's loopback callback, which it cannot reach, and gives the address it ended on.
+async fn address_on_another_device(authorization_url: &str) -> String {
+    let stop_at_loopback = reqwest::redirect::Policy::custom(|attempt| {
+        if attempt.url().host_str() == Some("127.0.0.1") && attempt.url().path() == "/callback" {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    });
+    let client = reqwest::Client::builder()
+        .redirect(stop_at_loopback)
+        .build()
+        .expect("a client");
+    let response = client
+        .get(authorization_url)
+        .send()
+        .await
+        .expect("the authorization server answers");
+    assert!(response.status().is_redirection(), "{}", response.status());
+    let location = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .expect("a redirect")
+        .to_str()
+        .expect("text");
+    response.url().join(location).expect("a URL").to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_finished_on_another_device_takes_the_address_its_browser_ended_on() {
+    use capa_core::SignInFailure;
+    use capa_oauth::PastedRedirectError;
+
+    let Some(keychain) = keychain_or_skip("oauth") else {
+        return;
+    };
+    let server = AuthServer::start(&[]).await;
+    let t = TestHub::start_with(&yaml(&server.mcp_url), keychain.clone()).await;
+    let not_waiting = t.hub.finish_sign_in_from("notes", "?code=a&state=b").await;
+    assert!(
+        matches!(not_waiting, Err(SignInFailure::NotWaiting(_))),
+        "{not_waiting:?}"
+    );
+
+    let first = t.hub.begin_sign_in("notes", None).await.expect("starts");
+    let stale = address_on_another_device(&first.url).await;
+    let started = t
+        .hub
+        .begin_sign_in("notes", None)
+        .await
+        .expect("starts again");
+    let address = address_on_another_device(&started.url).await;
+    assert!(address.starts_with("http://127.0.0.1:"), "{address}");
+    assert!(address.contains("code="), "{address}");
+
+    // What is not this sign-in's redirect is refused in words, and the sign-in keeps waiting.
+    let refusals = [
+        ("https://example.com/", PastedRedirectError::NotARedirect),
+        (started.url.as_str(), PastedRedirectError::NotARedirect),
+        (stale.as_str(), PastedRedirectError::OtherSignIn),
+    ];
+    for (pasted, expected) in refusals {
+        let refused = t.hub.finish_sign_in_from("notes", pasted).await;
+        match refused {
+            Err(SignInFailure::Pasted(e)) => assert_eq!(e, expected, "{pasted}"),
+            other => panic!("{pasted}: {other:?}"),
+        }
+    }
+    let waiting = t.source("notes").oauth.expect("oauth").sign_in;
+    assert_eq!(
+        waiting.map(|s| s.state),
+        Some(capa_core::SignInPhase::Waiting)
+    );
+
+    t.hub
+        .finish_sign_in_from("notes", &format!("  {address}\n"))
+        .await
+        .expect("the pasted redirect is taken");
+    let hub = t.hub.clone();
+    let ready = eventually(Duration::from_secs(30), || {
+        hub.sources()
+            .iter()
+            .any(|s| s.id == "notes" && s.state == capa_core::SourceState::Ready && s.tools > 0)
+    })
+    .await;
+    assert!(ready, "{:#?}", t.source("notes"));
+    let who = execute_json(&t, Some("return await notes.whoami({})"), None).await;
+    assert_eq!(who["status"], "completed", "{who:#}");
+    // The same address again: that sign-in is over.
+    let again = t.hub.finish_sign_in_from("notes", &address).await;
+    assert!(
+        matches!(again, Err(SignInFailure::NotWaiting(_))),
+        "{again:?}"
+    );
+}

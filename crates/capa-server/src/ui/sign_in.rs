@@ -1,6 +1,11 @@
 //! `POST /api/sources/{id}/sign-in`: a person's OAuth sign-in from the app. The hub starts it,
 //! opens the system browser on the authorization server's page, and waits for the redirect on
 //! a loopback port of its own; the page polls `GET /api/sources` for the outcome.
+//!
+//! `POST /api/sources/{id}/sign-in/redirect`: the address a browser ended on, pasted by a
+//! person who signed in on another device (whose browser cannot reach this computer's loopback
+//! port). It is checked like the loopback redirect (the sign-in's `state`), so it grants nothing
+//! a local process could not already do by requesting the loopback address itself.
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -53,4 +58,28 @@ pub(crate) async fn sign_in(
         "url": started.url,
         "opened": opened,
     }))
+}
+
+/// The body of a pasted redirect.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(super) struct PastedRedirect {
+    address: String,
+}
+
+pub(crate) async fn pasted_redirect(
+    State(state): State<UiState>,
+    Path(id): Path<String>,
+    Json(body): Json<PastedRedirect>,
+) -> Response {
+    match state.hub.finish_sign_in_from(&id, &body.address).await {
+        Ok(()) => ok(json!({ "ok": true })),
+        Err(e @ SignInFailure::UnknownSource(_)) => {
+            fail(StatusCode::NOT_FOUND, "not_found", e.to_string())
+        }
+        Err(e @ SignInFailure::NotWaiting(_)) => {
+            fail(StatusCode::CONFLICT, "not_waiting", e.to_string())
+        }
+        Err(e) => fail(StatusCode::BAD_REQUEST, "invalid_arguments", e.to_string()),
+    }
 }

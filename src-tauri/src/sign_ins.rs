@@ -138,7 +138,8 @@ pub(crate) async fn sign_in(app: AppHandle, source: String) {
     };
     // A private forwarding page: the URL stays out of other users' `ps` (capa-server).
     let url = started.url;
-    let opened = tauri::async_runtime::spawn_blocking(move || capa_server::open_in_browser(&url))
+    // Watched: an opener that finds no browser fails, and the notification says so.
+    let opened = tauri::async_runtime::spawn_blocking(move || capa_server::open_for_person(&url))
         .await
         .is_ok_and(|r| r.is_ok());
     if opened {

@@ -67,6 +67,11 @@ export class WebDriver {
   click(element) {
     return this.call('POST', this.s(`/element/${element}/click`), {});
   }
+  /** Types `text` into `element` as keys, after emptying it. */
+  async type(element, text) {
+    await this.call('POST', this.s(`/element/${element}/clear`), {});
+    await this.call('POST', this.s(`/element/${element}/value`), { text });
+  }
   /** Presses and releases one key, as a person at the keyboard (WebDriver key actions).
    * `{closes: true}`: the key decides the window's last call, which closes it at once — maybe
    * before the driver has answered — so a window gone afterwards is what was expected. */

@@ -24,7 +24,7 @@ mod panics;
 pub mod token;
 pub mod ui;
 
-pub use approval_page::browser::open as open_in_browser;
+pub use approval_page::browser::{open as open_in_browser, open_for_person};
 pub use capa_mcp::{
     Asking, CODE_INSTRUCTIONS, CodeSurface, LocalSurface, McpFront, Surface, ToolChanges, code,
     code_tools, modes, serve_stdio, surface, surface_for, surface_for_profile,

@@ -423,14 +423,9 @@ async fn link(
     // Watched for a failing opener (no display, no browser), so `capa ui` says "Opened" only
     // when something opened; off the runtime's workers, since it waits.
     let target = url.clone();
-    let opened = tokio::task::spawn_blocking(move || {
-        crate::approval_page::browser::open_confirmed(
-            &target,
-            crate::approval_page::browser::CONFIRM_WAIT,
-        )
-    })
-    .await
-    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+    let opened = tokio::task::spawn_blocking(move || crate::open_for_person(&target))
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
     match opened {
         Ok(()) => ok(json!({"ok": true, "opened": true})),
         Err(e) => {

@@ -163,16 +163,17 @@ pub fn open(url: &str) -> std::io::Result<()> {
     open_and_watch(url, Duration::ZERO)
 }
 
-/// How long [`open_confirmed`] watches the opener for a failure. `xdg-open` without a display
+/// How long [`open_for_person`] watches the opener for a failure. `xdg-open` without a display
 /// (or a desktop with no browser set) gives up well within this; an opener that still runs after
 /// it is taken as a browser that opened.
-pub(crate) const CONFIRM_WAIT: Duration = Duration::from_millis(1500);
+const CONFIRM_WAIT: Duration = Duration::from_millis(1500);
 
-/// As [`open`], and then watches the opener for up to `wait`: an opener that exits with a failure
-/// in that time (no display, no browser configured) is an error, so that a caller says "opened"
-/// only when something opened. Blocks for up to `wait`: call it off an async runtime's workers.
-pub(crate) fn open_confirmed(url: &str, wait: Duration) -> std::io::Result<()> {
-    open_and_watch(url, wait)
+/// As [`open`], then watches the opener for [`CONFIRM_WAIT`]: an opener that exits with a
+/// failure in that time (no display, a desktop whose `xdg-open` finds no browser) is an error, so
+/// that a person waiting for the page (`capa ui`, a sign-in) is told and shown the address rather
+/// than waiting for a page that never comes. Blocks that long: call it off a runtime's workers.
+pub fn open_for_person(url: &str) -> std::io::Result<()> {
+    open_and_watch(url, CONFIRM_WAIT)
 }
 
 fn open_and_watch(url: &str, wait: Duration) -> std::io::Result<()> {

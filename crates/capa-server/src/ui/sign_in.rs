@@ -48,8 +48,9 @@ pub(crate) async fn sign_in(
         Err(e) => return fail(StatusCode::BAD_GATEWAY, "sign_in_failed", e.to_string()),
     };
     // The browser gets a private forwarding page, so the URL stays out of other users' `ps`.
+    // Watched: an opener that finds no browser fails, and the page then says so.
     let url = started.url.clone();
-    let opened = tokio::task::spawn_blocking(move || crate::open_in_browser(&url))
+    let opened = tokio::task::spawn_blocking(move || crate::open_for_person(&url))
         .await
         .is_ok_and(|r| r.is_ok());
     ok(json!({

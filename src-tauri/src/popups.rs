@@ -80,15 +80,18 @@ const WARM_RETRY: Duration = Duration::from_mins(1);
 const WARM_WHILE_IN_USE: Duration = Duration::from_mins(1);
 
 /// When the app keeps a popup warm: `CAPA_WARM_POPUP=1` always (from start), `0` never (a new
-/// window per popup), else while in use.
+/// window per popup), else while in use: [`WARM_WHILE_IN_USE`] after the last popup, or
+/// `CAPA_WARM_POPUP_SECS` seconds (the desktop tests see it go without waiting a minute).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum WarmPolicy {
     Always,
     Never,
-    /// From the first popup until [`WARM_WHILE_IN_USE`] after the last: a warm popup holds WebKit
-    /// in the app process (about 80 MiB) and a web process (about 230 MiB), which an app idle in
-    /// the tray should not.
-    WhileInUse,
+    /// From the first popup until `keep` (else [`WARM_WHILE_IN_USE`]) after the last: a warm
+    /// popup holds WebKit in the app process (about 80 MiB) and a web process (about 230 MiB),
+    /// which an app idle in the tray should not.
+    WhileInUse {
+        keep: Duration,
+    },
 }
 
 impl WarmPolicy {
@@ -101,7 +104,12 @@ impl WarmPolicy {
             {
                 Some("1") => Self::Always,
                 Some("0") => Self::Never,
-                _ => Self::WhileInUse,
+                _ => Self::WhileInUse {
+                    keep: std::env::var("CAPA_WARM_POPUP_SECS")
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .map_or(WARM_WHILE_IN_USE, Duration::from_secs),
+                },
             }
         })
     }
@@ -112,7 +120,7 @@ impl WarmPolicy {
         match self {
             Self::Always => true,
             Self::Never => false,
-            Self::WhileInUse => since.is_some_and(|since| since < WARM_WHILE_IN_USE),
+            Self::WhileInUse { keep } => since.is_some_and(|since| since < keep),
         }
     }
 }
@@ -507,14 +515,14 @@ mod tests {
 
     #[test]
     fn a_warm_popup_waits_only_while_popups_are_in_use() {
+        let in_use = WarmPolicy::WhileInUse {
+            keep: WARM_WHILE_IN_USE,
+        };
         let long_ago = WARM_WHILE_IN_USE + Duration::from_secs(1);
-        assert!(
-            !WarmPolicy::WhileInUse.wants_warm(None),
-            "warm before any popup"
-        );
-        assert!(WarmPolicy::WhileInUse.wants_warm(Some(Duration::ZERO)));
-        assert!(WarmPolicy::WhileInUse.wants_warm(Some(Duration::from_secs(50))));
-        assert!(!WarmPolicy::WhileInUse.wants_warm(Some(long_ago)));
+        assert!(!in_use.wants_warm(None), "warm before any popup");
+        assert!(in_use.wants_warm(Some(Duration::ZERO)));
+        assert!(in_use.wants_warm(Some(Duration::from_secs(50))));
+        assert!(!in_use.wants_warm(Some(long_ago)));
         assert!(WarmPolicy::Always.wants_warm(None));
         assert!(!WarmPolicy::Never.wants_warm(Some(Duration::ZERO)));
     }

@@ -15,7 +15,8 @@
 //   - the client, started as Claude Code would start it from ~/.claude.json (command, args and
 //     its paired key), runs code that calls all three sources; the destructive call pauses it, the
 //     popup comes up, and one click on "Approve once" (once the popup takes input) lets the run
-//     finish with every result.
+//     finish with every result; the warm popup the app keeps after it goes, with its web process,
+//     once the app is quiet (CAPA_WARM_POPUP_SECS=4 here; a minute unless set).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -118,7 +119,8 @@ describe('a first session on a desktop with no tray, no keychain and no browser'
     const configFile = await writeCapabilities(sandbox.configDir, { options: { demo: true, toolExposure: 'code' } });
     const port = await freePort();
     const driverPort = await freePort();
-    driver = start(DRIVER, [`--port=${driverPort}`], { ...screen.env, TAURI_WEBVIEW_AUTOMATION: 'true' });
+    // The warm popup kept after a popup goes after 4 quiet seconds here (a minute for a person).
+    driver = start(DRIVER, [`--port=${driverPort}`], { ...screen.env, TAURI_WEBVIEW_AUTOMATION: 'true', CAPA_WARM_POPUP_SECS: '4' });
     wd = new WebDriver(`http://127.0.0.1:${driverPort}`);
     await waitFor('WebKitWebDriver', async () => (await fetch(`${wd.base}/status`)).ok);
     await wd.newSession(APP, ['--config', configFile, '--http', `127.0.0.1:${port}`]);
@@ -226,6 +228,14 @@ describe('a first session on a desktop with no tray, no keychain and no browser'
     await wd.click(await wd.find('//button[@data-choice="approve_once"]')).catch(() => {});
     await wd.switchTo(settings);
     await waitFor('the popup to close', async () => !(await wd.handles()).includes(popup), { timeoutMs: 10000 });
+    // After a popup the app keeps the next one warm (hidden, with a web process of its own),
+    // and lets it go once the app has been quiet for a while.
+    const appPid = JSON.parse(readFileSync(path.join(sandbox.dataDir, 'hub.json'), 'utf8')).pid;
+    const webProcesses = () => childrenOf(appPid).filter((p) => p.args.includes('WebKitWebProcess')).length;
+    await waitFor('the warm popup', async () => (await wd.handles()).length === 2, { timeoutMs: 10000, intervalMs: 100 });
+    const warmProcesses = await waitFor('its web process', async () => (webProcesses() >= 2 ? webProcesses() : null), { timeoutMs: 10000 });
+    await waitFor('the warm popup to go after the quiet seconds', async () => (await wd.handles()).length === 1, { timeoutMs: 20000 });
+    await waitFor('its web process to end', async () => webProcesses() < warmProcesses, { timeoutMs: 10000 });
     const done = await execute(client, { resume: paused.runId });
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const result = JSON.stringify(done.result);

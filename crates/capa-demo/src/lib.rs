@@ -2,8 +2,11 @@
 //! notes store), so that a first start has something to search and call.
 //!
 //! It is a real MCP server (rmcp), served in-process over an in-memory duplex pipe, so the hub
-//! reaches it through exactly the same client path as any other upstream.
+//! connects to it, lists its tools and watches it as any other upstream. Its calls take a
+//! shorter road once it is connected: [`DemoServer::call_direct`], a function call with the
+//! same answers (`direct.rs`).
 
+mod direct;
 mod notes;
 mod server;
 
@@ -23,21 +26,26 @@ pub const DEMO_DESCRIPTION: &str = "Built-in demo tools (no account needed). To 
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Starts the demo server on one end of an in-memory pipe and returns the other end, ready to be
-/// used as a client transport.
-pub fn spawn_in_process(notes: Notes) -> tokio::io::DuplexStream {
+/// used as a client transport, with the same server's direct calls ([`DemoServer::call_direct`]).
+pub fn spawn_in_process(notes: Notes) -> capa_upstream::InProcessServer {
     use rmcp::ServiceExt;
     use rmcp::transport::async_rw::AsyncRwTransport;
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let server = DemoServer::new(notes);
+    let served = server.clone();
     tokio::spawn(async move {
         let (read, write) = tokio::io::split(server_end);
         let transport =
             AsyncRwTransport::new_server(read, write).with_max_line_length(MAX_MESSAGE_BYTES);
-        match DemoServer::new(notes).serve(transport).await {
+        match served.serve(transport).await {
             Ok(running) => {
                 let _ = running.waiting().await;
             }
             Err(e) => tracing::warn!(error = %e, "demo source failed to start"),
         }
     });
-    client_end
+    capa_upstream::InProcessServer {
+        stream: client_end,
+        direct: Some(std::sync::Arc::new(server)),
+    }
 }

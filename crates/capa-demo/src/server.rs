@@ -79,7 +79,7 @@ impl DemoServer {
         description = "Echo a text back unchanged. Handy to check that calls reach the hub.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    fn echo(&self, Parameters(EchoInput { text }): Parameters<EchoInput>) -> String {
+    pub(crate) fn echo(&self, Parameters(EchoInput { text }): Parameters<EchoInput>) -> String {
         text
     }
 
@@ -87,7 +87,7 @@ impl DemoServer {
         description = "Add two numbers and return the sum.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    fn add(
+    pub(crate) fn add(
         &self,
         Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>,
     ) -> Result<String, String> {
@@ -98,7 +98,7 @@ impl DemoServer {
         description = "Multiply two numbers and return the product.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    fn multiply(
+    pub(crate) fn multiply(
         &self,
         Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>,
     ) -> Result<String, String> {
@@ -109,7 +109,7 @@ impl DemoServer {
         description = "Divide `a` by `b`. Dividing by zero is a tool error.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    fn divide(
+    pub(crate) fn divide(
         &self,
         Parameters(TwoNumbers { a, b }): Parameters<TwoNumbers>,
     ) -> Result<String, String> {
@@ -123,7 +123,7 @@ impl DemoServer {
         description = "List the titles of all demo notes, sorted.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    fn list_notes(&self) -> Result<String, String> {
+    pub(crate) fn list_notes(&self) -> Result<String, String> {
         let titles = self.notes.list()?;
         serde_json::to_string(&titles).map_err(|e| e.to_string())
     }
@@ -132,7 +132,7 @@ impl DemoServer {
         description = "Read one demo note by its title.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    fn read_note(
+    pub(crate) fn read_note(
         &self,
         Parameters(NoteTitle { title }): Parameters<NoteTitle>,
     ) -> Result<String, String> {
@@ -150,7 +150,7 @@ impl DemoServer {
             open_world_hint = false
         )
     )]
-    fn write_note(
+    pub(crate) fn write_note(
         &self,
         Parameters(NoteWrite { title, text }): Parameters<NoteWrite>,
     ) -> Result<String, String> {
@@ -167,7 +167,7 @@ impl DemoServer {
             open_world_hint = false
         )
     )]
-    fn delete_note(
+    pub(crate) fn delete_note(
         &self,
         Parameters(NoteTitle { title }): Parameters<NoteTitle>,
     ) -> Result<String, String> {

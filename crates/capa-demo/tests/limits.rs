@@ -1,6 +1,7 @@
 //! Issue 16: the built-in demo through the hub's client (`capa-upstream`), as the hub reaches
 //! it: a call whose arguments are over the message cap fails at once with a typed error, and the
-//! demo serves the next call.
+//! demo serves the next call. Both roads a call can take are held to it (issue 42): through the
+//! session (the in-memory pipe) and called directly.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,13 +10,28 @@ use capa_demo::{Notes, spawn_in_process};
 use capa_upstream::{Upstream, UpstreamSpec, UpstreamState, UpstreamTransport};
 use serde_json::json;
 
-async fn demo() -> Arc<Upstream> {
+/// How a call reaches the demo.
+#[derive(Debug, Clone, Copy)]
+enum Road {
+    Session,
+    Direct,
+}
+
+async fn demo(road: Road) -> Arc<Upstream> {
     let spec = UpstreamSpec {
         source_id: "demo".into(),
         connection: None,
         transport: UpstreamTransport::InProcess {
             name: "demo".into(),
-            connect: Arc::new(|| Box::pin(async { Ok(spawn_in_process(Notes::in_memory())) })),
+            connect: Arc::new(move || {
+                Box::pin(async move {
+                    let mut server = spawn_in_process(Notes::in_memory());
+                    if matches!(road, Road::Session) {
+                        server.direct = None;
+                    }
+                    Ok(server)
+                })
+            }),
         },
         // Far longer than nextest lets a test run: a call that waited for its timeout instead of
         // failing at once would fail the test by hanging it.
@@ -48,8 +64,17 @@ fn the_demo_reads_what_the_hub_reads() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn arguments_over_the_message_cap_fail_at_once_and_the_demo_serves_on() {
-    let upstream = demo().await;
+async fn arguments_over_the_message_cap_fail_at_once_and_the_demo_serves_on_through_the_session() {
+    arguments_over_the_message_cap_fail_at_once_and_the_demo_serves_on(Road::Session).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_over_the_message_cap_fail_at_once_and_the_demo_serves_on_called_directly() {
+    arguments_over_the_message_cap_fail_at_once_and_the_demo_serves_on(Road::Direct).await;
+}
+
+async fn arguments_over_the_message_cap_fail_at_once_and_the_demo_serves_on(road: Road) {
+    let upstream = demo(road).await;
     let err = echo(&upstream, "x".repeat(10_000_000))
         .await
         .expect_err("10 MB of arguments are over the cap");

@@ -1,12 +1,14 @@
 //! The MCP server of one OpenAPI source: its operations listed as tools (in pages), each call
-//! an HTTP request. It runs inside the hub over an in-memory pipe, so the hub reaches it
-//! exactly as any other upstream (supervision, timeouts, policies, approvals).
+//! an HTTP request. It runs inside the hub over an in-memory pipe, so the hub connects to it,
+//! lists and watches it as any other upstream (supervision, timeouts, policies, approvals); once
+//! connected, calls skip the pipe ([`capa_upstream::DirectCalls`]) and reach the same
+//! [`answer`] the session's `tools/call` does.
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -72,38 +74,59 @@ impl ServerHandler for OpenApiServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let Some(operation) = self.api.operation(&request.name) else {
-            return Err(McpError::invalid_params(
-                format!("no operation `{}`", request.name),
-                None,
-            ));
-        };
-        let args = request.arguments.unwrap_or_default();
-        self.api
-            .caller
-            .call(operation, args)
+        answer(&self.api, &request.name, request.arguments)
             .await
             .map(CallToolResponse::from)
-            .map_err(|bad| McpError::invalid_params(bad.0, None))
     }
 }
 
+impl capa_upstream::DirectCalls for OpenApiServer {
+    fn call_tool(&self, name: &str, arguments: Option<JsonObject>) -> capa_upstream::DirectAnswer {
+        let (api, name) = (self.api.clone(), name.to_owned());
+        Box::pin(async move { answer(&api, &name, arguments).await })
+    }
+}
+
+/// A call of operation `name`: its HTTP request and the response as a tool result, or the
+/// error both roads answer (an unknown operation, arguments the operation cannot take).
+async fn answer(
+    api: &Api,
+    name: &str,
+    arguments: Option<JsonObject>,
+) -> Result<CallToolResult, McpError> {
+    let Some(operation) = api.operation(name) else {
+        return Err(McpError::invalid_params(
+            format!("no operation `{name}`"),
+            None,
+        ));
+    };
+    api.caller
+        .call(operation, arguments.unwrap_or_default())
+        .await
+        .map_err(|bad| McpError::invalid_params(bad.0, None))
+}
+
 /// Serves `api` as an MCP server on one end of an in-memory pipe and returns the other end,
-/// ready to be used as a client transport.
-pub fn serve_in_process(api: Arc<Api>) -> tokio::io::DuplexStream {
+/// ready to be used as a client transport, with the same server's direct calls.
+pub fn serve_in_process(api: Arc<Api>) -> capa_upstream::InProcessServer {
     use rmcp::ServiceExt;
     use rmcp::transport::async_rw::AsyncRwTransport;
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let server = OpenApiServer { api };
+    let direct: Arc<dyn capa_upstream::DirectCalls> = Arc::new(server.clone());
     tokio::spawn(async move {
         let (read, write) = tokio::io::split(server_end);
         let transport =
             AsyncRwTransport::new_server(read, write).with_max_line_length(MAX_MESSAGE_BYTES);
-        match (OpenApiServer { api }).serve(transport).await {
+        match server.serve(transport).await {
             Ok(running) => {
                 let _ = running.waiting().await;
             }
             Err(e) => tracing::warn!(error = %e, "an OpenAPI source failed to start"),
         }
     });
-    client_end
+    capa_upstream::InProcessServer {
+        stream: client_end,
+        direct: Some(direct),
+    }
 }

@@ -191,6 +191,8 @@ impl Driver<'_> {
 
     /// Block until an operation finishes (or the wall deadline, or cancellation).
     fn wait(&self) -> Result<(), Outcome> {
+        // Calls that answer without waiting are answered here, their events queued already.
+        self.state.borrow_mut().drive_started();
         let now = Instant::now();
         let Some(left) = self.meter.wall_deadline.checked_duration_since(now) else {
             self.meter.trip(Trip::Wall);
@@ -241,6 +243,7 @@ impl Driver<'_> {
     /// An abort that arrives meanwhile still wins.
     fn settle_in_flight(&self) -> Outcome {
         while self.state.borrow().in_flight() > 0 {
+            self.state.borrow_mut().drive_started();
             let Some(left) = self
                 .meter
                 .wall_deadline

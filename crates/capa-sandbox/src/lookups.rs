@@ -1,6 +1,6 @@
 //! The hub's lookups from inside code — `hub.search`, `hub.describe`, `hub.read` and
-//! `hub.resource` — run on the
-//! hub's runtime, bounded by the upstream timeout, and answered as one event each.
+//! `hub.resource` — bounded by the upstream timeout and answered as one event each; first polled
+//! on the sandbox's thread, then on the hub's runtime if they wait (`State::drive_started`).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::Sender;
@@ -9,7 +9,6 @@ use std::time::Duration;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::Value;
-use tokio::runtime::Handle;
 
 use crate::events::{Event, failure_json, refusal};
 use crate::{Host, ToolFailure};
@@ -39,16 +38,15 @@ impl Lookup {
         }
     }
 
-    /// Starts the lookup on `handle`; its outcome arrives on `events` as operation `seq`. A
-    /// panicking host is a failed lookup.
-    pub(crate) fn spawn(
+    /// The lookup's work: its outcome arrives on `events` as operation `seq`. A panicking host
+    /// is a failed lookup.
+    pub(crate) fn work(
         self,
         host: &dyn Host,
-        handle: &Handle,
         seq: usize,
         events: Sender<Event>,
         timeout: Duration,
-    ) -> tokio::task::JoinHandle<()> {
+    ) -> BoxFuture<'static, ()> {
         let address = self.address();
         let answer: BoxFuture<'static, Result<Value, ToolFailure>> = match self {
             Self::Search(query) => Box::pin(host.search(query).map(|r| r.map(Value::String))),
@@ -58,7 +56,7 @@ impl Lookup {
             Self::Read { handle, options } => host.read(handle, options),
             Self::Resource(uri) => host.resource(uri),
         };
-        handle.spawn(async move {
+        Box::pin(async move {
             let answer = AssertUnwindSafe(answer).catch_unwind();
             let outcome = tokio::time::timeout(timeout, answer)
                 .await

@@ -11,6 +11,7 @@ use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use futures::FutureExt;
+use futures::future::BoxFuture;
 use tokio::runtime::Handle;
 use tokio::task::AbortHandle;
 
@@ -99,6 +100,9 @@ pub(crate) struct State {
     /// The `hub.read` running now.
     read_running: Option<usize>,
     held_bytes: usize,
+    /// Calls and lookups `start` made, not polled yet: `drive_started` polls each once on the
+    /// sandbox's thread, outside the guest's time, and hands the ones that wait to the runtime.
+    unstarted: Vec<BoxFuture<'static, ()>>,
     tasks: Vec<AbortHandle>,
     calls: Vec<CallRecord>,
     pub(crate) logs: Logs,
@@ -146,6 +150,7 @@ impl State {
             reads: VecDeque::new(),
             read_running: None,
             held_bytes: 0,
+            unstarted: Vec::new(),
             tasks: Vec::new(),
             calls: Vec::new(),
             logs: Logs::with_cap(cap),
@@ -352,7 +357,7 @@ impl State {
         let host = Arc::clone(&self.host);
         let events = self.events.clone();
         let timeout = Duration::from_millis(self.limits.upstream_timeout_ms);
-        let task = match &mut op.kind {
+        let task: BoxFuture<'static, ()> = match &mut op.kind {
             OpKind::Call {
                 index,
                 address,
@@ -371,7 +376,7 @@ impl State {
                 };
                 let address = address.clone();
                 let timeout_ms = self.limits.upstream_timeout_ms;
-                self.handle.spawn(async move {
+                Box::pin(async move {
                     let started = Instant::now();
                     // The host is called only now, with a slot free: queue time never counts
                     // against the upstream timeout. A panicking host is a failed call, not a
@@ -427,11 +432,32 @@ impl State {
                 })
             }
             OpKind::Lookup(lookup) => match lookup.take() {
-                Some(lookup) => lookup.spawn(host.as_ref(), &self.handle, seq, events, timeout),
+                Some(lookup) => lookup.work(host.as_ref(), seq, events, timeout),
                 None => return,
             },
         };
-        self.tasks.push(task.abort_handle());
+        self.unstarted.push(task);
+    }
+
+    /// Polls the work `start` made, once each, here on the sandbox's thread (called between
+    /// the guest's turns, so the host's work is not the guest's time): an answer ready without
+    /// waiting — a built-in source's call, a replayed one, a lookup the hub answers from memory
+    /// — is in the event channel before the sandbox waits, with no thread woken for it. Work
+    /// that waits (I/O, a person) goes to the hub's runtime, which polls it from then on; the
+    /// waker of this first poll is a no-op, and the runtime's poll, right after the spawn, sets
+    /// its own.
+    pub(crate) fn drive_started(&mut self) {
+        if self.unstarted.is_empty() {
+            return;
+        }
+        // The host's futures use the runtime's timers and tasks.
+        let _runtime = self.handle.enter();
+        let mut cx = std::task::Context::from_waker(futures::task::noop_waker_ref());
+        for mut work in std::mem::take(&mut self.unstarted) {
+            if work.poll_unpin(&mut cx).is_pending() {
+                self.tasks.push(self.handle.spawn(work).abort_handle());
+            }
+        }
     }
 
     /// Record a finished operation and start queued calls in the freed slot.

@@ -18,7 +18,7 @@ use crate::http_client::BoundedHttpClient;
 use crate::limits::MAX_MESSAGE_BYTES;
 use crate::line_transport::LineTransport;
 use crate::source_log::{LogLevel, LogStream, SourceLog};
-use crate::spec::{UpstreamSpec, UpstreamTransport};
+use crate::spec::{DirectCalls, UpstreamSpec, UpstreamTransport};
 use crate::stdio::ChildTransport;
 
 pub(crate) type Client = RunningService<RoleClient, UpstreamClient>;
@@ -38,15 +38,26 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
-/// A new connection, the child's process id when the upstream is a local command, and what an
-/// HTTP server says of the credentials.
+/// A new connection and what comes with it.
+pub(crate) struct Connected {
+    pub(crate) client: Client,
+    /// The child's process id when the upstream is a local command.
+    pub(crate) pid: Option<u32>,
+    /// What an HTTP server says of the credentials.
+    pub(crate) auth: Option<Arc<AuthSignal>>,
+    /// A server inside the hub that takes calls without the session.
+    pub(crate) direct: Option<Arc<dyn DirectCalls>>,
+}
+
+/// Connects to the upstream of `spec`.
 pub(crate) async fn connect(
     spec: &UpstreamSpec,
     handler: UpstreamClient,
     log: &Arc<SourceLog>,
-) -> Result<(Client, Option<u32>, Option<Arc<AuthSignal>>), UpstreamError> {
+) -> Result<Connected, UpstreamError> {
     let mut pid = None;
     let mut auth = None;
+    let mut direct = None;
     // The log's position before this attempt: a failed handshake quotes the child's last
     // stderr line of this attempt only.
     let log_start = log.after(u64::MAX).next;
@@ -95,7 +106,7 @@ pub(crate) async fn connect(
             // there, which would leave its call waiting out its timeout.
             // An in-process server may first read something (an OpenAPI document): bounded as a
             // handshake is.
-            let stream = tokio::time::timeout(CONNECT_TIMEOUT, connect())
+            let server = tokio::time::timeout(CONNECT_TIMEOUT, connect())
                 .await
                 .map_err(|_| {
                     unavailable(format!(
@@ -104,7 +115,8 @@ pub(crate) async fn connect(
                     ))
                 })?
                 .map_err(unavailable)?;
-            let (read, write) = tokio::io::split(stream);
+            direct = server.direct;
+            let (read, write) = tokio::io::split(server.stream);
             let transport = LineTransport::new(read, write, Some(MAX_MESSAGE_BYTES));
             tokio::time::timeout(
                 CONNECT_TIMEOUT,
@@ -114,7 +126,12 @@ pub(crate) async fn connect(
         }
     };
     match started {
-        Ok(Ok(client)) => Ok((client, pid, auth)),
+        Ok(Ok(client)) => Ok(Connected {
+            client,
+            pid,
+            auth,
+            direct,
+        }),
         // A 401 to a server that asks for a sign-in: none was made, or it is no longer
         // accepted. A source with its own `Authorization` header has a token that was refused,
         // which a sign-in would not fix.

@@ -42,7 +42,9 @@ pub use source_log::{
     SourceLog,
 };
 pub use source_task::SOURCE_TASK_LIFE;
-pub use spec::{InProcessStart, UpstreamSpec, UpstreamTransport};
+pub use spec::{
+    DirectAnswer, DirectCalls, InProcessServer, InProcessStart, UpstreamSpec, UpstreamTransport,
+};
 pub use supervisor::relay::Offers;
 pub use supervisor::{Upstream, UpstreamEvent, UpstreamState, UpstreamStatus};
 pub use timings::SupervisorTimings;

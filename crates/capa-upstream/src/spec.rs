@@ -19,8 +19,38 @@ pub struct UpstreamSpec {
 }
 
 /// Starting an in-process server: the client's end of its pipe, or why it did not start.
-pub type InProcessStart =
-    futures::future::BoxFuture<'static, Result<tokio::io::DuplexStream, String>>;
+pub type InProcessStart = futures::future::BoxFuture<'static, Result<InProcessServer, String>>;
+
+/// A server started inside the hub.
+pub struct InProcessServer {
+    /// The client's end of its pipe: the hub connects, lists the tools and watches the server
+    /// over it, as with any upstream.
+    pub stream: tokio::io::DuplexStream,
+    /// The same server's calls without a session, when it can take them so
+    /// ([`DirectCalls`]); calls then skip the pipe once the upstream is ready.
+    pub direct: Option<Arc<dyn DirectCalls>>,
+}
+
+impl From<tokio::io::DuplexStream> for InProcessServer {
+    fn from(stream: tokio::io::DuplexStream) -> Self {
+        Self {
+            stream,
+            direct: None,
+        }
+    }
+}
+
+/// What a direct call answers: the server's result, or the error it would send on the session.
+pub type DirectAnswer =
+    futures::future::BoxFuture<'static, Result<rmcp::model::CallToolResult, rmcp::ErrorData>>;
+
+/// The tools of a server inside the hub, called as functions: the same answers as its
+/// `tools/call`, without two JSON encodings and an in-memory pipe each way (issue 42). The
+/// upstream keeps what the session path guarantees around it: the call's timeout, the limits on
+/// what is sent and received, and cancellation by dropping the call.
+pub trait DirectCalls: Send + Sync {
+    fn call_tool(&self, name: &str, arguments: Option<rmcp::model::JsonObject>) -> DirectAnswer;
+}
 
 /// How to reach an upstream. Values of `env` and `headers` may hold secrets: `Debug` hides them.
 #[derive(Clone)]

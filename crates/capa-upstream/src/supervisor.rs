@@ -11,11 +11,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::asker::Askers;
 use crate::auth_signal::AuthSignal;
-use crate::connect::{Client, connect, sign_in_hint, sign_in_would_help};
+use crate::connect::{Client, Connected, connect, sign_in_hint, sign_in_would_help};
 use crate::error::UpstreamError;
 use crate::handler::UpstreamClient;
 
 mod asking;
+mod direct;
 mod event;
 mod listen;
 mod retry;
@@ -79,6 +80,9 @@ struct Snapshot {
     limited: Vec<String>,
     /// What the server last said of the credentials, for an HTTP upstream.
     auth: Option<Arc<AuthSignal>>,
+    /// The calls of a server inside the hub that takes them without the session
+    /// (`supervisor/direct.rs`), from the connection that made the upstream ready.
+    direct: Option<Arc<dyn crate::DirectCalls>>,
 }
 
 /// One upstream MCP server kept connected by a background task.
@@ -138,6 +142,7 @@ impl Upstream {
             pid: None,
             limited: Vec::new(),
             auth: None,
+            direct: None,
         });
         let upstream = Arc::new(Self {
             spec,
@@ -202,6 +207,16 @@ impl Upstream {
         let mut rx = self.snapshot.subscribe();
         let _ =
             tokio::time::timeout(limit, rx.wait_for(|s| s.state != UpstreamState::Starting)).await;
+    }
+
+    /// Records what came with a new connection; its client, to serve.
+    fn take_connection(&self, connected: Connected) -> Client {
+        self.update(|s| {
+            s.pid = connected.pid;
+            s.auth = connected.auth;
+            s.direct = connected.direct;
+        });
+        connected.client
     }
 
     pub(crate) async fn ready_peer(
@@ -331,11 +346,8 @@ async fn supervise(upstream: Arc<Upstream>, events: mpsc::UnboundedSender<Upstre
         // tokio's clock (the wall clock in the hub) so that tests can move it.
         let started = tokio::time::Instant::now();
         match connected {
-            Ok((client, pid, auth)) => {
-                upstream.update(|s| {
-                    s.pid = pid;
-                    s.auth = auth;
-                });
+            Ok(connected) => {
+                let client = upstream.take_connection(connected);
                 let outcome =
                     serve_connection(&upstream, client, tools_tx_for_listen, tools_rx, &changed)
                         .await;

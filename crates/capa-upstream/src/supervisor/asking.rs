@@ -47,6 +47,13 @@ impl Upstream {
         progress: Option<ProgressSink>,
         asker: Option<Arc<dyn ClientAsker>>,
     ) -> Result<CallToolResult, UpstreamError> {
+        // A server inside the hub asks its client nothing and reports no progress: its calls
+        // skip the session once it is ready (`direct.rs`).
+        if let Some(direct) = self.direct_when_ready() {
+            return self
+                .call_direct(direct.as_ref(), remote_name, arguments)
+                .await;
+        }
         let asker = asker.unwrap_or_else(|| Arc::new(Unanswerable::new()));
         let _registration = self.askers.register(asker.clone());
         let meta = Some(rounds::meta_for(asker.as_ref()));

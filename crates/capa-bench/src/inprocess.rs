@@ -34,8 +34,9 @@ pub(crate) struct InProcessReport {
     pub unpooled: Samples,
     /// One awaited `demo.add` from guest code through the hub, µs (one sample a round).
     pub demo_call: Samples,
-    /// One awaited call to a host that answers at once, µs (one sample a round): the
-    /// sandbox's hand-off to the hub's runtime and back, the floor of any guest call.
+    /// One awaited call to a host that answers at once, µs (one sample a round): the guest's
+    /// side of any call (its JSON both ways, the sandbox's event loop; the answer is polled on
+    /// the sandbox's thread), the floor of any guest call.
     pub hand_off: Samples,
 }
 

@@ -324,10 +324,10 @@ impl Hub {
         context: &CallContext,
     ) -> Result<CallToolResult, CallError> {
         let tool = permit.tool();
+        // Counted, not written out: the history needs the sizes only.
         let request_bytes = arguments
             .as_ref()
-            .and_then(|a| serde_json::to_vec(a).ok())
-            .map_or(0, |v| v.len());
+            .map_or(0, capa_domain::json_size::json_len);
         let started_at_ms = now_ms();
         let started = Instant::now();
         let upstream = self.upstream_for(&tool.address, permit.connection());
@@ -358,7 +358,7 @@ impl Hub {
                 } else {
                     CallStatus::Ok
                 },
-                serde_json::to_vec(result).map_or(0, |v| v.len()),
+                capa_domain::json_size::json_len(result),
                 None,
                 None,
             ),

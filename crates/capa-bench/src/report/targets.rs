@@ -93,9 +93,10 @@ fn through_mcp(s: &mut String, report: &SpeedReport, peer_cold: f64) {
 fn hand_off_why(report: &SpeedReport, demo: f64) -> String {
     let hand_off = p50(&report.in_process.hand_off);
     format!(
-        "{hand_off:.1} µs of it is the sandbox's hand-off to the hub's runtime and back (a host \
-         that answers at once); the other {:.1} µs are the hub's call path and rmcp's in-process \
-         pipe to the demo server (see \"Where the time goes\")",
+        "{hand_off:.1} µs of it is the guest's side of any call (its arguments and answer as \
+         JSON, the sandbox's event loop; a host that answers at once); the other {:.1} µs are \
+         the hub's call path: policy, journal, history, the call's JSON (see \"Where the time \
+         goes\")",
         (demo - hand_off).max(0.0)
     )
 }

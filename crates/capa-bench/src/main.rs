@@ -23,6 +23,7 @@ mod calls;
 mod clients;
 mod desktop;
 mod execute;
+mod executor_daemon;
 mod inprocess;
 mod lookup;
 mod memory;
@@ -61,6 +62,8 @@ async fn run() -> anyhow::Result<()> {
     let mut only_approvals = false;
     let mut only_desktop = false;
     let mut only_speed = false;
+    // The sandbox and demo calls in process alone, in a line: for a profiler's run.
+    let mut only_in_process = false;
     let mut only_search = false;
     let mut only_package = false;
     let mut desktop_app: Option<PathBuf> = std::env::var_os("CAPA_DESKTOP_BIN").map(PathBuf::from);
@@ -82,11 +85,12 @@ async fn run() -> anyhow::Result<()> {
             "--only-desktop" => only_desktop = true,
             "--deb" => deb = Some(args.next().map(PathBuf::from).context("--deb FILE")?),
             "--only-speed" => only_speed = true,
+            "--only-in-process" => only_in_process = true,
             "--only-search" => only_search = true,
             "--only-package" => only_package = true,
             "--help" | "-h" => {
                 println!(
-                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed | --only-search | --only-package (print that section only)]"
+                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed | --only-search | --only-package (print that section only) | --only-in-process (the in-process rows in one line, for a profiler)]"
                 );
                 return Ok(());
             }
@@ -95,6 +99,16 @@ async fn run() -> anyhow::Result<()> {
     }
     if only_approvals {
         print!("{}", report::approvals(&approvals::measure().await?));
+        return Ok(());
+    }
+    if only_in_process {
+        let measured = inprocess::measure().await?;
+        println!(
+            "awaited demo call p50 {:.1} µs; host that answers at once p50 {:.1} µs; pooled start p50 {:.1} µs",
+            measured.demo_call.percentile(0.5),
+            measured.hand_off.percentile(0.5),
+            measured.pooled.percentile(0.5)
+        );
         return Ok(());
     }
     let env = procs::BenchEnv::discover()?;

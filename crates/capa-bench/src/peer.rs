@@ -1,7 +1,7 @@
 //! The Executor project's QuickJS sandbox (`@executor-js/runtime-quickjs` under Node) measured
 //! in the same run as ours, by `tests/bench/executor_peer.mjs`: its cold start + `return 1` and
-//! the cost of one awaited tool call. Executor's daemon cannot run here, so this sandbox, in
-//! process with no transport, is the peer every Executor comparison uses.
+//! the cost of one awaited tool call: in process with no transport, the peer of the in-process
+//! rows (Executor's daemon through MCP is `executor_daemon.rs`).
 
 use tokio::process::Command;
 

@@ -1,11 +1,12 @@
 //! Everything the `execute` section of the report shows (issue 17, "Speed"), gathered in one
-//! run: the rmcp measurements of `execute.rs`, the official clients, our sandbox in process,
-//! and the Executor sandbox as a peer. Ours and the peer's are measured in alternating chunks so
+//! run: the rmcp measurements of `execute.rs`, the official clients, Executor's daemon through
+//! the same client, our sandbox in process, and the Executor sandbox as a peer. Ours and the peer's are measured in alternating chunks so
 //! that a noisy neighbour slows both alike.
 
 use crate::calls::Samples;
 use crate::clients::{self, ClientRow};
 use crate::execute::{self, ExecuteReport};
+use crate::executor_daemon::{self, DaemonRow};
 use crate::inprocess::{self, InProcessReport};
 use crate::peer::{self, PeerReport};
 use crate::procs::BenchEnv;
@@ -17,6 +18,8 @@ const CHUNKS: usize = 3;
 pub(crate) struct SpeedReport {
     pub execute: ExecuteReport,
     pub clients: Vec<ClientRow>,
+    /// Executor's daemon through the same TS SDK 1.x session over HTTP, when it is set up.
+    pub daemon: Option<DaemonRow>,
     pub in_process: InProcessReport,
     pub peer: PeerReport,
 }
@@ -24,6 +27,7 @@ pub(crate) struct SpeedReport {
 pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<SpeedReport> {
     let execute = execute::measure(env).await?;
     let clients = clients::measure(env).await?;
+    let daemon = executor_daemon::measure(env).await?;
     let mut ours: Option<InProcessReport> = None;
     let mut theirs: Option<PeerReport> = None;
     for _ in 0..CHUNKS {
@@ -54,6 +58,7 @@ pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<SpeedReport> {
     Ok(SpeedReport {
         execute,
         clients,
+        daemon,
         in_process,
         peer,
     })

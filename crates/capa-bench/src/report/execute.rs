@@ -37,6 +37,33 @@ fn clients(s: &mut String, report: &SpeedReport) {
             execute / ping
         );
     }
+    match &report.daemon {
+        Some(peer) => {
+            let (ping, execute) = (peer.ping.percentile(0.5), peer.execute.percentile(0.5));
+            let _ = writeln!(
+                s,
+                "| peer: Executor's daemon ({}), TS SDK 1.x | HTTP | {} | `ping` | {ping:.0} | {execute:.0} | {:.0} | {:.2}× |",
+                crate::executor_daemon::PACKAGE,
+                peer.protocol,
+                peer.execute.percentile(0.99),
+                execute / ping
+            );
+            let _ = writeln!(
+                s,
+                "
+The peer row: Executor's daemon (`executor daemon run`, MCP over Streamable HTTP at \
+                 localhost:4788, set up by `../shared/peers/executor/setup.sh`), the same driver and \
+                 session, measured right after ours."
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "
+Executor's daemon was not set up on this machine (`../shared/peers/executor/setup.sh`): no peer row."
+            );
+        }
+    }
 }
 
 fn rmcp_fronts(s: &mut String, report: &SpeedReport) {

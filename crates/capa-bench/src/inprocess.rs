@@ -184,3 +184,15 @@ pub(crate) async fn measure() -> anyhow::Result<InProcessReport> {
         hand_off: hand_offs().await,
     })
 }
+
+/// `--only-in-process`: the in-process rows in one line, for a profiler's run.
+pub(crate) async fn print_line() -> anyhow::Result<()> {
+    let measured = measure().await?;
+    println!(
+        "awaited demo call p50 {:.1} µs; host that answers at once p50 {:.1} µs; pooled start p50 {:.1} µs",
+        measured.demo_call.percentile(0.5),
+        measured.hand_off.percentile(0.5),
+        measured.pooled.percentile(0.5)
+    );
+    Ok(())
+}

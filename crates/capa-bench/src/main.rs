@@ -102,14 +102,7 @@ async fn run() -> anyhow::Result<()> {
         return Ok(());
     }
     if only_in_process {
-        let measured = inprocess::measure().await?;
-        println!(
-            "awaited demo call p50 {:.1} µs; host that answers at once p50 {:.1} µs; pooled start p50 {:.1} µs",
-            measured.demo_call.percentile(0.5),
-            measured.hand_off.percentile(0.5),
-            measured.pooled.percentile(0.5)
-        );
-        return Ok(());
+        return inprocess::print_line().await;
     }
     let env = procs::BenchEnv::discover()?;
     if only_desktop {

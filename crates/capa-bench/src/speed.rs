@@ -4,7 +4,7 @@
 //! that a noisy neighbour slows both alike.
 
 use crate::calls::Samples;
-use crate::clients::{self, ClientRow};
+use crate::clients::{self, ClientRows};
 use crate::execute::{self, ExecuteReport};
 use crate::executor_daemon::{self, DaemonRow};
 use crate::inprocess::{self, InProcessReport};
@@ -17,7 +17,7 @@ const CHUNKS: usize = 3;
 #[derive(Debug)]
 pub(crate) struct SpeedReport {
     pub execute: ExecuteReport,
-    pub clients: Vec<ClientRow>,
+    pub clients: ClientRows,
     /// Executor's daemon through the same TS SDK 1.x session over HTTP, when it is set up.
     pub daemon: Option<DaemonRow>,
     pub in_process: InProcessReport,

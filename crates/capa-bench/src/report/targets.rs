@@ -46,7 +46,7 @@ fn through_mcp(s: &mut String, report: &SpeedReport, peer_cold: f64) {
             front.label(),
             limit_us / 1000.0
         );
-        match row(&report.clients, Sdk::TsV1, front) {
+        match row(&report.clients.rows, Sdk::TsV1, front) {
             Some(r) => {
                 let ours = p50(&r.execute);
                 let (base, pooled) = (p50(&r.ping), p50(&report.in_process.pooled));

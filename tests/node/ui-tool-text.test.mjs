@@ -91,7 +91,8 @@ describe('flagged tool text in the browser', { skip }, () => {
     await page.getByRole('button', { name: 'Block poison.paint', exact: true }).click();
     await page.getByText('poison.paint is blocked (off).').waitFor();
     assert.equal((await tool('poison.paint')).policy, 'deny');
-    assert.equal(await page.getByRole('switch', { name: 'Tool poison.paint', exact: true }).isChecked(), false);
+    // The notice comes before the list is drawn again: wait for the switch to show the block.
+    await page.locator('input[role="switch"][aria-label="Tool poison.paint"]:not(:checked)').waitFor();
 
     await page.goto(`${hub.url}/app/#/sources`);
     await page.locator('[data-flagged="poison"]').getByText('2 flagged').waitFor();

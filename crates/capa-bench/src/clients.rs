@@ -91,7 +91,7 @@ const SESSIONS: [(Sdk, Front); 6] = [
 pub(crate) struct ClientRows {
     pub rows: Vec<ClientRow>,
     /// TS SDK 1.x over stdio in a data dir nobody used: the hub `capa mcp` starts does its
-    /// one-time work (the search index and its embeddings) during that session.
+    /// one-time work (a new database, the search index) during that session.
     pub first_session: ClientRow,
 }
 

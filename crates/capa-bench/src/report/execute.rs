@@ -51,8 +51,8 @@ fn clients(s: &mut String, report: &SpeedReport) {
     let _ = writeln!(
         s,
         "\nThe stdio sessions share one data dir, as a person's do. Its first session is the row marked so: \
-         the hub that `capa mcp` starts there does its one-time work meanwhile (indexing its tools for search, \
-         with the search model), which the later sessions find done; the other stdio rows and the targets are \
+         the hub that `capa mcp` starts there does its one-time work meanwhile (a new database, its tools \
+         indexed for search), which the later sessions find done; the other stdio rows and the targets are \
          those later sessions."
     );
     match &report.daemon {

@@ -39,6 +39,7 @@ import {
   freePort,
   makeSandbox,
   removeSandboxes,
+  signInOnAnotherDevice,
   startOAuthServer,
   stopProcess,
   waitFor,
@@ -174,24 +175,7 @@ describe('a first session on a desktop with no tray, no keychain and no browser'
     const address = await wd.script('return document.querySelector("[data-sign-in=notes] .sign-in-address code")?.textContent ?? null');
     assert.ok(address?.startsWith(new URL('/authorize', oauth.mcpUrl).href), address);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-    const device = await browser.newContext();
-    let endedOn = null;
-    // The other device's browser cannot reach this computer: its redirect there fails.
-    await device.route('**/*', async (route) => {
-      const answer = await route.fetch({ maxRedirects: 0 });
-      const location = answer.headers().location;
-      const to = location && new URL(location, route.request().url());
-      if (answer.status() >= 300 && answer.status() < 400 && to?.hostname === '127.0.0.1' && to.pathname === '/callback') {
-        endedOn = to.href;
-        await route.abort('connectionrefused');
-      } else {
-        await route.fulfill({ response: answer });
-      }
-    });
-    const phone = await device.newPage();
-    await phone.goto(address);
-    await phone.locator('#approve').click();
-    await waitFor('the other device to end on the loopback address', async () => endedOn);
+    const endedOn = await signInOnAnotherDevice(browser, address);
     await click('//button[normalize-space()="Signed in on another device? Paste the address it ended on…"]');
     await type('//textarea[@name="address"]', endedOn);
     await click('//button[normalize-space()="Finish signing in"]');

@@ -598,3 +598,33 @@ export async function startOAuthServer(args = []) {
   });
   return { ...info, proc, output: () => out + err };
 }
+
+/**
+ * Plays a person who signs in on another device: a new context of `browser` opens the sign-in
+ * `address` and clicks `button` on the consent page; that device cannot reach this computer, so
+ * its redirect to the loopback callback fails (`route()` would not see it: the answers are fetched
+ * by hand). Resolves the address that device's browser ended on.
+ */
+export async function signInOnAnotherDevice(browser, address, button = '#approve') {
+  const device = await browser.newContext();
+  let endedOn = null;
+  await device.route('**/*', async (route) => {
+    const answer = await route.fetch({ maxRedirects: 0 });
+    const location = answer.headers().location;
+    const to = location && new URL(location, route.request().url());
+    if (answer.status() >= 300 && answer.status() < 400 && to?.hostname === '127.0.0.1' && to.pathname === '/callback') {
+      endedOn = to.href;
+      await route.abort('connectionrefused');
+    } else {
+      await route.fulfill({ response: answer });
+    }
+  });
+  try {
+    const page = await device.newPage();
+    await page.goto(address);
+    await page.locator(button).click();
+    return await waitFor('the other device to end on the loopback address', async () => endedOn);
+  } finally {
+    await device.close();
+  }
+}

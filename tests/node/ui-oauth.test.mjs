@@ -19,6 +19,7 @@ import { chromium } from 'playwright-core';
 
 import {
   signInWithCapaUi,
+  signInOnAnotherDevice,
   startOAuthServer,
   fakeBrowser,
   forwardedLink,
@@ -238,26 +239,7 @@ describe('OAuth sign-in in the settings UI', { skip }, () => {
     const address = await panel().locator('.sign-in-address code').textContent();
 
     // The other device: its browser signs in, then cannot reach this computer's loopback port.
-    const device = await browser.newContext();
-    let endedOn = null;
-    // Its answers are fetched by hand so that the redirect to the loopback callback (which route()
-    // would not see: it follows redirects itself) is caught and fails as it would there.
-    await device.route('**/*', async (route) => {
-      const answer = await route.fetch({ maxRedirects: 0 });
-      const location = answer.headers().location;
-      const to = location && new URL(location, route.request().url());
-      if (answer.status() >= 300 && answer.status() < 400 && to?.hostname === '127.0.0.1' && to.pathname === '/callback') {
-        endedOn = to.href;
-        await route.abort('connectionrefused');
-      } else {
-        await route.fulfill({ response: answer });
-      }
-    });
-    const phone = await device.newPage();
-    await phone.goto(address);
-    await phone.locator('#approve').click();
-    await waitFor('the other device to end on the loopback address', async () => endedOn);
-    await device.close();
+    const endedOn = await signInOnAnotherDevice(browser, address);
     assert.match(endedOn, /^http:\/\/127\.0\.0\.1:\d+\/callback\?.*code=/);
     assert.equal((await notes()).oauth.signIn?.state, 'waiting', 'nothing reached the hub yet');
 

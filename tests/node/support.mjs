@@ -9,14 +9,16 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep, waitFor } from './wait.mjs';
+import { forwardedLink } from './browser-support.mjs';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
-export { sleep };
+export { sleep, waitFor };
+export { fakeBrowser, forwardedLink, signInOnAnotherDevice } from './browser-support.mjs';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CAPA_BIN = process.env.CAPA_BIN
@@ -286,23 +288,6 @@ export async function capaJson(args, opts) {
 // ---------------------------------------------------------------------------------------------------
 // The hub over HTTP
 
-export async function waitFor(what, fn, { timeoutMs = 20000, intervalMs = 100 } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message}` : ''}`);
-    }
-    await sleep(intervalMs);
-  }
-}
-
 /**
  * Start `capa --config FILE hub serve --http <http, default 127.0.0.1:0>`; wait for hub.json.
  * Returns {proc, pid, url, mcpUrl, token, log(), api(path, init), stop()}.
@@ -533,39 +518,6 @@ export const initializeBody = JSON.stringify({
   },
 });
 
-/**
- * A fake browser for CAPA_BROWSER: a script that appends its argument to `opened` and its whole
- * command line (`/proc/<pid>/cmdline`, what any local user can read) to `cmdlines`.
- */
-export async function fakeBrowser(dir) {
-  const opened = path.join(dir, 'opened.txt');
-  const cmdlines = path.join(dir, 'cmdlines.txt');
-  const script = path.join(dir, 'browser.sh');
-  await writeFile(
-    script,
-    `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\ntr '\\0' ' ' < /proc/$$/cmdline >> '${cmdlines}'\necho >> '${cmdlines}'\n`,
-  );
-  const { chmod } = await import('node:fs/promises');
-  await chmod(script, 0o755);
-  const lines = async (file) => (existsSync(file) ? (await readFile(file, 'utf8')).split('\n').filter(Boolean) : []);
-  return { script, opened: () => lines(opened), cmdlines: () => lines(cmdlines) };
-}
-
-/**
- * The one-time link behind what the hub gave the browser: a `file://` page (0600) that forwards
- * to it, so that the link's secret never appears in a process's arguments. Throws when the
- * argument is not such a page or carries the secret itself.
- */
-export async function forwardedLink(argument) {
-  if (!argument.startsWith('file:///')) throw new Error(`the browser got ${argument}, not a forwarding page`);
-  const html = await readFile(fileURLToPath(argument), 'utf8');
-  const link = /id="target" href="([^"]+)"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
-  if (!link) throw new Error(`no link in the forwarding page: ${html}`);
-  const secret = link.split('/').pop();
-  if (argument.includes(secret)) throw new Error('the link secret is in the browser command line');
-  return link;
-}
-
 /** Signs `page` in as a person does: `capa <capaArgs>` (`--config F ui`) opens the fake browser
  * of `fakeBrowser` (`opened`) on a forwarding page, which `page` loads; the caller waits on it. */
 export async function signInWithCapaUi(page, { capaArgs, env, opened }) {
@@ -597,34 +549,4 @@ export async function startOAuthServer(args = []) {
     throw e;
   });
   return { ...info, proc, output: () => out + err };
-}
-
-/**
- * Plays a person who signs in on another device: a new context of `browser` opens the sign-in
- * `address` and clicks `button` on the consent page; that device cannot reach this computer, so
- * its redirect to the loopback callback fails (`route()` would not see it: the answers are fetched
- * by hand). Resolves the address that device's browser ended on.
- */
-export async function signInOnAnotherDevice(browser, address, button = '#approve') {
-  const device = await browser.newContext();
-  let endedOn = null;
-  await device.route('**/*', async (route) => {
-    const answer = await route.fetch({ maxRedirects: 0 });
-    const location = answer.headers().location;
-    const to = location && new URL(location, route.request().url());
-    if (answer.status() >= 300 && answer.status() < 400 && to?.hostname === '127.0.0.1' && to.pathname === '/callback') {
-      endedOn = to.href;
-      await route.abort('connectionrefused');
-    } else {
-      await route.fulfill({ response: answer });
-    }
-  });
-  try {
-    const page = await device.newPage();
-    await page.goto(address);
-    await page.locator(button).click();
-    return await waitFor('the other device to end on the loopback address', async () => endedOn);
-  } finally {
-    await device.close();
-  }
 }

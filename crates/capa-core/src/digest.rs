@@ -7,10 +7,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
-/// `bytes` as lower-case hex.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use capa_domain::hex::lower_hex as hex;
 
 /// `count` random bytes from the system; none without system randomness (callers fail closed:
 /// a secret guessable from the clock is no secret).

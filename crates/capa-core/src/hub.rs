@@ -397,6 +397,12 @@ impl Hub {
         if self.redactor.is_empty() {
             return result;
         }
+        // JSON escapes a string character by character, and the redactor knows each secret's
+        // escaped form: a secret anywhere in the result shows in its text. The text is the
+        // quick look; the walk over a tree of values is only for a result that holds one.
+        if serde_json::to_string(&result).is_ok_and(|text| !self.redactor.contains_secret(&text)) {
+            return result;
+        }
         let Ok(mut value) = serde_json::to_value(&result) else {
             return result;
         };

@@ -10,7 +10,8 @@
 //! - [`names`]: valid names and "did you mean"; [`asking`]: where a person is asked;
 //!   [`clock`]: the one wall clock.
 //! - [`pins`]: the tool definitions a person approved, and which tools differ from them.
-//! - [`json_size`]: how long a value is as JSON, measured without building it.
+//! - [`json_size`]: how long a value is as JSON, measured without building it; [`hex`]: bytes
+//!   as lower-case hex.
 //! - [`tool_text`]: upstream tool text made safe to show a person and to hand a model, and the
 //!   rules that flag a tool whose text hides characters or turns on the model.
 
@@ -19,6 +20,7 @@ pub mod asking;
 pub mod catalog;
 pub mod client;
 pub mod clock;
+pub mod hex;
 pub mod json_size;
 pub mod names;
 pub mod pins;

@@ -190,8 +190,5 @@ pub fn sources_of_run(store: &Store, run_id: &str) -> BTreeSet<String> {
 pub fn call_digest(address: &str, connection: Option<&str>, arguments: &Value) -> String {
     use sha2::{Digest, Sha256};
     let text = format!("{address}\n{}\n{arguments}", connection.unwrap_or_default());
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    capa_domain::hex::lower_hex(&Sha256::digest(text.as_bytes()))
 }

@@ -108,8 +108,20 @@ describe('a first session on a desktop with no tray, no keychain and no browser'
       throw new Error(`${e.message}; it shows:\n${shown}`);
     });
   const find = (xpath) => waitFor(`the element ${xpath}`, () => wd.find(xpath).catch(() => null), { timeoutMs: 15000 });
-  const click = async (xpath) => wd.click(await find(xpath));
-  const type = async (xpath, text) => wd.type(await find(xpath), text);
+  /** Acts on the element at `xpath`. The page may draw it again between finding it and acting
+   * (the Sources page redraws as sources change state): the driver then answers "stale element
+   * reference" and nothing happened, so it is found again. Any other failure is the test's. */
+  const act = async (xpath, action) => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await action(await find(xpath));
+      } catch (e) {
+        if (tries >= 20 || !/stale element reference/.test(String(e?.message ?? e))) throw e;
+      }
+    }
+  };
+  const click = (xpath) => act(xpath, (element) => wd.click(element));
+  const type = (xpath, text) => act(xpath, (element) => wd.type(element, text));
   const go = async (label) => {
     await click(`//nav[@aria-label="Main"]//a[normalize-space()="${label}"]`);
     await find(`//main//h2[normalize-space()="${label}"]`);

@@ -18,11 +18,6 @@
 //! Ratios come from interleaved rounds (direct, hub, direct, hub, …) so that a noisy neighbour on
 //! the shared machine slows both sides alike. No number here is asserted: they are reported.
 
-/// The allocator the programs use (capa-cli's `allocator.rs`), so that what is measured is
-/// what ships.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod approvals;
 mod calls;
 mod clients;

@@ -2,7 +2,6 @@
 //! [`cli`], each subcommand in `commands/`, and what asks the person at the terminal in
 //! [`setup`] and [`terminal`]. Starting, hosting and talking to a hub are capa-host's.
 
-mod allocator;
 mod cli;
 mod commands;
 mod output;

@@ -5,9 +5,7 @@
 //! weights and its last pass are freed, the process still holds about 100 MB it no longer uses
 //! (measured: 103 MB resident after the drop, 9 MB after `malloc_trim`); with the model loaded,
 //! after the hub's background pass, 8 MB. Other allocators and systems return large blocks on
-//! their own. The programs' Rust allocations (the model's weights and passes among them) are
-//! mimalloc's since issue 42 (capa-cli's `allocator.rs`); it gives freed pages back a second
-//! after the fact, when it is next used, so it is asked to collect at once too.
+//! their own.
 //!
 //! `malloc_trim` gives back free memory inside every arena, but the free end ("top") of a
 //! thread's arena only when a `free` in that arena finds it over the trim threshold, which
@@ -18,27 +16,9 @@
 //! shrink, it holds 40 MiB; first-time embedding and query latency measured the same
 //! (docs/code-mode.md, "Cost").
 
-/// Asks both allocators to return the free memory they hold to the system: mimalloc, which
-/// holds the programs' Rust allocations (the model's weights and passes; capa-cli's
-/// `allocator.rs`) and otherwise gives freed pages back only a second later and only as it is
-/// used again, and the C library's (QuickJS, SQLite).
-pub(crate) fn give_back_freed_memory() {
-    // SAFETY: `mi_collect` takes a flag and touches no memory of ours; mimalloc makes it safe to
-    // call from any thread at any time (in a program whose allocator it is not, it finds
-    // nothing to give back).
-    #[expect(
-        unsafe_code,
-        reason = "one call into the allocator's C library; no safe binding exists"
-    )]
-    unsafe {
-        libmimalloc_sys::mi_collect(true);
-    }
-    trim_c_allocator();
-}
-
 /// Asks the C allocator to return the free memory it holds to the system.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn trim_c_allocator() {
+pub(crate) fn give_back_freed_memory() {
     // SAFETY: `malloc_trim` takes a plain integer, touches no memory of ours and is safe to
     // call from any thread at any time (glibc locks each arena while trimming it).
     #[expect(
@@ -49,7 +29,7 @@ fn trim_c_allocator() {
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn trim_c_allocator() {}
+pub(crate) fn give_back_freed_memory() {}
 
 /// Makes every thread allocate from glibc's main arena, so that what the model frees can be
 /// given back whole (see the module's notes). To be called at the start of `main`: a thread that

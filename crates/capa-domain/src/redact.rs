@@ -52,8 +52,7 @@ impl Redactor {
         if let Ok(text) = std::str::from_utf8(secret) {
             self.add(text.trim());
         }
-        let hex: String = secret.iter().map(|b| format!("{b:02x}")).collect();
-        self.add(&hex);
+        self.add(&crate::hex::lower_hex(secret));
         self.add(&base64(secret));
     }
 

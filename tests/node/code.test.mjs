@@ -193,14 +193,22 @@ describe('code mode: sources not ready when the code runs', () => {
     assert.equal(envelope.result, 'get_me');
   });
 
-  it('names the source and why when its global is missing', async () => {
+  it('pauses a run that calls a source waiting for its connection, whose tools are not known yet', async () => {
     const result = await client.callTool({
       name: 'execute',
       arguments: { code: 'return await locked.get_me({});' },
     });
     const envelope = result.structuredContent;
-    assert.equal(envelope.status, 'failed', JSON.stringify(envelope));
-    assert.equal(envelope.error.code, 'source_not_ready', JSON.stringify(envelope));
-    assert.match(envelope.error.message, /^`locked` is not defined because the source locked needs its connection/);
+    assert.equal(envelope.status, 'awaiting_connection', JSON.stringify(envelope));
+    assert.equal(envelope.pending.length, 1, JSON.stringify(envelope));
+    assert.equal(envelope.pending[0].kind, 'connection');
+    assert.equal(envelope.pending[0].address, 'locked.get_me');
+    assert.match(envelope.pending[0].message, /capa connections set locked/);
+    // Resumed before the person acted: it still waits.
+    const again = await client.callTool({ name: 'execute', arguments: { resume: envelope.runId } });
+    assert.equal(again.structuredContent.status, 'awaiting_connection', JSON.stringify(again.structuredContent));
+    // `search` names the source and what it waits for.
+    const found = await client.callTool({ name: 'search', arguments: { query: 'who am i' } });
+    assert.match(found.content[0].text, /^locked {2}\(needs a connection; its tools are listed once the user adds it\./m);
   });
 });

@@ -8,6 +8,8 @@
 // Either way the link is the hub's own one-time sign-in page (never the authorization server's
 // URL, no token), following it signs in, and the same call returns the finished run. A client
 // that declared no URL elicitation gets `awaiting_connection` with no link in the model's text.
+// Before all that, a first call made before anyone signed in (the source's tools not known yet)
+// gets the same link and finishes (issue 43).
 import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -108,6 +110,31 @@ describe('a run that needs a sign-in, with URL elicitation', { skip }, () => {
     const revoked = await fetch(`${server.adminUrl}/revoke`, { method: 'POST' });
     assert.ok(revoked.ok);
   }
+
+  // First, before anyone signed in: the source lists no tools yet, and the call is asked all the same.
+  it('a first call, before any sign-in, gets the link too, and the same call finishes', async () => {
+    const before = (await hub.apiJson('/api/sources')).find((s) => s.id === 'notes');
+    assert.equal(before?.state, 'needs_connection', JSON.stringify(before));
+    assert.equal(before.tools, 0, JSON.stringify(before));
+    const asked = [];
+    const transport = new StreamableHTTPClientTransport(new URL(hub.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${hub.token}` } },
+    });
+    client = new Client({ name: 'e2e-oauth-first', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      const page = await follow(request.params.url);
+      assert.match(page.text, /Signed in/);
+      return { action: 'accept' };
+    });
+    await client.connect(transport);
+    const envelope = envelopeOf(await client.callTool({ name: 'execute', arguments: { code: CODE } }));
+    assert.equal(envelope.status, 'completed', `${JSON.stringify(envelope)}\n${hub.log()}`);
+    assert.match(JSON.stringify(envelope.result), /5/);
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].mode, 'url');
+    assert.match(asked[0].message, /Sign in to notes to continue/);
+  });
 
   it('a TS v1 client gets the hub sign-in link as elicitation/create (mode url); the call goes on', async () => {
     await signedInThenRevoked();

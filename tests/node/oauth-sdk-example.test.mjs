@@ -3,7 +3,9 @@
 // added with `oauth: true`, `capa connections login` signs in (the browser played by
 // tests/support/oauth-browser.mjs in fetch mode: the demo server approves at once and redirects to
 // the hub's loopback callback), the token set lands in the OS keychain, and a TS SDK client's
-// `execute` calls the example's `greet` through the hub.
+// `execute` calls the example's `greet` through the hub. Sign-in on first use (issue 43): a run
+// started before anyone signed in, when the source's tools are not known yet, waits
+// `awaiting_connection`, and the same run resumes to `completed` after the sign-in.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -87,10 +89,25 @@ describe('the TS SDK example server with --oauth, through the hub', { skip }, ()
     await removeSandboxes();
   });
 
-  it('waits for a sign-in, signs in from the terminal, and serves the example tools', async () => {
+  it('pauses a first run for the sign-in, signs in from the terminal, resumes it, and serves the example tools', async () => {
     const before = (await hub.apiJson('/api/sources')).find((s) => s.id === 'example');
     assert.equal(before.state, 'needs_connection', JSON.stringify(before));
     assert.match(before.lastError ?? before.last_error ?? '', /Sign in to `example` to continue/);
+
+    client = await connectHttp(hub, { name: 'e2e-oauth-example' });
+    const found = await client.callTool({ name: 'search', arguments: { query: 'greet someone' } });
+    assert.match(found.content[0].text, /^example {2}\(needs a sign-in; its tools are listed once the user signs in\./m);
+    const first = await client.callTool({
+      name: 'execute',
+      arguments: { code: "const greeting = await example.greet({ name: 'Grace' });\nreturn greeting;" },
+    });
+    const paused = first.structuredContent;
+    assert.equal(paused?.status, 'awaiting_connection', `${JSON.stringify(first)}\n${hub.log()}`);
+    assert.deepEqual(
+      paused.pending.map((p) => [p.kind, p.address, p.summary]),
+      [['connection', 'example.greet', 'Sign in to example to continue (example.greet)']],
+    );
+    assert.match(paused.pending[0].message, /capa connections login example/);
 
     const login = await runCapa(['--config', configFile, 'connections', 'login', 'example'], {
       env: sandbox.env,
@@ -110,7 +127,10 @@ describe('the TS SDK example server with --oauth, through the hub', { skip }, ()
     );
 
     await waitForSourcesReady(hub, ['example'], 30000);
-    client = await connectHttp(hub, { name: 'e2e-oauth-example' });
+    const resumed = await client.callTool({ name: 'execute', arguments: { resume: paused.runId } });
+    assert.equal(resumed.structuredContent?.status, 'completed', `${JSON.stringify(resumed)}\n${hub.log()}`);
+    assert.match(JSON.stringify(resumed.structuredContent.result), /Hello, Grace!/);
+
     const result = await client.callTool({
       name: 'execute',
       arguments: { code: "return await example.greet({ name: 'Ada' })" },

@@ -64,6 +64,7 @@ fn return_one(seed: u64) -> RunInput {
                 member: "answer".to_owned(),
                 address: "now.answer".to_owned(),
             }],
+            unlisted_source: None,
         }],
         seed,
         clock_start_ms: 0,

@@ -80,6 +80,7 @@ impl Gateway for HubGateway {
                 connection: question.connection.clone(),
                 question,
             },
+            Err(CallError::NeedsConnection { message, .. }) => Gate::NeedsConnection { message },
             Err(error) => Gate::Refused(call_failure(&error)),
         }
     }
@@ -256,6 +257,9 @@ impl Hub {
                 Unready {
                     source: source.clone(),
                     why,
+                    needs_connection: statuses
+                        .iter()
+                        .any(|s| &s.id == source && s.state == SourceState::NeedsConnection),
                 }
             })
             .collect()

@@ -119,6 +119,7 @@ mod tests {
         let unready = [Unready {
             source: "git-hub".to_owned(),
             why: "is still starting".to_owned(),
+            needs_connection: false,
         }];
         let error = |message: &str| RunError {
             code: "runtime_error".to_owned(),

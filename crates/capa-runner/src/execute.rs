@@ -142,18 +142,7 @@ impl<G: Gateway> Runner<G> {
         options: ExecuteOptions,
     ) -> Envelope {
         self.gateway.startup_done().await;
-        // A source restarting (or slow to start) is waited for, a bounded time, when the code
-        // reads its global; otherwise the code would meet a bare ReferenceError.
-        let named = absent::named_sources_without_tools(
-            &code,
-            &self.gateway.source_ids(),
-            &self.gateway.catalog(),
-        );
-        let unready = if named.is_empty() {
-            Vec::new()
-        } else {
-            self.gateway.wait_for_sources(named).await
-        };
+        let unready = self.unready_named_in(&code).await;
         let run_id = crate::ids::new_run_id();
         let seed = crate::ids::new_seed();
         let started = now_ms();
@@ -206,6 +195,22 @@ impl<G: Gateway> Runner<G> {
         self.attempt(attempt, options).await
     }
 
+    /// The sources `code` reads the global of that have no tools: one restarting (or slow to
+    /// start) is waited for, a bounded time, as the code would otherwise meet a bare
+    /// `ReferenceError`; the ones still missing after that.
+    async fn unready_named_in(&self, code: &str) -> Vec<Unready> {
+        let named = absent::named_sources_without_tools(
+            code,
+            &self.gateway.source_ids(),
+            &self.gateway.catalog(),
+        );
+        if named.is_empty() {
+            Vec::new()
+        } else {
+            self.gateway.wait_for_sources(named).await
+        }
+    }
+
     /// One attempt of a run (the first, or a replay), recorded when it ends.
     async fn attempt(&self, attempt: Attempt, options: ExecuteOptions) -> Envelope {
         let run_id = attempt.run_id.clone();
@@ -228,7 +233,7 @@ impl<G: Gateway> Runner<G> {
                 let inputs = journal::inputs(self.store(), &run_id);
                 let input = RunInput {
                     code: prepared.js,
-                    namespaces: self.sandbox_namespaces(),
+                    namespaces: self.sandbox_namespaces(&attempt.unready),
                     seed: attempt.seed,
                     clock_start_ms: attempt.clock_start_ms,
                     limits,
@@ -402,6 +407,9 @@ impl<G: Gateway> Runner<G> {
             )));
         }
         tracing::info!(run = %run_id, attempt = run.attempts + 1, was = %run.status, "resuming a run by replay");
+        // A source the code reaches only after the call that paused it may still wait for its
+        // first sign-in: its global is there all the same, and a call of it pauses the run again.
+        let unready = self.unready_named_in(&run.code).await;
         Ok(self
             .attempt(
                 Attempt {
@@ -410,7 +418,7 @@ impl<G: Gateway> Runner<G> {
                     seed: run.seed,
                     clock_start_ms: run.clock_start_ms,
                     client: run.client,
-                    unready: Vec::new(),
+                    unready,
                 },
                 options,
             )
@@ -418,8 +426,10 @@ impl<G: Gateway> Runner<G> {
     }
 
     /// The sources as sandbox globals: identifier forms of namespaces and tool names (the same
-    /// rule as the TypeScript declarations), tools the policy denies left out.
-    fn sandbox_namespaces(&self) -> Vec<Namespace> {
+    /// rule as the TypeScript declarations), tools the policy denies left out; and, from
+    /// `unready`, the sources that wait for their first connection, whose tools are not known
+    /// yet: any member of theirs is a call the run waits on until the person connected it.
+    fn sandbox_namespaces(&self, unready: &[Unready]) -> Vec<Namespace> {
         let catalog = self.gateway.catalog();
         let mut groups: Vec<(&str, Vec<&CatalogTool>)> = Vec::new();
         for tool in catalog.tools() {
@@ -431,9 +441,19 @@ impl<G: Gateway> Runner<G> {
                 _ => groups.push((&tool.address.namespace, vec![tool])),
             }
         }
-        let names: Vec<&str> = groups.iter().map(|(ns, _)| *ns).collect();
-        let globals = capa_typegen::member_names(&names);
-        groups
+        let unlisted: Vec<&str> = unready
+            .iter()
+            .filter(|u| u.needs_connection && !groups.iter().any(|(ns, _)| *ns == u.source))
+            .map(|u| u.source.as_str())
+            .collect();
+        let names: Vec<&str> = groups
+            .iter()
+            .map(|(ns, _)| *ns)
+            .chain(unlisted.iter().copied())
+            .collect();
+        let mut globals = capa_typegen::member_names(&names);
+        let unlisted_globals = globals.split_off(groups.len());
+        let mut namespaces: Vec<Namespace> = groups
             .iter()
             .zip(globals)
             .map(|((_, tools), global)| {
@@ -449,9 +469,21 @@ impl<G: Gateway> Runner<G> {
                             address: tool.address.to_string(),
                         })
                         .collect(),
+                    unlisted_source: None,
                 }
             })
-            .collect()
+            .collect();
+        namespaces.extend(
+            unlisted
+                .into_iter()
+                .zip(unlisted_globals)
+                .map(|(source, global)| Namespace {
+                    global,
+                    tools: Vec::new(),
+                    unlisted_source: Some(source.to_owned()),
+                }),
+        );
+        namespaces
     }
 
     /// Nothing secret leaves in an envelope (results were redacted per call; logs and errors

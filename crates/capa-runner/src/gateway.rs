@@ -26,6 +26,12 @@ pub enum Gate<P, Q> {
         reason: String,
         connection: Option<String>,
     },
+    /// The tool's source waits for a person to connect it (a first sign-in), so its tools,
+    /// this one among them, are not known yet: the run waits for the connection. `message`
+    /// says what the person is to do.
+    NeedsConnection {
+        message: String,
+    },
 }
 
 /// Why a call did not give a result.
@@ -51,6 +57,9 @@ pub struct Unready {
     pub source: String,
     /// Why, in words: "is starting", "is down: …", "is not served by this hub".
     pub why: String,
+    /// It waits for a person to connect it (a first sign-in, a secret): its tools are known
+    /// once they did, so a run that calls it waits for that instead of failing.
+    pub needs_connection: bool,
 }
 
 /// What the runner asks of the hub.

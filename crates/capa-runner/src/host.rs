@@ -195,6 +195,7 @@ impl<G: Gateway> Step<'_, G> {
         };
         if let Some(record) = &recorded
             && record.args_digest != self.digest
+            && !asked_before_tools_were_known(record, self.call)
         {
             return Err(journal::diverged(self.call, &record.address));
         }
@@ -230,6 +231,18 @@ impl<G: Gateway> Step<'_, G> {
                 });
             }
             Gate::Refused(failure) => return Err(self.refused(failure)),
+            Gate::NeedsConnection { message } => {
+                // Its source waits for a person (a first sign-in) and lists no tools yet: the
+                // run waits for the connection, asked once; the replay after it meets the tool.
+                if recorded.is_none() {
+                    self.record_pending(
+                        InputKind::Connection,
+                        &message,
+                        self.call.connection.clone(),
+                    )?;
+                }
+                return Err(CallStop::Suspend);
+            }
             Gate::NeedsPerson {
                 question,
                 reason,
@@ -237,35 +250,31 @@ impl<G: Gateway> Step<'_, G> {
             } => (question, reason, connection),
         };
         if let Some(record) = recorded {
-            return match (record.kind, record.status) {
-                (InputKind::Approval, ApprovalStatus::Approved) => {
-                    Ok(self.approved(question))
-                }
-                (InputKind::Approval, ApprovalStatus::Denied) => Err(self.refused(ToolFailure {
-                    hint: Some("Do not retry it; tell the user what you wanted to do.".into()),
-                    ..ToolFailure::new(
-                        "denied",
-                        format!("the user denied the call to {}", self.call.address),
-                    )
-                })),
-                (InputKind::Approval, ApprovalStatus::Expired) => Err(self.refused(ToolFailure::new(
-                    "approval_expired",
-                    format!("nobody approved the call to {} in time", self.call.address),
-                ))),
-                (InputKind::Approval, _) => Err(CallStop::Suspend),
-                // The call waited for its connection when the policy did not ask; it asks now,
-                // and one call has one input: the run cannot ask again at this place.
-                (InputKind::Connection, _) => Err(self.refused(ToolFailure {
-                    hint: Some("Start a new run with execute({ code }).".into()),
-                    ..ToolFailure::new(
-                        "approval_required",
-                        format!(
-                            "{} needs the user's approval since the policy changed while the run waited",
-                            self.call.address
-                        ),
-                    )
-                })),
-            };
+            if record.kind == InputKind::Connection {
+                // The call waited for its source's connection, and now that the connection is
+                // there the policy asks: a source signed in for the first time had no tools, so
+                // no policy, when the call first came. One call has one input: the spent
+                // connection input gives its place to the approval asked below.
+                store
+                    .forget_connection_input(&record.id)
+                    .map_err(|e| store_failure(&e))?;
+            } else {
+                return match record.status {
+                    ApprovalStatus::Approved => Ok(self.approved(question)),
+                    ApprovalStatus::Denied => Err(self.refused(ToolFailure {
+                        hint: Some("Do not retry it; tell the user what you wanted to do.".into()),
+                        ..ToolFailure::new(
+                            "denied",
+                            format!("the user denied the call to {}", self.call.address),
+                        )
+                    })),
+                    ApprovalStatus::Expired => Err(self.refused(ToolFailure::new(
+                        "approval_expired",
+                        format!("nobody approved the call to {} in time", self.call.address),
+                    ))),
+                    _ => Err(CallStop::Suspend),
+                };
+            }
         }
         let granted = store
             .is_granted_for_run(self.run_id, &self.call.address)
@@ -469,6 +478,25 @@ fn store_failure(error: &capa_store::StoreError) -> CallStop {
     })
 }
 
+/// Whether `record`, an input that differs from `call` in its digest, is the connection input
+/// this same call recorded before its source listed tools: the code's spelling of the tool then
+/// (`notes.create_note`), the tool's own name now (`notes.create-note`), for one source, with the
+/// same connection and arguments.
+fn asked_before_tools_were_known(record: &ApprovalRecord, call: &HostCall) -> bool {
+    let (Some((asked_source, asked_member)), Some((source, tool))) =
+        (record.address.split_once('.'), call.address.split_once('.'))
+    else {
+        return false;
+    };
+    record.kind == InputKind::Connection
+        && asked_source == source
+        && capa_typegen::member_names(&[tool])
+            .first()
+            .is_some_and(|member| member == asked_member)
+        && journal::call_digest(&record.address, call.connection.as_deref(), &call.arguments)
+            == record.args_digest
+}
+
 /// Whether a string anywhere in `arguments` holds the redaction marker.
 fn carries_redaction(arguments: &Value) -> bool {
     match arguments {
@@ -491,5 +519,72 @@ fn reason_with_secret_note(reason: &str, preview: &Value) -> String {
         )
     } else {
         reason.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(address: &str, arguments: &Value) -> ApprovalRecord {
+        ApprovalRecord {
+            id: "apr_0".into(),
+            run_id: "run_0".into(),
+            call_index: 0,
+            kind: InputKind::Connection,
+            address: address.into(),
+            source: "notes".into(),
+            connection: None,
+            preview: "{}".into(),
+            reason: "Sign in to `notes` to continue".into(),
+            args_digest: journal::call_digest(address, None, arguments),
+            status: ApprovalStatus::Pending,
+            scope: None,
+            decided_via: None,
+            created_at_ms: 0,
+            expires_at_ms: 0,
+            decided_at_ms: None,
+            client: None,
+        }
+    }
+
+    fn call(address: &str, arguments: Value) -> HostCall {
+        HostCall {
+            index: 0,
+            address: address.into(),
+            arguments,
+            connection: None,
+        }
+    }
+
+    #[test]
+    fn a_call_made_before_its_tools_were_known_is_the_same_call_under_the_tools_own_name() {
+        let args = serde_json::json!({ "title": "x" });
+        let asked = input("notes.create_note", &args);
+        assert!(asked_before_tools_were_known(
+            &asked,
+            &call("notes.create-note", args.clone())
+        ));
+        // Other arguments, another tool, another source, or an approval: not the same call.
+        assert!(!asked_before_tools_were_known(
+            &asked,
+            &call("notes.create-note", serde_json::json!({ "title": "y" }))
+        ));
+        assert!(!asked_before_tools_were_known(
+            &asked,
+            &call("notes.delete-note", args.clone())
+        ));
+        assert!(!asked_before_tools_were_known(
+            &asked,
+            &call("other.create-note", args.clone())
+        ));
+        let approval = ApprovalRecord {
+            kind: InputKind::Approval,
+            ..asked
+        };
+        assert!(!asked_before_tools_were_known(
+            &approval,
+            &call("notes.create-note", args)
+        ));
     }
 }

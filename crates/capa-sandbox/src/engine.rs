@@ -7,7 +7,6 @@
 //! `compute_ms` and the clock against the wall deadline.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -457,11 +456,7 @@ pub(crate) fn execute(job: Job, sandbox: &Sandbox) -> crate::RunOutput {
         cancel,
         started,
     } = job;
-    let allowed: HashSet<String> = input
-        .namespaces
-        .iter()
-        .flat_map(|ns| ns.tools.iter().map(|t| t.address.clone()))
-        .collect();
+    let allowed = crate::run_tools::RunTools::of(&input.namespaces);
     let state = State::new(
         limits.clone(),
         allowed,

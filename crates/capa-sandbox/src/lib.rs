@@ -49,6 +49,7 @@ mod oom;
 mod output;
 mod pool;
 mod prelude;
+mod run_tools;
 mod sandbox;
 mod state;
 mod thread;

@@ -136,6 +136,7 @@ pub(crate) fn install<'js>(
         "namespaces": input.namespaces.iter().map(|ns| serde_json::json!({
             "global": ns.global,
             "tools": ns.tools.iter().map(|t| [t.member.as_str(), t.address.as_str(), t.remote_name()]).collect::<Vec<_>>(),
+            "unlisted": ns.unlisted_source,
         })).collect::<Vec<_>>(),
         "clockStart": input.clock_start_ms,
         "seed": seed_words(input.seed),

@@ -4,7 +4,7 @@
 //! Nothing here trusts the guest: addresses are checked against the run's namespaces, calls are
 //! counted here, and logs are budgeted here, whatever the prelude was tricked into doing.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
@@ -84,7 +84,7 @@ pub(crate) struct State {
     /// Set when the run is cancelled: nothing queued starts after it.
     cancel: Arc<std::sync::atomic::AtomicBool>,
     limits: Limits,
-    allowed: HashSet<String>,
+    allowed: crate::run_tools::RunTools,
     host: Arc<dyn Host>,
     handle: Handle,
     events: Sender<Event>,
@@ -126,7 +126,7 @@ impl State {
 
     pub(crate) fn new(
         limits: Limits,
-        allowed: HashSet<String>,
+        allowed: crate::run_tools::RunTools,
         host: Arc<dyn Host>,
         handle: Handle,
         events: Sender<Event>,

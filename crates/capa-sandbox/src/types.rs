@@ -34,6 +34,12 @@ pub struct Namespace {
     pub global: String,
     /// Its tools.
     pub tools: Vec<ToolBinding>,
+    /// Set, to the source's name, when the source's tools are not known yet because it waits
+    /// for a person (a first sign-in, a connection): then `tools` is empty and any member `m`
+    /// of the global is a call of `<source>.m`, which the host pauses until the person acted.
+    /// The replay after that meets the source's real tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unlisted_source: Option<String>,
 }
 
 /// A tool call the guest made, handed to [`Host::call`] once a concurrency slot is free.

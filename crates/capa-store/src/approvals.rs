@@ -142,6 +142,16 @@ impl Store {
         )?)
     }
 
+    /// Forgets a connection input whose connection came, so that its call can record the
+    /// approval it needs now (one call has one input). An approval is never forgotten.
+    pub fn forget_connection_input(&self, id: &str) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "DELETE FROM approvals WHERE id = ?1 AND kind = 'connection'",
+            params![id],
+        )?;
+        Ok(())
+    }
+
     /// The input recorded for one call of a run, if any.
     pub fn approval_for_call(
         &self,

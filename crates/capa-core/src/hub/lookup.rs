@@ -29,6 +29,16 @@ impl Hub {
             .filter_map(|s| Some((s.id.clone(), s.description.clone()?)))
             .collect();
         let policy = self.policy_in(profile);
+        let waiting = self.waiting_for_first_connection(&policy);
+        if let Some(namespace) = request.namespace.as_deref().map(str::trim)
+            && let Some(line) = waiting.iter().find(|(id, _)| id == namespace)
+        {
+            return Ok(line.1.clone());
+        }
+        let one_namespace = request
+            .namespace
+            .as_deref()
+            .is_some_and(|n| !n.trim().is_empty());
         let request = request.clone();
         // Embedding the query is CPU work (milliseconds), and the first search after an idle
         // spell loads the model first (about 0.2 s, 90 MB read): off the async runtime.
@@ -45,6 +55,12 @@ impl Hub {
         })
         .await
         .map_err(|e| LookupError::Index(e.to_string()))??;
+        let tools = if waiting.is_empty() || one_namespace {
+            tools
+        } else {
+            let lines: String = waiting.into_iter().map(|(_, line)| line).collect();
+            format!("{tools}{lines}")
+        };
         // The skills a query names follow its tools: the tools stay the answer's first lines.
         Ok(match skills {
             Some(skills) => format!(
@@ -169,6 +185,38 @@ impl Hub {
             self.semantic.index_in_use(&index);
             *slot = Some(index);
         }
+    }
+
+    /// The sources `policy` serves that list no tools because they wait for a person to connect
+    /// them (a first sign-in, a secret), each with the line `search` says of it: the model
+    /// learns the source is there, and that code calling it pauses for the person.
+    fn waiting_for_first_connection(
+        &self,
+        policy: &crate::policy::Policy,
+    ) -> Vec<(String, String)> {
+        self.sources()
+            .into_iter()
+            .filter(|s| {
+                s.state == capa_domain::SourceState::NeedsConnection
+                    && s.tools == 0
+                    && policy.serves_source(&s.id)
+            })
+            .map(|s| {
+                let (needs, person_does) = if s.oauth.is_some() {
+                    ("needs a sign-in", "signs in")
+                } else {
+                    ("needs a connection", "adds it")
+                };
+                let global = capa_typegen::member_names(&[s.id.as_str()])
+                    .pop()
+                    .unwrap_or_else(|| s.id.clone());
+                let line = format!(
+                    "{id}  ({needs}; its tools are listed once the user {person_does}. A call such as {global}.some_tool() in execute pauses the run until then.)\n",
+                    id = s.id
+                );
+                (s.id, line)
+            })
+            .collect()
     }
 
     /// Connection names per source, the default marked `*`, for search's namespace lines.

@@ -12,6 +12,7 @@ mod demo;
 mod demo_limits;
 mod execute;
 mod faults;
+mod first_sign_in;
 mod limits;
 mod lookup;
 mod oauth;

@@ -15,14 +15,14 @@ use crate::support::{
     TestHub, eventually, execute_json, installed, keychain_or_skip, repo_root, text,
 };
 
-struct AuthServer {
+pub(crate) struct AuthServer {
     child: tokio::process::Child,
-    mcp_url: String,
+    pub(crate) mcp_url: String,
     admin_url: String,
 }
 
 impl AuthServer {
-    async fn start(args: &[&str]) -> Self {
+    pub(crate) async fn start(args: &[&str]) -> Self {
         let mut child = tokio::process::Command::new(installed("node_modules/.bin/node"))
             .arg(repo_root().join("tests/support/oauth-server.mjs"))
             .args(["--port", "0", "--auto-approve"])
@@ -68,7 +68,7 @@ impl Drop for AuthServer {
     }
 }
 
-fn yaml(url: &str) -> String {
+pub(crate) fn yaml(url: &str) -> String {
     format!(
         "options:\n  demo: false\n  toolExposure: code\nservers:\n  - id: notes\n    type: mcp\n    def:\n      url: {url}\n      oauth: true\n"
     )
@@ -76,7 +76,7 @@ fn yaml(url: &str) -> String {
 
 /// Starts a sign-in and plays the person's browser: the server approves at once and redirects
 /// to the hub's loopback callback.
-async fn sign_in(t: &TestHub) {
+pub(crate) async fn sign_in(t: &TestHub) {
     let started = t
         .hub
         .begin_sign_in("notes", None)

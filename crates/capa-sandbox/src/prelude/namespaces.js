@@ -130,6 +130,45 @@
     });
   }
 
+  // A source whose tools are not known yet, because it waits for a person (a first sign-in):
+  // every member is a call of `<source>.<member>`, which the host pauses until the person
+  // acted; the replay after that meets the real tools. Names generic code reads off any object
+  // (`then`, `toJSON`, …) are not members, so `await notes` or JSON.stringify(notes) make no call.
+  function unlistedNamespace(global, source) {
+    const target = ObjectCreate(null);
+    ObjectFreeze(target);
+    const fns = ObjectCreate(null);
+    const readOnly = () => {
+      throw new TypeErrorCtor(`${global} is read-only`);
+    };
+    return new ProxyCtor(target, {
+      get(t, key) {
+        if (typeof key === "symbol" || passthrough[key] === true) return undefined;
+        let fn = fns[key];
+        if (fn === undefined) {
+          const address = `${source}.${key}`;
+          fn = (input, options) => {
+            try {
+              return callTool(address, input, options);
+            } catch (e) {
+              return rejected(e);
+            }
+          };
+          defineProperty(fn, "name", { value: key });
+          fns[key] = fn;
+        }
+        return fn;
+      },
+      has(t, key) {
+        return typeof key === "string" && passthrough[key] !== true;
+      },
+      set: readOnly,
+      defineProperty: readOnly,
+      deleteProperty: readOnly,
+      setPrototypeOf: readOnly,
+    });
+  }
+
   function defineGlobal(name, value) {
     defineProperty(G, name, { value, writable: false, enumerable: false, configurable: false });
   }
@@ -153,6 +192,10 @@
         continue;
       }
       reserved[ns.global] = true;
+      if (typeof ns.unlisted === "string") {
+        defineGlobal(ns.global, unlistedNamespace(ns.global, ns.unlisted));
+        continue;
+      }
       const entries = [];
       for (let j = 0; j < ns.tools.length; j++) {
         const address = ns.tools[j][1];

@@ -509,6 +509,7 @@ async fn remote_names_answer_like_their_members() {
                 binding("everything", "echo", "echo"),
                 binding("everything", "to_string", "toString"),
             ],
+            unlisted_source: None,
         },
         capa_sandbox::Namespace {
             global: "github".into(),
@@ -518,6 +519,7 @@ async fn remote_names_answer_like_their_members() {
                 binding("github", "get_repo_2", "get_repo"),
                 binding("github", "get_repo_3", "get-repo"),
             ],
+            unlisted_source: None,
         },
     ];
     let out = run_with(i, &FakeHost::echo()).await;

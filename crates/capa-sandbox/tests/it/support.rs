@@ -135,6 +135,7 @@ pub(crate) fn namespaces() -> Vec<Namespace> {
                 address: format!("{global}.{t}"),
             })
             .collect(),
+        unlisted_source: None,
     };
     vec![
         ns("github", &["create_issue", "search_issues", "get_repo"]),

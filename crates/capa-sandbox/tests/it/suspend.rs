@@ -105,3 +105,47 @@ async fn an_abort_fails_the_run_with_the_hosts_error() {
             .is_some_and(|e| e.message.contains("before"))
     );
 }
+
+/// A source whose tools are not known yet (it waits for its first sign-in): any member is a call
+/// of `<source>.<member>` the host can pause, names generic code reads are not calls, the global
+/// stays read-only, and a tool of another source is still refused.
+#[tokio::test]
+async fn an_unlisted_source_calls_any_member_and_only_its_own() {
+    let host = FakeHost::echo();
+    let mut i = input(
+        r#"
+        const a = await notes.create_note({ title: "x" });
+        const b = await notes["list-notes"]();
+        const probes = [
+          notes.create_note === notes.create_note,
+          typeof notes.then,
+          JSON.stringify(notes),
+          "anything" in notes,
+          await notes === notes,
+        ];
+        let writes;
+        try { notes.x = 1; writes = "wrote"; } catch (e) { writes = e.message; }
+        let other;
+        try { await notez.create_note({}); } catch (e) { other = e.name + ": " + e.message; }
+        return { a, b, probes, writes, other };
+        "#,
+    );
+    i.namespaces.push(capa_sandbox::Namespace {
+        global: "notes".into(),
+        tools: Vec::new(),
+        unlisted_source: Some("notes".into()),
+    });
+    let out = run_with(i, &host).await;
+    let v = value(&out);
+    assert_eq!(v["a"]["address"], json!("notes.create_note"), "{v:#}");
+    assert_eq!(v["a"]["arguments"], json!({ "title": "x" }));
+    assert_eq!(v["b"]["address"], json!("notes.list-notes"));
+    assert_eq!(v["probes"], json!([true, "undefined", "{}", true, true]));
+    assert_eq!(v["writes"], json!("notes is read-only"));
+    assert!(
+        v["other"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("ReferenceError")),
+        "{v:#}"
+    );
+}

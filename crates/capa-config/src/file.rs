@@ -153,7 +153,7 @@ impl<'de> Deserialize<'de> for OAuthSetting {
             type Value = OAuthSetting;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(
-                    "`oauth: true`, `oauth: false` or `oauth: { clientId, scopes, clientSecret }`",
+                    "`oauth: true`, `oauth: false` or `oauth: { clientId, scopes, clientSecret, clientMetadataUrl }`",
                 )
             }
             fn visit_bool<E: serde::de::Error>(self, value: bool) -> Result<Self::Value, E> {
@@ -192,6 +192,11 @@ pub struct OAuthClientDef {
     /// `capa connections set <source> <connection> --field NAME`, never written here.
     #[serde(default)]
     pub client_secret: Option<String>,
+    /// The https address of a Client ID Metadata Document that describes the hub (SEP-991): where
+    /// the authorization server supports such documents, the hub uses this address as its
+    /// client id instead of registering itself; `clientId` goes first when both are set.
+    #[serde(default)]
+    pub client_metadata_url: Option<String>,
 }
 
 /// A server's tool exposure policy (tool-exposure spec, "Server tool exposure").

@@ -441,6 +441,8 @@ pub struct OAuthConfig {
     pub scopes: Vec<String>,
     /// The NAME of `clientSecret: ${secret:NAME}`: a secret field of the connection.
     pub client_secret: Option<String>,
+    /// The https address of the Client ID Metadata Document the hub is known by there.
+    pub client_metadata_url: Option<String>,
 }
 
 /// Which of a source's live tools are exposed, and under which names.

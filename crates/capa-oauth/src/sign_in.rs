@@ -34,6 +34,10 @@ pub struct SignInRequest {
     pub scopes: Vec<String>,
     /// How the hub names itself at registration, shown on the consent page.
     pub client_name: String,
+    /// The https address of a Client ID Metadata Document describing the hub (SEP-991): its
+    /// client id where the authorization server supports such documents and no `client_id` is
+    /// set, before registering.
+    pub client_metadata_url: Option<String>,
 }
 
 /// Why a sign-in did not complete, in words for the person.
@@ -196,8 +200,17 @@ pub async fn begin(
         .client_secret
         .as_ref()
         .map(|s| s.expose().to_owned());
+    // The order of the MCP authorization spec (2026-07-28, "Client registration"): a client
+    // registered beforehand, then a Client ID Metadata Document where the server takes one,
+    // then registration.
+    let metadata_document = request
+        .client_metadata_url
+        .as_deref()
+        .filter(|_| takes_metadata_documents(&metadata));
     let client_id = match &request.client_id {
         Some(id) => Some(id.clone()),
+        // The document's address is the client id; the server fetches the document there.
+        None if metadata_document.is_some() => None,
         // Registered here rather than inside rmcp's session, so that a secret the server
         // returns is kept for refreshes after a restart.
         None if metadata.registration_endpoint.is_some() => {
@@ -216,6 +229,8 @@ pub async fn begin(
         if let Some(secret) = &client_secret {
             authorization = authorization.with_client_secret(secret);
         }
+    } else if let Some(url) = metadata_document {
+        authorization = authorization.with_client_metadata_url(url);
     }
     let session = AuthorizationSession::new(manager, authorization)
         .await
@@ -254,6 +269,16 @@ pub async fn begin(
         expected_state,
         redirects: mpsc::channel(4),
     })
+}
+
+/// Whether the authorization server says it takes Client ID Metadata Documents as client ids
+/// (`client_id_metadata_document_supported: true` in its metadata).
+fn takes_metadata_documents(metadata: &rmcp::transport::auth::AuthorizationMetadata) -> bool {
+    metadata
+        .additional_fields
+        .get("client_id_metadata_document_supported")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false)
 }
 
 /// The `WWW-Authenticate` challenge of an unauthenticated request, when the server sends a 401

@@ -153,6 +153,11 @@ pub(crate) async fn connect(
 
 /// Serves `handler` over Streamable HTTP at `url`, through the sign-in's OAuth client when
 /// the source signs in; every request's verdict on the credentials goes to `signal`.
+///
+/// A server that answers `server/discover` with a result of another kind (an empty `{}`, as
+/// servers that answer every unknown method do) is neither modern nor, to rmcp, legacy: rmcp
+/// takes only a JSON-RPC error as the sign of a pre-2026 server. Such a server is asked again,
+/// over a new connection, with `initialize` alone.
 async fn serve_http(
     spec: &UpstreamSpec,
     url: &str,
@@ -160,6 +165,45 @@ async fn serve_http(
     oauth: Option<&capa_oauth::TokenStore>,
     handler: UpstreamClient,
     signal: Arc<AuthSignal>,
+) -> Result<
+    Result<Result<Client, rmcp::service::ClientInitializeError>, tokio::time::error::Elapsed>,
+    UpstreamError,
+> {
+    let first = serve_http_with(
+        spec,
+        url,
+        headers,
+        oauth,
+        handler.clone(),
+        Arc::clone(&signal),
+        lifecycle(),
+    )
+    .await?;
+    if let Ok(Err(rmcp::service::ClientInitializeError::ExpectedInitResult(answer))) = &first {
+        tracing::info!(source = %spec.source_id, answer = ?answer, "the server answered server/discover with another kind of result; connecting again with initialize");
+        return serve_http_with(
+            spec,
+            url,
+            headers,
+            oauth,
+            handler,
+            signal,
+            ClientLifecycleMode::Initialize,
+        )
+        .await;
+    }
+    Ok(first)
+}
+
+/// One attempt of [`serve_http`], with `lifecycle`.
+async fn serve_http_with(
+    spec: &UpstreamSpec,
+    url: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+    oauth: Option<&capa_oauth::TokenStore>,
+    handler: UpstreamClient,
+    signal: Arc<AuthSignal>,
+    lifecycle: ClientLifecycleMode,
 ) -> Result<
     Result<Result<Client, rmcp::service::ClientInitializeError>, tokio::time::error::Elapsed>,
     UpstreamError,
@@ -179,7 +223,7 @@ async fn serve_http(
         let transport = StreamableHttpClientTransport::with_client(client, config);
         return Ok(tokio::time::timeout(
             CONNECT_TIMEOUT,
-            handler.serve_with_lifecycle(transport, lifecycle()),
+            handler.serve_with_lifecycle(transport, lifecycle),
         )
         .await);
     };
@@ -199,7 +243,7 @@ async fn serve_http(
     let transport = StreamableHttpClientTransport::with_client(client, config);
     Ok(tokio::time::timeout(
         CONNECT_TIMEOUT,
-        handler.serve_with_lifecycle(transport, lifecycle()),
+        handler.serve_with_lifecycle(transport, lifecycle),
     )
     .await)
 }

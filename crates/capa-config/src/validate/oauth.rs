@@ -34,8 +34,21 @@ pub(super) fn check_oauth(
                     name
                 }
             },
+            client_metadata_url: client.client_metadata_url.clone(),
         }),
     };
+    if let Some(url) = oauth
+        .as_ref()
+        .and_then(|o| o.client_metadata_url.as_deref())
+        && !is_metadata_document_address(url)
+    {
+        checker.issue(
+            position,
+            "`oauth.clientMetadataUrl` must be an https address with a path",
+            "give the https URL where the hub's Client ID Metadata Document is published, like https://example.com/capabilities/client.json (docs/connections.md)",
+        );
+        *ok = false;
+    }
     if oauth
         .as_ref()
         .is_some_and(|o| o.client_secret.is_some() && o.client_id.is_none())
@@ -61,6 +74,16 @@ pub(super) fn check_oauth(
         *ok = false;
     }
     oauth
+}
+
+/// Whether `url` can be a client id of SEP-991: `https://`, a host, and a path other than `/`
+/// (the authorization server fetches the document there), without a fragment.
+fn is_metadata_document_address(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("https://") else {
+        return false;
+    };
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    !host.is_empty() && !host.contains(['@', ' ']) && !path.is_empty() && !url.contains(['#', ' '])
 }
 
 /// NAME when `value` is exactly `${secret:NAME}`.

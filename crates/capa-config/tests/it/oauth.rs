@@ -50,6 +50,32 @@ fn a_literal_client_secret_or_one_without_a_client_is_refused_with_its_fix() {
 }
 
 #[test]
+fn a_client_metadata_document_address_is_read_and_must_be_https_with_a_path() {
+    let client =
+        oauth_of("{ clientMetadataUrl: \"https://example.com/capabilities/client.json\" }")
+            .expect("valid")
+            .expect("oauth");
+    assert_eq!(
+        client.client_metadata_url.as_deref(),
+        Some("https://example.com/capabilities/client.json")
+    );
+    for bad in [
+        "http://example.com/client.json",
+        "https://example.com/",
+        "https://example.com",
+        "https://example.com/client.json#x",
+        "https:///client.json",
+        "client.json",
+    ] {
+        let error = oauth_of(&format!("{{ clientMetadataUrl: \"{bad}\" }}")).expect_err(bad);
+        assert!(
+            error.contains("`oauth.clientMetadataUrl` must be an https address with a path"),
+            "{bad}: {error}"
+        );
+    }
+}
+
+#[test]
 fn oauth_and_a_static_authorization_header_are_not_both_allowed() {
     let text = "servers:\n  - id: notes\n    type: mcp\n    def:\n      url: https://example.com/mcp\n      headers: { Authorization: \"Bearer ${secret:token}\" }\n      oauth: true\n";
     let error = parse_str(Path::new("capabilities.yaml"), text)

@@ -166,6 +166,7 @@ pub fn sign_in_request(config: &SourceConfig) -> Result<SignInRequest, SignInFai
         client_secret: None,
         scopes: settings.scopes,
         client_name: CLIENT_NAME.to_owned(),
+        client_metadata_url: settings.client_metadata_url,
     })
 }
 

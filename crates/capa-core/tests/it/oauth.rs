@@ -446,3 +446,29 @@ async fn a_sign_in_finished_on_another_device_takes_the_address_its_browser_ende
         "{again:?}"
     );
 }
+
+/// A source that names a Client ID Metadata Document, at an authorization server that does not
+/// advertise taking them (the SDK's router): the hub registers as before (RFC 7591), and the
+/// client id it signed in with is the registered one, not the document's address. The other
+/// way, a server that takes documents, is the conformance suite's `auth/basic-cimd`
+/// (tests/conformance/auth-client.sh).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_metadata_document_the_server_does_not_take_falls_back_to_registration() {
+    let Some(keychain) = keychain_or_skip("oauth") else {
+        return;
+    };
+    let server = AuthServer::start(&[]).await;
+    let file = yaml(&server.mcp_url).replace(
+        "oauth: true",
+        "oauth: { clientMetadataUrl: \"https://example.com/capabilities/client.json\" }",
+    );
+    let t = TestHub::start_with(&file, keychain.clone()).await;
+    sign_in(&t).await;
+    let who = execute_json(&t, Some("return await notes.whoami({})"), None).await;
+    assert_eq!(who["status"], "completed", "{who:#}");
+    let client_id = who["result"]["clientId"].as_str().expect("clientId");
+    assert!(
+        !client_id.is_empty() && !client_id.contains("example.com"),
+        "the registered client id, not the document's address: {who:#}"
+    );
+}

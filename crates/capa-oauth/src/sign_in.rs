@@ -196,42 +196,15 @@ pub async fn begin(
     if !request.scopes.is_empty() {
         authorization = authorization.with_scopes(request.scopes.clone());
     }
-    let mut client_secret = request
-        .client_secret
-        .as_ref()
-        .map(|s| s.expose().to_owned());
-    // The order of the MCP authorization spec (2026-07-28, "Client registration"): a client
-    // registered beforehand, then a Client ID Metadata Document where the server takes one,
-    // then registration.
-    let metadata_document = request
-        .client_metadata_url
-        .as_deref()
-        .filter(|_| takes_metadata_documents(&metadata));
-    let client_id = match &request.client_id {
-        Some(id) => Some(id.clone()),
-        // The document's address is the client id; the server fetches the document there.
-        None if metadata_document.is_some() => None,
-        // Registered here rather than inside rmcp's session, so that a secret the server
-        // returns is kept for refreshes after a restart.
-        None if metadata.registration_endpoint.is_some() => {
-            let scopes: Vec<&str> = request.scopes.iter().map(String::as_str).collect();
-            let registered = manager
-                .register_client(&request.client_name, &redirect_uri, &scopes)
-                .await
-                .map_err(|e| setup(describe(&e)))?;
-            client_secret.clone_from(&registered.client_secret);
-            Some(registered.client_id)
-        }
-        None => None,
-    };
-    if let Some(id) = client_id {
-        authorization = authorization.with_preregistered_client(id);
-        if let Some(secret) = &client_secret {
-            authorization = authorization.with_client_secret(secret);
-        }
-    } else if let Some(url) = metadata_document {
-        authorization = authorization.with_client_metadata_url(url);
-    }
+    let (authorization, client_secret) = identify_client(
+        &request,
+        &mut manager,
+        &metadata,
+        &redirect_uri,
+        authorization,
+    )
+    .await
+    .map_err(|e| setup(describe(&e)))?;
     let session = AuthorizationSession::new(manager, authorization)
         .await
         .map_err(|(_, e)| setup(describe(&e)))?;
@@ -269,6 +242,52 @@ pub async fn begin(
         expected_state,
         redirects: mpsc::channel(4),
     })
+}
+
+/// How the hub is known to the authorization server, in the order of the MCP authorization
+/// spec (2026-07-28, "Client registration"): a client registered beforehand, then a Client ID
+/// Metadata Document where the server takes one, then registration. Returns `authorization`
+/// with the client, and the client's secret when it has one.
+async fn identify_client(
+    request: &SignInRequest,
+    manager: &mut AuthorizationManager,
+    metadata: &rmcp::transport::auth::AuthorizationMetadata,
+    redirect_uri: &str,
+    mut authorization: AuthorizationRequest,
+) -> Result<(AuthorizationRequest, Option<String>), AuthError> {
+    let mut client_secret = request
+        .client_secret
+        .as_ref()
+        .map(|s| s.expose().to_owned());
+    let metadata_document = request
+        .client_metadata_url
+        .as_deref()
+        .filter(|_| takes_metadata_documents(metadata));
+    let client_id = match &request.client_id {
+        Some(id) => Some(id.clone()),
+        // The document's address is the client id; the server fetches the document there.
+        None if metadata_document.is_some() => None,
+        // Registered here rather than inside rmcp's session, so that a secret the server
+        // returns is kept for refreshes after a restart.
+        None if metadata.registration_endpoint.is_some() => {
+            let scopes: Vec<&str> = request.scopes.iter().map(String::as_str).collect();
+            let registered = manager
+                .register_client(&request.client_name, redirect_uri, &scopes)
+                .await?;
+            client_secret.clone_from(&registered.client_secret);
+            Some(registered.client_id)
+        }
+        None => None,
+    };
+    if let Some(id) = client_id {
+        authorization = authorization.with_preregistered_client(id);
+        if let Some(secret) = &client_secret {
+            authorization = authorization.with_client_secret(secret);
+        }
+    } else if let Some(url) = metadata_document {
+        authorization = authorization.with_client_metadata_url(url);
+    }
+    Ok((authorization, client_secret))
 }
 
 /// Whether the authorization server says it takes Client ID Metadata Documents as client ids

@@ -2,8 +2,8 @@
 // "Tasks"): the source is tests/fixtures/conformance_server.mjs (the TypeScript SDK, with tasks of
 // its own), behind the hub under its namespace. What the conformance suite's tasks-* scenarios do
 // not look at is checked here: the task's result and questions are redacted and name the source,
-// cancelling the hub's task cancels the source's, and past 64 running tasks a call is followed
-// while its client waits.
+// cancelling the hub's task cancels the source's, past 64 running tasks a call is followed
+// while its client waits, and a restarted hub answers for the tasks it gave before (issue 43).
 //
 // No official SDK client speaks SEP-2663 yet (the TypeScript SDK 2.x knows the tasks of
 // 2025-11-25 only), so this talks the wire the way the conformance suite's client does:
@@ -33,6 +33,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a source’s tasks relayed to a 2026-07-28 client', () => {
   let sandbox;
+  let configFile;
   let hub;
   let removeConnection;
   let nextId = 0;
@@ -96,7 +97,7 @@ describe('a source’s tasks relayed to a 2026-07-28 client', () => {
 
   before(async () => {
     sandbox = await makeSandbox('capa-relay-tasks-');
-    const configFile = await writeCapabilities(sandbox.configDir, {
+    configFile = await writeCapabilities(sandbox.configDir, {
       options: { toolExposure: 'expose-all' },
       servers: [{ id: 'fixture', command: process.execPath, args: [FIXTURE], env: { SECRET: '${secret:secret}' } }],
     });
@@ -179,6 +180,32 @@ describe('a source’s tasks relayed to a 2026-07-28 client', () => {
       call('failing_job', {}, { elicitation: { form: {} } }),
       (e) => e.code === -32021,
     );
+  });
+
+  it('answers after a restart for the tasks it gave before: an ended one as it ended, a working one as failed', async () => {
+    const ended = await call('slow_compute', { seconds: 1, label: SECRET });
+    assert.equal(ended.resultType, 'task', JSON.stringify(ended));
+    const before = await waitFor(ended.taskId, 'completed', 'failed', 'cancelled');
+    assert.equal(before.status, 'completed', JSON.stringify(before));
+    const working = await call('slow_compute', { seconds: 60, label: 'cut-short' });
+    assert.equal(working.resultType, 'task', JSON.stringify(working));
+    await waitFor(working.taskId, 'working');
+
+    await hub.stop();
+    hub = await startHub({ configFile, sandbox });
+    await waitForSourcesReady(hub, ['fixture']);
+
+    const after = await getTask(ended.taskId);
+    assert.equal(after.status, 'completed', JSON.stringify(after));
+    assert.deepEqual(after.result, before.result);
+    assert.equal(after.createdAt, before.createdAt);
+    assert.ok(!JSON.stringify(after).includes('sk-task'), JSON.stringify(after));
+    // Its call went with the stopped hub: not `working` for ever, and the client is told why.
+    const cut = await getTask(working.taskId);
+    assert.equal(cut.status, 'failed', JSON.stringify(cut));
+    assert.match(cut.error.message, /stopped while this task's call ran/);
+    // Still unknown: a task id the hub never gave.
+    await assert.rejects(getTask('00000000-0000-4000-8000-000000000000'), (e) => e.code === -32602);
   });
 
   it('follows a source’s task while its client waits once 64 of the hub’s run', async () => {

@@ -28,6 +28,7 @@ use capa_domain::{Catalog, SharedCatalog, SourceTools, ToolDefinition};
 
 mod abandoned_runs;
 mod asking;
+mod client_tasks;
 mod connection_api;
 mod execute;
 mod history;
@@ -59,6 +60,7 @@ mod tool_text;
 mod upstream_errors;
 
 pub use crate::trust::source_digest;
+pub use client_tasks::KeptTask;
 pub use history::RunHistory;
 pub use naming::Naming;
 pub use notices::{SourceNotice, SourceNotices, Subscribed};

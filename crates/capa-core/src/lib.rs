@@ -55,7 +55,7 @@ pub use hub::{
     ToolTextError, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
     skill_uri, source_digest,
 };
-pub use hub::{ChangeState, PinError, PinRef, ToolChange, accept_in_store};
+pub use hub::{ChangeState, KeptTask, PinError, PinRef, ToolChange, accept_in_store};
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex, ToolMatch};
 pub use pairing::{CLIENT_KEY_PREFIX, NewPairing, PairingError, Pairings, mask_client_key};

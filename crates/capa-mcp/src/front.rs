@@ -529,8 +529,19 @@ impl ServerHandler for McpFront {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        let task = tasks_of(self.surface.as_ref())?.get_task(&request.task_id)?;
-        Ok(GetTaskResult::new(task))
+        let tasks = tasks_of(self.surface.as_ref())?;
+        match tasks.get_task(&request.task_id) {
+            Ok(task) => Ok(GetTaskResult::new(task)),
+            // Not in this process's memory: a task made before a restart, or followed by
+            // another hub process on the same data, is answered as the store keeps it.
+            Err(unknown) => self
+                .surface
+                .tasks()
+                .and_then(TaskStore::keeper)
+                .and_then(|keeper| keeper.kept(&request.task_id))
+                .map(GetTaskResult::new)
+                .ok_or(unknown),
+        }
     }
 
     async fn update_task(

@@ -19,6 +19,7 @@ mod folded;
 mod front;
 pub mod hub_client;
 pub mod inline;
+mod kept_tasks;
 mod listen;
 pub mod local;
 pub mod modes;

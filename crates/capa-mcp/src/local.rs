@@ -33,12 +33,20 @@ impl LocalSurface {
     pub fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
         let relay = crate::relay::HubRelay::new(hub.clone(), profile.clone());
         let folding = Arc::new(Folding::new(hub.request_state_key()));
+        // The store keeps each surface's tasks apart: a task id reaches only its own surface.
+        let surface = profile
+            .as_ref()
+            .map_or_else(|| "hub".to_owned(), |p| format!("profile:{}", p.name()));
+        let tasks = crate::task_store::TaskStore::kept_by(crate::kept_tasks::Keeper::new(
+            hub.clone(),
+            surface,
+        ));
         Self {
             hub,
             profile,
             relay,
             folding,
-            tasks: crate::task_store::TaskStore::default(),
+            tasks,
         }
     }
 }

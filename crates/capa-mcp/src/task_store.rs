@@ -35,6 +35,9 @@ const RECOUNT_EVERY: Duration = Duration::from_secs(1);
 pub struct TaskStore {
     manager: TaskManager,
     held: Arc<Mutex<Held>>,
+    /// Where each task's state is kept for after a restart (`crate::kept_tasks`); none in
+    /// tests of the store alone.
+    keeper: Option<crate::kept_tasks::Keeper>,
 }
 
 /// What the store counts beside rmcp.
@@ -79,6 +82,19 @@ impl std::fmt::Debug for TaskStore {
 }
 
 impl TaskStore {
+    /// The tasks of one surface, each kept by `keeper` so that a restarted hub answers for it.
+    pub(crate) fn kept_by(keeper: crate::kept_tasks::Keeper) -> Self {
+        Self {
+            keeper: Some(keeper),
+            ..Self::default()
+        }
+    }
+
+    /// Where the tasks are kept for after a restart.
+    pub(crate) fn keeper(&self) -> Option<&crate::kept_tasks::Keeper> {
+        self.keeper.as_ref()
+    }
+
     /// The tasks, for a client's `tasks/get`, `tasks/update` and `tasks/cancel`.
     pub(crate) fn manager(&self) -> &TaskManager {
         &self.manager
@@ -116,7 +132,20 @@ impl Slot {
         F: FnOnce(TaskContext) -> TaskFuture,
     {
         let made = Instant::now();
-        let task = self.store.manager.spawn(options, work);
+        let task = match self.store.keeper.clone() {
+            // Kept when it starts, with rmcp's own times, and when it ends.
+            Some(keeper) => {
+                let (made, seed) = tokio::sync::oneshot::channel();
+                let task = self
+                    .store
+                    .manager
+                    .spawn(options, |context| keeper.follow(context, work, seed));
+                keeper.started(&task);
+                let _ = made.send(task.clone());
+                task
+            }
+            None => self.store.manager.spawn(options, work),
+        };
         if let Ok(mut held) = self.store.held.lock() {
             held.reserved = held.reserved.saturating_sub(1);
             let kept_until = task

@@ -8,9 +8,9 @@
 //! changes. The hub makes no task of its own accord.
 //!
 //! The tasks of one surface (the hub's own, or one profile's) live in its
-//! [`TaskStore`](crate::task_store::TaskStore)
-//! (rmcp's task manager), in memory: a restarted hub has none, and a client asking for one is told it is
-//! unknown (`-32602`). Their ids are random (UUID v4) and are all a client needs to reach one.
+//! [`TaskStore`](crate::task_store::TaskStore) (rmcp's task manager), and their states in the
+//! hub's store (`crate::kept_tasks`), so that a restarted hub answers `tasks/get` for them.
+//! Their ids are random (UUID v4) and are all a client needs to reach one.
 
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;

@@ -9,6 +9,7 @@
 mod approvals;
 mod calls;
 mod claims;
+mod client_tasks;
 mod connections;
 mod deferred;
 mod embeddings;
@@ -29,6 +30,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub use approvals::{ApprovalRecord, ApprovalStatus};
 pub use calls::{CallRecord, CallStatus, RecordedCall};
 pub use claims::InputClaim;
+pub use client_tasks::ClientTask;
 pub use connections::ConnectionRecord;
 pub use handles::{HandleBounds, HandleInfo, HandleOf, HandleRecord, HandleSummary, JsonType};
 pub use input_kind::InputKind;

@@ -287,6 +287,22 @@ const MIGRATIONS: &[&str] = &[
         trusted_at_ms INTEGER NOT NULL
     );
     ",
+    // 17: the tasks the hub gave its clients (SEP-2663, capa-mcp's tasks.rs), so that a
+    // restarted hub answers `tasks/get` for them: per task id, the surface (profile) it belongs
+    // to, its state as the client reads it (JSON), whether it ended, the hub process that
+    // follows it (pid and start time, as `runs`) and when it is forgotten.
+    r"
+    CREATE TABLE client_tasks (
+        id               TEXT PRIMARY KEY,
+        surface          TEXT NOT NULL,
+        detail           TEXT NOT NULL,
+        ended            INTEGER NOT NULL,
+        owner_pid        INTEGER NOT NULL,
+        owner_started_ms INTEGER NOT NULL,
+        expires_at_ms    INTEGER NOT NULL
+    );
+    CREATE INDEX client_tasks_expiry ON client_tasks (expires_at_ms);
+    ",
 ];
 
 /// The newest schema version this build knows.

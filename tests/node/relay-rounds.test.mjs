@@ -155,6 +155,10 @@ describe('a 2026-07-28 source asking its client within the call', () => {
     assert.ok(asked.includes('asking asks: What will Ada eat?'), asked.join(' | '));
     const plan = await client.getPrompt({ name: 'asking.plan', arguments: {} });
     assert.match(plan.messages[0].content.text, /Plan an evening for 4, name Ada/);
+    // A resource's round (issue 43): asked as the source's, answered, read.
+    const seating = await client.readResource({ uri: 'party://seating/window' });
+    assert.equal(seating.contents[0].text, 'Seat 4 at window for Ada.', JSON.stringify(seating));
+    assert.equal(asked.at(-1), 'asking asks: Who is being seated, and how many?');
   });
 
   it('tells the source what the client can answer, and passes its -32021 on as the error', async () => {
@@ -189,6 +193,10 @@ describe('a 2026-07-28 source asking its client within the call', () => {
     const plan = await client.getPrompt({ name: 'asking.plan', arguments: {} });
     assert.match(plan.messages[0].content.text, /Plan an evening for 2, name Lin/);
     assert.equal(asked.pop(), 'asking asks: Whose evening, and for how many?');
+    // A resource's round, asked on the session as well.
+    const seating = await client.readResource({ uri: 'party://seating/garden' });
+    assert.equal(seating.contents[0].text, 'Seat 2 at garden for Lin.', JSON.stringify(seating));
+    assert.equal(asked.pop(), 'asking asks: Who is being seated, and how many?');
     // What the source asks leaves the hub with its secret redacted.
     const leaked = await client.callTool({ name: 'asking.leak_in_question', arguments: {} });
     assert.equal(leaked.content[0].text, 'asked Lin', JSON.stringify(leaked));

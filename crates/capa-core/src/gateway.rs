@@ -132,7 +132,10 @@ impl Gateway for HubGateway {
     /// `hub.search`, a replay reads it again.
     async fn resource(&self, uri: String) -> Result<Value, ToolFailure> {
         self.hub.startup_done().await;
-        let read = self.hub.read_resource_in(self.profile.as_ref(), &uri).await;
+        let read = self
+            .hub
+            .read_resource_in(self.profile.as_ref(), &uri, None)
+            .await;
         match read {
             Ok(read) => serde_json::to_value(read.contents)
                 .map(|contents| serde_json::json!({ "contents": contents }))

@@ -367,17 +367,31 @@ impl ServerHandler for McpFront {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let skills = self.skills("resources/read").await?;
         if skills.iter().any(|f| f.uri == request.uri) {
             return crate::skills::read_resource(&skills, &request.uri)
                 .map(ReadResourceResponse::Complete);
         }
+        check_input_responses(request.input_responses.as_ref())?;
         let relay = self.surface.relay();
-        let mut result = contained("resources/read", relay.read_resource(request.uri)).await?;
-        result.result_type = Some(ResultType::COMPLETE);
-        Ok(ReadResourceResponse::Complete(result))
+        let asking = asking(
+            &context,
+            (request.input_responses, request.request_state),
+            (&self.connection, self.pairing.as_ref()),
+        );
+        let response =
+            contained("resources/read", relay.read_resource(request.uri, asking)).await?;
+        Ok(match response {
+            // A source of an older protocol version sends no `resultType`, which 2026-07-28
+            // needs.
+            ReadResourceResponse::Complete(mut result) => {
+                result.result_type = Some(ResultType::COMPLETE);
+                ReadResourceResponse::Complete(result)
+            }
+            other => other,
+        })
     }
 
     /// The sources log from `level` up; this session is sent their messages from it up. A

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use capa_core::{Hub, JsonObject, Profile, RelayError, Subscribed};
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, ErrorData, GetPromptResponse, GetPromptResult,
-    LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+    LoggingLevel, Prompt, ReadResourceResponse, ReadResourceResult, Resource, ResourceTemplate,
 };
 use serde_json::json;
 
@@ -34,7 +34,12 @@ pub trait Relay: Send + Sync {
     ) -> BoxFuture<'_, Result<GetPromptResponse, ErrorData>>;
     fn list_resources(&self) -> BoxFuture<'_, Result<Vec<Resource>, ErrorData>>;
     fn list_resource_templates(&self) -> BoxFuture<'_, Result<Vec<ResourceTemplate>, ErrorData>>;
-    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<ReadResourceResult, ErrorData>>;
+    /// The resource at `uri`; `asking` is how its client answers what the source asks meanwhile.
+    fn read_resource(
+        &self,
+        uri: String,
+        asking: Asking,
+    ) -> BoxFuture<'_, Result<ReadResourceResponse, ErrorData>>;
     /// Completions of a prompt's or resource template's argument.
     fn complete(
         &self,
@@ -84,7 +89,11 @@ impl Relay for NoRelay {
         Box::pin(async { Ok(Vec::new()) })
     }
 
-    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<ReadResourceResult, ErrorData>> {
+    fn read_resource(
+        &self,
+        uri: String,
+        _asking: Asking,
+    ) -> BoxFuture<'_, Result<ReadResourceResponse, ErrorData>> {
         Box::pin(async move { Err(unknown("uri", &uri, format!("no resource `{uri}`"))) })
     }
 
@@ -123,15 +132,19 @@ pub struct HubRelay {
     profile: Option<Profile>,
     /// Prompts whose sources wait for a 2026-07-28 client's answers.
     prompts: Arc<Folding<Result<GetPromptResult, ErrorData>>>,
+    /// Resources whose sources wait for a 2026-07-28 client's answers.
+    resources: Arc<Folding<Result<ReadResourceResult, ErrorData>>>,
 }
 
 impl HubRelay {
     pub fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
         let prompts = Arc::new(Folding::new(hub.request_state_key()));
+        let resources = Arc::new(Folding::new(hub.request_state_key()));
         Self {
             hub,
             profile,
             prompts,
+            resources,
         }
     }
 }
@@ -144,13 +157,29 @@ fn prompt_response(
         Round::Done(got) => got.map(GetPromptResponse::Complete),
         Round::Asks(round) => Ok(GetPromptResponse::InputRequired(round)),
         Round::Lost { message, .. } => Err(ErrorData::internal_error(message, None)),
-        // Prompts are never given as tasks (their `Running::tasks` is none): SEP-2663 has tasks
-        // of tool calls only.
-        Round::Task(_) => Err(ErrorData::internal_error(
-            "the source made a task of a prompt, which the hub does not pass on",
-            None,
-        )),
+        Round::Task(_) => Err(no_task_of("a prompt")),
     }
+}
+
+/// The answer to a `resources/read` of a 2026-07-28 client.
+fn resource_response(
+    round: Round<Result<ReadResourceResult, ErrorData>>,
+) -> Result<ReadResourceResponse, ErrorData> {
+    match round {
+        Round::Done(read) => read.map(ReadResourceResponse::Complete),
+        Round::Asks(round) => Ok(ReadResourceResponse::InputRequired(round)),
+        Round::Lost { message, .. } => Err(ErrorData::internal_error(message, None)),
+        Round::Task(_) => Err(no_task_of("a resource")),
+    }
+}
+
+/// Prompts and resources are never given as tasks (their `Running::tasks` is none): SEP-2663
+/// has tasks of tool calls only.
+fn no_task_of(what: &str) -> ErrorData {
+    ErrorData::internal_error(
+        format!("the source made a task of {what}, which the hub does not pass on"),
+        None,
+    )
 }
 
 fn relay_error(error: RelayError, key: (&str, &str)) -> ErrorData {
@@ -243,13 +272,43 @@ impl Relay for HubRelay {
         })
     }
 
-    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<ReadResourceResult, ErrorData>> {
+    /// Rounds as for a prompt.
+    fn read_resource(
+        &self,
+        uri: String,
+        asking: Asking,
+    ) -> BoxFuture<'_, Result<ReadResourceResponse, ErrorData>> {
         Box::pin(async move {
             self.hub.startup_done().await;
-            self.hub
-                .read_resource_in(self.profile.as_ref(), &uri)
-                .await
-                .map_err(|e| relay_error(e, ("uri", &uri)))
+            let binding = folded::binding("resource", &asking.session, &uri, None);
+            if asking.round_trips
+                && let Some(state) = asking.request_state.as_deref()
+                && folded::owns(state)
+            {
+                let responses = asking.input_responses.clone();
+                let round = self
+                    .resources
+                    .resume(state, binding, responses, asking.cancel.clone())
+                    .await?;
+                return resource_response(round);
+            }
+            let profile = self.profile.clone();
+            let read = |hub: Arc<Hub>, asker| async move {
+                hub.read_resource_in(profile.as_ref(), &uri, asker)
+                    .await
+                    .map_err(|e| relay_error(e, ("uri", &uri)))
+            };
+            if !asking.round_trips {
+                let got = read(self.hub.clone(), crate::asker::asker_for(&asking)).await?;
+                return Ok(ReadResourceResponse::Complete(got));
+            }
+            let hub = self.hub.clone();
+            let running = folded::spawn(&self.hub, &asking, |asker| read(hub, Some(asker)));
+            let round = self
+                .resources
+                .wait(running, binding, asking.cancel.clone())
+                .await;
+            resource_response(round)
         })
     }
 

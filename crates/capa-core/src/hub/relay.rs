@@ -129,14 +129,17 @@ impl Hub {
 
     /// The resource at `uri`, read from the source that lists it, or (for a URI made from a
     /// template) the first source with a template it fits. A URI no source offers is never sent
-    /// to any source.
+    /// to any source. `asker`, the client asking, answers what the source asks for it meanwhile
+    /// (redacted on the way), as for a prompt.
     pub async fn read_resource_in(
         &self,
         profile: Option<&Profile>,
         uri: &str,
+        asker: Option<Arc<dyn ClientAsker>>,
     ) -> Result<ReadResourceResult, RelayError> {
         let home = self.resource_home(profile, uri).await?;
-        let read = home.upstream.read_resource(&home.uri).await;
+        let asker = asker.map(|a| self.source_asker(a, &home.source));
+        let read = home.upstream.read_resource(&home.uri, asker).await;
         Ok(self.redacted(self.relay_result(read)?))
     }
 

@@ -227,7 +227,7 @@ async fn a_secret_in_tool_definitions_or_progress_is_redacted() {
     assert!(!leaks(&resources), "{resources}");
     let read = t
         .hub
-        .read_resource_in(None, "leaky://token")
+        .read_resource_in(None, "leaky://token", None)
         .await
         .expect("read");
     let read = serde_json::to_string(&read).expect("json");

@@ -10,7 +10,7 @@
 use capa_core::{JsonObject, Subscribed};
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse,
-    LoggingLevel, Prompt, ReadResourceRequestParams, ReadResourceResult, Resource,
+    LoggingLevel, Prompt, ReadResourceRequestParams, ReadResourceResponse, Resource,
     ResourceTemplate, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 
@@ -75,13 +75,20 @@ impl Relay for RemoteSurface {
         })
     }
 
-    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<ReadResourceResult, ErrorData>> {
+    fn read_resource(
+        &self,
+        uri: String,
+        asking: Asking,
+    ) -> BoxFuture<'_, Result<ReadResourceResponse, ErrorData>> {
         Box::pin(async move {
             self.hub_still_there().await?;
+            let mut params = ReadResourceRequestParams::new(uri);
+            params.meta = self.asked.meta_for(&asking);
             self.client
                 .peer()
-                .read_resource(ReadResourceRequestParams::new(uri))
+                .read_resource(params)
                 .await
+                .map(ReadResourceResponse::Complete)
                 .map_err(bridge_error)
         })
     }

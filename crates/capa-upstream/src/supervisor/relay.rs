@@ -80,24 +80,74 @@ impl Upstream {
         arguments: Option<JsonObject>,
         asker: Option<Arc<dyn ClientAsker>>,
     ) -> Result<GetPromptResult, UpstreamError> {
-        let asker = asker.unwrap_or_else(|| Arc::new(Unanswerable::new()));
-        let _registration = self.askers.register(asker.clone());
-        let meta = rounds::meta_for(asker.as_ref());
-        let source_id = &self.spec().source_id;
-        self.within_timeout(|peer, _, deadline| async move {
-            let send = |input_responses, request_state| {
+        self.in_rounds(
+            asker,
+            |input_responses, request_state| {
                 let mut params = GetPromptRequestParams::new(name.to_owned());
                 params.arguments.clone_from(&arguments);
                 params.input_responses = input_responses;
                 params.request_state = request_state;
+                ClientRequest::GetPromptRequest(Request::new(params))
+            },
+            |answer| match answer {
+                ServerResult::GetPromptResult(result) => Some(result),
+                _ => None,
+            },
+        )
+        .await
+    }
+
+    /// One resource, by the server's own URI, with `asker` answering what the server asks for
+    /// it meanwhile, as for a prompt.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        asker: Option<Arc<dyn ClientAsker>>,
+    ) -> Result<ReadResourceResult, UpstreamError> {
+        self.in_rounds(
+            asker,
+            |input_responses, request_state| {
+                let mut params = ReadResourceRequestParams::new(uri.to_owned());
+                params.input_responses = input_responses;
+                params.request_state = request_state;
+                ClientRequest::ReadResourceRequest(Request::new(params))
+            },
+            |answer| match answer {
+                ServerResult::ReadResourceResult(result) => Some(result),
+                _ => None,
+            },
+        )
+        .await
+    }
+
+    /// A request `make` builds with the answers and state of the round before (none the first
+    /// time), sent within the call's timeout as often as the server asks for input
+    /// (`rounds.rs`); `take` picks its result out of the server's answer.
+    async fn in_rounds<T, M, K>(
+        &self,
+        asker: Option<Arc<dyn ClientAsker>>,
+        make: M,
+        take: K,
+    ) -> Result<T, UpstreamError>
+    where
+        M: Fn(Option<rmcp::model::InputResponses>, Option<String>) -> ClientRequest,
+        K: Fn(ServerResult) -> Option<T>,
+    {
+        let asker = asker.unwrap_or_else(|| Arc::new(Unanswerable::new()));
+        let _registration = self.askers.register(asker.clone());
+        let meta = rounds::meta_for(asker.as_ref());
+        let source_id = &self.spec().source_id;
+        let (make, take) = (&make, &take);
+        self.within_timeout(|peer, _, deadline| async move {
+            let send = |input_responses, request_state| {
                 let mut options = PeerRequestOptions::no_options();
                 options.meta = Some(meta.clone());
                 // rmcp cancels it at the source when the time is up; the guard when the
                 // client stops waiting.
                 options.timeout = Some(deadline.saturating_duration_since(Instant::now()));
+                let request = make(input_responses, request_state);
                 let peer = &peer;
                 async move {
-                    let request = ClientRequest::GetPromptRequest(Request::new(params));
                     let answer = async {
                         let handle = peer.send_request_with_option(request, options).await?;
                         let mut abandoned = Abandoned::new(peer, handle.id.clone());
@@ -106,9 +156,10 @@ impl Upstream {
                         answer
                     };
                     match answer.await {
-                        Ok(ServerResult::GetPromptResult(result)) => Ok(Answer::Done(result)),
                         Ok(ServerResult::InputRequiredResult(round)) => Ok(Answer::Round(round)),
-                        Ok(_) => Err(rmcp::ServiceError::UnexpectedResponse),
+                        Ok(other) => take(other)
+                            .map(Answer::Done)
+                            .ok_or(rmcp::ServiceError::UnexpectedResponse),
                         Err(e) => Err(e),
                     }
                     .map_err(|e| UpstreamError::from_service(source_id, e))
@@ -134,13 +185,6 @@ impl Upstream {
             return Ok(Vec::new());
         }
         self.ask(|peer| async move { peer.list_all_resource_templates().await })
-            .await
-    }
-
-    /// One resource, by the server's own URI.
-    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, UpstreamError> {
-        let params = ReadResourceRequestParams::new(uri.to_owned());
-        self.ask(|peer| async move { peer.read_resource(params).await })
             .await
     }
 

@@ -98,6 +98,17 @@ describe('a run that needs a sign-in, with URL elicitation', { skip }, () => {
     client = undefined;
   });
 
+  /** A TS v1 client that declared URL elicitation, connected over HTTP; `onAsk` answers it. */
+  async function v1Client(name, onAsk) {
+    const transport = new StreamableHTTPClientTransport(new URL(hub.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${hub.token}` } },
+    });
+    const v1 = new Client({ name, version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    v1.setRequestHandler(ElicitRequestSchema, onAsk);
+    await v1.connect(transport);
+    return v1;
+  }
+
   /** Signs in from the terminal, then revokes every token at the server: the next call needs a sign-in. */
   async function signedInThenRevoked() {
     const login = await runCapa(['--config', configFile, 'connections', 'login', 'notes'], {
@@ -117,17 +128,12 @@ describe('a run that needs a sign-in, with URL elicitation', { skip }, () => {
     assert.equal(before?.state, 'needs_connection', JSON.stringify(before));
     assert.equal(before.tools, 0, JSON.stringify(before));
     const asked = [];
-    const transport = new StreamableHTTPClientTransport(new URL(hub.mcpUrl), {
-      requestInit: { headers: { Authorization: `Bearer ${hub.token}` } },
-    });
-    client = new Client({ name: 'e2e-oauth-first', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    client = await v1Client('e2e-oauth-first', async (request) => {
       asked.push(request.params);
       const page = await follow(request.params.url);
       assert.match(page.text, /Signed in/);
       return { action: 'accept' };
     });
-    await client.connect(transport);
     const envelope = envelopeOf(await client.callTool({ name: 'execute', arguments: { code: CODE } }));
     assert.equal(envelope.status, 'completed', `${JSON.stringify(envelope)}\n${hub.log()}`);
     assert.match(JSON.stringify(envelope.result), /5/);
@@ -139,18 +145,13 @@ describe('a run that needs a sign-in, with URL elicitation', { skip }, () => {
   it('a TS v1 client gets the hub sign-in link as elicitation/create (mode url); the call goes on', async () => {
     await signedInThenRevoked();
     const asked = [];
-    const transport = new StreamableHTTPClientTransport(new URL(hub.mcpUrl), {
-      requestInit: { headers: { Authorization: `Bearer ${hub.token}` } },
-    });
-    client = new Client({ name: 'e2e-oauth-url-v1', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    client = await v1Client('e2e-oauth-url-v1', async (request) => {
       asked.push(request.params);
       const page = await follow(request.params.url);
       assert.equal(new URL(page.url).pathname, '/callback', JSON.stringify(page));
       assert.match(page.text, /Signed in/);
       return { action: 'accept' };
     });
-    await client.connect(transport);
     const envelope = envelopeOf(await client.callTool({ name: 'execute', arguments: { code: CODE } }));
     assert.equal(envelope.status, 'completed', `${JSON.stringify(envelope)}\n${hub.log()}`);
     assert.match(JSON.stringify(envelope.result), /5/);

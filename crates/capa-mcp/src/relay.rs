@@ -182,6 +182,39 @@ fn no_task_of(what: &str) -> ErrorData {
     )
 }
 
+/// Runs a prompt's or resource's request `run` with its client answering what the source asks
+/// meanwhile: a 2026-07-28 client in rounds (`crate::folded`: a new request waits in `folding`
+/// for its first round, a retry with the hub's state goes on with it), others on their
+/// session if they have one.
+async fn in_rounds<T, F, Fut>(
+    hub: &Arc<Hub>,
+    folding: &Folding<Result<T, ErrorData>>,
+    asking: &Asking,
+    binding: Vec<u8>,
+    run: F,
+) -> Result<Round<Result<T, ErrorData>>, ErrorData>
+where
+    T: Send + 'static,
+    F: FnOnce(Arc<Hub>, Option<Arc<dyn capa_core::ClientAsker>>) -> Fut,
+    Fut: std::future::Future<Output = Result<T, ErrorData>> + Send + 'static,
+{
+    if asking.round_trips
+        && let Some(state) = asking.request_state.as_deref()
+        && folded::owns(state)
+    {
+        let responses = asking.input_responses.clone();
+        return folding
+            .resume(state, binding, responses, asking.cancel.clone())
+            .await;
+    }
+    if !asking.round_trips {
+        let asker = crate::asker::asker_for(asking);
+        return Ok(Round::Done(run(hub.clone(), asker).await));
+    }
+    let running = folded::spawn(hub, asking, |asker| run(hub.clone(), Some(asker)));
+    Ok(folding.wait(running, binding, asking.cancel.clone()).await)
+}
+
 fn relay_error(error: RelayError, key: (&str, &str)) -> ErrorData {
     match error {
         RelayError::UnknownPrompt(_) | RelayError::UnknownResource(_) => {
@@ -227,34 +260,13 @@ impl Relay for HubRelay {
         Box::pin(async move {
             self.hub.startup_done().await;
             let binding = folded::binding("prompt", &asking.session, &name, arguments.as_ref());
-            if asking.round_trips
-                && let Some(state) = asking.request_state.as_deref()
-                && folded::owns(state)
-            {
-                let responses = asking.input_responses.clone();
-                let round = self
-                    .prompts
-                    .resume(state, binding, responses, asking.cancel.clone())
-                    .await?;
-                return prompt_response(round);
-            }
             let profile = self.profile.clone();
             let get = |hub: Arc<Hub>, asker| async move {
                 hub.get_prompt_in(profile.as_ref(), &name, arguments, asker)
                     .await
                     .map_err(|e| relay_error(e, ("name", &name)))
             };
-            if !asking.round_trips {
-                let got = get(self.hub.clone(), crate::asker::asker_for(&asking)).await?;
-                return Ok(GetPromptResponse::Complete(got));
-            }
-            let hub = self.hub.clone();
-            let running = folded::spawn(&self.hub, &asking, |asker| get(hub, Some(asker)));
-            let round = self
-                .prompts
-                .wait(running, binding, asking.cancel.clone())
-                .await;
-            prompt_response(round)
+            prompt_response(in_rounds(&self.hub, &self.prompts, &asking, binding, get).await?)
         })
     }
 
@@ -281,34 +293,13 @@ impl Relay for HubRelay {
         Box::pin(async move {
             self.hub.startup_done().await;
             let binding = folded::binding("resource", &asking.session, &uri, None);
-            if asking.round_trips
-                && let Some(state) = asking.request_state.as_deref()
-                && folded::owns(state)
-            {
-                let responses = asking.input_responses.clone();
-                let round = self
-                    .resources
-                    .resume(state, binding, responses, asking.cancel.clone())
-                    .await?;
-                return resource_response(round);
-            }
             let profile = self.profile.clone();
             let read = |hub: Arc<Hub>, asker| async move {
                 hub.read_resource_in(profile.as_ref(), &uri, asker)
                     .await
                     .map_err(|e| relay_error(e, ("uri", &uri)))
             };
-            if !asking.round_trips {
-                let got = read(self.hub.clone(), crate::asker::asker_for(&asking)).await?;
-                return Ok(ReadResourceResponse::Complete(got));
-            }
-            let hub = self.hub.clone();
-            let running = folded::spawn(&self.hub, &asking, |asker| read(hub, Some(asker)));
-            let round = self
-                .resources
-                .wait(running, binding, asking.cancel.clone())
-                .await;
-            resource_response(round)
+            resource_response(in_rounds(&self.hub, &self.resources, &asking, binding, read).await?)
         })
     }
 

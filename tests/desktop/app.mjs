@@ -180,7 +180,12 @@ export async function ownDisplay(base) {
   const wm = start('/usr/bin/openbox', [], env);
   const deadline = Date.now() + 20000;
   while (!(await output('/usr/bin/xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], env).catch(() => '')).includes('window id')) {
-    if (Date.now() > deadline) throw new Error(`openbox did not manage ${display}: ${wm.log()}`);
+    if (Date.now() > deadline) {
+      // Nothing left running: a live Xvfb would keep the test file's process from ever ending.
+      await wm.stop();
+      child.kill('SIGKILL');
+      throw new Error(`openbox did not manage ${display}: ${wm.log()}`);
+    }
     await sleep(100);
   }
   return {
@@ -188,7 +193,12 @@ export async function ownDisplay(base) {
     env,
     async stop() {
       await wm.stop();
+      // Waited for: an Xvfb still exiting unlinks its socket under the same number after the
+      // next test's Xvfb (which picks the first free number) has made it, and that display is
+      // gone before anything connects (seen in CI: "openbox did not manage :0").
+      const exited = new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)));
       child.kill('SIGTERM');
+      await exited;
     },
   };
 }

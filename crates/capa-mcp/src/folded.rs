@@ -270,7 +270,7 @@ impl<T: Send + 'static> Folding<T> {
     ) -> Result<Round<T>, ErrorData> {
         let refused = || {
             ErrorData::invalid_params(
-                "the requestState is not one this hub issued for this call, it expired, or it was used already; call the tool again",
+                "the requestState is not one this hub issued for this request, it expired, or it was used already; send the request again without it",
                 None,
             )
         };

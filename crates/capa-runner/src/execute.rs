@@ -310,6 +310,17 @@ impl<G: Gateway> Runner<G> {
     }
 
     fn record_envelope(&self, envelope: &Envelope) {
+        let paused = matches!(
+            envelope.status,
+            EnvelopeStatus::AwaitingApproval | EnvelopeStatus::AwaitingConnection
+        );
+        if !paused
+            && let Err(e) = self
+                .store()
+                .end_connection_inputs_of_run(&envelope.run_id, now_ms())
+        {
+            tracing::warn!(error = %e, run = %envelope.run_id, "could not end the connection inputs of an ended run");
+        }
         match serde_json::to_string(envelope) {
             Ok(json) => {
                 if let Err(e) = self.store().finish_run(
@@ -373,7 +384,7 @@ impl<G: Gateway> Runner<G> {
             .map_err(ExecuteError::Store)?
             .iter()
             .any(|p| p.kind == InputKind::Approval);
-        if undecided && let Some(envelope) = stored {
+        if undecided && let Some(envelope) = stored.clone() {
             return Ok(envelope);
         }
         if !run.resumable {
@@ -389,9 +400,21 @@ impl<G: Gateway> Runner<G> {
             .wait_for_sources(journal::sources_of_run(self.store(), run_id))
             .await;
         if !unready.is_empty() {
+            // Still waiting for a person to connect its sources: the same paused envelope, with
+            // what the model is to ask of them, as for an approval nobody decided yet.
+            if unready.iter().all(|u| u.needs_connection)
+                && let Some(envelope) =
+                    stored.filter(|e| e.status == EnvelopeStatus::AwaitingConnection)
+            {
+                return Ok(envelope);
+            }
             // Not recorded: the run stays where it was, and the same resume may go on later.
             return Ok(Envelope::waiting_for_sources(run_id, &unready));
         }
+        // A source the code reaches only after the call that paused it may still wait for its
+        // first sign-in: its global is there all the same, and a call of it pauses the run again.
+        // Waited for (a bounded time, for one still starting) before the attempt takes a slot.
+        let unready = self.unready_named_in(&run.code).await;
         // Not recorded either: a busy hub refuses the attempt, not the run.
         let _slot = match self.slots().slot(&options.cancel).await {
             Ok(slot) => slot,
@@ -407,9 +430,6 @@ impl<G: Gateway> Runner<G> {
             )));
         }
         tracing::info!(run = %run_id, attempt = run.attempts + 1, was = %run.status, "resuming a run by replay");
-        // A source the code reaches only after the call that paused it may still wait for its
-        // first sign-in: its global is there all the same, and a call of it pauses the run again.
-        let unready = self.unready_named_in(&run.code).await;
         Ok(self
             .attempt(
                 Attempt {

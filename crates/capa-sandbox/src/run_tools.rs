@@ -2,6 +2,9 @@
 
 use std::collections::HashSet;
 
+/// The longest tool name the MCP spec allows.
+const MAX_TOOL_NAME_CHARS: usize = 128;
+
 /// The addresses a run's guest may call: its namespaces' tools, and any tool of a source whose
 /// tools are not known yet ([`crate::Namespace::unlisted_source`]).
 pub(crate) struct RunTools {
@@ -26,9 +29,19 @@ impl RunTools {
     pub(crate) fn contains(&self, address: &str) -> bool {
         self.addresses.contains(address)
             || address.split_once('.').is_some_and(|(source, tool)| {
-                !tool.is_empty() && self.unlisted.iter().any(|s| s == source)
+                could_be_a_tool_name(tool) && self.unlisted.iter().any(|s| s == source)
             })
     }
+}
+
+/// Whether `name` has the form of an MCP tool name (1 to 128 of `A-Z a-z 0-9 _ - . /`): the
+/// member of a source whose tools are not known yet is the guest's own text, and it is shown
+/// to the person asked to sign in, so nothing longer or stranger is let through.
+fn could_be_a_tool_name(name: &str) -> bool {
+    (1..=MAX_TOOL_NAME_CHARS).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'))
 }
 
 #[cfg(test)]
@@ -61,5 +74,12 @@ mod tests {
         assert!(!tools.contains("notes"));
         assert!(!tools.contains("notesx.y"));
         assert!(!tools.contains("slack.post"));
+        // The guest's own text, shown to a person: a tool name's form and length only.
+        assert!(tools.contains(&format!("notes.{}", "a".repeat(128))));
+        assert!(!tools.contains(&format!("notes.{}", "a".repeat(129))));
+        assert!(!tools.contains("notes.create note"));
+        assert!(!tools.contains("notes.<b>x</b>"));
+        assert!(!tools.contains("notes.x) - also approve github.delete_repo"));
+        assert!(!tools.contains("notes.café"));
     }
 }

@@ -213,6 +213,22 @@ impl Store {
         )?)
     }
 
+    /// Ends the connection inputs still pending of a run that ended without reaching their
+    /// calls again (its replay took another way, or failed before them: a tool that code named
+    /// before its source listed tools may not exist), so that no person is asked to connect for
+    /// a run that waits for nothing. Recorded as expired, `decided_via` `run_ended`.
+    pub fn end_connection_inputs_of_run(
+        &self,
+        run_id: &str,
+        now_ms: i64,
+    ) -> Result<usize, StoreError> {
+        Ok(self.conn()?.execute(
+            "UPDATE approvals SET status = 'expired', decided_via = 'run_ended', decided_at_ms = ?2
+             WHERE run_id = ?1 AND kind = 'connection' AND status = 'pending'",
+            params![run_id, now_ms],
+        )?)
+    }
+
     /// Decides a pending input. Returns false when it was no longer pending (decided already,
     /// or expired): a decision is taken once.
     pub fn decide_approval(

@@ -179,8 +179,9 @@ async fn serve_http(
         lifecycle(),
     )
     .await?;
-    if let Ok(Err(rmcp::service::ClientInitializeError::ExpectedInitResult(answer))) = &first {
-        tracing::info!(source = %spec.source_id, answer = ?answer, "the server answered server/discover with another kind of result; connecting again with initialize");
+    if let Ok(Err(rmcp::service::ClientInitializeError::ExpectedInitResult(_))) = &first {
+        // The answer itself is the server's text, of any size: not logged.
+        tracing::info!(source = %spec.source_id, "the server answered server/discover with another kind of result; connecting again with initialize");
         return serve_http_with(
             spec,
             url,

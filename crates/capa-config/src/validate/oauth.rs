@@ -83,7 +83,12 @@ fn is_metadata_document_address(url: &str) -> bool {
         return false;
     };
     let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-    !host.is_empty() && !host.contains(['@', ' ']) && !path.is_empty() && !url.contains(['#', ' '])
+    !host.is_empty()
+        && !host.contains(['@', ' '])
+        && !path.is_empty()
+        && !url.contains(['#', ' '])
+        // SEP-991 refuses dot segments: the document's address is compared as written.
+        && !path.split(['/', '?']).any(|segment| segment == "." || segment == "..")
 }
 
 /// NAME when `value` is exactly `${secret:NAME}`.

@@ -65,6 +65,8 @@ fn a_client_metadata_document_address_is_read_and_must_be_https_with_a_path() {
         "https://example.com",
         "https://example.com/client.json#x",
         "https:///client.json",
+        "https://example.com/a/../client.json",
+        "https://example.com/./client.json",
         "client.json",
     ] {
         let error = oauth_of(&format!("{{ clientMetadataUrl: \"{bad}\" }}")).expect_err(bad);

@@ -40,7 +40,7 @@ async fn a_run_that_calls_a_never_signed_in_source_waits_for_the_sign_in_then_go
         "{found}"
     );
 
-    // A demo call before it, so that the replay has a journaled call to answer from.
+    // Random numbers around the call: the replay after the sign-in gives the same ones.
     let code = "const before = Math.random();\n\
                 const sum = await notes.add({ a: 2, b: 3 });\n\
                 return { before, sum, after: Math.random() };";
@@ -59,9 +59,10 @@ async fn a_run_that_calls_a_never_signed_in_source_waits_for_the_sign_in_then_go
     );
     let id = run_id(&paused);
 
-    // Resumed before anyone signed in: it still waits, and nothing ran.
+    // Resumed before anyone signed in: the same envelope, with what to ask of the person, and
+    // nothing ran.
     let early = execute_json(&t, None, Some(&id)).await;
-    assert_eq!(early["status"], "awaiting_connection", "{early:#}");
+    assert_eq!(early, paused);
     assert!(t.store().journal(&id).expect("journal").is_empty());
 
     sign_in(&t).await;
@@ -102,4 +103,39 @@ async fn a_tool_the_policy_asks_for_is_asked_once_the_sign_in_made_it_known() {
     let done = execute_json(&t, None, Some(&id)).await;
     assert_eq!(done["status"], "completed", "{done:#}");
     assert!(done["result"].to_string().contains("hi"), "{done:#}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guessed_tool_that_is_not_there_fails_the_run_and_asks_nobody_any_more() {
+    let Some(keychain) = keychain_or_skip("first sign-in") else {
+        return;
+    };
+    let server = AuthServer::start(&[]).await;
+    let t = TestHub::start_with(&yaml(&server.mcp_url), keychain).await;
+    let paused = execute_json(
+        &t,
+        Some("return await notes.create_note({ title: 'x' });"),
+        None,
+    )
+    .await;
+    assert_eq!(paused["status"], "awaiting_connection", "{paused:#}");
+    let id = run_id(&paused);
+
+    sign_in(&t).await;
+    let failed = execute_json(&t, None, Some(&id)).await;
+    assert_eq!(failed["status"], "failed", "{failed:#}");
+    let message = failed["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("notes.create_note is not a tool"),
+        "{failed:#}"
+    );
+    // Nobody is asked to connect for a run that ended: its input is over.
+    let inputs = t.store().approvals_of_run(&id).expect("inputs");
+    assert_eq!(inputs.len(), 1);
+    assert_eq!(
+        inputs[0].status,
+        capa_store::ApprovalStatus::Expired,
+        "{inputs:?}"
+    );
+    assert!(t.store().pending_approvals(0).expect("pending").is_empty());
 }

@@ -135,15 +135,16 @@
   // acted; the replay after that meets the real tools. Names generic code reads off any object
   // (`then`, `toJSON`, …) are not members, so `await notes` or JSON.stringify(notes) make no call.
   function unlistedNamespace(global, source) {
-    const target = ObjectCreate(null);
+    // An object like a listed source's, so that `${notes}` or notes.hasOwnProperty behave alike.
+    const target = {};
     ObjectFreeze(target);
     const fns = ObjectCreate(null);
     const readOnly = () => {
       throw new TypeErrorCtor(`${global} is read-only`);
     };
     return new ProxyCtor(target, {
-      get(t, key) {
-        if (typeof key === "symbol" || passthrough[key] === true) return undefined;
+      get(t, key, receiver) {
+        if (typeof key === "symbol" || passthrough[key] === true) return ReflectGet(t, key, receiver);
         let fn = fns[key];
         if (fn === undefined) {
           const address = `${source}.${key}`;
@@ -160,7 +161,7 @@
         return fn;
       },
       has(t, key) {
-        return typeof key === "string" && passthrough[key] !== true;
+        return (typeof key === "string" && passthrough[key] !== true) || ReflectHas(t, key);
       },
       set: readOnly,
       defineProperty: readOnly,

@@ -122,6 +122,8 @@ async fn an_unlisted_source_calls_any_member_and_only_its_own() {
           JSON.stringify(notes),
           "anything" in notes,
           await notes === notes,
+          `${notes}`,
+          typeof notes.hasOwnProperty,
         ];
         let writes;
         try { notes.x = 1; writes = "wrote"; } catch (e) { writes = e.message; }
@@ -140,7 +142,18 @@ async fn an_unlisted_source_calls_any_member_and_only_its_own() {
     assert_eq!(v["a"]["address"], json!("notes.create_note"), "{v:#}");
     assert_eq!(v["a"]["arguments"], json!({ "title": "x" }));
     assert_eq!(v["b"]["address"], json!("notes.list-notes"));
-    assert_eq!(v["probes"], json!([true, "undefined", "{}", true, true]));
+    assert_eq!(
+        v["probes"],
+        json!([
+            true,
+            "undefined",
+            "{}",
+            true,
+            true,
+            "[object Object]",
+            "function"
+        ])
+    );
     assert_eq!(v["writes"], json!("notes is read-only"));
     assert!(
         v["other"]

@@ -50,23 +50,26 @@ impl Keeper {
             };
             if let Ok(mut task) = made.await {
                 task.last_updated_at = current_timestamp();
-                keeper.keep(&task, payload);
+                // Kept before rmcp marks the task ended: a client that saw it end in memory
+                // finds the same end after a restart.
+                let _ = keeper.keep(&task, payload).await;
             }
             outcome
         })
     }
 
-    /// Keeps `task` as rmcp made it, working (a no-op when its end was kept already).
+    /// Keeps `task` as rmcp made it, working (a no-op when its end was kept already, so the
+    /// write need not be waited for).
     pub(crate) fn started(&self, task: &Task) {
-        self.keep(task, TaskPayload::Working);
+        drop(self.keep(task, TaskPayload::Working));
     }
 
-    fn keep(&self, task: &Task, payload: TaskPayload) {
+    /// Writes `task`'s state off the async runtime (SQLite, a result of up to the inline
+    /// budget, maybe waiting for another hub process's lock).
+    fn keep(&self, task: &Task, payload: TaskPayload) -> tokio::task::JoinHandle<()> {
         let ended = !matches!(payload, TaskPayload::Working);
         let detail = DetailedTask::new(task.clone(), payload);
-        let Ok(text) = serde_json::to_string(&detail) else {
-            return;
-        };
+        let text = serde_json::to_string(&detail).ok();
         // rmcp fails a task still working a ttl after it was made, and keeps an ended one a ttl
         // after it ended: from now, at most the same.
         let ttl = task
@@ -74,8 +77,12 @@ impl Keeper {
             .and_then(|ms| i64::try_from(ms).ok())
             .unwrap_or(i64::MAX / 4);
         let expires = capa_core::clock::now_ms().saturating_add(ttl);
-        self.hub
-            .keep_client_task(&task.task_id, &self.surface, text, ended, expires);
+        let (hub, surface, id) = (self.hub.clone(), self.surface.clone(), task.task_id.clone());
+        tokio::task::spawn_blocking(move || {
+            if let Some(text) = text {
+                hub.keep_client_task(&id, &surface, text, ended, expires);
+            }
+        })
     }
 
     /// Task `id` as kept, for a `tasks/get` the surface's memory cannot answer (a restarted

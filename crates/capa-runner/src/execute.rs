@@ -240,6 +240,11 @@ impl<G: Gateway> Runner<G> {
                     calls_before: 0,
                     keep_whole: true,
                 };
+                let unlisted = input
+                    .namespaces
+                    .iter()
+                    .filter_map(|ns| ns.unlisted_source.clone())
+                    .collect();
                 let host = Arc::new(RunHost {
                     gateway: self.gateway.clone(),
                     context: self.context.clone(),
@@ -248,6 +253,7 @@ impl<G: Gateway> Runner<G> {
                     journal,
                     inputs,
                     asked_in: options.asked_in,
+                    unlisted,
                 });
                 let mut output = capa_sandbox::run_cancellable(input, host, options.cancel).await;
                 whole = std::mem::take(&mut output.whole);

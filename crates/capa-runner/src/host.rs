@@ -39,6 +39,8 @@ pub(crate) struct RunHost<G: Gateway> {
     pub inputs: Option<HashSet<u32>>,
     /// The client shows its own approval forms: approvals are claimed for it when recorded.
     pub asked_in: Option<AskingChannel>,
+    /// The sources that listed no tools when the attempt began (their globals take any member).
+    pub unlisted: Vec<String>,
 }
 
 impl<G: Gateway> Host for RunHost<G> {
@@ -53,6 +55,11 @@ impl<G: Gateway> Host for RunHost<G> {
             .as_ref()
             .is_none_or(|inputs| inputs.contains(&call.index));
         let asked_in = self.asked_in.clone();
+        let call = if self.unlisted.is_empty() {
+            call
+        } else {
+            crate::unlisted::under_its_own_name(&*self.gateway, &self.unlisted, call)
+        };
         Box::pin(async move {
             let digest =
                 journal::call_digest(&call.address, call.connection.as_deref(), &call.arguments);
@@ -195,7 +202,7 @@ impl<G: Gateway> Step<'_, G> {
         };
         if let Some(record) = &recorded
             && record.args_digest != self.digest
-            && !asked_before_tools_were_known(record, self.call)
+            && !crate::unlisted::asked_before_tools_were_known(record, self.call)
         {
             return Err(journal::diverged(self.call, &record.address));
         }
@@ -478,25 +485,6 @@ fn store_failure(error: &capa_store::StoreError) -> CallStop {
     })
 }
 
-/// Whether `record`, an input that differs from `call` in its digest, is the connection input
-/// this same call recorded before its source listed tools: the code's spelling of the tool then
-/// (`notes.create_note`), the tool's own name now (`notes.create-note`), for one source, with the
-/// same connection and arguments.
-fn asked_before_tools_were_known(record: &ApprovalRecord, call: &HostCall) -> bool {
-    let (Some((asked_source, asked_member)), Some((source, tool))) =
-        (record.address.split_once('.'), call.address.split_once('.'))
-    else {
-        return false;
-    };
-    record.kind == InputKind::Connection
-        && asked_source == source
-        && capa_typegen::member_names(&[tool])
-            .first()
-            .is_some_and(|member| member == asked_member)
-        && journal::call_digest(&record.address, call.connection.as_deref(), &call.arguments)
-            == record.args_digest
-}
-
 /// Whether a string anywhere in `arguments` holds the redaction marker.
 fn carries_redaction(arguments: &Value) -> bool {
     match arguments {
@@ -519,72 +507,5 @@ fn reason_with_secret_note(reason: &str, preview: &Value) -> String {
         )
     } else {
         reason.to_owned()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn input(address: &str, arguments: &Value) -> ApprovalRecord {
-        ApprovalRecord {
-            id: "apr_0".into(),
-            run_id: "run_0".into(),
-            call_index: 0,
-            kind: InputKind::Connection,
-            address: address.into(),
-            source: "notes".into(),
-            connection: None,
-            preview: "{}".into(),
-            reason: "Sign in to `notes` to continue".into(),
-            args_digest: journal::call_digest(address, None, arguments),
-            status: ApprovalStatus::Pending,
-            scope: None,
-            decided_via: None,
-            created_at_ms: 0,
-            expires_at_ms: 0,
-            decided_at_ms: None,
-            client: None,
-        }
-    }
-
-    fn call(address: &str, arguments: Value) -> HostCall {
-        HostCall {
-            index: 0,
-            address: address.into(),
-            arguments,
-            connection: None,
-        }
-    }
-
-    #[test]
-    fn a_call_made_before_its_tools_were_known_is_the_same_call_under_the_tools_own_name() {
-        let args = serde_json::json!({ "title": "x" });
-        let asked = input("notes.create_note", &args);
-        assert!(asked_before_tools_were_known(
-            &asked,
-            &call("notes.create-note", args.clone())
-        ));
-        // Other arguments, another tool, another source, or an approval: not the same call.
-        assert!(!asked_before_tools_were_known(
-            &asked,
-            &call("notes.create-note", serde_json::json!({ "title": "y" }))
-        ));
-        assert!(!asked_before_tools_were_known(
-            &asked,
-            &call("notes.delete-note", args.clone())
-        ));
-        assert!(!asked_before_tools_were_known(
-            &asked,
-            &call("other.create-note", args.clone())
-        ));
-        let approval = ApprovalRecord {
-            kind: InputKind::Approval,
-            ..asked
-        };
-        assert!(!asked_before_tools_were_known(
-            &approval,
-            &call("notes.create-note", args)
-        ));
     }
 }

@@ -26,6 +26,7 @@ mod prepare;
 pub mod process;
 mod settle;
 mod slots;
+mod unlisted;
 
 pub use context::RunnerContext;
 pub use envelope::{Envelope, EnvelopeStatus, SUMMARY_BYTES};

@@ -139,7 +139,36 @@ impl Hub {
         profile: Option<&Profile>,
     ) -> Result<String, LookupError> {
         let index = self.tool_index().await?;
-        lookup::describe(&index, &self.policy_in(profile), targets)
+        let policy = self.policy_in(profile);
+        // A source that waits for its first connection has no declarations yet: a target of
+        // it (`notes`, `notes.create_note`) is answered with what it waits for, as `search`
+        // lists it, rather than "unknown".
+        let waiting = self.waiting_for_first_connection(&policy);
+        let of_waiting = |target: &str| {
+            let target = target.trim();
+            let source = target.split_once('.').map_or(target, |(source, _)| source);
+            waiting.iter().find(|(id, _)| id == source)
+        };
+        let (asked_of_waiting, others): (Vec<&String>, Vec<&String>) =
+            targets.iter().partition(|t| of_waiting(t).is_some());
+        if asked_of_waiting.is_empty() {
+            return lookup::describe(&index, &policy, targets);
+        }
+        let mut lines: Vec<&str> = Vec::new();
+        for target in asked_of_waiting {
+            if let Some((_, line)) = of_waiting(target)
+                && !lines.contains(&line.as_str())
+            {
+                lines.push(line);
+            }
+        }
+        let others: Vec<String> = others.into_iter().cloned().collect();
+        let described = if others.is_empty() {
+            String::new()
+        } else {
+            lookup::describe(&index, &policy, &others)?
+        };
+        Ok(format!("{described}{}", lines.concat()))
     }
 
     /// The index of the current catalog, built now if the catalog changed since the last one.

@@ -39,6 +39,20 @@ async fn a_run_that_calls_a_never_signed_in_source_waits_for_the_sign_in_then_go
         found.contains("notes") && found.contains("sign-in"),
         "{found}"
     );
+    // `describe` of it, or of a tool of it, says the same rather than "unknown".
+    for target in ["notes", "notes.add"] {
+        let described = t
+            .hub
+            .describe(&[target.to_owned()])
+            .await
+            .expect("describe");
+        assert!(
+            described.starts_with(
+                "notes  (needs a sign-in; its tools are listed once the user signs in."
+            ),
+            "{target}: {described}"
+        );
+    }
 
     // Random numbers around the call: the replay after the sign-in gives the same ones.
     let code = "const before = Math.random();\n\

@@ -223,6 +223,15 @@ impl Hub {
         &self,
         policy: &crate::policy::Policy,
     ) -> Vec<(String, String)> {
+        // Every search and describe asks: the sources' statuses (the store's connections
+        // among them) are read only when a source the client is served lists no tools.
+        let catalog = self.catalog();
+        let any_without_tools = self.source_ids().iter().any(|id| {
+            policy.serves_source(id) && !catalog.tools().iter().any(|t| &t.address.namespace == id)
+        });
+        if !any_without_tools {
+            return Vec::new();
+        }
         self.sources()
             .into_iter()
             .filter(|s| {

@@ -1,18 +1,17 @@
 #!/usr/bin/env python3
 """Writes the search model in the form the hub uses it, for the package (issue 40).
 
-The hub holds the model in two reduced forms, made when it loads the original file
-(crates/capa-embed/src/bert.rs):
-- the encoder's dense weights in f16 (`Dense`): each f32 rounded to f16;
-- the vocabulary's table (30,522 x 384, half the model, only ever looked up) in candle's Q8_0
-  blocks (`Embeddings`): each run of 32 values as one f16 scale and 32 signed bytes.
-This writes both already reduced, by the same arithmetic (IEEE 754 f32 operations, rounding half
-to even to f16 as Rust's `half::f16::from_f32`, `f32::round` half away from zero), so the hub
-loads the same numbers from a file half the size, and its vectors are bit for bit those of the
-original file (crates/capa-embed/tests/model.rs checks it). The table is stored as the raw blocks,
-a U8 tensor named `embeddings.word_embeddings.q8_0` ([30522, 408]: 12 blocks of 34 bytes per row).
-Every other tensor the hub reads stays f32 as it was; tensors it never reads (the pooler,
-`position_ids`) are left out.
+The hub holds the model's two large parts in a reduced form, made when it loads the original file
+(crates/capa-embed/src/bert.rs): the vocabulary's table (30,522 x 384, half the model, only ever
+looked up) and the encoder's dense weights, in candle's Q8_0 blocks: each run of 32 values as one
+f16 scale and 32 signed bytes. This writes them already reduced, by the same arithmetic (IEEE 754
+f32 operations, rounding half to even to f16 as Rust's `half::f16::from_f32`, `f32::round` half
+away from zero), so the hub loads the same numbers from a file a quarter of the size, and its
+vectors are bit for bit those of the original file (crates/capa-embed/tests/model.rs checks it).
+Each is stored as the raw blocks, a U8 tensor named `q8_0` beside the original's `weight`
+(`embeddings.word_embeddings.q8_0` is [30522, 408]: 12 blocks of 34 bytes per row). Every other
+tensor the hub reads stays f32 as it was; tensors it never reads (the pooler, `position_ids`)
+are left out.
 
   scripts/model-pack.py SOURCE_DIR TARGET_DIR
 
@@ -30,15 +29,14 @@ from pathlib import Path
 
 # The tensors the hub does not read at all.
 UNUSED = {"pooler.dense.weight", "pooler.dense.bias", "embeddings.position_ids"}
-# The vocabulary's table, and the name its Q8_0 blocks are stored under.
+# The vocabulary's table.
 WORDS = "embeddings.word_embeddings.weight"
-WORDS_Q8_0 = "embeddings.word_embeddings.q8_0"
 # Values per Q8_0 block (candle's QK8_0), each block one f16 scale and 32 signed bytes.
 BLOCK = 32
 
 
 def is_dense_weight(name: str, shape: list) -> bool:
-    """The encoder's dense (linear) weights: what the hub keeps in f16."""
+    """The encoder's dense (linear) weights."""
     return name.startswith("encoder.layer.") and name.endswith(".weight") and len(shape) == 2
 
 
@@ -73,7 +71,7 @@ def convert(source: Path, target: Path) -> None:
     (header_len,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8 : 8 + header_len])
     body = memoryview(data)[8 + header_len :]
-    out_header = {"__metadata__": {"format": "pt", "converted": "capabilities scripts/model-pack.py v2"}}
+    out_header = {"__metadata__": {"format": "pt", "converted": "capabilities scripts/model-pack.py v3"}}
     chunks = []
     offset = 0
     for name in sorted(k for k in header if k != "__metadata__"):
@@ -83,21 +81,16 @@ def convert(source: Path, target: Path) -> None:
         start, end = info["data_offsets"]
         raw = body[start:end]
         shape = info["shape"]
-        if name == WORDS and info["dtype"] == "F32" and len(shape) == 2 and shape[1] % BLOCK == 0:
+        if (name == WORDS or is_dense_weight(name, shape)) and info["dtype"] == "F32" \
+                and len(shape) == 2 and shape[1] % BLOCK == 0:
             values = array("f")
             values.frombytes(raw)
             if sys.byteorder != "little":
                 values.byteswap()
             raw = q8_0(values)
-            name, dtype = WORDS_Q8_0, "U8"
+            # `…weight` becomes `…q8_0`, where the hub looks for the blocks.
+            name, dtype = name[: -len("weight")] + "q8_0", "U8"
             shape = [shape[0], shape[1] // BLOCK * (2 + BLOCK)]
-        elif info["dtype"] == "F32" and is_dense_weight(name, info["shape"]):
-            values = array("f")
-            values.frombytes(raw)
-            if sys.byteorder != "little":
-                values.byteswap()
-            raw = struct.pack(f"<{len(values)}e", *values)
-            dtype = "F16"
         else:
             raw = bytes(raw)
             dtype = info["dtype"]

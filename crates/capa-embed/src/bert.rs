@@ -5,7 +5,7 @@
 //! carries a hundred other models, which would double the build of a crate that needs one.
 
 use candle_core::quantized::{GgmlDType, QStorage, QTensor};
-use candle_core::{D, DType, Device, Module, Result, Storage, Tensor};
+use candle_core::{D, DType, Device, Module, Result, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm};
 use serde::Deserialize;
 
@@ -43,8 +43,12 @@ impl Embeddings {
             // The vocabulary's table is half the model (30,522 × 384) and is only looked up,
             // never multiplied: kept in 8 bits (blocks of 32 values sharing one scale), it is
             // 12 MiB instead of 45, and each looked-up row is widened back to f32 before any
-            // arithmetic. Vectors stay within 1e-4 of the float64 reference (tests/model.rs).
-            words: words_q8_0(&vb.pp("word_embeddings"), config)?,
+            // arithmetic (tests/model.rs compares the vectors with a float64 reference).
+            words: q8_0(
+                &vb.pp("word_embeddings"),
+                config.vocab_size,
+                config.hidden_size,
+            )?,
             positions: embedding(
                 config.max_position_embeddings,
                 config.hidden_size,
@@ -79,20 +83,21 @@ impl Embeddings {
     }
 }
 
-/// The vocabulary's table in `Q8_0` blocks: read as such from a packed file (scripts/model-pack.py
-/// writes the blocks this would make, under `q8_0`), else quantised from the original's f32.
-fn words_q8_0(vb: &VarBuilder, config: &BertConfig) -> Result<QTensor> {
-    let (rows, width) = (config.vocab_size, config.hidden_size);
-    if !vb.contains_tensor(PACKED_WORDS) {
+/// A `rows` × `width` weight in `Q8_0` blocks (each run of 32 values one f16 scale and 32 signed
+/// bytes): read as such from a packed file (scripts/model-pack.py writes, under `q8_0`, the blocks
+/// this would make), else quantised from the original's f32 `weight`. Either way the hub holds the
+/// same numbers, so a packed model gives the original's vectors bit for bit.
+fn q8_0(vb: &VarBuilder, rows: usize, width: usize) -> Result<QTensor> {
+    if !vb.contains_tensor(PACKED) {
         return QTensor::quantize(&vb.get((rows, width), "weight")?, GgmlDType::Q8_0);
     }
     let dtype = GgmlDType::Q8_0;
-    let blocks = vb.get_unchecked_dtype(PACKED_WORDS, DType::U8)?;
+    let blocks = vb.get_unchecked_dtype(PACKED, DType::U8)?;
     let expected = (rows, width / dtype.block_size() * dtype.type_size());
     // Checked here, not by candle: its loader trusts the length and alignment it is given.
     if width % dtype.block_size() != 0 || blocks.dims2()? != expected {
         candle_core::bail!(
-            "{PACKED_WORDS} is {:?}, not {expected:?} (Q8_0 blocks of a {rows} x {width} table)",
+            "{PACKED} is {:?}, not {expected:?} (Q8_0 blocks of a {rows} x {width} table)",
             blocks.dims()
         );
     }
@@ -104,35 +109,33 @@ fn words_q8_0(vb: &VarBuilder, config: &BertConfig) -> Result<QTensor> {
         .align_offset(std::mem::align_of::<half::f16>())
         != 0
     {
-        candle_core::bail!("{PACKED_WORDS}: the blocks' buffer is not aligned for f16 scales");
+        candle_core::bail!("{PACKED}: the blocks' buffer is not aligned for f16 scales");
     }
     let storage = QStorage::from_data(std::borrow::Cow::Borrowed(&bytes), &device(), dtype)?;
     QTensor::new(storage, (rows, width))
 }
 
-/// The name `scripts/model-pack.py` stores the vocabulary's `Q8_0` blocks under.
-const PACKED_WORDS: &str = "q8_0";
+/// The name `scripts/model-pack.py` stores a weight's `Q8_0` blocks under, beside where the
+/// original has its f32 `weight`.
+const PACKED: &str = "q8_0";
 
-/// A linear layer whose weights are held in f16: half the memory of f32 (the encoder's six
-/// layers are 42 MiB in f32) and half the bytes a query's pass reads. A query's few tokens go
-/// through [`few_tokens`], which widens each weight row as it uses it; longer texts (the tools',
-/// in batches) through candle's product, on weights widened for that pass. The products and
-/// every sum stay in f32; vectors stay within 1e-4 of the float64 reference (tests/model.rs).
+/// A linear layer whose weights are held in `Q8_0` blocks ([`q8_0`]): a quarter of the memory
+/// of f32 (the encoder's six layers are 42 MiB in f32, 11 in blocks) and of the bytes a query's
+/// pass reads. A query's few tokens go through [`few_tokens`], which widens each weight row to
+/// f32 as it uses it; longer texts (the tools', in batches) through candle's product, on weights
+/// widened for that pass. Both widen to the same f32 values (a block's scale times a byte is
+/// exact in f32); the products and every sum stay in f32. What 8 bits cost in search quality is
+/// measured in docs/benchmarks.md; vectors stay within a cosine of 0.999 of the float64
+/// reference (tests/model.rs).
 struct Dense {
-    weight: Tensor,
+    weight: QTensor,
     bias: Tensor,
 }
 
 impl Dense {
     fn load(input: usize, output: usize, vb: &VarBuilder) -> Result<Self> {
-        let weight: Vec<half::f16> = vb
-            .get((output, input), "weight")?
-            .to_dtype(DType::F16)?
-            .flatten_all()?
-            .to_vec1()?;
-        let weight = weight.into_iter().map(few_tokens::for_widening).collect();
         Ok(Self {
-            weight: Tensor::from_vec(weight, (output, input), &device())?,
+            weight: q8_0(vb, output, input)?,
             bias: vb.get(output, "bias")?,
         })
     }
@@ -142,18 +145,13 @@ impl Dense {
         let (batch, len, _) = states.dims3()?;
         let rows = batch * len;
         if rows > few_tokens::MAX_ROWS {
-            let wide = Linear::new(self.weight.to_dtype(DType::F32)?, Some(self.bias.clone()));
+            let wide = Linear::new(self.weight.dequantize(&device())?, Some(self.bias.clone()));
             return wide.forward(states);
         }
         let x = states.flatten_all()?.to_vec1::<f32>()?;
         let bias = self.bias.to_vec1::<f32>()?;
-        let (weight, layout) = self.weight.storage_and_layout();
-        let (Storage::Cpu(weight), Some((start, end))) = (&*weight, layout.contiguous_offsets())
-        else {
-            candle_core::bail!("the search model's weights are not in memory, in one piece");
-        };
-        let weight = &weight.as_slice::<half::f16>()?[start..end];
-        let out = few_tokens::linear(&x, rows, weight, &bias);
+        let blocks = self.weight.data()?;
+        let out = few_tokens::linear(&x, rows, &blocks, &bias);
         Tensor::from_vec(out, (batch, len, bias.len()), states.device())
     }
 }
@@ -299,20 +297,6 @@ mod tests {
 
     use super::*;
 
-    fn config(vocab_size: usize, hidden_size: usize) -> BertConfig {
-        BertConfig {
-            vocab_size,
-            hidden_size,
-            num_hidden_layers: 1,
-            num_attention_heads: 1,
-            intermediate_size: hidden_size,
-            max_position_embeddings: 8,
-            type_vocab_size: 1,
-            layer_norm_eps: 1e-12,
-            hidden_act: gelu(),
-        }
-    }
-
     fn builder(tensors: Vec<(&str, Tensor)>) -> VarBuilder<'static> {
         let map: HashMap<String, Tensor> = tensors
             .into_iter()
@@ -331,8 +315,8 @@ mod tests {
         let blocks = quantised.data().expect("raw blocks").to_vec();
         assert_eq!(blocks.len(), 4 * 2 * 34);
         let packed = Tensor::from_vec(blocks, (4, 68), &device()).expect("tensor");
-        let words = words_q8_0(&builder(vec![(PACKED_WORDS, packed)]), &config(4, 64))
-            .expect("loads the packed table");
+        let words =
+            q8_0(&builder(vec![(PACKED, packed)]), 4, 64).expect("loads the packed table");
         let a = words.dequantize(&device()).expect("dequantises");
         let b = quantised.dequantize(&device()).expect("dequantises");
         let (a, b) = (
@@ -350,7 +334,7 @@ mod tests {
     fn a_packed_table_of_the_wrong_size_is_refused_not_read() {
         for (rows, width) in [(4, 67), (3, 68), (5, 68)] {
             let bytes = Tensor::zeros((rows, width), DType::U8, &device()).expect("tensor");
-            let error = words_q8_0(&builder(vec![(PACKED_WORDS, bytes)]), &config(4, 64))
+            let error = q8_0(&builder(vec![(PACKED, bytes)]), 4, 64)
                 .expect_err("a table of another size is refused");
             assert!(error.to_string().contains("Q8_0 blocks"), "{error}");
         }

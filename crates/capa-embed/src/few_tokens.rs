@@ -3,7 +3,7 @@
 //! A general matrix product (candle's, through the `gemm` crate) first copies the weight matrix
 //! into a blocked layout, which pays off when many rows share it. A query has about ten rows
 //! (tokens), so that copy cost as much as the arithmetic: a third of a query's time went to it.
-//! Here each f16 weight row is read once, widened to f32 into a small buffer ([`widen`]), and
+//! Here each weight row (`Q8_0` blocks) is read once, widened to f32 into a small buffer ([`widen`]), and
 //! multiplied with four tokens at a time, in SIMD registers picked at run time (`pulp`: AVX2 and
 //! FMA where the CPU has them), the output columns split over the threads. Texts longer than [`MAX_ROWS`] tokens (the tools' texts,
 //! embedded in batches in the background) keep candle's product.
@@ -19,27 +19,34 @@ const COLUMNS_PER_TASK: usize = 48;
 /// Tokens multiplied with one weight row at a time: each row is loaded once per group.
 const GROUP: usize = 4;
 
+/// Values per `Q8_0` block, and the bytes of one: an f16 scale, then one signed byte a value.
+pub(crate) const BLOCK: usize = 32;
+const BLOCK_BYTES: usize = 2 + BLOCK;
+
 /// `x` (`rows` × k, row-major) times the transpose of `weight` (n × k, row-major, as a linear
-/// layer stores it), plus `bias` (n): rows × n, row-major. Each weight row is widened to f32
-/// before it is used.
-pub(crate) fn linear(x: &[f32], rows: usize, weight: &[f16], bias: &[f32]) -> Vec<f32> {
+/// layer stores it, in `Q8_0` blocks: k a multiple of [`BLOCK`]), plus `bias` (n): rows × n,
+/// row-major. Each weight row is widened to f32 before it is used.
+pub(crate) fn linear(x: &[f32], rows: usize, weight: &[u8], bias: &[f32]) -> Vec<f32> {
     let n = bias.len();
     if rows == 0 || n == 0 {
         return Vec::new();
     }
     let k = x.len() / rows;
-    debug_assert_eq!(weight.len(), n * k);
+    debug_assert_eq!(k % BLOCK, 0);
+    debug_assert_eq!(weight.len(), n * k / BLOCK * BLOCK_BYTES);
+    let row_bytes = k / BLOCK * BLOCK_BYTES;
     // Computed column by column (each column's rows together), then turned back to rows.
     let mut by_column = vec![0f32; n * rows];
     by_column
         .par_chunks_mut(COLUMNS_PER_TASK * rows)
-        .zip(weight.par_chunks(COLUMNS_PER_TASK * k))
+        .zip(weight.par_chunks(COLUMNS_PER_TASK * row_bytes))
         .zip(bias.par_chunks(COLUMNS_PER_TASK))
         .for_each(|((out, weight), bias)| {
             Arch::new().dispatch(Columns {
                 x,
                 rows,
                 k,
+                row_bytes,
                 weight,
                 bias,
                 out,
@@ -59,7 +66,9 @@ struct Columns<'a> {
     x: &'a [f32],
     rows: usize,
     k: usize,
-    weight: &'a [f16],
+    /// Bytes of one weight row's blocks.
+    row_bytes: usize,
+    weight: &'a [u8],
     bias: &'a [f32],
     out: &'a mut [f32],
 }
@@ -77,6 +86,7 @@ impl WithSimd for Columns<'_> {
             x,
             rows,
             k,
+            row_bytes,
             weight,
             bias,
             out,
@@ -90,13 +100,13 @@ impl WithSimd for Columns<'_> {
         // Two weight rows widened to f32, reused for every pair of columns.
         let mut wide = vec![0f32; 2 * k];
         let (wide0, wide1) = wide.split_at_mut(k);
-        let mut weights = weight.chunks_exact(2 * k);
+        let mut weights = weight.chunks_exact(2 * row_bytes);
         let mut biases = bias.chunks_exact(2);
         let mut outs = out.chunks_exact_mut(2 * rows);
         // Two columns at a time: with four tokens, eight sums in eight registers, enough
         // independent multiply-adds to keep the CPU's units busy.
         for ((pair, b), out) in (&mut weights).zip(&mut biases).zip(&mut outs) {
-            let ((w0, w1), (b0, b1)) = (pair.split_at(k), (b[0], b[1]));
+            let ((w0, w1), (b0, b1)) = (pair.split_at(row_bytes), (b[0], b[1]));
             let (out0, out1) = out.split_at_mut(rows);
             widen(w0, wide0);
             widen(w1, wide1);
@@ -133,7 +143,7 @@ impl WithSimd for Columns<'_> {
             }
         }
         // An odd last column.
-        let odd = (weights.remainder().chunks_exact(k))
+        let odd = (weights.remainder().chunks_exact(row_bytes))
             .zip(biases.remainder())
             .zip(outs.into_remainder().chunks_exact_mut(rows));
         for ((w, &b), out) in odd {
@@ -146,38 +156,24 @@ impl WithSimd for Columns<'_> {
     }
 }
 
-/// A weight as [`widen`] reads it: zero for a subnormal or non-finite f16 (a subnormal is
-/// under 6.1e-5 in size, less than the f16 rounding of a typical weight, and the model has no
-/// infinite one). Applied once, when the weights are loaded, so that both paths use the same
-/// values.
-pub(crate) fn for_widening(weight: f16) -> f16 {
-    if weight.is_normal() || weight == f16::ZERO {
-        weight
-    } else {
-        f16::ZERO
-    }
-}
-
-/// f16 to f32 with integer arithmetic the compiler vectorises in the SIMD registers the dispatch
-/// turned on (half's conversion is a call per eight values; it took a fifth of a query's time).
-/// Exact for zeros and normal numbers, the only ones [`for_widening`] leaves.
+/// One weight row's `Q8_0` blocks to f32: each byte times its block's scale, as candle's
+/// dequantisation computes it (exact in f32: an 11-bit scale times a 7-bit byte), in plain
+/// arithmetic the compiler vectorises in the SIMD registers the dispatch turned on.
 #[expect(
     clippy::inline_always,
     reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
 )]
 #[inline(always)]
-fn widen(half: &[f16], wide: &mut [f32]) {
-    for (h, w) in half.iter().zip(wide) {
-        let bits = h.to_bits();
-        let sign = u32::from(bits & 0x8000) << 16;
-        let magnitude = u32::from(bits & 0x7fff);
-        // The exponent's bias goes from 15 to 127 (+112) and the mantissa from 10 bits to 23.
-        let magnitude = if magnitude == 0 {
-            0
-        } else {
-            (magnitude << 13) + (112 << 23)
-        };
-        *w = f32::from_bits(sign | magnitude);
+fn widen(blocks: &[u8], wide: &mut [f32]) {
+    for (block, wide) in blocks
+        .chunks_exact(BLOCK_BYTES)
+        .zip(wide.chunks_exact_mut(BLOCK))
+    {
+        let (scale, bytes) = block.split_at(2);
+        let scale = f16::from_le_bytes([scale[0], scale[1]]).to_f32();
+        for (w, &byte) in wide.iter_mut().zip(bytes) {
+            *w = f32::from(byte.cast_signed()) * scale;
+        }
     }
 }
 
@@ -204,17 +200,30 @@ fn one<S: Simd>(simd: S, x: &[S::f32s], w: &[S::f32s]) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    use candle_core::quantized::{GgmlDType, QTensor};
+    use candle_core::{Device, Tensor};
+
     use super::*;
 
-    fn plain(x: &[f32], rows: usize, weight: &[f16], bias: &[f32]) -> Vec<f32> {
+    /// `values` (n × k) in `Q8_0` blocks, as candle quantises them, and the f32 values those
+    /// blocks stand for, as candle dequantises them.
+    fn quantised(values: Vec<f32>, n: usize, k: usize) -> (Vec<u8>, Vec<f32>) {
+        let tensor = Tensor::from_vec(values, (n, k), &Device::Cpu).expect("tensor");
+        let blocks = QTensor::quantize(&tensor, GgmlDType::Q8_0).expect("quantises");
+        let wide = (blocks.dequantize(&Device::Cpu))
+            .and_then(|t| t.flatten_all())
+            .and_then(|t| t.to_vec1::<f32>())
+            .expect("dequantises");
+        (blocks.data().expect("raw blocks").to_vec(), wide)
+    }
+
+    fn plain(x: &[f32], rows: usize, weight: &[f32], bias: &[f32]) -> Vec<f32> {
         let k = x.len() / rows;
         let n = bias.len();
         let mut out = vec![0f32; rows * n];
         for r in 0..rows {
             for c in 0..n {
-                let dot: f32 = (0..k)
-                    .map(|i| x[r * k + i] * weight[c * k + i].to_f32())
-                    .sum();
+                let dot: f32 = (0..k).map(|i| x[r * k + i] * weight[c * k + i]).sum();
                 out[r * n + c] = dot + bias[c];
             }
         }
@@ -236,15 +245,16 @@ mod tests {
 
     #[test]
     fn matches_a_plain_product_for_every_shape_around_the_groups_and_lanes() {
-        // Rows around the group of 4, widths around the SIMD lanes, columns around a task.
+        // Rows around the group of 4, widths of one and more blocks (and the model's), columns
+        // around a task.
         for rows in [1, 3, 4, 5, 9] {
-            for k in [1, 7, 8, 17, 384] {
+            for k in [32, 64, 96, 384] {
                 for n in [1, 47, 48, 49, 130] {
                     let x = values(rows * k, 1);
-                    let w: Vec<f16> = values(n * k, 2).into_iter().map(f16::from_f32).collect();
+                    let (blocks, wide) = quantised(values(n * k, 2), n, k);
                     let b = values(n, 3);
-                    let got = linear(&x, rows, &w, &b);
-                    let want = plain(&x, rows, &w, &b);
+                    let got = linear(&x, rows, &blocks, &b);
+                    let want = plain(&x, rows, &wide, &b);
                     for (g, w) in got.iter().zip(&want) {
                         assert!((g - w).abs() < 1e-3, "{rows}×{k}·{n}: {g} vs {w}");
                     }
@@ -254,21 +264,23 @@ mod tests {
     }
 
     #[test]
-    fn widening_is_exact_for_every_value_loading_keeps() {
-        let mut kept = 0;
-        for bits in 0..=u16::MAX {
-            let h = for_widening(f16::from_bits(bits));
-            let mut wide = [f32::NAN];
-            widen(&[h], &mut wide);
-            assert_eq!(wide[0].to_bits(), h.to_f32().to_bits(), "{bits:#06x}");
-            kept += usize::from(h.to_bits() == bits);
-        }
-        // Every normal number and both zeros: 2 × (30 exponents × 1,024 mantissas + 1).
-        assert_eq!(kept, 2 * (30 * 1024 + 1));
+    fn widening_gives_candles_dequantised_values_bit_for_bit() {
+        // Large, small, negative and zero values, so that scales of every size and both signs
+        // of byte are met.
+        let values: Vec<f32> = (0..4 * 384)
+            .map(|i| {
+                let v = ((i * 7919 % 2001) as f32 - 1000.0) / 1000.0;
+                v * [1e-6, 0.01, 1.0, 300.0][i / 384] * if i % 97 == 0 { 0.0 } else { 1.0 }
+            })
+            .collect();
+        let (blocks, want) = quantised(values, 4, 384);
+        let mut got = vec![f32::NAN; 4 * 384];
+        widen(&blocks, &mut got);
+        assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
     }
 
     #[test]
     fn no_rows_give_no_output() {
-        assert!(linear(&[], 0, &[f16::ONE], &[0.0]).is_empty());
+        assert!(linear(&[], 0, &[0; BLOCK_BYTES], &[0.0]).is_empty());
     }
 }

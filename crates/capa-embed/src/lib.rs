@@ -50,9 +50,9 @@ pub const MODEL_IDLE_ENV: &str = "CAPA_MODEL_IDLE_SECS";
 /// The model's name, the folder its files are in.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 /// Names a vector's model and how it was computed; cached vectors are keyed by it, so a change
-/// to either (a new model, f16 weights, another token limit) misses the old ones. The last part
+/// to either (a new model, 8-bit weights, another token limit) misses the old ones. The last part
 /// is this crate's encoder: bump it with any change to `bert.rs`, pooling or tokenising.
-pub const MODEL_ID: &str = "sentence-transformers/all-MiniLM-L6-v2:f16-q8words:256:capa4";
+pub const MODEL_ID: &str = "sentence-transformers/all-MiniLM-L6-v2:q8:256:capa5";
 /// The length of every vector.
 pub const DIMENSIONS: usize = 384;
 /// Tokens past this are cut, as sentence-transformers does for this model (`max_seq_length`).

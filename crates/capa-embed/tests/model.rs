@@ -74,7 +74,10 @@ struct Reference {
 }
 
 /// `tests/data/reference.json` was computed by `tests/data/reference.py`: a `NumPy` forward pass in
-/// float64 written from the model's description, sharing no code with this crate.
+/// float64 written from the model's description, sharing no code with this crate. The hub holds
+/// the weights in 8 bits (`Q8_0`), which moves a vector by a cosine of about 1e-4 (0.99986 at
+/// worst when this was written; f16 weights had kept it under 1e-5): what that costs in search
+/// quality is measured in docs/benchmarks.md, not here.
 #[test]
 fn vectors_match_an_independent_computation() {
     let Some(model) = model() else { return };
@@ -84,16 +87,16 @@ fn vectors_match_an_independent_computation() {
     for (reference, vector) in references.iter().zip(model.embed(&texts).expect("embed")) {
         let similarity = cosine(&reference.vector, &vector);
         assert!(
-            similarity > 0.9999,
+            similarity > 0.9995,
             "{:?}: cosine {similarity} with the reference",
             reference.text
         );
     }
 }
 
-/// The package's copy (scripts/model-pack.py, which scripts/setup runs): the dense weights already
-/// rounded to f16 and the vocabulary's table already in `Q8_0` blocks, as the hub makes them from
-/// the original, so the hub's vectors are bit for bit the same.
+/// The package's copy (scripts/model-pack.py, which scripts/setup runs): the vocabulary's table and
+/// the dense weights already in `Q8_0` blocks, as the hub makes them from the original, so the
+/// hub's vectors are bit for bit the same.
 #[test]
 fn the_packed_model_gives_the_same_vectors_bit_for_bit() {
     let Some(original) = model() else { return };
@@ -121,9 +124,9 @@ fn the_packed_model_gives_the_same_vectors_bit_for_bit() {
     }
 }
 
-/// The packed file tensor by tensor against the original: every row of the vocabulary's table
-/// is the `Q8_0` blocks candle makes of it, every dense weight its f16 rounding, every other tensor
-/// the hub reads the same f32, and nothing else is kept.
+/// The packed file tensor by tensor against the original: the vocabulary's table and every dense
+/// weight are the `Q8_0` blocks candle makes of them, every other tensor the hub reads the same
+/// f32, and nothing else is kept.
 #[test]
 fn the_packed_file_holds_what_the_hub_makes_of_the_original() {
     use candle_core::quantized::{GgmlDType, QTensor};
@@ -140,9 +143,6 @@ fn the_packed_file_holds_what_the_hub_makes_of_the_original() {
         let t = t.flatten_all().expect("flattens");
         match t.dtype() {
             DType::U8 => t.to_vec1::<u8>().expect("bytes"),
-            DType::F16 => (t.to_vec1::<half::f16>().expect("f16").iter())
-                .flat_map(|v| v.to_le_bytes())
-                .collect(),
             _ => (t.to_vec1::<f32>().expect("f32").iter())
                 .flat_map(|v| v.to_le_bytes())
                 .collect(),
@@ -155,19 +155,14 @@ fn the_packed_file_holds_what_the_hub_makes_of_the_original() {
                 assert!(!packed.contains_key(name), "{name} is kept but never read");
                 continue;
             }
-            "embeddings.word_embeddings.weight" => {
+            n if n == "embeddings.word_embeddings.weight"
+                || (n.starts_with("encoder.layer.")
+                    && n.ends_with(".weight")
+                    && tensor.rank() == 2) =>
+            {
                 let blocks = QTensor::quantize(tensor, GgmlDType::Q8_0).expect("quantises");
                 let blocks = blocks.data().expect("raw blocks").to_vec();
-                ("embeddings.word_embeddings.q8_0".to_owned(), blocks)
-            }
-            n if n.starts_with("encoder.layer.")
-                && n.ends_with(".weight")
-                && tensor.rank() == 2 =>
-            {
-                (
-                    name.clone(),
-                    bits(&tensor.to_dtype(DType::F16).expect("rounds")),
-                )
+                (format!("{}q8_0", n.trim_end_matches("weight")), blocks)
             }
             _ => (name.clone(), bits(tensor)),
         };

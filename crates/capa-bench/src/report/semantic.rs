@@ -42,7 +42,7 @@ pub(crate) fn semantic(report: Option<&SemanticReport>, hub: &[HubModelRow]) -> 
     };
     let _ = writeln!(
         s,
-        "The sentence model in process (crates/capa-embed, candle on the CPU, the dense layers in f16 and the vocabulary table in 8 bits, every product in f32; loaded from {} in {:.0} ms), \
+        "The sentence model in process (crates/capa-embed, candle on the CPU, the dense layers and the vocabulary table in 8 bits (Q8_0 blocks), every product in f32; loaded from {} in {:.0} ms), \
          over the github, docker-registry and livemcpbench catalogs ({} tools) unless said otherwise. \
          Everyday queries are crates/capa-search/tests/data/queries.jsonl, paraphrase and task queries \
          queries-meaning.jsonl. BM25F alone, embeddings alone (`Ranker::Semantic`: cosine similarity, \

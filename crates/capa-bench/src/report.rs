@@ -17,6 +17,11 @@ use crate::calls::OverheadRow;
 use crate::lookup::LookupReport;
 use crate::memory::MemoryRow;
 
+/// A target's verdict in a table: met, or not met in bold.
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "**not met**" }
+}
+
 pub(crate) fn markdown(rows: &[OverheadRow], memory: &[MemoryRow], per_round: usize) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Benchmarks\n");

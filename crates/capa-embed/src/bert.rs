@@ -95,7 +95,7 @@ fn q8_0(vb: &VarBuilder, rows: usize, width: usize) -> Result<QTensor> {
     let blocks = vb.get_unchecked_dtype(PACKED, DType::U8)?;
     let expected = (rows, width / dtype.block_size() * dtype.type_size());
     // Checked here, not by candle: its loader trusts the length and alignment it is given.
-    if width % dtype.block_size() != 0 || blocks.dims2()? != expected {
+    if !width.is_multiple_of(dtype.block_size()) || blocks.dims2()? != expected {
         candle_core::bail!(
             "{PACKED} is {:?}, not {expected:?} (Q8_0 blocks of a {rows} x {width} table)",
             blocks.dims()
@@ -315,8 +315,7 @@ mod tests {
         let blocks = quantised.data().expect("raw blocks").to_vec();
         assert_eq!(blocks.len(), 4 * 2 * 34);
         let packed = Tensor::from_vec(blocks, (4, 68), &device()).expect("tensor");
-        let words =
-            q8_0(&builder(vec![(PACKED, packed)]), 4, 64).expect("loads the packed table");
+        let words = q8_0(&builder(vec![(PACKED, packed)]), 4, 64).expect("loads the packed table");
         let a = words.dequantize(&device()).expect("dequantises");
         let b = quantised.dequantize(&device()).expect("dequantises");
         let (a, b) = (

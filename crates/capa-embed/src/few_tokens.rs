@@ -276,7 +276,11 @@ mod tests {
         let (blocks, want) = quantised(values, 4, 384);
         let mut got = vec![f32::NAN; 4 * 384];
         widen(&blocks, &mut got);
-        assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
+        assert!(
+            got.iter()
+                .zip(&want)
+                .all(|(g, w)| g.to_bits() == w.to_bits())
+        );
     }
 
     #[test]

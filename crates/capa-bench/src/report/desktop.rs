@@ -2,15 +2,13 @@
 
 use std::fmt::Write;
 
+use super::verdict;
+
 use crate::calls::Samples;
 use crate::desktop::{DesktopReport, PopupReport};
 
 fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
-}
-
-fn verdict(met: bool) -> &'static str {
-    if met { "met" } else { "**not met**" }
 }
 
 /// Issue 18's two targets for the app, measured in this run (nothing here fails a run).

@@ -4,15 +4,13 @@
 
 use std::fmt::Write;
 
+use super::verdict;
+
 use capa_search::eval::Quality;
 
 use crate::calls::Samples;
 use crate::semantic::{QualityRow, SemanticReport};
 use crate::semantic_hub::HubModelRow;
-
-fn verdict(met: bool) -> &'static str {
-    if met { "met" } else { "**not met**" }
-}
 
 fn ms(samples: &Samples, p: f64) -> f64 {
     samples.percentile(p) / 1000.0

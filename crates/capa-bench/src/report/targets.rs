@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use super::verdict;
+
 use crate::calls::Samples;
 use crate::clients::{ClientRow, Front, Sdk};
 use crate::speed::SpeedReport;
@@ -10,10 +12,6 @@ use crate::speed::SpeedReport;
 /// Ours / the peer's at or below which "N× faster" holds.
 fn faster(times: f64) -> f64 {
     1.0 / times
-}
-
-fn verdict(met: bool) -> &'static str {
-    if met { "met" } else { "**not met**" }
 }
 
 fn p50(samples: &Samples) -> f64 {

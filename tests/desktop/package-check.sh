@@ -50,8 +50,10 @@ dpkg-deb -x "$deb" "$root/pkg"
 # Every model file the package carries matches the sums scripts/setup checked it against, and
 # model.safetensors is the recorded conversion (scripts/setup's model_packed_sha256).
 (cd "$root/pkg/$model" && sha256sum --check --quiet --strict SHA256SUMS) || fail "the model files in /$model do not match its SHA256SUMS"
-grep -qx 'e23f084b05c4f5903c2c667f9045211af723390c3f7ba00b38f347f0cc0dffd6  model.safetensors' "$root/pkg/$model/SHA256SUMS" \
-  || fail "/$model/SHA256SUMS does not record the expected model.safetensors"
+packed_sha256=$(sed -n 's/^model_packed_sha256=\([0-9a-f]\{64\}\)$/\1/p' scripts/setup)
+[ -n "$packed_sha256" ] || fail "scripts/setup records no model_packed_sha256"
+grep -qx "$packed_sha256  model.safetensors" "$root/pkg/$model/SHA256SUMS" \
+  || fail "/$model/SHA256SUMS does not record the expected model.safetensors ($packed_sha256)"
 # A stripped binary has no symbol table (`.symtab`) left.
 if readelf -S "$root/pkg/usr/bin/capabilities-desktop" | grep -q '\.symtab'; then fail "/usr/bin/capabilities-desktop is not stripped"; fi
 # One program: `capa` and `capabilities` are wrappers that run the app's binary as the CLI, not

@@ -125,7 +125,7 @@ const PACKED: &str = "q8_0";
 /// f32 as it uses it; longer texts (the tools', in batches) through candle's product, on weights
 /// widened for that pass. Both widen to the same f32 values (a block's scale times a byte is
 /// exact in f32); the products and every sum stay in f32. What 8 bits cost in search quality is
-/// measured in docs/benchmarks.md; vectors stay within a cosine of 0.999 of the float64
+/// measured in docs/benchmarks.md; vectors stay within a cosine of 0.9995 of the float64
 /// reference (tests/model.rs).
 struct Dense {
     weight: QTensor,

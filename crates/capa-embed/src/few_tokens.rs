@@ -20,7 +20,7 @@ const COLUMNS_PER_TASK: usize = 48;
 const GROUP: usize = 4;
 
 /// Values per `Q8_0` block, and the bytes of one: an f16 scale, then one signed byte a value.
-pub(crate) const BLOCK: usize = 32;
+const BLOCK: usize = 32;
 const BLOCK_BYTES: usize = 2 + BLOCK;
 
 /// `x` (`rows` × k, row-major) times the transpose of `weight` (n × k, row-major, as a linear

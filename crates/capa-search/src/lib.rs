@@ -8,6 +8,7 @@
 
 mod analyzer;
 mod bm25f;
+mod dot;
 pub mod eval;
 mod index;
 mod params;

@@ -3,10 +3,11 @@
 //! Every search compares the query with every tool. As 384 f32s behind a pointer each, 7,400
 //! tools are 11 MB read per query, competing with the sentence model's weights for the
 //! processor's cache. As one byte a value with a scale per vector they are 2.8 MB in one block,
-//! and the product is integer arithmetic the compiler vectorises. The rounding moves a cosine by at most 0.003 here and every measure of
-//! the labelled sets by at most 0.004 (docs/code-mode.md, "Ranking by meaning").
+//! and the product is integer arithmetic in SIMD registers (`crate::dot`). The rounding moves a
+//! cosine by at most 0.003 here and every measure of the labelled sets by at most 0.004
+//! (docs/code-mode.md, "Ranking by meaning").
 
-use pulp::{Arch, Simd, WithSimd};
+use crate::dot::for_each_dot;
 
 /// Each embedded tool's vector as `i8` codes times a scale, in document order.
 #[derive(Debug, Clone, Default)]
@@ -77,51 +78,17 @@ impl PackedVectors {
         let mut query_codes = Vec::with_capacity(query.len());
         let query_scale = quantize_into(query, &mut query_codes);
         let mut out = Vec::new();
-        Arch::new().dispatch(Scan {
-            vectors: self,
-            query: &query_codes,
-            query_scale,
-            floor,
-            out: &mut out,
-        });
-        out
-    }
-}
-
-/// The scan of [`PackedVectors::at_least`], in the SIMD registers the CPU has (AVX2 here; the
-/// build's baseline is SSE2, whose products are half as wide).
-struct Scan<'a> {
-    vectors: &'a PackedVectors,
-    query: &'a [i8],
-    query_scale: f32,
-    floor: f32,
-    out: &'a mut Vec<(usize, f32)>,
-}
-
-impl WithSimd for Scan<'_> {
-    type Output = ();
-
-    #[expect(
-        clippy::inline_always,
-        reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
-    )]
-    #[inline(always)]
-    fn with_simd<S: Simd>(self, _simd: S) {
-        let Self {
-            vectors,
-            query,
-            query_scale,
-            floor,
-            out,
-        } = self;
-        let tools = vectors.codes.chunks_exact(vectors.dims.max(1));
-        for (&(doc, scale), tool) in vectors.rows.iter().zip(tools) {
+        for_each_dot(&self.codes, self.dims, &query_codes, |row, product| {
+            let Some(&(doc, scale)) = self.rows.get(row) else {
+                return;
+            };
             // At most 16.5 million in magnitude ([`MAX_DIMS`]): exact as an f32.
-            let similarity = dot(query, tool) as f32 * query_scale * scale;
+            let similarity = product as f32 * query_scale * scale;
             if similarity >= floor {
                 out.push((doc, similarity));
             }
-        }
+        });
+        out
     }
 }
 
@@ -143,21 +110,6 @@ fn quantize_into(vector: &[f32], codes: &mut Vec<i8>) -> f32 {
         code
     }));
     scale
-}
-
-/// The integer dot product of two code vectors. Products of two `i8`s summed in `i32`: up to
-/// [`MAX_DIMS`] of them cannot overflow (each is at most 127²), and the compiler turns the loop
-/// into multiply-adds of sixteen-bit pairs.
-#[expect(
-    clippy::inline_always,
-    reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
-)]
-#[inline(always)]
-fn dot(a: &[i8], b: &[i8]) -> i32 {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| i32::from(x) * i32::from(y))
-        .sum()
 }
 
 #[cfg(test)]
@@ -254,7 +206,5 @@ mod tests {
         let scale = quantize_into(&[0.5, -1.0, 0.25, 0.0], &mut codes);
         assert_eq!(codes, [64, -127, 32, 0]);
         assert!((scale - 1.0 / 127.0).abs() < f32::EPSILON);
-        assert_eq!(dot(&[127, -127, 3], &[127, 127, 2]), 6);
-        assert_eq!(dot(&[-127; MAX_DIMS], &[-127; MAX_DIMS]), 1024 * 127 * 127);
     }
 }

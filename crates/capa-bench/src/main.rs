@@ -65,6 +65,8 @@ async fn run() -> anyhow::Result<()> {
     // The sandbox and demo calls in process alone, in a line: for a profiler's run.
     let mut only_in_process = false;
     let mut only_search = false;
+    // The query's embedding alone, in a line: for a profiler's run.
+    let mut only_query_embedding = false;
     let mut only_package = false;
     let mut desktop_app: Option<PathBuf> = std::env::var_os("CAPA_DESKTOP_BIN").map(PathBuf::from);
     let mut deb: Option<PathBuf> = None;
@@ -87,10 +89,11 @@ async fn run() -> anyhow::Result<()> {
             "--only-speed" => only_speed = true,
             "--only-in-process" => only_in_process = true,
             "--only-search" => only_search = true,
+            "--only-query-embedding" => only_query_embedding = true,
             "--only-package" => only_package = true,
             "--help" | "-h" => {
                 println!(
-                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed | --only-search | --only-package (print that section only) | --only-in-process (the in-process rows in one line, for a profiler)]"
+                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed | --only-search | --only-package (print that section only) | --only-in-process | --only-query-embedding (the in-process rows or the query embedding in one line, for a profiler)]"
                 );
                 return Ok(());
             }
@@ -103,6 +106,9 @@ async fn run() -> anyhow::Result<()> {
     }
     if only_in_process {
         return inprocess::print_line().await;
+    }
+    if only_query_embedding {
+        return tokio::task::spawn_blocking(semantic::print_query_embedding_line).await?;
     }
     let env = procs::BenchEnv::discover()?;
     if only_desktop {

@@ -434,6 +434,31 @@ pub(crate) fn measure() -> anyhow::Result<Option<SemanticReport>> {
     }))
 }
 
+/// `--only-query-embedding`: `embed_one` of every everyday query, five rounds, in one line: for
+/// a profiler's run of the query path alone.
+pub(crate) fn print_query_embedding_line() -> anyhow::Result<()> {
+    let model_dir = model_dir().context("no search model (scripts/setup --model installs it)")?;
+    let embedder = Embedder::load(&model_dir)?;
+    embedder.embed_one("warm up the model")?;
+    let everyday = parse_queries(QUERIES).map_err(anyhow::Error::msg)?;
+    let mut took = Vec::new();
+    for _ in 0..5 {
+        for q in &everyday {
+            let t = Instant::now();
+            embedder.embed_one(&q.query)?;
+            took.push(us_since(t));
+        }
+    }
+    let took = Samples(took);
+    println!(
+        "query embedding p50 {:.0} µs, p99 {:.0} µs over {} embeddings",
+        took.percentile(0.5),
+        took.percentile(0.99),
+        took.0.len()
+    );
+    Ok(())
+}
+
 /// The four catalogs' index with a vector for every tool: the three catalogs' real ones, and
 /// for the rest real ones when embedding them is projected to take at most
 /// [`REAL_EMBED_LIMIT_S`], synthetic ones otherwise. Returns the index and how many vectors are

@@ -35,12 +35,19 @@ impl CatalogTool {
     }
 }
 
-/// Where the catalogs are: `CAPA_CATALOGS`, or the repository's `tests/fixtures/catalogs`.
+/// Where the catalogs are: `CAPA_CATALOGS`, or the repository's `tests/fixtures/catalogs`: where
+/// this crate was built, else under the current directory. Cargo reuses a build from a shared
+/// target directory in another checkout of the same tree (CI's clean clones share one), and the
+/// checkout it was built in may be gone.
 pub fn dir() -> PathBuf {
-    std::env::var_os("CAPA_CATALOGS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/catalogs"),
-        PathBuf::from,
-    )
+    if let Some(dir) = std::env::var_os("CAPA_CATALOGS") {
+        return PathBuf::from(dir);
+    }
+    let built_in = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/catalogs");
+    if built_in.is_dir() {
+        return built_in;
+    }
+    PathBuf::from("tests/fixtures/catalogs")
 }
 
 /// The tools of one catalog file (`"github"` for `github.jsonl`), in file order.

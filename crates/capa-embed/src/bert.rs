@@ -10,6 +10,7 @@ use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm}
 use serde::Deserialize;
 
 use crate::few_tokens;
+use crate::q8_rows::Q8Rows;
 
 /// The fields of the model's `config.json` this encoder reads.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -30,11 +31,11 @@ fn gelu() -> String {
     "gelu".to_owned()
 }
 
-struct Embeddings {
-    words: QTensor,
-    positions: Embedding,
-    token_types: Embedding,
-    norm: LayerNorm,
+pub(crate) struct Embeddings {
+    pub(crate) words: QTensor,
+    pub(crate) positions: Embedding,
+    pub(crate) token_types: Embedding,
+    pub(crate) norm: Norm,
 }
 
 impl Embeddings {
@@ -59,11 +60,7 @@ impl Embeddings {
                 config.hidden_size,
                 vb.pp("token_type_embeddings"),
             )?,
-            norm: layer_norm(
-                config.hidden_size,
-                config.layer_norm_eps,
-                vb.pp("LayerNorm"),
-            )?,
+            norm: Norm::load(config, &vb.pp("LayerNorm"))?,
         })
     }
 
@@ -119,6 +116,60 @@ fn q8_0(vb: &VarBuilder, rows: usize, width: usize) -> Result<QTensor> {
 /// original has its f32 `weight`.
 const PACKED: &str = "q8_0";
 
+/// A layer norm: candle's for batches, and its parameters as plain numbers for one short text
+/// (`crate::short_text`).
+pub(crate) struct Norm {
+    candle: LayerNorm,
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+    eps: f32,
+}
+
+impl Norm {
+    fn load(config: &BertConfig, vb: &VarBuilder) -> Result<Self> {
+        let candle = layer_norm(config.hidden_size, config.layer_norm_eps, vb.clone())?;
+        let weight = candle.weight().to_vec1()?;
+        let bias = match candle.bias() {
+            Some(bias) => bias.to_vec1()?,
+            None => vec![0.0; weight.len()],
+        };
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "the model's epsilon (1e-12) is an f32 as candle's f32 kernel uses it"
+        )]
+        let eps = config.layer_norm_eps as f32;
+        Ok(Self {
+            candle,
+            weight,
+            bias,
+            eps,
+        })
+    }
+
+    fn forward(&self, states: &Tensor) -> Result<Tensor> {
+        self.candle.forward(states)
+    }
+
+    /// Normalises one token's vector in place, as candle's f32 kernel does: the mean and the
+    /// variance in f32, then scaled and shifted.
+    pub(crate) fn apply(&self, row: &mut [f32]) {
+        let n = row.len() as f32;
+        let mean = row.iter().sum::<f32>() / n;
+        let variance = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+        let scale = 1.0 / (variance + self.eps).sqrt();
+        for ((v, w), b) in row.iter_mut().zip(&self.weight).zip(&self.bias) {
+            *v = (*v - mean) * scale * w + b;
+        }
+    }
+
+    /// [`Norm::apply`] to each token's vector of `rows` (one after the other).
+    pub(crate) fn apply_each(&self, rows: &mut [f32]) {
+        for row in rows.chunks_exact_mut(self.weight.len().max(1)) {
+            self.apply(row);
+        }
+    }
+}
+
 /// A linear layer whose weights are held in `Q8_0` blocks ([`q8_0`]): a quarter of the memory
 /// of f32 (the encoder's six layers are 42 MiB in f32, 11 in blocks) and of the bytes a query's
 /// pass reads. A query's few tokens go through [`few_tokens`], which widens each weight row to
@@ -127,16 +178,20 @@ const PACKED: &str = "q8_0";
 /// exact in f32); the products and every sum stay in f32. What 8 bits cost in search quality is
 /// measured in docs/benchmarks.md; vectors stay within a cosine of 0.9995 of the float64
 /// reference (tests/model.rs).
-struct Dense {
-    weight: QTensor,
+pub(crate) struct Dense {
+    pub(crate) weight: Q8Rows,
     bias: Tensor,
+    /// `bias` as plain numbers, for the few-token product.
+    pub(crate) bias_values: Vec<f32>,
 }
 
 impl Dense {
     fn load(input: usize, output: usize, vb: &VarBuilder) -> Result<Self> {
+        let bias = vb.get(output, "bias")?;
         Ok(Self {
-            weight: q8_0(vb, output, input)?,
-            bias: vb.get(output, "bias")?,
+            weight: Q8Rows::from_q8_0(&q8_0(vb, output, input)?.data()?, output, input)?,
+            bias_values: bias.to_vec1()?,
+            bias,
         })
     }
 
@@ -145,28 +200,26 @@ impl Dense {
         let (batch, len, _) = states.dims3()?;
         let rows = batch * len;
         if rows > few_tokens::MAX_ROWS {
-            let wide = Linear::new(self.weight.dequantize(&device())?, Some(self.bias.clone()));
+            let wide = Linear::new(self.weight.to_tensor(&device())?, Some(self.bias.clone()));
             return wide.forward(states);
         }
         let x = states.flatten_all()?.to_vec1::<f32>()?;
-        let bias = self.bias.to_vec1::<f32>()?;
-        let blocks = self.weight.data()?;
-        let out = few_tokens::linear(&x, rows, &blocks, &bias);
-        Tensor::from_vec(out, (batch, len, bias.len()), states.device())
+        let out = few_tokens::linear(&x, rows, &self.weight, &self.bias_values);
+        Tensor::from_vec(out, (batch, len, self.bias_values.len()), states.device())
     }
 }
 
-struct Layer {
-    query: Dense,
-    key: Dense,
-    value: Dense,
-    attention_out: Dense,
-    attention_norm: LayerNorm,
-    intermediate: Dense,
-    output: Dense,
-    output_norm: LayerNorm,
-    heads: usize,
-    head_size: usize,
+pub(crate) struct Layer {
+    pub(crate) query: Dense,
+    pub(crate) key: Dense,
+    pub(crate) value: Dense,
+    pub(crate) attention_out: Dense,
+    pub(crate) attention_norm: Norm,
+    pub(crate) intermediate: Dense,
+    pub(crate) output: Dense,
+    pub(crate) output_norm: Norm,
+    pub(crate) heads: usize,
+    pub(crate) head_size: usize,
 }
 
 impl Layer {
@@ -179,11 +232,7 @@ impl Layer {
             key: Dense::load(hidden, hidden, &this.pp("key"))?,
             value: Dense::load(hidden, hidden, &this.pp("value"))?,
             attention_out: Dense::load(hidden, hidden, &attention.pp("output").pp("dense"))?,
-            attention_norm: layer_norm(
-                hidden,
-                config.layer_norm_eps,
-                attention.pp("output").pp("LayerNorm"),
-            )?,
+            attention_norm: Norm::load(config, &attention.pp("output").pp("LayerNorm"))?,
             intermediate: Dense::load(
                 hidden,
                 config.intermediate_size,
@@ -194,11 +243,7 @@ impl Layer {
                 hidden,
                 &vb.pp("output").pp("dense"),
             )?,
-            output_norm: layer_norm(
-                hidden,
-                config.layer_norm_eps,
-                vb.pp("output").pp("LayerNorm"),
-            )?,
+            output_norm: Norm::load(config, &vb.pp("output").pp("LayerNorm"))?,
             heads: config.num_attention_heads,
             head_size: hidden / config.num_attention_heads,
         })
@@ -235,8 +280,8 @@ impl Layer {
 
 /// The encoder: token ids in, one vector per token out.
 pub(crate) struct Bert {
-    embeddings: Embeddings,
-    layers: Vec<Layer>,
+    pub(crate) embeddings: Embeddings,
+    pub(crate) layers: Vec<Layer>,
 }
 
 impl Bert {

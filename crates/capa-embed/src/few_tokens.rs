@@ -2,56 +2,62 @@
 //!
 //! A general matrix product (candle's, through the `gemm` crate) first copies the weight matrix
 //! into a blocked layout, which pays off when many rows share it. A query has about ten rows
-//! (tokens), so that copy cost as much as the arithmetic: a third of a query's time went to it.
-//! Here each weight row (`Q8_0` blocks) is read once, widened to f32 into a small buffer ([`widen`]), and
-//! multiplied with four tokens at a time, in SIMD registers picked at run time (`pulp`: AVX2 and
-//! FMA where the CPU has them), the output columns split over the threads. Texts longer than [`MAX_ROWS`] tokens (the tools' texts,
-//! embedded in batches in the background) keep candle's product.
+//! (tokens), so that copy cost as much as the arithmetic. Here each weight row (8-bit codes and
+//! their blocks' scales, [`Q8Rows`]) is widened to f32 into a small buffer once and multiplied
+//! with four tokens at a time, in SIMD registers picked at run time (`pulp`: AVX2 and FMA where
+//! the CPU has them, the widening too), on the calling thread: for ten tokens a hand-over to
+//! another thread cost more than it saved. Texts longer than [`MAX_ROWS`] tokens (the tools'
+//! texts, embedded in batches in the background) keep candle's product.
 
-use half::f16;
 use pulp::{Arch, Simd, WithSimd};
-use rayon::prelude::*;
+
+use crate::q8_rows::{Plain, Q8Rows, Widen};
 
 /// Token rows up to which a product takes this path.
 pub(crate) const MAX_ROWS: usize = 64;
-/// Output columns per parallel task: enough work to be worth a hand-over to another thread.
-const COLUMNS_PER_TASK: usize = 48;
 /// Tokens multiplied with one weight row at a time: each row is loaded once per group.
 const GROUP: usize = 4;
 
-/// Values per `Q8_0` block, and the bytes of one: an f16 scale, then one signed byte a value.
-const BLOCK: usize = 32;
-const BLOCK_BYTES: usize = 2 + BLOCK;
-
-/// `x` (`rows` × k, row-major) times the transpose of `weight` (n × k, row-major, as a linear
-/// layer stores it, in `Q8_0` blocks: k a multiple of [`BLOCK`]), plus `bias` (n): rows × n,
-/// row-major. Each weight row is widened to f32 before it is used.
-pub(crate) fn linear(x: &[f32], rows: usize, weight: &[u8], bias: &[f32]) -> Vec<f32> {
-    let n = bias.len();
-    if rows == 0 || n == 0 {
-        return Vec::new();
+/// `x` (`rows` × k, row-major) times the transpose of `weight` (n × k, as a linear layer stores
+/// it), plus `bias` (n): rows × n, row-major.
+pub(crate) fn linear(x: &[f32], rows: usize, weight: &Q8Rows, bias: &[f32]) -> Vec<f32> {
+    let n = weight.rows();
+    let k = weight.width();
+    if rows == 0 || n == 0 || x.len() != rows * k || bias.len() != n {
+        return vec![0f32; rows * bias.len()];
     }
-    let k = x.len() / rows;
-    debug_assert_eq!(k % BLOCK, 0);
-    debug_assert_eq!(weight.len(), n * k / BLOCK * BLOCK_BYTES);
-    let row_bytes = k / BLOCK * BLOCK_BYTES;
     // Computed column by column (each column's rows together), then turned back to rows.
     let mut by_column = vec![0f32; n * rows];
-    by_column
-        .par_chunks_mut(COLUMNS_PER_TASK * rows)
-        .zip(weight.par_chunks(COLUMNS_PER_TASK * row_bytes))
-        .zip(bias.par_chunks(COLUMNS_PER_TASK))
-        .for_each(|((out, weight), bias)| {
-            Arch::new().dispatch(Columns {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V3::try_new() {
+        <pulp::x86::V3 as Simd>::vectorize(
+            simd,
+            Columns {
                 x,
                 rows,
                 k,
-                row_bytes,
                 weight,
                 bias,
-                out,
-            });
-        });
+                out: &mut by_column,
+                widen: simd,
+            },
+        );
+        return to_rows(&by_column, rows, n);
+    }
+    Arch::new().dispatch(Columns {
+        x,
+        rows,
+        k,
+        weight,
+        bias,
+        out: &mut by_column,
+        widen: Plain,
+    });
+    to_rows(&by_column, rows, n)
+}
+
+/// `rows` × `n`, row-major, from `n` columns of `rows` values each.
+fn to_rows(by_column: &[f32], rows: usize, n: usize) -> Vec<f32> {
     let mut out = vec![0f32; rows * n];
     for (column, values) in by_column.chunks_exact(rows).enumerate() {
         for (row, value) in values.iter().enumerate() {
@@ -61,19 +67,18 @@ pub(crate) fn linear(x: &[f32], rows: usize, weight: &[u8], bias: &[f32]) -> Vec
     out
 }
 
-/// Some output columns: `out[c * rows + r]` = row r of x · row c of `weight` + `bias[c]`.
-struct Columns<'a> {
+/// Every output column: `out[c * rows + r]` = row r of x · row c of `weight` + `bias[c]`.
+struct Columns<'a, W> {
     x: &'a [f32],
     rows: usize,
     k: usize,
-    /// Bytes of one weight row's blocks.
-    row_bytes: usize,
-    weight: &'a [u8],
+    weight: &'a Q8Rows,
     bias: &'a [f32],
     out: &'a mut [f32],
+    widen: W,
 }
 
-impl WithSimd for Columns<'_> {
+impl<W: Widen> WithSimd for Columns<'_, W> {
     type Output = ();
 
     #[expect(
@@ -86,10 +91,10 @@ impl WithSimd for Columns<'_> {
             x,
             rows,
             k,
-            row_bytes,
             weight,
             bias,
             out,
+            widen,
         } = self;
         let token = |r: usize| &x[r * k..(r + 1) * k];
         let lanes = |r: usize| S::as_simd_f32s(token(r));
@@ -100,16 +105,17 @@ impl WithSimd for Columns<'_> {
         // Two weight rows widened to f32, reused for every pair of columns.
         let mut wide = vec![0f32; 2 * k];
         let (wide0, wide1) = wide.split_at_mut(k);
-        let mut weights = weight.chunks_exact(2 * row_bytes);
         let mut biases = bias.chunks_exact(2);
         let mut outs = out.chunks_exact_mut(2 * rows);
         // Two columns at a time: with four tokens, eight sums in eight registers, enough
         // independent multiply-adds to keep the CPU's units busy.
-        for ((pair, b), out) in (&mut weights).zip(&mut biases).zip(&mut outs) {
-            let ((w0, w1), (b0, b1)) = (pair.split_at(row_bytes), (b[0], b[1]));
+        for (pair, (b, out)) in (&mut biases).zip(&mut outs).enumerate() {
+            let (b0, b1) = (b[0], b[1]);
             let (out0, out1) = out.split_at_mut(rows);
-            widen(w0, wide0);
-            widen(w1, wide1);
+            let ((codes0, scales0), (codes1, scales1)) =
+                (weight.row(2 * pair), weight.row(2 * pair + 1));
+            widen.widen(codes0, scales0, wide0);
+            widen.widen(codes1, scales1, wide1);
             let ((w0, t0), (w1, t1)) = (S::as_simd_f32s(wide0), S::as_simd_f32s(wide1));
             let mut r = 0;
             while r + GROUP <= rows {
@@ -143,36 +149,14 @@ impl WithSimd for Columns<'_> {
             }
         }
         // An odd last column.
-        let odd = (weights.remainder().chunks_exact(row_bytes))
-            .zip(biases.remainder())
-            .zip(outs.into_remainder().chunks_exact_mut(rows));
-        for ((w, &b), out) in odd {
-            widen(w, wide0);
+        let odd = (biases.remainder().iter()).zip(outs.into_remainder().chunks_exact_mut(rows));
+        for (&b, out) in odd {
+            let (codes, scales) = weight.row(weight.rows() - 1);
+            widen.widen(codes, scales, wide0);
             let (w, t) = S::as_simd_f32s(wide0);
             for (r, value) in out.iter_mut().enumerate() {
                 *value = one(simd, lanes(r).0, w) + tail(r, t) + b;
             }
-        }
-    }
-}
-
-/// One weight row's `Q8_0` blocks to f32: each byte times its block's scale, as candle's
-/// dequantisation computes it (exact in f32: an 11-bit scale times a 7-bit byte), in plain
-/// arithmetic the compiler vectorises in the SIMD registers the dispatch turned on.
-#[expect(
-    clippy::inline_always,
-    reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
-)]
-#[inline(always)]
-fn widen(blocks: &[u8], wide: &mut [f32]) {
-    for (block, wide) in blocks
-        .chunks_exact(BLOCK_BYTES)
-        .zip(wide.chunks_exact_mut(BLOCK))
-    {
-        let (scale, bytes) = block.split_at(2);
-        let scale = f16::from_le_bytes([scale[0], scale[1]]).to_f32();
-        for (w, &byte) in wide.iter_mut().zip(bytes) {
-            *w = f32::from(byte.cast_signed()) * scale;
         }
     }
 }
@@ -205,16 +189,17 @@ mod tests {
 
     use super::*;
 
-    /// `values` (n × k) in `Q8_0` blocks, as candle quantises them, and the f32 values those
-    /// blocks stand for, as candle dequantises them.
-    fn quantised(values: Vec<f32>, n: usize, k: usize) -> (Vec<u8>, Vec<f32>) {
+    /// `values` (n × k) in 8 bits as candle quantises them, and the f32 values those stand for,
+    /// as candle dequantises them.
+    fn quantised(values: Vec<f32>, n: usize, k: usize) -> (Q8Rows, Vec<f32>) {
         let tensor = Tensor::from_vec(values, (n, k), &Device::Cpu).expect("tensor");
         let blocks = QTensor::quantize(&tensor, GgmlDType::Q8_0).expect("quantises");
         let wide = (blocks.dequantize(&Device::Cpu))
             .and_then(|t| t.flatten_all())
             .and_then(|t| t.to_vec1::<f32>())
             .expect("dequantises");
-        (blocks.data().expect("raw blocks").to_vec(), wide)
+        let rows = Q8Rows::from_q8_0(&blocks.data().expect("raw blocks"), n, k).expect("rows");
+        (rows, wide)
     }
 
     fn plain(x: &[f32], rows: usize, weight: &[f32], bias: &[f32]) -> Vec<f32> {
@@ -243,20 +228,40 @@ mod tests {
             .collect()
     }
 
+    /// The product in plain arithmetic on any CPU (pulp's scalar lanes), as a CPU without AVX2
+    /// computes it.
+    fn linear_plain_lanes(x: &[f32], rows: usize, weight: &Q8Rows, bias: &[f32]) -> Vec<f32> {
+        let mut by_column = vec![0f32; weight.rows() * rows];
+        pulp::Scalar::new().vectorize(Columns {
+            x,
+            rows,
+            k: weight.width(),
+            weight,
+            bias,
+            out: &mut by_column,
+            widen: Plain,
+        });
+        to_rows(&by_column, rows, weight.rows())
+    }
+
     #[test]
     fn matches_a_plain_product_for_every_shape_around_the_groups_and_lanes() {
-        // Rows around the group of 4, widths of one and more blocks (and the model's), columns
-        // around a task.
+        // Rows around the group of 4, widths of one and more blocks (and the model's), an odd
+        // and even number of columns.
         for rows in [1, 3, 4, 5, 9] {
             for k in [32, 64, 96, 384] {
-                for n in [1, 47, 48, 49, 130] {
+                for n in [1, 2, 47, 48, 130] {
                     let x = values(rows * k, 1);
-                    let (blocks, wide) = quantised(values(n * k, 2), n, k);
+                    let (weight, wide) = quantised(values(n * k, 2), n, k);
                     let b = values(n, 3);
-                    let got = linear(&x, rows, &blocks, &b);
                     let want = plain(&x, rows, &wide, &b);
-                    for (g, w) in got.iter().zip(&want) {
-                        assert!((g - w).abs() < 1e-3, "{rows}×{k}·{n}: {g} vs {w}");
+                    for got in [
+                        linear(&x, rows, &weight, &b),
+                        linear_plain_lanes(&x, rows, &weight, &b),
+                    ] {
+                        for (g, w) in got.iter().zip(&want) {
+                            assert!((g - w).abs() < 1e-3, "{rows}×{k}·{n}: {g} vs {w}");
+                        }
                     }
                 }
             }
@@ -264,27 +269,8 @@ mod tests {
     }
 
     #[test]
-    fn widening_gives_candles_dequantised_values_bit_for_bit() {
-        // Large, small, negative and zero values, so that scales of every size and both signs
-        // of byte are met.
-        let values: Vec<f32> = (0..4 * 384)
-            .map(|i| {
-                let v = ((i * 7919 % 2001) as f32 - 1000.0) / 1000.0;
-                v * [1e-6, 0.01, 1.0, 300.0][i / 384] * if i % 97 == 0 { 0.0 } else { 1.0 }
-            })
-            .collect();
-        let (blocks, want) = quantised(values, 4, 384);
-        let mut got = vec![f32::NAN; 4 * 384];
-        widen(&blocks, &mut got);
-        assert!(
-            got.iter()
-                .zip(&want)
-                .all(|(g, w)| g.to_bits() == w.to_bits())
-        );
-    }
-
-    #[test]
     fn no_rows_give_no_output() {
-        assert!(linear(&[], 0, &[0; BLOCK_BYTES], &[0.0]).is_empty());
+        let (weight, _) = quantised(vec![0.5; 32], 1, 32);
+        assert!(linear(&[], 0, &weight, &[0.0]).is_empty());
     }
 }

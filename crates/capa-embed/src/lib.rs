@@ -8,9 +8,12 @@
 
 mod bert;
 mod few_tokens;
+mod gelu;
 mod locate;
 mod memory;
 mod on_demand;
+mod q8_rows;
+mod short_text;
 mod threads;
 
 use std::path::{Path, PathBuf};
@@ -188,9 +191,19 @@ impl Embedder {
         Ok(out)
     }
 
-    /// [`Embedder::embed`] for one text.
+    /// [`Embedder::embed`] for one text. A short one (a query, at most
+    /// [`few_tokens::MAX_ROWS`] tokens) goes through the encoder on the calling thread over
+    /// plain vectors (`short_text`), a longer one as a batch of one; both give the same vector
+    /// within f32 rounding (tests/model.rs).
     pub fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        Ok(self.embed(&[text])?.pop().unwrap_or_default())
+        let encoding = self
+            .tokenizer
+            .encode(text, true)
+            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+        if (1..=few_tokens::MAX_ROWS).contains(&encoding.len()) {
+            return Ok(self.model.embed_short(encoding.get_ids())?);
+        }
+        Ok(self.run(&[&encoding])?.pop().unwrap_or_default())
     }
 
     /// One pass of the model over tokenised texts, padded to the longest.

@@ -91,6 +91,15 @@ fn vectors_match_an_independent_computation() {
             "{:?}: cosine {similarity} with the reference",
             reference.text
         );
+        // One text alone: a short one takes the query's path (plain vectors on this thread,
+        // GELU without libm), which must agree with the reference as well.
+        let alone = model.embed_one(&reference.text).expect("embed one");
+        let similarity = cosine(&reference.vector, &alone);
+        assert!(
+            similarity > 0.9995,
+            "{:?} alone: cosine {similarity} with the reference",
+            reference.text
+        );
     }
 }
 

@@ -150,8 +150,13 @@ describe('search by meaning', { skip: skipOrFail(modelMissing) }, () => {
     const modelLoaded = async () => (await hub.apiJson('/api/config')).searchModelLoaded;
     assert.equal(loads(), 0, hub.log());
     assert.equal(await modelLoaded(), false, 'no search yet: the model is not in memory');
+    // A query asked again is answered from the hub's memory of recent queries' vectors, without
+    // the model: the second round asks the same words capitalised (the model lowercases them:
+    // the same tokens) so that it needs the model again.
+    const asked = (query, round) => (round === 1 ? query : query[0].toUpperCase() + query.slice(1));
     for (const round of [1, 2]) {
-      for (const [query, tool] of PARAPHRASES) {
+      for (const [plain, tool] of PARAPHRASES) {
+        const query = asked(plain, round);
         const text = resultText(await client.callTool({ name: 'search', arguments: { query } }));
         assert.ok(toolLines(text).slice(0, 3).includes(tool), `round ${round}, ${query}:\n${text}`);
       }
@@ -163,6 +168,13 @@ describe('search by meaning', { skip: skipOrFail(modelMissing) }, () => {
       assert.equal(config.search.state, 'on');
       assert.equal(config.searchModelLoaded, false, 'the API says the model was let go, as the log does');
     }
+    // Asked again while the model is let go: ranked by meaning from the remembered vector, with
+    // no load.
+    const [plain, tool] = PARAPHRASES[0];
+    const text = resultText(await client.callTool({ name: 'search', arguments: { query: plain } }));
+    assert.ok(toolLines(text).slice(0, 3).includes(tool), `asked again, ${plain}:\n${text}`);
+    assert.equal(loads(), 2, 'a query asked again needs no model');
+    assert.equal(await modelLoaded(), false);
   });
 
   it('with options.search.semantic off, the same hub matches terms only', async () => {

@@ -96,13 +96,25 @@ impl<W: Widen> WithSimd for Columns<'_, W> {
             out,
             widen,
         } = self;
-        let token = |r: usize| &x[r * k..(r + 1) * k];
-        let lanes = |r: usize| S::as_simd_f32s(token(r));
-        // The end of a row past its last full SIMD register, in plain arithmetic.
-        let tail = |r: usize, w_tail: &[f32]| -> f32 {
-            lanes(r).1.iter().zip(w_tail).map(|(a, b)| a * b).sum()
-        };
-        // Two weight rows widened to f32, reused for every pair of columns.
+        // The tokens in groups of at most GROUP, as even as can be (ten tokens: 4, 3 and 3), each
+        // group's registers interleaved (register i of every token of the group side by side),
+        // so that the inner loop reads them in order with no index to check.
+        let count = rows.div_ceil(GROUP);
+        let mut groups = Vec::with_capacity(count);
+        let mut first = 0;
+        for g in 0..count {
+            let size = rows / count + usize::from(g < rows % count);
+            let tokens: Vec<&[S::f32s]> = (first..first + size)
+                .map(|r| S::as_simd_f32s(&x[r * k..(r + 1) * k]).0)
+                .collect();
+            let registers = tokens.first().map_or(0, |t| t.len());
+            let lanes: Vec<S::f32s> = (0..registers)
+                .flat_map(|i| tokens.iter().map(move |t| t[i]))
+                .collect();
+            groups.push((first, size, lanes));
+            first += size;
+        }
+        // Two weight rows widened to f32, reused for every group of tokens.
         let mut wide = vec![0f32; 2 * k];
         let (wide0, wide1) = wide.split_at_mut(k);
         let mut biases = bias.chunks_exact(2);
@@ -110,76 +122,94 @@ impl<W: Widen> WithSimd for Columns<'_, W> {
         // Two columns at a time: with four tokens, eight sums in eight registers, enough
         // independent multiply-adds to keep the CPU's units busy.
         for (pair, (b, out)) in (&mut biases).zip(&mut outs).enumerate() {
-            let (b0, b1) = (b[0], b[1]);
             let (out0, out1) = out.split_at_mut(rows);
             let ((codes0, scales0), (codes1, scales1)) =
                 (weight.row(2 * pair), weight.row(2 * pair + 1));
             widen.widen(codes0, scales0, wide0);
             widen.widen(codes1, scales1, wide1);
-            let ((w0, t0), (w1, t1)) = (S::as_simd_f32s(wide0), S::as_simd_f32s(wide1));
-            let mut r = 0;
-            while r + GROUP <= rows {
-                let x = [lanes(r).0, lanes(r + 1).0, lanes(r + 2).0, lanes(r + 3).0];
-                let zero = simd.splat_f32s(0.0);
-                let (mut s0, mut s1, mut s2, mut s3) = (zero, zero, zero, zero);
-                let (mut u0, mut u1, mut u2, mut u3) = (zero, zero, zero, zero);
-                for (i, (v0, v1)) in w0.iter().zip(w1).enumerate() {
-                    let (a0, a1, a2, a3) = (x[0][i], x[1][i], x[2][i], x[3][i]);
-                    s0 = simd.mul_add_e_f32s(a0, *v0, s0);
-                    s1 = simd.mul_add_e_f32s(a1, *v0, s1);
-                    s2 = simd.mul_add_e_f32s(a2, *v0, s2);
-                    s3 = simd.mul_add_e_f32s(a3, *v0, s3);
-                    u0 = simd.mul_add_e_f32s(a0, *v1, u0);
-                    u1 = simd.mul_add_e_f32s(a1, *v1, u1);
-                    u2 = simd.mul_add_e_f32s(a2, *v1, u2);
-                    u3 = simd.mul_add_e_f32s(a3, *v1, u3);
-                }
-                for (g, (s, u)) in [(s0, u0), (s1, u1), (s2, u2), (s3, u3)]
-                    .into_iter()
-                    .enumerate()
-                {
-                    out0[r + g] = simd.reduce_sum_f32s(s) + tail(r + g, t0) + b0;
-                    out1[r + g] = simd.reduce_sum_f32s(u) + tail(r + g, t1) + b1;
-                }
-                r += GROUP;
+            let (w0, w1) = (S::as_simd_f32s(wide0).0, S::as_simd_f32s(wide1).0);
+            for (first, size, lanes) in &groups {
+                let at = *first..*first + *size;
+                group(simd, lanes, w0, w1, &mut out0[at.clone()], &mut out1[at]);
             }
-            for r in r..rows {
-                out0[r] = one(simd, lanes(r).0, w0) + tail(r, t0) + b0;
-                out1[r] = one(simd, lanes(r).0, w1) + tail(r, t1) + b1;
+            for (value, bias) in out0.iter_mut().map(|v| (v, b[0])) {
+                *value += bias;
+            }
+            for (value, bias) in out1.iter_mut().map(|v| (v, b[1])) {
+                *value += bias;
             }
         }
-        // An odd last column.
+        // An odd last column: the same arithmetic, its second column thrown away.
         let odd = (biases.remainder().iter()).zip(outs.into_remainder().chunks_exact_mut(rows));
         for (&b, out) in odd {
             let (codes, scales) = weight.row(weight.rows() - 1);
             widen.widen(codes, scales, wide0);
-            let (w, t) = S::as_simd_f32s(wide0);
-            for (r, value) in out.iter_mut().enumerate() {
-                *value = one(simd, lanes(r).0, w) + tail(r, t) + b;
+            let w = S::as_simd_f32s(wide0).0;
+            let mut unused = vec![0f32; rows];
+            for (first, size, lanes) in &groups {
+                let at = *first..*first + *size;
+                group(simd, lanes, w, w, &mut out[at.clone()], &mut unused[at]);
+            }
+            for value in out.iter_mut() {
+                *value += b;
             }
         }
     }
 }
 
-/// One token's dot product with one weight row, over their full SIMD registers.
+/// The dot products of a group of tokens (`lanes`: their registers interleaved) with two weight
+/// rows, into `out0` and `out1` (one value per token).
 #[expect(
     clippy::inline_always,
     reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
 )]
 #[inline(always)]
-fn one<S: Simd>(simd: S, x: &[S::f32s], w: &[S::f32s]) -> f32 {
+fn group<S: Simd>(
+    simd: S,
+    lanes: &[S::f32s],
+    w0: &[S::f32s],
+    w1: &[S::f32s],
+    out0: &mut [f32],
+    out1: &mut [f32],
+) {
+    match out0.len() {
+        4 => tokens::<S, 4>(simd, lanes, w0, w1, out0, out1),
+        3 => tokens::<S, 3>(simd, lanes, w0, w1, out0, out1),
+        2 => tokens::<S, 2>(simd, lanes, w0, w1, out0, out1),
+        _ => tokens::<S, 1>(simd, lanes, w0, w1, out0, out1),
+    }
+}
+
+/// [`group`] for `N` tokens: `2 × N` running sums, each weight register loaded once for all.
+#[expect(
+    clippy::inline_always,
+    reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
+)]
+#[inline(always)]
+fn tokens<S: Simd, const N: usize>(
+    simd: S,
+    lanes: &[S::f32s],
+    w0: &[S::f32s],
+    w1: &[S::f32s],
+    out0: &mut [f32],
+    out1: &mut [f32],
+) {
     let zero = simd.splat_f32s(0.0);
-    let (mut even, mut odd) = (zero, zero);
-    let (x_pairs, w_pairs) = (x.chunks_exact(2), w.chunks_exact(2));
-    if let (Some(x_last), Some(w_last)) = (x_pairs.remainder().first(), w_pairs.remainder().first())
+    let (mut s, mut u) = ([zero; N], [zero; N]);
+    for ((v0, v1), a) in w0
+        .iter()
+        .zip(w1)
+        .zip(pulp::as_arrays::<N, S::f32s>(lanes).0)
     {
-        even = simd.mul_add_e_f32s(*x_last, *w_last, even);
+        for t in 0..N {
+            s[t] = simd.mul_add_e_f32s(a[t], *v0, s[t]);
+            u[t] = simd.mul_add_e_f32s(a[t], *v1, u[t]);
+        }
     }
-    for (a, v) in x_pairs.zip(w_pairs) {
-        even = simd.mul_add_e_f32s(a[0], v[0], even);
-        odd = simd.mul_add_e_f32s(a[1], v[1], odd);
+    for (t, (o0, o1)) in out0.iter_mut().zip(out1.iter_mut()).enumerate().take(N) {
+        *o0 = simd.reduce_sum_f32s(s[t]);
+        *o1 = simd.reduce_sum_f32s(u[t]);
     }
-    simd.reduce_sum_f32s(simd.add_f32s(even, odd))
 }
 
 #[cfg(test)]

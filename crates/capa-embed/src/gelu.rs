@@ -30,17 +30,10 @@ const Q: [f32; 5] = [
 pub(crate) fn erf(x: f32) -> f32 {
     let x = x.clamp(-SATURATES, SATURATES);
     let s = x * x;
-    let p = P[5]
-        .mul_add(s, P[4])
-        .mul_add(s, P[3])
-        .mul_add(s, P[2])
-        .mul_add(s, P[1])
-        .mul_add(s, P[0]);
-    let q = Q[4]
-        .mul_add(s, Q[3])
-        .mul_add(s, Q[2])
-        .mul_add(s, Q[1])
-        .mul_add(s, Q[0]);
+    // Horner's rule in plain products and sums: `mul_add` is a call to libm's `fmaf` where
+    // the build does not assume the CPU has FMA.
+    let p = ((((P[5] * s + P[4]) * s + P[3]) * s + P[2]) * s + P[1]) * s + P[0];
+    let q = (((Q[4] * s + Q[3]) * s + Q[2]) * s + Q[1]) * s + Q[0];
     (x * p / q).clamp(-1.0, 1.0)
 }
 

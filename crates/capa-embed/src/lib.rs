@@ -13,6 +13,7 @@ mod locate;
 mod memory;
 mod on_demand;
 mod q8_rows;
+mod recent;
 mod short_text;
 mod threads;
 
@@ -25,6 +26,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 use bert::{Bert, BertConfig};
 pub use locate::{Located, MODEL_DIR_ENV, locate};
 pub use on_demand::OnDemand;
+pub use recent::{RECENT_QUERIES, RecentQueries};
 pub use threads::THREADS_ENV;
 
 /// Sets up the process for the model, as the first thing `main` does in every program that hosts

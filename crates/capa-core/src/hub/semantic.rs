@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use capa_config::{ExposureMode, SemanticSearch};
-use capa_embed::{DIMENSIONS, Embedder, Located, MODEL_ID, MODEL_IDLE_ENV, MODEL_NAME, OnDemand};
+use capa_embed::{
+    DIMENSIONS, Embedder, Located, MODEL_ID, MODEL_IDLE_ENV, MODEL_NAME, OnDemand, RecentQueries,
+};
 use capa_search::{QueryEmbedder, Semantic, ToolDoc, embedding_text};
 use capa_store::Store;
 use serde::{Deserialize, Serialize};
@@ -94,6 +96,8 @@ pub(crate) struct SemanticState {
     status: Mutex<SemanticStatus>,
     /// Set by [`Hub::shutdown`]: a background pass stops at its next step.
     stopping: AtomicBool,
+    /// The last queries' vectors: a query asked again needs no model.
+    recent: RecentQueries,
 }
 
 impl std::fmt::Debug for SemanticState {
@@ -152,6 +156,7 @@ impl SemanticState {
             in_use: Mutex::new(None),
             status: Mutex::new(status),
             stopping: AtomicBool::new(false),
+            recent: RecentQueries::default(),
         }
     }
 
@@ -308,13 +313,15 @@ struct QueryModel(Arc<SemanticState>);
 
 impl QueryEmbedder for QueryModel {
     fn embed_query(&self, query: &str) -> Option<Vec<f32>> {
-        match self.0.model()?.embed_one(query) {
-            Ok(vector) => Some(vector),
-            Err(e) => {
-                tracing::warn!(error = %e, "could not embed a search query; ranking it by terms");
-                None
-            }
-        }
+        self.0
+            .recent
+            .get_or(query, || match self.0.model()?.embed_one(query) {
+                Ok(vector) => Some(vector),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not embed a search query; ranking it by terms");
+                    None
+                }
+            })
     }
 }
 

@@ -13,7 +13,7 @@ use candle_core::{Result, bail};
 
 use crate::bert::{Bert, Dense, Layer};
 use crate::few_tokens;
-use crate::gelu::gelu;
+use crate::gelu::gelu_each;
 use crate::q8_rows::widen_blocks;
 
 impl Bert {
@@ -83,9 +83,7 @@ impl Layer {
         add(&mut attended, states);
         self.attention_norm.apply_each(&mut attended);
         let mut inner = product(&self.intermediate, &attended, tokens);
-        for v in &mut inner {
-            *v = gelu(*v);
-        }
+        gelu_each(&mut inner);
         let mut out = product(&self.output, &inner, tokens);
         add(&mut out, &attended);
         self.output_norm.apply_each(&mut out);

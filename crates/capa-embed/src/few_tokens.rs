@@ -28,29 +28,12 @@ pub(crate) fn linear(x: &[f32], rows: usize, weight: &Q8Rows, bias: &[f32]) -> V
     }
     // Computed column by column (each column's rows together), then turned back to rows.
     let mut by_column = vec![0f32; n * rows];
-    // AVX-512: registers of sixteen values, twice the products per instruction; the rows are
-    // widened with AVX2's instructions, which every AVX-512 CPU has.
+    // AVX-512: registers of sixteen values, twice the products per instruction.
     #[cfg(target_arch = "x86_64")]
     if let Some(simd) = pulp::x86::V4::try_new() {
         <pulp::x86::V4 as Simd>::vectorize(
             simd,
-            Columns {
-                x,
-                rows,
-                k,
-                weight,
-                bias,
-                out: &mut by_column,
-                widen: *simd,
-            },
-        );
-        return to_rows(&by_column, rows, n);
-    }
-    #[cfg(target_arch = "x86_64")]
-    if let Some(simd) = pulp::x86::V3::try_new() {
-        <pulp::x86::V3 as Simd>::vectorize(
-            simd,
-            Columns {
+            Columns::<_, 4> {
                 x,
                 rows,
                 k,
@@ -62,7 +45,23 @@ pub(crate) fn linear(x: &[f32], rows: usize, weight: &Q8Rows, bias: &[f32]) -> V
         );
         return to_rows(&by_column, rows, n);
     }
-    Arch::new().dispatch(Columns {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V3::try_new() {
+        <pulp::x86::V3 as Simd>::vectorize(
+            simd,
+            Columns::<_, 2> {
+                x,
+                rows,
+                k,
+                weight,
+                bias,
+                out: &mut by_column,
+                widen: simd,
+            },
+        );
+        return to_rows(&by_column, rows, n);
+    }
+    Arch::new().dispatch(Columns::<_, 2> {
         x,
         rows,
         k,
@@ -85,8 +84,10 @@ fn to_rows(by_column: &[f32], rows: usize, n: usize) -> Vec<f32> {
     out
 }
 
-/// Every output column: `out[c * rows + r]` = row r of x · row c of `weight` + `bias[c]`.
-struct Columns<'a, W> {
+/// Every output column: `out[c * rows + r]` = row r of x · row c of `weight` + `bias[c]`,
+/// `C` columns at a time (their running sums held in registers together: 2 × 4 of them in
+/// AVX2's sixteen registers, 4 × 4 in AVX-512's thirty-two).
+struct Columns<'a, W, const C: usize> {
     x: &'a [f32],
     rows: usize,
     k: usize,
@@ -96,7 +97,7 @@ struct Columns<'a, W> {
     widen: W,
 }
 
-impl<W: Widen> WithSimd for Columns<'_, W> {
+impl<W: Widen, const C: usize> WithSimd for Columns<'_, W, C> {
     type Output = ();
 
     #[expect(
@@ -132,102 +133,109 @@ impl<W: Widen> WithSimd for Columns<'_, W> {
             groups.push((first, size, lanes));
             first += size;
         }
-        // Two weight rows widened to f32, reused for every group of tokens.
-        let mut wide = vec![0f32; 2 * k];
-        let (wide0, wide1) = wide.split_at_mut(k);
-        let mut biases = bias.chunks_exact(2);
-        let mut outs = out.chunks_exact_mut(2 * rows);
-        // Two columns at a time: with four tokens, eight sums in eight registers, enough
-        // independent multiply-adds to keep the CPU's units busy.
-        for (pair, (b, out)) in (&mut biases).zip(&mut outs).enumerate() {
-            let (out0, out1) = out.split_at_mut(rows);
-            let ((codes0, scales0), (codes1, scales1)) =
-                (weight.row(2 * pair), weight.row(2 * pair + 1));
-            widen.widen(codes0, scales0, wide0);
-            widen.widen(codes1, scales1, wide1);
-            let (w0, w1) = (S::as_simd_f32s(wide0).0, S::as_simd_f32s(wide1).0);
-            for (first, size, lanes) in &groups {
-                let at = *first..*first + *size;
-                group(simd, lanes, w0, w1, &mut out0[at.clone()], &mut out1[at]);
+        // C weight rows widened to f32, reused for every group of tokens.
+        let mut wide = vec![0f32; C * k];
+        let mut first_column = 0;
+        while first_column < weight.rows() {
+            let columns = C.min(weight.rows() - first_column);
+            for (c, buffer) in wide.chunks_exact_mut(k).enumerate().take(columns) {
+                let (codes, scales) = weight.row(first_column + c);
+                widen.widen(codes, scales, buffer);
             }
-            for (value, bias) in out0.iter_mut().map(|v| (v, b[0])) {
-                *value += bias;
+            let out = &mut out[first_column * rows..(first_column + columns) * rows];
+            if columns == C {
+                let w: [&[S::f32s]; C] =
+                    std::array::from_fn(|c| S::as_simd_f32s(&wide[c * k..(c + 1) * k]).0);
+                for (first, size, lanes) in &groups {
+                    group::<S, C>(simd, lanes, w, out, rows, *first, *size);
+                }
+            } else {
+                // The last few columns when C does not divide them (never in the model).
+                for (c, out) in out.chunks_exact_mut(rows).enumerate() {
+                    let w = [S::as_simd_f32s(&wide[c * k..(c + 1) * k]).0];
+                    for (first, size, lanes) in &groups {
+                        group::<S, 1>(simd, lanes, w, out, rows, *first, *size);
+                    }
+                }
             }
-            for (value, bias) in out1.iter_mut().map(|v| (v, b[1])) {
-                *value += bias;
+            for (c, out) in out.chunks_exact_mut(rows).enumerate() {
+                for value in out {
+                    *value += bias[first_column + c];
+                }
             }
-        }
-        // An odd last column: the same arithmetic, its second column thrown away.
-        let odd = (biases.remainder().iter()).zip(outs.into_remainder().chunks_exact_mut(rows));
-        for (&b, out) in odd {
-            let (codes, scales) = weight.row(weight.rows() - 1);
-            widen.widen(codes, scales, wide0);
-            let w = S::as_simd_f32s(wide0).0;
-            let mut unused = vec![0f32; rows];
-            for (first, size, lanes) in &groups {
-                let at = *first..*first + *size;
-                group(simd, lanes, w, w, &mut out[at.clone()], &mut unused[at]);
-            }
-            for value in out.iter_mut() {
-                *value += b;
-            }
+            first_column += columns;
         }
     }
 }
 
-/// The dot products of a group of tokens (`lanes`: their registers interleaved) with two weight
-/// rows, into `out0` and `out1` (one value per token).
+/// The dot products of a group of `size` tokens from `first` on (`lanes`: their registers
+/// interleaved) with `C` weight rows, into `out` (C columns of `rows` values).
 #[expect(
     clippy::inline_always,
     reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
 )]
 #[inline(always)]
-fn group<S: Simd>(
+fn group<S: Simd, const C: usize>(
     simd: S,
     lanes: &[S::f32s],
-    w0: &[S::f32s],
-    w1: &[S::f32s],
-    out0: &mut [f32],
-    out1: &mut [f32],
+    w: [&[S::f32s]; C],
+    out: &mut [f32],
+    rows: usize,
+    first: usize,
+    size: usize,
 ) {
-    match out0.len() {
-        4 => tokens::<S, 4>(simd, lanes, w0, w1, out0, out1),
-        3 => tokens::<S, 3>(simd, lanes, w0, w1, out0, out1),
-        2 => tokens::<S, 2>(simd, lanes, w0, w1, out0, out1),
-        _ => tokens::<S, 1>(simd, lanes, w0, w1, out0, out1),
+    match size {
+        4 => store(tokens::<S, 4, C>(simd, lanes, w), out, rows, first),
+        3 => store(tokens::<S, 3, C>(simd, lanes, w), out, rows, first),
+        2 => store(tokens::<S, 2, C>(simd, lanes, w), out, rows, first),
+        _ => store(tokens::<S, 1, C>(simd, lanes, w), out, rows, first),
     }
 }
 
-/// [`group`] for `N` tokens: `2 × N` running sums, each weight register loaded once for all.
+/// Each column's `N` sums into its rows `first..first + N` of `out`.
 #[expect(
     clippy::inline_always,
     reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
 )]
 #[inline(always)]
-fn tokens<S: Simd, const N: usize>(
+fn store<const N: usize, const C: usize>(
+    sums: [[f32; N]; C],
+    out: &mut [f32],
+    rows: usize,
+    first: usize,
+) {
+    for (column, out) in sums.iter().zip(out.chunks_exact_mut(rows)) {
+        out[first..first + N].copy_from_slice(column);
+    }
+}
+
+/// [`group`] for `N` tokens: `C × N` running sums, each weight register loaded once for all
+/// `N` tokens and each token's once for all `C` rows. Returns the sums column by column.
+#[expect(
+    clippy::inline_always,
+    reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
+)]
+#[inline(always)]
+fn tokens<S: Simd, const N: usize, const C: usize>(
     simd: S,
     lanes: &[S::f32s],
-    w0: &[S::f32s],
-    w1: &[S::f32s],
-    out0: &mut [f32],
-    out1: &mut [f32],
-) {
+    w: [&[S::f32s]; C],
+) -> [[f32; N]; C] {
     let zero = simd.splat_f32s(0.0);
-    let (mut s, mut u) = ([zero; N], [zero; N]);
-    for ((v0, v1), a) in w0
-        .iter()
-        .zip(w1)
-        .zip(pulp::as_arrays::<N, S::f32s>(lanes).0)
-    {
-        for t in 0..N {
-            s[t] = simd.mul_add_e_f32s(a[t], *v0, s[t]);
-            u[t] = simd.mul_add_e_f32s(a[t], *v1, u[t]);
+    let mut sums = [[zero; N]; C];
+    let (xs, _) = pulp::as_arrays::<N, S::f32s>(lanes);
+    // Cut to the same length, so that indexing them by `i` needs no check.
+    let w = w.map(|w| &w[..xs.len().min(w.len())]);
+    let len = w.iter().map(|w| w.len()).min().unwrap_or(0);
+    for (i, a) in xs.iter().enumerate().take(len) {
+        for (sums, w) in sums.iter_mut().zip(&w) {
+            let v = w[i];
+            for (sum, a) in sums.iter_mut().zip(a) {
+                *sum = simd.mul_add_e_f32s(*a, v, *sum);
+            }
         }
     }
-    for (t, (o0, o1)) in out0.iter_mut().zip(out1.iter_mut()).enumerate().take(N) {
-        *o0 = simd.reduce_sum_f32s(s[t]);
-        *o1 = simd.reduce_sum_f32s(u[t]);
-    }
+    sums.map(|column| column.map(|sum| simd.reduce_sum_f32s(sum)))
 }
 
 #[cfg(test)]
@@ -280,7 +288,7 @@ mod tests {
     /// computes it.
     fn linear_plain_lanes(x: &[f32], rows: usize, weight: &Q8Rows, bias: &[f32]) -> Vec<f32> {
         let mut by_column = vec![0f32; weight.rows() * rows];
-        pulp::Scalar::new().vectorize(Columns {
+        pulp::Scalar::new().vectorize(Columns::<_, 2> {
             x,
             rows,
             k: weight.width(),
@@ -300,7 +308,7 @@ mod tests {
         let mut by_column = vec![0f32; weight.rows() * rows];
         <pulp::x86::V3 as Simd>::vectorize(
             simd,
-            Columns {
+            Columns::<_, 2> {
                 x,
                 rows,
                 k: weight.width(),

@@ -157,6 +157,34 @@ impl Widen for pulp::x86::V3 {
     }
 }
 
+/// In AVX-512: sixteen bytes sign-extended to sixteen `i32`s, converted and multiplied.
+#[cfg(target_arch = "x86_64")]
+impl Widen for pulp::x86::V4 {
+    #[expect(
+        clippy::inline_always,
+        reason = "the CPU's AVX-512 is on only in code inlined into pulp's dispatch"
+    )]
+    #[inline(always)]
+    fn widen(self, codes: &[i8], scales: &[f32], wide: &mut [f32]) {
+        for ((wide, codes), &scale) in wide
+            .chunks_exact_mut(BLOCK)
+            .zip(codes.chunks_exact(BLOCK))
+            .zip(scales)
+        {
+            let scale = self.avx512f._mm512_set1_ps(scale);
+            let (sixteens_out, _) = pulp::as_arrays_mut::<16, f32>(wide);
+            let (sixteens, _) = pulp::as_arrays::<16, i8>(codes);
+            for (out, codes) in sixteens_out.iter_mut().zip(sixteens) {
+                let codes: std::arch::x86_64::__m128i = pulp::cast(*codes);
+                let values = self
+                    .avx512f
+                    ._mm512_cvtepi32_ps(self.avx512f._mm512_cvtepi8_epi32(codes));
+                *out = pulp::cast(self.avx512f._mm512_mul_ps(values, scale));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use candle_core::quantized::{GgmlDType, QTensor};
@@ -198,6 +226,15 @@ mod tests {
                 simd.vectorize(|| simd.widen(codes, scales, out));
             }
             assert!(same(&got), "AVX2 widening");
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(simd) = pulp::x86::V4::try_new() {
+            let mut got = vec![f32::NAN; 4 * 384];
+            for (r, out) in got.chunks_exact_mut(384).enumerate() {
+                let (codes, scales) = rows.row(r);
+                simd.vectorize(|| simd.widen(codes, scales, out));
+            }
+            assert!(same(&got), "AVX-512 widening");
         }
     }
 

@@ -10,6 +10,7 @@
 //! reference and against each other.
 
 use candle_core::{Result, bail};
+use pulp::{Arch, Simd, WithSimd};
 
 use crate::bert::{Bert, Dense, Layer};
 use crate::few_tokens;
@@ -93,34 +94,85 @@ impl Layer {
     /// Scaled dot-product attention, head by head: every token attends to every token (one
     /// text: no padding to mask).
     fn attend(&self, query: &[f32], key: &[f32], value: &[f32], tokens: usize) -> Vec<f32> {
-        let hidden = self.heads * self.head_size;
+        let mut context = vec![0f32; tokens * self.heads * self.head_size];
+        Arch::new().dispatch(Attend {
+            query,
+            key,
+            value,
+            tokens,
+            heads: self.heads,
+            head_size: self.head_size,
+            context: &mut context,
+        });
+        context
+    }
+}
+
+/// [`Layer::attend`]'s arithmetic, in the SIMD registers the CPU has.
+struct Attend<'a> {
+    query: &'a [f32],
+    key: &'a [f32],
+    value: &'a [f32],
+    tokens: usize,
+    heads: usize,
+    head_size: usize,
+    context: &'a mut [f32],
+}
+
+impl WithSimd for Attend<'_> {
+    type Output = ();
+
+    #[expect(
+        clippy::inline_always,
+        reason = "pulp turns on the CPU's SIMD features only for code inlined into its dispatch"
+    )]
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let Self {
+            query,
+            key,
+            value,
+            tokens,
+            heads,
+            head_size,
+            context,
+        } = self;
+        let hidden = heads * head_size;
         #[expect(
             clippy::cast_precision_loss,
             reason = "a head's size (32) is exact as an f32"
         )]
-        let scale = 1.0 / (self.head_size as f32).sqrt();
-        let mut context = vec![0f32; tokens * hidden];
+        let scale = 1.0 / (head_size as f32).sqrt();
         let mut weights = vec![0f32; tokens];
-        for head in 0..self.heads {
+        for head in 0..heads {
             let span = |token: usize| {
-                let at = token * hidden + head * self.head_size;
-                at..at + self.head_size
+                let at = token * hidden + head * head_size;
+                at..at + head_size
             };
             for token in 0..tokens {
-                let q = &query[span(token)];
+                let q = S::as_simd_f32s(&query[span(token)]);
                 for (other, weight) in weights.iter_mut().enumerate() {
-                    *weight = dot(q, &key[span(other)]) * scale;
+                    let k = S::as_simd_f32s(&key[span(other)]);
+                    let mut sum = simd.splat_f32s(0.0);
+                    for (a, b) in q.0.iter().zip(k.0) {
+                        sum = simd.mul_add_e_f32s(*a, *b, sum);
+                    }
+                    *weight = (simd.reduce_sum_f32s(sum) + dot(q.1, k.1)) * scale;
                 }
                 softmax(&mut weights);
-                let out = &mut context[span(token)];
+                let (out, out_rest) = S::as_mut_simd_f32s(&mut context[span(token)]);
                 for (other, &weight) in weights.iter().enumerate() {
-                    for (o, v) in out.iter_mut().zip(&value[span(other)]) {
+                    let (v, v_rest) = S::as_simd_f32s(&value[span(other)]);
+                    let splat = simd.splat_f32s(weight);
+                    for (o, v) in out.iter_mut().zip(v) {
+                        *o = simd.mul_add_e_f32s(splat, *v, *o);
+                    }
+                    for (o, v) in out_rest.iter_mut().zip(v_rest) {
                         *o += weight * v;
                     }
                 }
             }
         }
-        context
     }
 }
 

@@ -56,18 +56,24 @@ fn main() -> anyhow::Result<()> {
         .block_on(run())
 }
 
+/// One section printed alone (`--only-…`), instead of the whole report.
+#[derive(Debug, Clone, Copy)]
+enum Only {
+    Approvals,
+    Desktop,
+    Speed,
+    /// The sandbox and demo calls in process, in a line: for a profiler's run.
+    InProcess,
+    Search,
+    /// The query's embedding alone, in a line: for a profiler's run.
+    QueryEmbedding,
+    Package,
+}
+
 async fn run() -> anyhow::Result<()> {
     let mut out = None;
     let mut calls_per_round = 100usize;
-    let mut only_approvals = false;
-    let mut only_desktop = false;
-    let mut only_speed = false;
-    // The sandbox and demo calls in process alone, in a line: for a profiler's run.
-    let mut only_in_process = false;
-    let mut only_search = false;
-    // The query's embedding alone, in a line: for a profiler's run.
-    let mut only_query_embedding = false;
-    let mut only_package = false;
+    let mut only = None;
     let mut desktop_app: Option<PathBuf> = std::env::var_os("CAPA_DESKTOP_BIN").map(PathBuf::from);
     let mut deb: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
@@ -80,17 +86,17 @@ async fn run() -> anyhow::Result<()> {
                     .and_then(|n| n.parse().ok())
                     .context("--calls N")?;
             }
-            "--only-approvals" => only_approvals = true,
             "--desktop" => {
                 desktop_app = Some(args.next().map(PathBuf::from).context("--desktop BIN")?);
             }
-            "--only-desktop" => only_desktop = true,
             "--deb" => deb = Some(args.next().map(PathBuf::from).context("--deb FILE")?),
-            "--only-speed" => only_speed = true,
-            "--only-in-process" => only_in_process = true,
-            "--only-search" => only_search = true,
-            "--only-query-embedding" => only_query_embedding = true,
-            "--only-package" => only_package = true,
+            "--only-approvals" => only = Some(Only::Approvals),
+            "--only-desktop" => only = Some(Only::Desktop),
+            "--only-speed" => only = Some(Only::Speed),
+            "--only-in-process" => only = Some(Only::InProcess),
+            "--only-search" => only = Some(Only::Search),
+            "--only-query-embedding" => only = Some(Only::QueryEmbedding),
+            "--only-package" => only = Some(Only::Package),
             "--help" | "-h" => {
                 println!(
                     "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed | --only-search | --only-package (print that section only) | --only-in-process | --only-query-embedding (the in-process rows or the query embedding in one line, for a profiler)]"
@@ -100,35 +106,10 @@ async fn run() -> anyhow::Result<()> {
             other => anyhow::bail!("unknown argument {other}; see --help"),
         }
     }
-    if only_approvals {
-        print!("{}", report::approvals(&approvals::measure().await?));
-        return Ok(());
-    }
-    if only_in_process {
-        return inprocess::print_line().await;
-    }
-    if only_query_embedding {
-        return tokio::task::spawn_blocking(semantic::print_query_embedding_line).await?;
+    if let Some(only) = only {
+        return run_only(only, desktop_app, deb).await;
     }
     let env = procs::BenchEnv::discover()?;
-    if only_desktop {
-        let app = desktop_app.context("--only-desktop needs --desktop BIN")?;
-        print!("{}", report::desktop(&desktop::measure(&env, &app).await?));
-        return Ok(());
-    }
-    if only_speed {
-        print!("{}", report::execute(&speed::measure(&env).await?));
-        return Ok(());
-    }
-    if only_package {
-        let deb = deb.context("--only-package needs --deb FILE")?;
-        print!("{}", report::package(&package::measure(&deb)?));
-        return Ok(());
-    }
-    if only_search {
-        print!("{}", search_by_meaning(&env).await?);
-        return Ok(());
-    }
     eprintln!("capa-bench: hub binary {}", env.capa.display());
     let mut rows = Vec::new();
     for transport in [calls::Transport::Stdio, calls::Transport::Http] {
@@ -177,4 +158,37 @@ async fn search_by_meaning(env: &procs::BenchEnv) -> anyhow::Result<String> {
         started.elapsed().as_secs_f64()
     );
     Ok(report::semantic(report.as_ref(), &hub))
+}
+
+/// Prints one section alone.
+async fn run_only(
+    only: Only,
+    desktop_app: Option<PathBuf>,
+    deb: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    match only {
+        Only::Approvals => print!("{}", report::approvals(&approvals::measure().await?)),
+        Only::InProcess => return inprocess::print_line().await,
+        Only::QueryEmbedding => {
+            return tokio::task::spawn_blocking(semantic::print_query_embedding_line).await?;
+        }
+        Only::Package => {
+            let deb = deb.context("--only-package needs --deb FILE")?;
+            print!("{}", report::package(&package::measure(&deb)?));
+        }
+        Only::Desktop => {
+            let app = desktop_app.context("--only-desktop needs --desktop BIN")?;
+            let env = procs::BenchEnv::discover()?;
+            print!("{}", report::desktop(&desktop::measure(&env, &app).await?));
+        }
+        Only::Speed => {
+            let env = procs::BenchEnv::discover()?;
+            print!("{}", report::execute(&speed::measure(&env).await?));
+        }
+        Only::Search => {
+            let env = procs::BenchEnv::discover()?;
+            print!("{}", search_by_meaning(&env).await?);
+        }
+    }
+    Ok(())
 }

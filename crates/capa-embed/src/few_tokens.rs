@@ -28,49 +28,87 @@ pub(crate) fn linear(x: &[f32], rows: usize, weight: &Q8Rows, bias: &[f32]) -> V
     }
     // Computed column by column (each column's rows together), then turned back to rows.
     let mut by_column = vec![0f32; n * rows];
+    let product = Product {
+        x,
+        rows,
+        weight,
+        bias,
+    };
     // AVX-512: registers of sixteen values, twice the products per instruction.
     #[cfg(target_arch = "x86_64")]
     if let Some(simd) = pulp::x86::V4::try_new() {
-        <pulp::x86::V4 as Simd>::vectorize(
-            simd,
-            Columns::<_, 4> {
-                x,
-                rows,
-                k,
-                weight,
-                bias,
-                out: &mut by_column,
-                widen: simd,
-            },
-        );
+        product.in_registers::<_, 4>(simd, simd, &mut by_column);
         return to_rows(&by_column, rows, n);
     }
     #[cfg(target_arch = "x86_64")]
     if let Some(simd) = pulp::x86::V3::try_new() {
-        <pulp::x86::V3 as Simd>::vectorize(
-            simd,
-            Columns::<_, 2> {
-                x,
-                rows,
-                k,
-                weight,
-                bias,
-                out: &mut by_column,
-                widen: simd,
-            },
-        );
+        product.in_registers::<_, 2>(simd, simd, &mut by_column);
         return to_rows(&by_column, rows, n);
     }
-    Arch::new().dispatch(Columns::<_, 2> {
-        x,
-        rows,
-        k,
-        weight,
-        bias,
-        out: &mut by_column,
-        widen: Plain,
-    });
+    product.in_registers::<_, 2>(Arch::new(), Plain, &mut by_column);
     to_rows(&by_column, rows, n)
+}
+
+/// The operands of [`linear`].
+#[derive(Clone, Copy)]
+struct Product<'a> {
+    x: &'a [f32],
+    rows: usize,
+    weight: &'a Q8Rows,
+    bias: &'a [f32],
+}
+
+impl Product<'_> {
+    /// The product column by column into `by_column`, `C` columns at a time, in `simd`'s
+    /// registers (an [`Arch`] dispatches to the best the CPU has), widening with `widen`.
+    fn in_registers<W: Widen, const C: usize>(
+        self,
+        simd: impl Dispatch,
+        widen: W,
+        by_column: &mut [f32],
+    ) {
+        simd.run(Columns::<_, C> {
+            x: self.x,
+            rows: self.rows,
+            k: self.weight.width(),
+            weight: self.weight,
+            bias: self.bias,
+            out: by_column,
+            widen,
+        });
+    }
+}
+
+/// Something that runs a [`WithSimd`] operation in SIMD registers: one instruction set
+/// ([`Simd::vectorize`]) or the best the CPU has ([`Arch::dispatch`]).
+trait Dispatch {
+    fn run<Op: WithSimd<Output = ()>>(self, op: Op);
+}
+
+impl Dispatch for Arch {
+    fn run<Op: WithSimd<Output = ()>>(self, op: Op) {
+        self.dispatch(op);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Dispatch for pulp::x86::V4 {
+    fn run<Op: WithSimd<Output = ()>>(self, op: Op) {
+        <Self as Simd>::vectorize(self, op);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Dispatch for pulp::x86::V3 {
+    fn run<Op: WithSimd<Output = ()>>(self, op: Op) {
+        <Self as Simd>::vectorize(self, op);
+    }
+}
+
+impl Dispatch for pulp::Scalar {
+    fn run<Op: WithSimd<Output = ()>>(self, op: Op) {
+        <Self as Simd>::vectorize(self, op);
+    }
 }
 
 /// `rows` × `n`, row-major, from `n` columns of `rows` values each.
@@ -284,41 +322,32 @@ mod tests {
             .collect()
     }
 
-    /// The product in plain arithmetic on any CPU (pulp's scalar lanes), as a CPU without AVX2
-    /// computes it.
-    fn linear_plain_lanes(x: &[f32], rows: usize, weight: &Q8Rows, bias: &[f32]) -> Vec<f32> {
+    /// The product in one instruction set, as a CPU whose best it is computes it.
+    fn linear_in(
+        simd: impl Dispatch,
+        widen: impl Widen,
+        x: &[f32],
+        rows: usize,
+        weight: &Q8Rows,
+        bias: &[f32],
+    ) -> Vec<f32> {
         let mut by_column = vec![0f32; weight.rows() * rows];
-        pulp::Scalar::new().vectorize(Columns::<_, 2> {
+        let product = Product {
             x,
             rows,
-            k: weight.width(),
             weight,
             bias,
-            out: &mut by_column,
-            widen: Plain,
-        });
+        };
+        product.in_registers::<_, 2>(simd, widen, &mut by_column);
         to_rows(&by_column, rows, weight.rows())
     }
 
-    /// The product in AVX2 (registers of eight), as a CPU without AVX-512 computes it, where
-    /// this one has AVX2.
+    /// In AVX2 (registers of eight), as a CPU without AVX-512 computes it, where this one has
+    /// AVX2.
     #[cfg(target_arch = "x86_64")]
     fn linear_avx2(x: &[f32], rows: usize, weight: &Q8Rows, bias: &[f32]) -> Option<Vec<f32>> {
         let simd = pulp::x86::V3::try_new()?;
-        let mut by_column = vec![0f32; weight.rows() * rows];
-        <pulp::x86::V3 as Simd>::vectorize(
-            simd,
-            Columns::<_, 2> {
-                x,
-                rows,
-                k: weight.width(),
-                weight,
-                bias,
-                out: &mut by_column,
-                widen: simd,
-            },
-        );
-        Some(to_rows(&by_column, rows, weight.rows()))
+        Some(linear_in(simd, simd, x, rows, weight, bias))
     }
 
     #[cfg(not(target_arch = "x86_64"))]
@@ -340,7 +369,7 @@ mod tests {
                     let avx2 = linear_avx2(&x, rows, &weight, &b);
                     for got in [
                         Some(linear(&x, rows, &weight, &b)),
-                        Some(linear_plain_lanes(&x, rows, &weight, &b)),
+                        Some(linear_in(pulp::Scalar::new(), Plain, &x, rows, &weight, &b)),
                         avx2,
                     ]
                     .into_iter()

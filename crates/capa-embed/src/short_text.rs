@@ -4,8 +4,8 @@
 //! Through candle, a ten-token query was some hundred tensor operations, each allocating its
 //! result, some handing work to rayon's threads and back; the arithmetic is a few milliseconds
 //! of multiply-adds over the dense weights. Here the same computation runs over plain vectors
-//! with no thread hand-off: the dense products in [`few_tokens`], the rest (layer norms,
-//! attention over a dozen tokens, GELU, pooling) in loops. The layers are the same
+//! with no thread hand-off: the dense products in [`few_tokens`], attention and GELU in SIMD
+//! operations too, layer norms and pooling in plain loops. The layers are the same
 //! [`Bert`]'s, so both paths use the same weights; tests/model.rs checks both against the float64
 //! reference and against each other.
 
@@ -37,7 +37,14 @@ impl Bert {
         let embeddings = &self.embeddings;
         let hidden = embeddings.positions.hidden_size();
         let words = embeddings.words.data()?;
-        let row_bytes = words.len() / embeddings.words.shape().dims()[0].max(1);
+        let vocabulary = embeddings
+            .words
+            .shape()
+            .dims()
+            .first()
+            .copied()
+            .unwrap_or(1);
+        let row_bytes = words.len() / vocabulary.max(1);
         let positions = embeddings
             .positions
             .embeddings()

@@ -35,9 +35,8 @@ impl Q8Rows {
         }
         let mut codes = Vec::with_capacity(rows * width);
         let mut scales = Vec::with_capacity(count);
-        for block in blocks.chunks_exact(BLOCK_BYTES) {
-            let (scale, bytes) = block.split_at(2);
-            scales.push(f16::from_le_bytes([scale[0], scale[1]]).to_f32());
+        for (scale, bytes) in q8_0_blocks(blocks) {
+            scales.push(scale);
             codes.extend(bytes.iter().map(|b| b.cast_signed()));
         }
         Ok(Self {
@@ -79,16 +78,36 @@ impl Q8Rows {
 /// `Q8_0` blocks as they are (one looked-up row of the vocabulary's table) to f32 values, as
 /// candle dequantises them.
 pub(crate) fn widen_blocks(blocks: &[u8], wide: &mut [f32]) {
-    for (block, wide) in blocks
-        .chunks_exact(BLOCK_BYTES)
-        .zip(wide.chunks_exact_mut(BLOCK))
-    {
-        let (scale, bytes) = block.split_at(2);
-        let scale = f16::from_le_bytes([scale[0], scale[1]]).to_f32();
+    for ((scale, bytes), wide) in q8_0_blocks(blocks).zip(wide.chunks_exact_mut(BLOCK)) {
         for (w, &byte) in wide.iter_mut().zip(bytes) {
             *w = f32::from(byte.cast_signed()) * scale;
         }
     }
+}
+
+/// Each `Q8_0` block's scale (an f16, exactly an f32) and its bytes.
+fn q8_0_blocks(blocks: &[u8]) -> impl Iterator<Item = (f32, &[u8])> {
+    blocks.chunks_exact(BLOCK_BYTES).map(|block| {
+        let (scale, bytes) = block.split_at(2);
+        (f16::from_le_bytes([scale[0], scale[1]]).to_f32(), bytes)
+    })
+}
+
+/// A row's blocks for widening: each block's f32 values to fill, its codes and its scale.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the SIMD dispatch of the widening that calls it"
+)]
+#[inline(always)]
+fn row_blocks<'a>(
+    codes: &'a [i8],
+    scales: &'a [f32],
+    wide: &'a mut [f32],
+) -> impl Iterator<Item = (&'a mut [f32], &'a [i8], f32)> {
+    wide.chunks_exact_mut(BLOCK)
+        .zip(codes.chunks_exact(BLOCK))
+        .zip(scales)
+        .map(|((wide, codes), &scale)| (wide, codes, scale))
 }
 
 /// Widening a row's codes to f32 values, in the instructions the running CPU has.
@@ -109,11 +128,7 @@ impl Widen for Plain {
     )]
     #[inline(always)]
     fn widen(self, codes: &[i8], scales: &[f32], wide: &mut [f32]) {
-        for ((wide, codes), &scale) in wide
-            .chunks_exact_mut(BLOCK)
-            .zip(codes.chunks_exact(BLOCK))
-            .zip(scales)
-        {
+        for (wide, codes, scale) in row_blocks(codes, scales, wide) {
             for (w, &c) in wide.iter_mut().zip(codes) {
                 *w = f32::from(c) * scale;
             }
@@ -130,11 +145,7 @@ impl Widen for pulp::x86::V3 {
     )]
     #[inline(always)]
     fn widen(self, codes: &[i8], scales: &[f32], wide: &mut [f32]) {
-        for ((wide, codes), &scale) in wide
-            .chunks_exact_mut(BLOCK)
-            .zip(codes.chunks_exact(BLOCK))
-            .zip(scales)
-        {
+        for (wide, codes, scale) in row_blocks(codes, scales, wide) {
             let scale = self.avx._mm256_set1_ps(scale);
             let (eights, _) = pulp::as_arrays_mut::<8, f32>(wide);
             let (sixteens, _) = pulp::as_arrays::<16, i8>(codes);
@@ -166,11 +177,7 @@ impl Widen for pulp::x86::V4 {
     )]
     #[inline(always)]
     fn widen(self, codes: &[i8], scales: &[f32], wide: &mut [f32]) {
-        for ((wide, codes), &scale) in wide
-            .chunks_exact_mut(BLOCK)
-            .zip(codes.chunks_exact(BLOCK))
-            .zip(scales)
-        {
+        for (wide, codes, scale) in row_blocks(codes, scales, wide) {
             let scale = self.avx512f._mm512_set1_ps(scale);
             let (sixteens_out, _) = pulp::as_arrays_mut::<16, f32>(wide);
             let (sixteens, _) = pulp::as_arrays::<16, i8>(codes);
@@ -190,6 +197,9 @@ mod tests {
     use candle_core::quantized::{GgmlDType, QTensor};
 
     use super::*;
+
+    /// One row's codes and scales to f32 values, in a given instruction set.
+    type WidenRow<'a> = &'a dyn Fn(&[i8], &[f32], &mut [f32]);
 
     #[test]
     fn widening_gives_candles_dequantised_values_bit_for_bit() {
@@ -218,24 +228,32 @@ mod tests {
             .and_then(|t| t.to_vec1::<f32>())
             .expect("values");
         assert!(same(&all));
-        #[cfg(target_arch = "x86_64")]
-        if let Some(simd) = pulp::x86::V3::try_new() {
+        // Each row widened by `widen`, as the product does.
+        let widened = |widen: WidenRow<'_>| {
             let mut got = vec![f32::NAN; 4 * 384];
             for (r, out) in got.chunks_exact_mut(384).enumerate() {
                 let (codes, scales) = rows.row(r);
-                simd.vectorize(|| simd.widen(codes, scales, out));
+                widen(codes, scales, out);
             }
+            got
+        };
+        #[cfg(target_arch = "x86_64")]
+        if let Some(simd) = pulp::x86::V3::try_new() {
+            let got = widened(&|codes, scales, out| {
+                simd.vectorize(|| simd.widen(codes, scales, out));
+            });
             assert!(same(&got), "AVX2 widening");
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(simd) = pulp::x86::V4::try_new() {
-            let mut got = vec![f32::NAN; 4 * 384];
-            for (r, out) in got.chunks_exact_mut(384).enumerate() {
-                let (codes, scales) = rows.row(r);
+            let got = widened(&|codes, scales, out| {
                 simd.vectorize(|| simd.widen(codes, scales, out));
-            }
+            });
             assert!(same(&got), "AVX-512 widening");
         }
+        assert!(same(&widened(
+            &|codes, scales, out| Plain.widen(codes, scales, out)
+        )));
     }
 
     #[test]

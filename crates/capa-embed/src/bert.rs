@@ -150,8 +150,9 @@ impl Norm {
         self.candle.forward(states)
     }
 
-    /// Normalises one token's vector in place, as candle's f32 kernel does: the mean and the
-    /// variance in f32, then scaled and shifted.
+    /// Normalises one token's vector in place, in f32 as candle does, with the variance taken
+    /// over the centred values (candle's fused kernel takes E[x²] − mean² in one pass; they
+    /// agree within f32 rounding, which tests/model.rs holds against the reference).
     pub(crate) fn apply(&self, row: &mut [f32]) {
         let n = row.len() as f32;
         let mean = row.iter().sum::<f32>() / n;

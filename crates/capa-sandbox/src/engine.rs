@@ -317,7 +317,8 @@ impl Driver<'_> {
                 let Some(prepared) = sandbox.take_prepared() else {
                     return Err(internal("the sandbox served a run already"));
                 };
-                crate::prelude::install(&ctx, prepared, input, &self.state, &self.watch)
+                let primed = sandbox.primed_with().is_some();
+                crate::prelude::install(&ctx, prepared, input, primed, &self.state, &self.watch)
                     .map_err(|e| self.engine_error(&ctx, e))
             })
         })?;
@@ -456,7 +457,14 @@ pub(crate) fn execute(job: Job, sandbox: &Sandbox) -> crate::RunOutput {
         cancel,
         started,
     } = job;
-    let allowed = crate::run_tools::RunTools::of(&input.namespaces);
+    // A primed sandbox was handed only to a run with its namespaces (pool.rs).
+    let allowed = match sandbox.primed_with() {
+        Some(primed) => {
+            debug_assert!(primed.serves(&input.namespaces));
+            Arc::clone(&primed.tools)
+        }
+        None => Arc::new(crate::run_tools::RunTools::of(&input.namespaces)),
+    };
     let state = State::new(
         limits.clone(),
         allowed,

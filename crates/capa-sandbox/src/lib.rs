@@ -29,7 +29,9 @@
 //! and whose prelude was compiled and called with nothing of any run (`prelude::prepare`). A run
 //! takes one and sets everything of its own when it starts: its limits, meter, interrupt
 //! handler and out-of-memory watch on the runtime, its host functions on the prelude's host
-//! object, and its namespaces, seed and clock through the prelude's `configure`. Nothing of one
+//! object, and its namespaces, seed and clock through the prelude's `configure`; a sandbox made
+//! after a run has that run's namespaces defined already, and a run with the same ones (every
+//! run until the hub's catalog changes) skips that step (`primed.rs`). Nothing of one
 //! run reaches another: a warm sandbox serves exactly one run and is then freed, never reused.
 //! A cold start makes its sandbox the same way on the spot, so pooled and unpooled runs give
 //! the same output. There is one warm sandbox per core (at least one, at most four); a
@@ -49,6 +51,7 @@ mod oom;
 mod output;
 mod pool;
 mod prelude;
+mod primed;
 mod run_tools;
 mod sandbox;
 mod state;

@@ -5,15 +5,23 @@
 //! handed one run; after that run it ends and its sandbox is freed. Nothing is reused between
 //! runs. A refill thread makes a new one whenever one is taken, off the request path: [`offer`]
 //! never waits for one to be made, and a run that finds the pool empty starts cold.
+//!
+//! The pool remembers the namespaces of the last run offered, and the sandboxes it makes after
+//! that have them defined already (`primed.rs`). A run with other namespaces (the hub's catalog
+//! changed) takes a sandbox made before any run, if one is left, or starts cold; sandboxes
+//! primed with the old namespaces are let go, and the refill makes new ones.
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
-use crate::Limits;
+use std::sync::Arc;
+
+use crate::primed::Primed;
 use crate::sandbox::Sandbox;
 use crate::thread::{Task, serve, stack_for};
+use crate::{Limits, Namespace};
 
 /// Warm sandboxes at most, however many cores the host has: each holds a parked thread and a
 /// runtime with the prelude prepared (a few hundred KB of heap).
@@ -28,13 +36,46 @@ const REFILL_DELAY: Duration = Duration::from_millis(20);
 /// How long the refill thread waits after it could not make a sandbox before it tries again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
-/// A warm sandbox's thread, waiting for its one run.
+/// A warm sandbox's thread, waiting for its one run. Dropped unused, its thread frees the
+/// sandbox and ends.
 struct Warm {
     tasks: mpsc::Sender<Task>,
+    /// The namespaces its sandbox defined ahead, if any.
+    primed: Option<Arc<Primed>>,
+}
+
+/// The warm sandboxes, and what the next ones are primed with.
+#[derive(Default)]
+struct Ready {
+    warm: Vec<Warm>,
+    /// The namespaces of the last run offered.
+    latest: Option<Arc<Primed>>,
+}
+
+impl Ready {
+    /// A warm sandbox for a run with `namespaces`: one primed with them first, else one made
+    /// before any run. Sandboxes primed with other namespaces are let go: the runs now have
+    /// these (remembered for the next sandboxes made).
+    fn take_for(&mut self, namespaces: &[Namespace]) -> Option<Warm> {
+        if !self.latest.as_ref().is_some_and(|p| p.serves(namespaces)) {
+            self.latest = Some(Primed::of(namespaces));
+        }
+        let latest = self.latest.as_ref();
+        self.warm.retain(|w| match &w.primed {
+            None => true,
+            Some(primed) => latest.is_some_and(|l| Arc::ptr_eq(l, primed)),
+        });
+        let at = self
+            .warm
+            .iter()
+            .position(|w| w.primed.is_some())
+            .or_else(|| self.warm.iter().position(|w| w.primed.is_none()))?;
+        Some(self.warm.swap_remove(at))
+    }
 }
 
 struct Pool {
-    ready: Mutex<Vec<Warm>>,
+    ready: Mutex<Ready>,
     /// Signalled when a sandbox is taken (the refill thread makes another) and when a pooled
     /// run ended (it need not wait any longer).
     taken: Condvar,
@@ -58,7 +99,7 @@ fn size() -> usize {
         .clamp(1, MAX_WARM)
 }
 
-fn lock(pool: &Pool) -> MutexGuard<'_, Vec<Warm>> {
+fn lock(pool: &Pool) -> MutexGuard<'_, Ready> {
     pool.ready.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -68,7 +109,7 @@ fn pool() -> &'static Pool {
     let pool = POOL.get_or_init(|| {
         fresh = true;
         Pool {
-            ready: Mutex::new(Vec::new()),
+            ready: Mutex::new(Ready::default()),
             taken: Condvar::new(),
             run_ended: AtomicBool::new(false),
             size: size(),
@@ -92,7 +133,7 @@ pub(crate) fn start() {
 
 /// How many warm sandboxes wait now.
 pub(crate) fn ready() -> usize {
-    lock(pool()).len()
+    lock(pool()).warm.len()
 }
 
 /// Whether a warm thread's stack is big enough for a run that needs a thread stack of `stack`.
@@ -108,8 +149,11 @@ pub(crate) fn offer(task: Task, stack: usize) -> Option<Task> {
         return Some(task);
     }
     let pool = pool();
-    let warm = lock(pool).pop();
+    let warm = lock(pool).take_for(&task.job.input.namespaces);
     let Some(warm) = warm else {
+        // None, or only sandboxes primed for a catalog that changed (let go above): the refill
+        // makes them again, primed with this run's namespaces.
+        pool.taken.notify_one();
         return Some(task);
     };
     // The run that takes this sandbox has the cores until it ends (or the delay is over).
@@ -124,7 +168,7 @@ fn refill(pool: &'static Pool) {
     loop {
         {
             let mut ready = lock(pool);
-            while ready.len() >= pool.size {
+            while ready.warm.len() >= pool.size {
                 ready = pool
                     .taken
                     .wait(ready)
@@ -143,9 +187,10 @@ fn refill(pool: &'static Pool) {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
+        let primed = ready.latest.clone();
         drop(ready);
-        match make() {
-            Ok(warm) => lock(pool).push(warm),
+        match make(primed) {
+            Ok(warm) => lock(pool).warm.push(warm),
             Err(e) => {
                 tracing::warn!("could not make a warm sandbox: {e}");
                 std::thread::sleep(RETRY_AFTER);
@@ -154,38 +199,50 @@ fn refill(pool: &'static Pool) {
     }
 }
 
-/// Makes one warm sandbox on a thread of its own; returns once it is ready.
-fn make() -> Result<Warm, String> {
-    let (ready_tx, ready_rx) = mpsc::channel::<Result<mpsc::Sender<Task>, String>>();
+type Made = Result<(mpsc::Sender<Task>, Option<Arc<Primed>>), String>;
+
+/// Makes one warm sandbox on a thread of its own, primed with `primed` if it can be (else as
+/// before any run); returns once it is ready.
+fn make(primed: Option<Arc<Primed>>) -> Result<Warm, String> {
+    let (ready_tx, ready_rx) = mpsc::channel::<Made>();
     std::thread::Builder::new()
         .name("capa-sandbox".into())
         .stack_size(warm_stack())
         .spawn(move || {
-            let sandbox = match Sandbox::new() {
-                Ok(sandbox) => sandbox,
+            // A catalog too big to define within the default limits is defined by its run.
+            let made = Sandbox::primed(primed.clone())
+                .map(|sandbox| (sandbox, primed))
+                .or_else(|_| Sandbox::new().map(|sandbox| (sandbox, None)));
+            let (sandbox, primed) = match made {
+                Ok(made) => made,
                 Err(e) => {
                     let _ = ready_tx.send(Err(e.to_string()));
                     return;
                 }
             };
             let (tasks, inbox) = mpsc::channel();
-            if ready_tx.send(Ok(tasks)).is_err() {
+            if ready_tx.send(Ok((tasks, primed))).is_err() {
+                sandbox.free();
                 return;
             }
-            // Parked until taken; the pool lives as long as the process.
-            if let Ok(task) = inbox.recv() {
-                serve(task, Ok(sandbox));
-                if let Some(pool) = POOL.get() {
-                    pool.run_ended.store(true, Ordering::Release);
-                    pool.taken.notify_all();
+            // Parked until taken, or let go (its sender dropped) when its namespaces are no
+            // longer the runs'.
+            match inbox.recv() {
+                Ok(task) => {
+                    serve(task, Ok(sandbox));
+                    if let Some(pool) = POOL.get() {
+                        pool.run_ended.store(true, Ordering::Release);
+                        pool.taken.notify_all();
+                    }
                 }
+                Err(_) => sandbox.free(),
             }
         })
         .map_err(|e| e.to_string())?;
-    let tasks = ready_rx
+    let (tasks, primed) = ready_rx
         .recv()
         .map_err(|_| "the thread stopped while making its sandbox".to_string())??;
-    Ok(Warm { tasks })
+    Ok(Warm { tasks, primed })
 }
 
 #[cfg(test)]
@@ -195,6 +252,61 @@ mod tests {
     #[test]
     fn pool_is_sized_by_cores_within_bounds() {
         assert!((1..=MAX_WARM).contains(&size()));
+    }
+
+    fn namespaces(global: &str) -> Vec<Namespace> {
+        vec![Namespace {
+            global: global.into(),
+            tools: Vec::new(),
+            unlisted_source: None,
+        }]
+    }
+
+    fn warm(primed: Option<&Arc<Primed>>) -> Warm {
+        Warm {
+            tasks: mpsc::channel().0,
+            primed: primed.cloned(),
+        }
+    }
+
+    #[test]
+    fn a_run_takes_a_sandbox_primed_with_its_namespaces_first() {
+        let mut ready = Ready::default();
+        ready.warm.push(warm(None));
+        // The first run: nothing was primed yet; the next sandboxes are made with its namespaces.
+        let taken = ready.take_for(&namespaces("a")).map(|w| w.primed.is_none());
+        assert_eq!(taken, Some(true));
+        let latest = ready.latest.clone();
+        assert!(latest.as_ref().is_some_and(|p| p.serves(&namespaces("a"))));
+        ready.warm.push(warm(None));
+        ready.warm.push(warm(latest.as_ref()));
+        let taken = ready.take_for(&namespaces("a"));
+        assert!(taken.is_some_and(|w| w.primed.is_some()));
+        // The same namespaces keep the one remembered.
+        assert!(matches!((&ready.latest, &latest), (Some(a), Some(b)) if Arc::ptr_eq(a, b)));
+        assert_eq!(ready.warm.len(), 1);
+    }
+
+    #[test]
+    fn other_namespaces_let_the_primed_sandboxes_go_and_take_an_unprimed_one() {
+        let mut ready = Ready::default();
+        let _ = ready.take_for(&namespaces("a"));
+        let old = ready.latest.clone();
+        ready.warm.push(warm(old.as_ref()));
+        ready.warm.push(warm(old.as_ref()));
+        assert!(ready.take_for(&namespaces("b")).is_none());
+        assert!(ready.warm.is_empty(), "sandboxes primed for `a` let go");
+        assert!(
+            ready
+                .latest
+                .as_ref()
+                .is_some_and(|p| p.serves(&namespaces("b")))
+        );
+        ready.warm.push(warm(old.as_ref()));
+        ready.warm.push(warm(None));
+        let taken = ready.take_for(&namespaces("b"));
+        assert!(taken.is_some_and(|w| w.primed.is_none()));
+        assert!(ready.warm.is_empty());
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! It is called in two steps, so that a warm sandbox (`pool.rs`) can take the first ahead:
 //! [`prepare`] compiles and calls it with what is the same for every run; [`install`] gives it
-//! the run's own when the run starts.
+//! the run's own when the run starts. Between them, [`prime`] may define the namespaces the
+//! run will have (`primed.rs`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,10 +13,10 @@ use std::rc::Rc;
 use rquickjs::context::EvalOptions;
 use rquickjs::{Ctx, Function, Object, Persistent};
 
-use crate::RunInput;
 use crate::lookups::Lookup;
 use crate::oom::Watch;
 use crate::state::{Finish, State};
+use crate::{Namespace, RunInput};
 
 /// The longest handle `hub.read` takes (the hub's are `h_` and 32 hex digits).
 const MAX_HANDLE_BYTES: usize = 64;
@@ -76,12 +77,43 @@ pub(crate) fn prepare(ctx: &Ctx<'_>) -> rquickjs::Result<Prepared> {
     })
 }
 
+/// The namespaces as the prelude takes them: `[{ global, tools: [[member, address, remote
+/// name]], unlisted }]`.
+fn namespaces_json(namespaces: &[Namespace]) -> serde_json::Value {
+    namespaces
+        .iter()
+        .map(|ns| {
+            serde_json::json!({
+                "global": ns.global,
+                "tools": ns.tools.iter().map(|t| [t.member.as_str(), t.address.as_str(), t.remote_name()]).collect::<Vec<_>>(),
+                "unlisted": ns.unlisted_source,
+            })
+        })
+        .collect()
+}
+
+/// Defines `namespaces` in a prepared prelude before its run is known (a warm sandbox primed
+/// with the sources of the runs before it, `pool.rs`). What defining them tells (a source that
+/// shadows a built-in global) is told to the run that takes the sandbox.
+pub(crate) fn prime(
+    ctx: &Ctx<'_>,
+    prepared: &Prepared,
+    namespaces: &[Namespace],
+) -> rquickjs::Result<()> {
+    let namespaces = ctx.json_parse(namespaces_json(namespaces).to_string())?;
+    let api = prepared.api.clone().restore(ctx)?;
+    let prime: Function = api.get("prime")?;
+    prime.call::<_, ()>((namespaces,))
+}
+
 /// Starts the run in a prepared prelude: the host object gets the run's bridge functions, and
-/// `configure` the run's namespaces, logical clock and seed. Returns the API.
+/// `configure` the run's logical clock, seed and namespaces (unless `primed`: the sandbox has
+/// the run's namespaces already). Returns the API.
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     prepared: Prepared,
     input: &RunInput,
+    primed: bool,
     state: &Rc<RefCell<State>>,
     watch: &Rc<Watch>,
 ) -> rquickjs::Result<Persistent<Object<'static>>> {
@@ -133,11 +165,7 @@ pub(crate) fn install<'js>(
     )?;
 
     let run = serde_json::json!({
-        "namespaces": input.namespaces.iter().map(|ns| serde_json::json!({
-            "global": ns.global,
-            "tools": ns.tools.iter().map(|t| [t.member.as_str(), t.address.as_str(), t.remote_name()]).collect::<Vec<_>>(),
-            "unlisted": ns.unlisted_source,
-        })).collect::<Vec<_>>(),
+        "namespaces": if primed { serde_json::Value::Null } else { namespaces_json(&input.namespaces) },
         "clockStart": input.clock_start_ms,
         "seed": seed_words(input.seed),
     });

@@ -84,7 +84,7 @@ pub(crate) struct State {
     /// Set when the run is cancelled: nothing queued starts after it.
     cancel: Arc<std::sync::atomic::AtomicBool>,
     limits: Limits,
-    allowed: crate::run_tools::RunTools,
+    allowed: Arc<crate::run_tools::RunTools>,
     host: Arc<dyn Host>,
     handle: Handle,
     events: Sender<Event>,
@@ -126,7 +126,7 @@ impl State {
 
     pub(crate) fn new(
         limits: Limits,
-        allowed: crate::run_tools::RunTools,
+        allowed: Arc<crate::run_tools::RunTools>,
         host: Arc<dyn Host>,
         handle: Handle,
         events: Sender<Event>,

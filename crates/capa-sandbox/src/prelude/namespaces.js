@@ -183,13 +183,14 @@
   ];
   for (let i = 0; i < ownGlobals.length; i++) reserved[ownGlobals[i]] = true;
 
-  // The run's namespaces, defined when the run starts (`configure`, run.js): the prelude itself
-  // runs before the run is known (a warm sandbox, pool.rs).
-  function defineNamespaces(namespaces) {
+  // The run's namespaces, defined when the run starts (`configure`, run.js) or, in a warm
+  // sandbox primed with the sources of the runs before it, ahead of the run (`prime`, pool.rs):
+  // the prelude itself runs before any run is known. `notice` takes what the run is told.
+  function defineNamespaces(namespaces, notice) {
     for (let i = 0; i < namespaces.length; i++) {
       const ns = namespaces[i];
       if (reserved[ns.global] === true) {
-        host.notice(`the source "${ns.global}" shadows a built-in global, so it is not available in code`);
+        notice(`the source "${ns.global}" shadows a built-in global, so it is not available in code`);
         continue;
       }
       reserved[ns.global] = true;

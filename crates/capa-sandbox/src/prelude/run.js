@@ -79,12 +79,28 @@
     apply(promiseThen, p, [finishValue, (e) => host.finish("error", describeError(e))]);
   }
 
+  // What defining the primed namespaces had to tell, for the run that takes this sandbox.
+  const primedNotices = [];
+  let primed = false;
+
+  // A warm sandbox, before any run: the namespaces of the runs before it (pool.rs), which the
+  // run that takes it has too.
+  function prime(namespaces) {
+    primed = true;
+    defineNamespaces(namespaces, (line) => pushTo(primedNotices, line));
+  }
+
   // The run starts: its clock, seed and namespaces (Rust set the host's functions just before).
+  // `run.namespaces` is null in a primed sandbox, whose namespaces are the run's already.
   function configure(run) {
     now = run.clockStart;
     seedRandom(run.seed);
-    defineNamespaces(run.namespaces);
+    if (run.namespaces === null && primed) {
+      for (let i = 0; i < primedNotices.length; i++) host.notice(primedNotices[i]);
+    } else {
+      defineNamespaces(run.namespaces, (line) => host.notice(line));
+    }
   }
 
-  return ObjectFreeze({ configure, start, settle, deliver, fireTimer, describeError });
+  return ObjectFreeze({ configure, prime, start, settle, deliver, fireTimer, describeError });
 });

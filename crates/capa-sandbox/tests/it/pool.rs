@@ -94,3 +94,78 @@ async fn an_out_of_memory_that_fails_a_job_in_a_warm_sandbox_is_a_memory_limit()
         "the callback's own error"
     );
 }
+
+/// Waits until every warm sandbox the pool keeps is made again after a run, so that the next
+/// runs take sandboxes made after it (primed with its namespaces).
+async fn refilled() {
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    warm_one().await;
+}
+
+fn with_namespaces(code: &str, namespaces: Vec<capa_sandbox::Namespace>) -> RunInput {
+    let mut i = input(code);
+    i.namespaces = namespaces;
+    i
+}
+
+fn one_namespace(global: &str, tool: &str) -> Vec<capa_sandbox::Namespace> {
+    vec![capa_sandbox::Namespace {
+        global: global.into(),
+        tools: vec![capa_sandbox::ToolBinding {
+            member: tool.into(),
+            address: format!("{global}.{tool}"),
+        }],
+        unlisted_source: None,
+    }]
+}
+
+/// Warm sandboxes define the namespaces of the runs before them ahead (primed.rs): a run gets
+/// exactly its own namespaces however the ones before it differed, and calls reach its tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pooled_run_gets_its_own_namespaces_when_the_runs_before_had_others() {
+    let code = "return [typeof globalThis.alpha, typeof globalThis.beta, \
+                Object.keys(globalThis.alpha ?? globalThis.beta)]";
+    let alpha = || one_namespace("alpha", "one");
+    let beta = || one_namespace("beta", "two");
+    for (namespaces, expected) in [
+        (alpha(), json!(["object", "undefined", ["one"]])),
+        (alpha(), json!(["object", "undefined", ["one"]])),
+        (beta(), json!(["undefined", "object", ["two"]])),
+        (beta(), json!(["undefined", "object", ["two"]])),
+        (alpha(), json!(["object", "undefined", ["one"]])),
+    ] {
+        // Twice each: the first run may take a sandbox made for the namespaces before.
+        for _ in 0..2 {
+            refilled().await;
+            let out = pooled(with_namespaces(code, namespaces.clone())).await;
+            assert_eq!(value(&out), expected, "{out:?}");
+        }
+    }
+    refilled().await;
+    let out = pooled(with_namespaces("return await alpha.one({ n: 1 })", alpha())).await;
+    assert_eq!(out.calls.len(), 1, "{out:?}");
+    assert_eq!(out.calls[0].address, "alpha.one");
+}
+
+/// A source that shadows a built-in global is told to every run, including those whose
+/// sandbox defined the namespaces before the run started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_primed_sandbox_tells_its_run_what_defining_the_namespaces_told() {
+    let shadowing = || {
+        let mut namespaces = one_namespace("console", "log_line");
+        namespaces.extend(one_namespace("gamma", "three"));
+        namespaces
+    };
+    for _ in 0..4 {
+        refilled().await;
+        let out = pooled(with_namespaces("return typeof gamma.three", shadowing())).await;
+        assert_eq!(value(&out), json!("function"), "{out:?}");
+        assert!(
+            out.notices
+                .iter()
+                .any(|n| n.contains("the source \"console\" shadows a built-in global")),
+            "{:?}",
+            out.notices
+        );
+    }
+}

@@ -43,6 +43,7 @@
 mod engine;
 mod events;
 mod guest_code;
+mod host_object;
 mod limits;
 mod logs;
 mod lookups;

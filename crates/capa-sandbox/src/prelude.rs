@@ -13,17 +13,10 @@ use std::rc::Rc;
 use rquickjs::context::EvalOptions;
 use rquickjs::{Ctx, Function, Object, Persistent};
 
-use crate::lookups::Lookup;
+use crate::host_object::{RunSlot, host_object};
 use crate::oom::Watch;
-use crate::state::{Finish, State};
+use crate::state::State;
 use crate::{Namespace, RunInput};
-
-/// The longest handle `hub.read` takes (the hub's are `h_` and 32 hex digits).
-const MAX_HANDLE_BYTES: usize = 64;
-/// The longest options `hub.read` takes, as JSON: a path of 1,024 characters, escaped.
-const MAX_READ_OPTIONS_BYTES: usize = 8 * 1024;
-/// The longest URI `hub.resource` takes.
-const MAX_URI_BYTES: usize = 8 * 1024;
 
 /// The prelude's one function expression, kept one file per job and joined here in this order
 /// (each file is a part of the function's body; `captured.js` opens it and `run.js` closes it).
@@ -48,23 +41,25 @@ const PRELUDE: &str = concat!(
 const ABSENT: &[&str] = &["eval", "Function", "Atomics", "SharedArrayBuffer"];
 const MAX_TIMER_MS: u64 = 30_000;
 
-/// The prelude called, before the run is known: the object its bridge functions go on when the
-/// run starts, and the API the event loop calls (configure, start, settle, deliver, fire a
-/// timer).
+/// The prelude called, before the run is known: the API the event loop calls (configure, start,
+/// settle, deliver, fire a timer), and the slot its host functions find the run in.
 pub(crate) struct Prepared {
-    host: Persistent<Object<'static>>,
     api: Persistent<Object<'static>>,
+    /// The run the host object's functions serve, once it starts.
+    run: Rc<RunSlot>,
 }
 
-/// Compiles the prelude's function expression and calls it with an empty host object and what is
-/// the same for every run. Runs no guest code and knows nothing of a run.
+/// Compiles the prelude's function expression and calls it with the host object (its functions
+/// serve the run that will take the sandbox) and what is the same for every run. Runs no guest
+/// code and knows nothing of a run.
 pub(crate) fn prepare(ctx: &Ctx<'_>) -> rquickjs::Result<Prepared> {
     let mut options = EvalOptions::default();
     options.global = true;
     options.strict = true;
     options.filename = Some("prelude.js".into());
     let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
-    let host = Object::new(ctx.clone())?;
+    let run = Rc::new(RunSlot::default());
+    let host = host_object(ctx, &run)?;
     let config = serde_json::json!({
         "maxTimerMs": MAX_TIMER_MS,
         "absent": ABSENT,
@@ -72,8 +67,8 @@ pub(crate) fn prepare(ctx: &Ctx<'_>) -> rquickjs::Result<Prepared> {
     let config = ctx.json_parse(config.to_string())?;
     let api: Object = prelude.call((host.clone(), config))?;
     Ok(Prepared {
-        host: Persistent::save(ctx, host),
         api: Persistent::save(ctx, api),
+        run,
     })
 }
 
@@ -106,63 +101,18 @@ pub(crate) fn prime(
     prime.call::<_, ()>((namespaces,))
 }
 
-/// Starts the run in a prepared prelude: the host object gets the run's bridge functions, and
-/// `configure` the run's logical clock, seed and namespaces (unless `primed`: the sandbox has
+/// Starts the run in a prepared prelude: the host object's functions now serve the run, and
+/// `configure` gets the run's logical clock, seed and namespaces (unless `primed`: the sandbox has
 /// the run's namespaces already). Returns the API.
-pub(crate) fn install<'js>(
-    ctx: &Ctx<'js>,
+pub(crate) fn install(
+    ctx: &Ctx<'_>,
     prepared: Prepared,
     input: &RunInput,
     primed: bool,
     state: &Rc<RefCell<State>>,
     watch: &Rc<Watch>,
 ) -> rquickjs::Result<Persistent<Object<'static>>> {
-    let host = prepared.host.restore(ctx)?;
-    let s = Rc::clone(state);
-    host.set(
-        "call",
-        Function::new(
-            ctx.clone(),
-            move |address: String, args: String, connection: String| {
-                s.borrow_mut().call(address, &args, connection)
-            },
-        )?,
-    )?;
-    install_lookups(ctx, &host, state)?;
-    let s = Rc::clone(state);
-    host.set(
-        "log",
-        Function::new(ctx.clone(), move |line: String| s.borrow_mut().log(line))?,
-    )?;
-    let s = Rc::clone(state);
-    host.set(
-        "notice",
-        Function::new(ctx.clone(), move |line: String| {
-            s.borrow_mut().notices.push(line);
-        })?,
-    )?;
-    let s = Rc::clone(state);
-    let watched = Rc::clone(watch);
-    host.set(
-        "finish",
-        Function::new(
-            ctx.clone(),
-            move |ctx: Ctx<'js>, kind: String, payload: String| {
-                let finish = match kind.as_str() {
-                    "value" => Finish::Value(payload),
-                    "undefined" => Finish::Undefined,
-                    "not_json" => Finish::NotJson(payload),
-                    _ => Finish::Error {
-                        record: payload,
-                        // Judged now: a thrown `null` is an out-of-memory if the heap is
-                        // still full.
-                        heap_full: watched.heap_full(&ctx),
-                    },
-                };
-                s.borrow_mut().set_finish(finish);
-            },
-        )?,
-    )?;
+    prepared.run.bind(Rc::clone(state), Rc::clone(watch));
 
     let run = serde_json::json!({
         "namespaces": if primed { serde_json::Value::Null } else { namespaces_json(&input.namespaces) },
@@ -175,64 +125,6 @@ pub(crate) fn install<'js>(
     let configure: Function = api.get("configure")?;
     configure.call::<_, ()>((run,))?;
     Ok(Persistent::save(ctx, api))
-}
-
-/// `host.search`, `host.describe`, `host.read` and `host.resource`: the hub's lookups, each
-/// checked and bounded here before it reaches the host.
-fn install_lookups<'js>(
-    ctx: &Ctx<'js>,
-    host: &Object<'js>,
-    state: &Rc<RefCell<State>>,
-) -> rquickjs::Result<()> {
-    let s = Rc::clone(state);
-    host.set(
-        "search",
-        Function::new(ctx.clone(), move |q: String| {
-            s.borrow_mut().lookup("hub.search", Ok(Lookup::Search(q)))
-        })?,
-    )?;
-    let s = Rc::clone(state);
-    host.set(
-        "describe",
-        Function::new(ctx.clone(), move |targets: String| {
-            let asked = serde_json::from_str::<Vec<String>>(&targets)
-                .map(Lookup::Describe)
-                .map_err(|e| e.to_string());
-            s.borrow_mut().lookup("hub.describe", asked)
-        })?,
-    )?;
-    let s = Rc::clone(state);
-    host.set(
-        "read",
-        Function::new(ctx.clone(), move |handle: String, options: String| {
-            // A read waits its turn outside the guest's heap: what it holds is bounded here.
-            let asked = if handle.len() > MAX_HANDLE_BYTES {
-                Err(format!("hub.read: no handle is longer than {MAX_HANDLE_BYTES} bytes"))
-            } else if options.len() > MAX_READ_OPTIONS_BYTES {
-                Err(format!(
-                    "hub.read: the options are longer than {MAX_READ_OPTIONS_BYTES} bytes; a path is at most 1,024 characters"
-                ))
-            } else {
-                Ok(Lookup::Read { handle, options })
-            };
-            s.borrow_mut().lookup("hub.read", asked)
-        })?,
-    )?;
-    let s = Rc::clone(state);
-    host.set(
-        "resource",
-        Function::new(ctx.clone(), move |uri: String| {
-            let asked = if uri.len() > MAX_URI_BYTES {
-                Err(format!(
-                    "hub.resource: no URI is longer than {MAX_URI_BYTES} bytes"
-                ))
-            } else {
-                Ok(Lookup::Resource(uri))
-            };
-            s.borrow_mut().lookup("hub.resource", asked)
-        })?,
-    )?;
-    Ok(())
 }
 
 /// splitmix64 of the seed, as four 32-bit words for the guest's xoshiro128**.

@@ -61,7 +61,7 @@ impl Driver<'_> {
     fn thrown(&self, ctx: &Ctx<'_>, syntax: bool) -> RunError {
         let t = caught(ctx);
         // Judged before anything else allocates.
-        let null_oom = t.is_null && (self.watch.seen() || self.watch.heap_full(ctx));
+        let null_oom = t.is_null && (self.watch.seen() || crate::oom::heap_full(ctx));
         classify(t, syntax, null_oom)
     }
 

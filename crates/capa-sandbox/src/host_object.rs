@@ -12,7 +12,6 @@ use std::rc::Rc;
 use rquickjs::{Ctx, Function, Object};
 
 use crate::lookups::Lookup;
-use crate::oom::Watch;
 use crate::state::{Finish, State};
 
 /// The longest handle `hub.read` takes (the hub's are `h_` and 32 hex digits).
@@ -22,26 +21,19 @@ const MAX_READ_OPTIONS_BYTES: usize = 8 * 1024;
 /// The longest URI `hub.resource` takes.
 const MAX_URI_BYTES: usize = 8 * 1024;
 
-/// A run's state and out-of-memory watch, as its host functions reach them.
-type Run = (Rc<RefCell<State>>, Rc<Watch>);
-
 /// The run a sandbox's host functions serve: empty until it starts.
 #[derive(Default)]
 pub(crate) struct RunSlot {
-    run: RefCell<Option<Run>>,
+    state: RefCell<Option<Rc<RefCell<State>>>>,
 }
 
 impl RunSlot {
-    pub(crate) fn bind(&self, state: Rc<RefCell<State>>, watch: Rc<Watch>) {
-        *self.run.borrow_mut() = Some((state, watch));
-    }
-
-    fn run(&self) -> rquickjs::Result<Run> {
-        self.run.borrow().clone().ok_or(rquickjs::Error::Unknown)
+    pub(crate) fn bind(&self, state: Rc<RefCell<State>>) {
+        *self.state.borrow_mut() = Some(state);
     }
 
     fn state(&self) -> rquickjs::Result<Rc<RefCell<State>>> {
-        self.run().map(|(state, _)| state)
+        self.state.borrow().clone().ok_or(rquickjs::Error::Unknown)
     }
 }
 
@@ -83,7 +75,7 @@ pub(crate) fn host_object<'js>(
         Function::new(
             ctx.clone(),
             move |ctx: Ctx<'js>, kind: String, payload: String| {
-                let (state, watch) = s.run()?;
+                let state = s.state()?;
                 let finish = match kind.as_str() {
                     "value" => Finish::Value(payload),
                     "undefined" => Finish::Undefined,
@@ -92,7 +84,7 @@ pub(crate) fn host_object<'js>(
                         record: payload,
                         // Judged now: a thrown `null` is an out-of-memory if the heap is
                         // still full.
-                        heap_full: watch.heap_full(&ctx),
+                        heap_full: crate::oom::heap_full(&ctx),
                     },
                 };
                 state.borrow_mut().set_finish(finish);

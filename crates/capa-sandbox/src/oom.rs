@@ -53,7 +53,6 @@ pub(crate) struct Watch {
     /// An out-of-memory was seen in this run: an `InternalError: out of memory`, or a `null`
     /// thrown while the heap was full.
     seen: Cell<bool>,
-    probe: String,
 }
 
 impl Watch {
@@ -61,7 +60,6 @@ impl Watch {
         Rc::new(Watch {
             inner: RefCell::new(Inner::default()),
             seen: Cell::new(false),
-            probe: "x".repeat(PROBE_BYTES),
         })
     }
 
@@ -105,17 +103,6 @@ impl Watch {
         self.seen.get()
     }
 
-    /// Whether the heap has less than [`PROBE_BYTES`] left. Allocates and frees that much.
-    pub(crate) fn heap_full(&self, ctx: &Ctx<'_>) -> bool {
-        if rquickjs::String::from_str(ctx.clone(), &self.probe).is_ok() {
-            false
-        } else {
-            // The probe's own out-of-memory error; nothing else was pending.
-            let _ = ctx.catch();
-            true
-        }
-    }
-
     fn track<'js>(&self, ctx: &Ctx<'js>, promise: Value<'js>, reason: Value<'js>, handled: bool) {
         if handled {
             let Ok(mut inner) = self.inner.try_borrow_mut() else {
@@ -130,7 +117,7 @@ impl Watch {
             return;
         }
         // Judged now, while whatever filled the heap is still reachable.
-        if reason.is_null() && self.heap_full(ctx) {
+        if reason.is_null() && heap_full(ctx) {
             self.seen.set(true);
         }
         let Ok(mut inner) = self.inner.try_borrow_mut() else {
@@ -235,4 +222,18 @@ fn is_internal_error<'js>(
         && v.as_object()
             .and_then(Object::get_prototype)
             .is_some_and(|p| p == internal)
+}
+
+/// Whether the heap has less than [`PROBE_BYTES`] left. Allocates and frees that much.
+pub(crate) fn heap_full(ctx: &Ctx<'_>) -> bool {
+    // Made here, not with the watch: it is needed only when a run throws, and writing 64 KiB
+    // at every run's start took tens of microseconds of a cold thread's time.
+    let probe = "x".repeat(PROBE_BYTES);
+    if rquickjs::String::from_str(ctx.clone(), &probe).is_ok() {
+        false
+    } else {
+        // The probe's own out-of-memory error; nothing else was pending.
+        let _ = ctx.catch();
+        true
+    }
 }

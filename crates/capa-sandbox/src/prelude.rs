@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use rquickjs::context::EvalOptions;
-use rquickjs::{Ctx, Function, Object, Persistent};
+use rquickjs::{Ctx, Function, Object, Persistent, Value};
 
 use crate::host_object::{RunSlot, host_object};
 use crate::oom::Watch;
@@ -112,18 +112,24 @@ pub(crate) fn install(
     state: &Rc<RefCell<State>>,
     watch: &Rc<Watch>,
 ) -> rquickjs::Result<Persistent<Object<'static>>> {
-    prepared.run.bind(Rc::clone(state), Rc::clone(watch));
+    prepared.run.bind(Rc::clone(state));
 
-    let run = serde_json::json!({
-        "namespaces": if primed { serde_json::Value::Null } else { namespaces_json(&input.namespaces) },
-        "clockStart": input.clock_start_ms,
-        "seed": seed_words(input.seed),
-    });
-    let run = ctx.json_parse(run.to_string())?;
+    // Plain values, no JSON: the namespaces only when the sandbox was not primed with them.
+    let namespaces = if primed {
+        Value::new_null(ctx.clone())
+    } else {
+        ctx.json_parse(namespaces_json(&input.namespaces).to_string())?
+    };
     watch.remember_internal_error(ctx)?;
     let api = prepared.api.restore(ctx)?;
     let configure: Function = api.get("configure")?;
-    configure.call::<_, ()>((run,))?;
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "epoch milliseconds are exact in an f64 for the next 285,000 years"
+    )]
+    let clock_start = input.clock_start_ms as f64;
+    let seed = seed_words(input.seed).to_vec();
+    configure.call::<_, ()>((clock_start, seed, namespaces))?;
     Ok(Persistent::save(ctx, api))
 }
 

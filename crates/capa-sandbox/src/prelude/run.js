@@ -90,15 +90,16 @@
     defineNamespaces(namespaces, (line) => pushTo(primedNotices, line));
   }
 
-  // The run starts: its clock, seed and namespaces (Rust set the host's functions just before).
-  // `run.namespaces` is null in a primed sandbox, whose namespaces are the run's already.
-  function configure(run) {
-    now = run.clockStart;
-    seedRandom(run.seed);
-    if (run.namespaces === null && primed) {
+  // The run starts: its clock, seed (four 32-bit words) and namespaces (the host's functions
+  // serve it from now on). `namespaces` is null in a primed sandbox, whose namespaces are the
+  // run's already.
+  function configure(clockStart, seed, namespaces) {
+    now = clockStart;
+    seedRandom(seed);
+    if (namespaces === null && primed) {
       for (let i = 0; i < primedNotices.length; i++) host.notice(primedNotices[i]);
     } else {
-      defineNamespaces(run.namespaces, (line) => host.notice(line));
+      defineNamespaces(namespaces, (line) => host.notice(line));
     }
   }
 

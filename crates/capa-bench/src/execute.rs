@@ -93,6 +93,41 @@ async fn front(client: &Client, transport: &'static str, n: usize) -> anyhow::Re
     })
 }
 
+/// The tools of the largest catalog fixture (toucan-live: 6,041 tools from 500+ servers) as one
+/// more source: `execute` must not grow with the hub's tools. Search by meaning is off, so that
+/// the hub's first embedding pass over them (a core for a minute) is not measured with it.
+async fn many_tools(env: &BenchEnv) -> anyhow::Result<[FrontRow; 2]> {
+    eprintln!("capa-bench: execute over HTTP with 6,041 more tools…");
+    let yaml = format!(
+        "options: {{ demo: true, toolExposure: code, search: {{ semantic: off }} }}\nservers:\n  - id: toucan\n    type: mcp\n    def: {{ command: node, args: [\"{}\", toucan-live] }}\n",
+        env.catalog_server.display()
+    );
+    let hub = procs::hub_with_model(env, &yaml, procs::ModelDir::Off, None).await?;
+    let http = http_client(&format!("{}/mcp", hub.url), Some(&hub.token)).await?;
+    wait_for_tool(&http, "search").await?;
+    // Names the source: the run waits until its tools are listed.
+    execute(&http, "return Object.keys(toucan).length").await?;
+    let back_to_back = front(&http, "HTTP, 6,041 more tools (toucan-live)", 100).await?;
+    // As a model sends them, with its thinking between: the pool has its next sandbox primed.
+    let (mut search, mut execute_samples) = (Vec::new(), Vec::new());
+    for _ in 0..30 {
+        tokio::time::sleep(RUN_GAP).await;
+        search.push(time(call(&http, "search", json!({"query": "add numbers"}))).await?);
+        execute_samples.push(time(execute(&http, "return 1")).await?);
+    }
+    let _ = http.cancel().await;
+    let paced = FrontRow {
+        transport: "HTTP, 6,041 more tools, a run every 300 ms",
+        search: Samples(search),
+        execute: Samples(execute_samples),
+    };
+    Ok([back_to_back, paced])
+}
+
+/// The pause before each paced run: about what defining 6,041 tools in the next warm sandbox
+/// takes on two cores, and less than a model thinks between runs.
+const RUN_GAP: Duration = Duration::from_millis(300);
+
 /// `Promise.all` of 40 slow calls through the hub, interleaved with its floor (five waves of 8
 /// parallel direct calls to the same upstream) and one direct call; each in ms.
 async fn fan_out(env: &BenchEnv, hub: &Client) -> anyhow::Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
@@ -203,6 +238,7 @@ pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
         let _ = session.cancel().await;
     }
     drop(hub);
+    fronts.extend(many_tools(env).await?);
     Ok(ExecuteReport {
         fronts,
         direct_call_us: Samples(direct_samples),

@@ -24,6 +24,7 @@ mod clients;
 mod desktop;
 mod execute;
 mod executor_daemon;
+mod hub_calls;
 mod inprocess;
 mod lookup;
 mod memory;

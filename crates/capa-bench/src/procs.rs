@@ -21,6 +21,8 @@ pub(crate) struct BenchEnv {
     /// sandbox measured as a peer.
     pub ts_client: PathBuf,
     pub py_client: PathBuf,
+    /// The same guest code through our hub and Executor's daemon (TS SDK 1.x).
+    pub hub_calls: PathBuf,
     pub executor_peer: PathBuf,
 }
 
@@ -60,6 +62,7 @@ impl BenchEnv {
             python: need("tests/.venv/bin/python")?,
             ts_client: need("tests/bench/ts_client.mjs")?,
             py_client: need("tests/bench/py_client.py")?,
+            hub_calls: need("tests/bench/hub_calls.mjs")?,
             executor_peer: {
                 need("node_modules/@executor-js/runtime-quickjs/package.json")?;
                 need("tests/bench/executor_peer.mjs")?
@@ -67,6 +70,15 @@ impl BenchEnv {
             capa,
         })
     }
+}
+
+/// Where `../shared/peers/executor/setup.sh` installed Executor (npm `executor` and the MCP
+/// SDK its bench upstream imports): `$EXECUTOR_CLI_DIR`, by default `/tmp/capa-peers/executor-cli`.
+pub(crate) fn peer_dir() -> PathBuf {
+    std::env::var_os("EXECUTOR_CLI_DIR").map_or_else(
+        || PathBuf::from("/tmp/capa-peers/executor-cli"),
+        PathBuf::from,
+    )
 }
 
 /// A child killed when dropped.

@@ -1,5 +1,6 @@
 //! The markdown written to `docs/benchmarks.md`.
 
+mod both_hubs;
 mod desktop;
 mod execute;
 mod package;

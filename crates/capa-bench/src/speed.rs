@@ -7,6 +7,7 @@ use crate::calls::Samples;
 use crate::clients::{self, ClientRows};
 use crate::execute::{self, ExecuteReport};
 use crate::executor_daemon::{self, DaemonRow};
+use crate::hub_calls::{self, HubCalls};
 use crate::inprocess::{self, InProcessReport};
 use crate::peer::{self, PeerReport};
 use crate::procs::BenchEnv;
@@ -20,6 +21,8 @@ pub(crate) struct SpeedReport {
     pub clients: ClientRows,
     /// Executor's daemon through the same TS SDK 1.x session over HTTP, when it is set up.
     pub daemon: Option<DaemonRow>,
+    /// The code `daemon.calls` ran, through our hub (when the bench upstream is beside us).
+    pub hub_calls: Option<HubCalls>,
     pub in_process: InProcessReport,
     pub peer: PeerReport,
 }
@@ -27,6 +30,10 @@ pub(crate) struct SpeedReport {
 pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<SpeedReport> {
     let execute = execute::measure(env).await?;
     let clients = clients::measure(env).await?;
+    let hub_calls = match hub_calls::bench_server() {
+        Some(server) => Some(hub_calls::ours(env, &server).await?),
+        None => None,
+    };
     let daemon = executor_daemon::measure(env).await?;
     let mut ours: Option<InProcessReport> = None;
     let mut theirs: Option<PeerReport> = None;
@@ -59,6 +66,7 @@ pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<SpeedReport> {
         execute,
         clients,
         daemon,
+        hub_calls,
         in_process,
         peer,
     })

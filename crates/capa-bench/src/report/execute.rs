@@ -90,7 +90,12 @@ fn rmcp_fronts(s: &mut String, report: &SpeedReport) {
         "\n### Through the MCP front, rmcp client\n\n\
          `execute` of `return 1` (pipeline, a fresh sandbox, the run recorded in SQLite) against a `search` in \
          the same session as the baseline round trip, 200 of each, alternating. The hub serves code mode with \
-         the demo source, server-everything and the catalog fixture server.\n"
+         the demo source, server-everything and the catalog fixture server. The last two rows' hub \
+         serves the demo source and the 6,041 tools of the toucan-live catalog (search by meaning off): \
+         back to back (100 of each), and paced as a model sends runs (30, each pair after 300 ms). \
+         Every warm sandbox defines the hub's namespaces before its run (profile below, \"The pooled \
+         start\"): for 6,041 tools that is tens of milliseconds of a core, so runs back to back outrun \
+         the pool and compete with it, while paced runs find a sandbox ready.\n"
     );
     let _ = writeln!(
         s,
@@ -219,6 +224,7 @@ pub(crate) fn execute(report: &SpeedReport) -> String {
     let _ = writeln!(s, "\n## `execute`\n");
     s.push_str(&headline(report));
     clients(&mut s, report);
+    s.push_str(&super::both_hubs::both_hubs(report));
     rmcp_fronts(&mut s, report);
     sandbox(&mut s, report);
     calls_and_load(&mut s, report);

@@ -8,15 +8,14 @@
 //!
 //! The pool remembers the namespaces of the last run offered, and the sandboxes it makes after
 //! that have them defined already (`primed.rs`). A run with other namespaces (the hub's catalog
-//! changed) takes a sandbox made before any run, if one is left, or starts cold; sandboxes
-//! primed with the old namespaces are let go, and the refill makes new ones.
+//! changed) takes a sandbox made before any run, which a pool of two or more always keeps one
+//! of, or starts cold; sandboxes primed with the old namespaces are let go, and the refill
+//! makes new ones.
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError, mpsc};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, mpsc};
 use std::time::{Duration, Instant};
-
-use std::sync::Arc;
 
 use crate::primed::Primed;
 use crate::sandbox::Sandbox;
@@ -187,7 +186,7 @@ fn refill(pool: &'static Pool) {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
-        let primed = ready.latest.clone();
+        let primed = next_primed(&ready, pool.size);
         drop(ready);
         match make(primed) {
             Ok(warm) => lock(pool).warm.push(warm),
@@ -196,6 +195,18 @@ fn refill(pool: &'static Pool) {
                 std::thread::sleep(RETRY_AFTER);
             }
         }
+    }
+}
+
+/// What the next sandbox is primed with: the latest runs' namespaces, except that one sandbox
+/// of a pool of two or more is made before any run, so that runs whose namespaces alternate (two
+/// profiles' clients at once) still find a warm sandbox rather than start cold.
+fn next_primed(ready: &Ready, size: usize) -> Option<Arc<Primed>> {
+    let has_unprimed = ready.warm.iter().any(|w| w.primed.is_none());
+    if size >= 2 && !has_unprimed {
+        None
+    } else {
+        ready.latest.clone()
     }
 }
 
@@ -307,6 +318,26 @@ mod tests {
         let taken = ready.take_for(&namespaces("b"));
         assert!(taken.is_some_and(|w| w.primed.is_none()));
         assert!(ready.warm.is_empty());
+    }
+
+    #[test]
+    fn a_pool_of_two_or_more_keeps_one_sandbox_made_before_any_run() {
+        let mut ready = Ready::default();
+        let _ = ready.take_for(&namespaces("a"));
+        assert!(next_primed(&ready, 2).is_none(), "none unprimed: make one");
+        ready.warm.push(warm(None));
+        assert!(next_primed(&ready, 2).is_some_and(|p| p.serves(&namespaces("a"))));
+        ready.warm.clear();
+        assert!(next_primed(&ready, 1).is_some(), "a pool of one is primed");
+        // Namespaces that alternate find the unprimed sandbox warm.
+        let latest = ready.latest.clone();
+        ready.warm.push(warm(latest.as_ref()));
+        ready.warm.push(warm(None));
+        assert!(
+            ready
+                .take_for(&namespaces("b"))
+                .is_some_and(|w| w.primed.is_none())
+        );
     }
 
     #[test]

@@ -35,6 +35,11 @@ impl RunSlot {
     fn state(&self) -> rquickjs::Result<Rc<RefCell<State>>> {
         self.state.borrow().clone().ok_or(rquickjs::Error::Unknown)
     }
+
+    /// Hands a lookup (`hub.search` and its kin) to the run.
+    fn lookup(&self, name: &str, asked: Result<Lookup, String>) -> rquickjs::Result<String> {
+        Ok(self.state()?.borrow_mut().lookup(name, asked))
+    }
 }
 
 /// The host object, its functions serving the run `slot` will hold.
@@ -102,11 +107,7 @@ fn lookups<'js>(ctx: &Ctx<'js>, host: &Object<'js>, slot: &Rc<RunSlot>) -> rquic
     host.set(
         "search",
         Function::new(ctx.clone(), move |q: String| {
-            Ok::<_, rquickjs::Error>(
-                s.state()?
-                    .borrow_mut()
-                    .lookup("hub.search", Ok(Lookup::Search(q))),
-            )
+            s.lookup("hub.search", Ok(Lookup::Search(q)))
         })?,
     )?;
     let s = Rc::clone(slot);
@@ -116,7 +117,7 @@ fn lookups<'js>(ctx: &Ctx<'js>, host: &Object<'js>, slot: &Rc<RunSlot>) -> rquic
             let asked = serde_json::from_str::<Vec<String>>(&targets)
                 .map(Lookup::Describe)
                 .map_err(|e| e.to_string());
-            Ok::<_, rquickjs::Error>(s.state()?.borrow_mut().lookup("hub.describe", asked))
+            s.lookup("hub.describe", asked)
         })?,
     )?;
     let s = Rc::clone(slot);
@@ -133,7 +134,7 @@ fn lookups<'js>(ctx: &Ctx<'js>, host: &Object<'js>, slot: &Rc<RunSlot>) -> rquic
             } else {
                 Ok(Lookup::Read { handle, options })
             };
-            Ok::<_, rquickjs::Error>(s.state()?.borrow_mut().lookup("hub.read", asked))
+            s.lookup("hub.read", asked)
         })?,
     )?;
     let s = Rc::clone(slot);
@@ -147,7 +148,7 @@ fn lookups<'js>(ctx: &Ctx<'js>, host: &Object<'js>, slot: &Rc<RunSlot>) -> rquic
             } else {
                 Ok(Lookup::Resource(uri))
             };
-            Ok::<_, rquickjs::Error>(s.state()?.borrow_mut().lookup("hub.resource", asked))
+            s.lookup("hub.resource", asked)
         })?,
     )?;
     Ok(())

@@ -74,8 +74,8 @@ pub(crate) fn prepare(ctx: &Ctx<'_>) -> rquickjs::Result<Prepared> {
 
 /// The namespaces as the prelude takes them: `[{ global, tools: [[member, address, remote
 /// name]], unlisted }]`.
-fn namespaces_json(namespaces: &[Namespace]) -> serde_json::Value {
-    namespaces
+fn namespaces_value<'js>(ctx: &Ctx<'js>, namespaces: &[Namespace]) -> rquickjs::Result<Value<'js>> {
+    let json: serde_json::Value = namespaces
         .iter()
         .map(|ns| {
             serde_json::json!({
@@ -84,7 +84,8 @@ fn namespaces_json(namespaces: &[Namespace]) -> serde_json::Value {
                 "unlisted": ns.unlisted_source,
             })
         })
-        .collect()
+        .collect();
+    ctx.json_parse(json.to_string())
 }
 
 /// Defines `namespaces` in a prepared prelude before its run is known (a warm sandbox primed
@@ -95,7 +96,7 @@ pub(crate) fn prime(
     prepared: &Prepared,
     namespaces: &[Namespace],
 ) -> rquickjs::Result<()> {
-    let namespaces = ctx.json_parse(namespaces_json(namespaces).to_string())?;
+    let namespaces = namespaces_value(ctx, namespaces)?;
     let api = prepared.api.clone().restore(ctx)?;
     let prime: Function = api.get("prime")?;
     prime.call::<_, ()>((namespaces,))
@@ -118,7 +119,7 @@ pub(crate) fn install(
     let namespaces = if primed {
         Value::new_null(ctx.clone())
     } else {
-        ctx.json_parse(namespaces_json(&input.namespaces).to_string())?
+        namespaces_value(ctx, &input.namespaces)?
     };
     watch.remember_internal_error(ctx)?;
     let api = prepared.api.restore(ctx)?;

@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::few_tokens;
 use crate::q8_rows::Q8Rows;
+use crate::weights::Weights;
 
 /// The fields of the model's `config.json` this encoder reads.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -173,14 +174,15 @@ impl Norm {
 
 /// A linear layer whose weights are held in `Q8_0` blocks ([`q8_0`]): a quarter of the memory
 /// of f32 (the encoder's six layers are 42 MiB in f32, 11 in blocks) and of the bytes a query's
-/// pass reads. A query's few tokens go through [`few_tokens`], which widens each weight row to
-/// f32 as it uses it; longer texts (the tools', in batches) through candle's product, on weights
-/// widened for that pass. Both widen to the same f32 values (a block's scale times a byte is
-/// exact in f32); the products and every sum stay in f32. What 8 bits cost in search quality is
+/// pass reads. A query's few tokens go through [`Weights::linear`]: where the CPU has AVX-512
+/// VNNI, an integer product over the codes with the tokens in 16 bits (`q8_tiles`); elsewhere
+/// [`few_tokens`], which widens each weight row to f32 as it uses it. Longer texts (the tools',
+/// in batches) go through candle's product, on weights widened for that pass to the same f32
+/// values (a block's scale times a byte is exact in f32). What 8 bits cost in search quality is
 /// measured in docs/benchmarks.md; vectors stay within a cosine of 0.9995 of the float64
 /// reference (tests/model.rs).
 pub(crate) struct Dense {
-    pub(crate) weight: Q8Rows,
+    pub(crate) weight: Weights,
     bias: Tensor,
     /// `bias` as plain numbers, for the few-token product.
     pub(crate) bias_values: Vec<f32>,
@@ -190,7 +192,11 @@ impl Dense {
     fn load(input: usize, output: usize, vb: &VarBuilder) -> Result<Self> {
         let bias = vb.get(output, "bias")?;
         Ok(Self {
-            weight: Q8Rows::from_q8_0(&q8_0(vb, output, input)?.data()?, output, input)?,
+            weight: Weights::new(Q8Rows::from_q8_0(
+                &q8_0(vb, output, input)?.data()?,
+                output,
+                input,
+            )?),
             bias_values: bias.to_vec1()?,
             bias,
         })
@@ -205,7 +211,7 @@ impl Dense {
             return wide.forward(states);
         }
         let x = states.flatten_all()?.to_vec1::<f32>()?;
-        let out = few_tokens::linear(&x, rows, &self.weight, &self.bias_values);
+        let out = self.weight.linear(&x, rows, &self.bias_values);
         Tensor::from_vec(out, (batch, len, self.bias_values.len()), states.device())
     }
 }

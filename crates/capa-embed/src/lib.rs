@@ -13,9 +13,12 @@ mod locate;
 mod memory;
 mod on_demand;
 mod q8_rows;
+#[cfg(target_arch = "x86_64")]
+mod q8_tiles;
 mod recent;
 mod short_text;
 mod threads;
+mod weights;
 
 use std::path::{Path, PathBuf};
 

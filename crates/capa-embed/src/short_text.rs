@@ -4,7 +4,8 @@
 //! Through candle, a ten-token query was some hundred tensor operations, each allocating its
 //! result, some handing work to rayon's threads and back; the arithmetic is a few milliseconds
 //! of multiply-adds over the dense weights. Here the same computation runs over plain vectors
-//! with no thread hand-off: the dense products in [`few_tokens`], attention and GELU in SIMD
+//! with no thread hand-off: the dense products by
+//! [`Weights::linear`](crate::weights::Weights::linear), attention and GELU in SIMD
 //! operations too, layer norms and pooling in plain loops. The layers are the same
 //! [`Bert`]'s, so both paths use the same weights; tests/model.rs checks both against the float64
 //! reference and against each other.
@@ -185,7 +186,7 @@ impl WithSimd for Attend<'_> {
 
 /// `x` (`tokens` rows) through a dense layer.
 fn product(dense: &Dense, x: &[f32], tokens: usize) -> Vec<f32> {
-    few_tokens::linear(x, tokens, &dense.weight, &dense.bias_values)
+    dense.weight.linear(x, tokens, &dense.bias_values)
 }
 
 /// `out[i] += residual[i]`: a layer's input added back to its output.

@@ -58,14 +58,14 @@ impl Host for NoHost {
 fn return_one(seed: u64) -> RunInput {
     RunInput {
         code: "return 1".to_owned(),
-        namespaces: vec![capa_sandbox::Namespace {
+        namespaces: std::sync::Arc::from(vec![capa_sandbox::Namespace {
             global: "now".to_owned(),
             tools: vec![capa_sandbox::ToolBinding {
                 member: "answer".to_owned(),
                 address: "now.answer".to_owned(),
             }],
             unlisted_source: None,
-        }],
+        }]),
         seed,
         clock_start_ms: 0,
         limits: Limits::default(),

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use capa_domain::{AskingChannel, CatalogTool, JsonObject, SharedCatalog, SourceState};
+use capa_domain::{AskingChannel, JsonObject, SharedCatalog, SourceState};
 use capa_runner::{CallFailure, Gate, Gateway, Pending, Unready};
 use capa_sandbox::ToolFailure;
 use capa_store::ApprovalRecord;
@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::authorize::{Authorization, Permit, Question};
 use crate::hub::{CallContext, Hub, Profile, RelayError};
 use crate::lookup::{LookupError, SearchRequest};
-use crate::policy::{Decision, Policy};
+use crate::policy::Policy;
 use crate::{CallError, CallToolResult};
 
 /// How long a resume waits for the sources its run used to be ready, after the hub's own
@@ -58,11 +58,10 @@ impl Gateway for HubGateway {
         ids
     }
 
-    fn hidden(&self, tool: &CatalogTool) -> bool {
-        let policy = self
-            .listing
-            .get_or_init(|| self.hub.policy_in(self.profile.as_ref()));
-        policy.verdict(tool, None).decision == Decision::Deny
+    fn listing(&self) -> Arc<Policy> {
+        self.listing
+            .get_or_init(|| self.hub.policy_in(self.profile.as_ref()))
+            .clone()
     }
 
     async fn authorize(&self, address: &str, connection: Option<&str>) -> Gate<Permit, Question> {

@@ -145,6 +145,8 @@ pub struct Hub {
     runs: crate::runs::Runs,
     /// Run locks and attempt slots (the runner's), and this process as runs record it.
     slots: Arc<capa_runner::RunSlots>,
+    /// The recent runs' sandbox globals (made once per catalog and policy).
+    namespaces: Arc<capa_runner::NamespaceCache>,
     /// Which channel asks a person about which pending input now.
     asking: Arc<crate::approval::asking::AskingRegistry>,
     /// Sign-ins a person started from the app, by source.
@@ -228,6 +230,7 @@ impl Hub {
             semantic,
             runs,
             slots,
+            namespaces: Arc::default(),
             asking,
             sign_ins: oauth::SignIns::default(),
             notices: notices::Notices::default(),

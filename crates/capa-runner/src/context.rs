@@ -6,6 +6,7 @@ use capa_domain::Redactor;
 use capa_sandbox::Limits;
 use capa_store::Store;
 
+use crate::namespaces::NamespaceCache;
 use crate::slots::RunSlots;
 
 /// What every attempt shares besides the gateway: the runs' records, the redactor, the bounds.
@@ -19,4 +20,6 @@ pub struct RunnerContext {
     pub limits: Limits,
     /// How long a pending input waits for a person before it expires.
     pub approval_ttl_ms: i64,
+    /// The recent runs' sandbox globals, shared by the hub's runners.
+    pub namespaces: Arc<NamespaceCache>,
 }

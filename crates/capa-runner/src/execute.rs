@@ -3,11 +3,9 @@
 
 use std::sync::Arc;
 
+use capa_domain::AskingChannel;
 use capa_domain::clock::now_ms;
-use capa_domain::{AskingChannel, CatalogTool};
-use capa_sandbox::{
-    CancellationToken, Limits, Namespace, RunError, RunInput, RunStatus, ToolBinding, Whole,
-};
+use capa_sandbox::{CancellationToken, Limits, RunError, RunInput, RunStatus, Whole};
 use capa_store::{InputKind, RunRecord, RunState, Store};
 
 use crate::absent;
@@ -233,7 +231,11 @@ impl<G: Gateway> Runner<G> {
                 let inputs = journal::inputs(self.store(), &run_id);
                 let input = RunInput {
                     code: prepared.js,
-                    namespaces: self.sandbox_namespaces(&attempt.unready),
+                    namespaces: self.context.namespaces.get(
+                        self.gateway.catalog(),
+                        self.gateway.listing(),
+                        &attempt.unready,
+                    ),
                     seed: attempt.seed,
                     clock_start_ms: attempt.clock_start_ms,
                     limits,
@@ -449,67 +451,6 @@ impl<G: Gateway> Runner<G> {
                 options,
             )
             .await)
-    }
-
-    /// The sources as sandbox globals: identifier forms of namespaces and tool names (the same
-    /// rule as the TypeScript declarations), tools the policy denies left out; and, from
-    /// `unready`, the sources that wait for their first connection, whose tools are not known
-    /// yet: any member of theirs is a call the run waits on until the person connected it.
-    fn sandbox_namespaces(&self, unready: &[Unready]) -> Vec<Namespace> {
-        let catalog = self.gateway.catalog();
-        let mut groups: Vec<(&str, Vec<&CatalogTool>)> = Vec::new();
-        for tool in catalog.tools() {
-            if self.gateway.hidden(tool) {
-                continue;
-            }
-            match groups.last_mut() {
-                Some((ns, tools)) if *ns == tool.address.namespace => tools.push(tool),
-                _ => groups.push((&tool.address.namespace, vec![tool])),
-            }
-        }
-        let unlisted: Vec<&str> = unready
-            .iter()
-            .filter(|u| u.needs_connection && !groups.iter().any(|(ns, _)| *ns == u.source))
-            .map(|u| u.source.as_str())
-            .collect();
-        let names: Vec<&str> = groups
-            .iter()
-            .map(|(ns, _)| *ns)
-            .chain(unlisted.iter().copied())
-            .collect();
-        let mut globals = capa_typegen::member_names(&names);
-        let unlisted_globals = globals.split_off(groups.len());
-        let mut namespaces: Vec<Namespace> = groups
-            .iter()
-            .zip(globals)
-            .map(|((_, tools), global)| {
-                let tool_names: Vec<&str> = tools.iter().map(|t| t.address.name.as_str()).collect();
-                let members = capa_typegen::member_names(&tool_names);
-                Namespace {
-                    global,
-                    tools: tools
-                        .iter()
-                        .zip(members)
-                        .map(|(tool, member)| ToolBinding {
-                            member,
-                            address: tool.address.to_string(),
-                        })
-                        .collect(),
-                    unlisted_source: None,
-                }
-            })
-            .collect();
-        namespaces.extend(
-            unlisted
-                .into_iter()
-                .zip(unlisted_globals)
-                .map(|(source, global)| Namespace {
-                    global,
-                    tools: Vec::new(),
-                    unlisted_source: Some(source.to_owned()),
-                }),
-        );
-        namespaces
     }
 
     /// Nothing secret leaves in an envelope (results were redacted per call; logs and errors

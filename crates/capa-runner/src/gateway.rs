@@ -7,8 +7,9 @@
 
 use std::collections::BTreeSet;
 use std::future::Future;
+use std::sync::Arc;
 
-use capa_domain::{AskingChannel, CatalogTool, JsonObject, SharedCatalog};
+use capa_domain::{AskingChannel, JsonObject, Policy, SharedCatalog};
 use capa_sandbox::ToolFailure;
 use capa_store::{ApprovalRecord, InputKind};
 use serde_json::Value;
@@ -75,8 +76,8 @@ pub trait Gateway: Send + Sync + 'static {
     /// The ids of the sources this hub is configured with, whether they have tools now or not.
     fn source_ids(&self) -> Vec<String>;
 
-    /// Whether the policy hides `tool` from listings (a denied tool is no sandbox global).
-    fn hidden(&self, tool: &CatalogTool) -> bool;
+    /// The policy a run's globals are listed by: a tool it hides is no sandbox global.
+    fn listing(&self) -> Arc<Policy>;
 
     /// Whether a call of `address` with `connection` may run.
     fn authorize(

@@ -55,7 +55,7 @@ impl Ready {
     /// A warm sandbox for a run with `namespaces`: one primed with them first, else one made
     /// before any run. Sandboxes primed with other namespaces are let go: the runs now have
     /// these (remembered for the next sandboxes made).
-    fn take_for(&mut self, namespaces: &[Namespace]) -> Option<Warm> {
+    fn take_for(&mut self, namespaces: &Arc<[Namespace]>) -> Option<Warm> {
         if !self.latest.as_ref().is_some_and(|p| p.serves(namespaces)) {
             self.latest = Some(Primed::of(namespaces));
         }
@@ -265,12 +265,13 @@ mod tests {
         assert!((1..=MAX_WARM).contains(&size()));
     }
 
-    fn namespaces(global: &str) -> Vec<Namespace> {
-        vec![Namespace {
+    /// A new list each call: equal lists of separate calls are told apart by content.
+    fn namespaces(global: &str) -> Arc<[Namespace]> {
+        Arc::from(vec![Namespace {
             global: global.into(),
             tools: Vec::new(),
             unlisted_source: None,
-        }]
+        }])
     }
 
     fn warm(primed: Option<&Arc<Primed>>) -> Warm {

@@ -5,7 +5,9 @@
 //! 13 ms for 2,000 tools on this project's test machine). So the pool (`pool.rs`) remembers the
 //! namespaces of the last run it was offered, and the sandboxes it makes define them while they
 //! wait; a run whose namespaces are those takes such a sandbox and skips the step. The check is
-//! an equality of the whole list, never a digest: a run gets exactly its own namespaces.
+//! an equality of the whole list, never a digest: a run gets exactly its own namespaces. The
+//! runner hands every run of a catalog and policy the same shared list, so the check is
+//! usually a pointer's.
 
 use std::sync::Arc;
 
@@ -14,20 +16,21 @@ use crate::run_tools::RunTools;
 
 /// Namespaces warm sandboxes define ahead, with the addresses they allow, made once.
 pub(crate) struct Primed {
-    pub(crate) namespaces: Vec<Namespace>,
+    pub(crate) namespaces: Arc<[Namespace]>,
     pub(crate) tools: Arc<RunTools>,
 }
 
 impl Primed {
-    pub(crate) fn of(namespaces: &[Namespace]) -> Arc<Self> {
+    pub(crate) fn of(namespaces: &Arc<[Namespace]>) -> Arc<Self> {
         Arc::new(Self {
-            namespaces: namespaces.to_vec(),
+            namespaces: namespaces.clone(),
             tools: Arc::new(RunTools::of(namespaces)),
         })
     }
 
-    /// Whether a run with `namespaces` may take a sandbox primed with these.
-    pub(crate) fn serves(&self, namespaces: &[Namespace]) -> bool {
-        self.namespaces == namespaces
+    /// Whether a run with `namespaces` may take a sandbox primed with these: the same list
+    /// (the runner shares one while its catalog and policy stay), else an equal one.
+    pub(crate) fn serves(&self, namespaces: &Arc<[Namespace]>) -> bool {
+        Arc::ptr_eq(&self.namespaces, namespaces) || self.namespaces == *namespaces
     }
 }

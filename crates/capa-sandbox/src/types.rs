@@ -1,5 +1,7 @@
 //! What goes into a run and what comes out of it.
 
+use std::sync::Arc;
+
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
@@ -153,7 +155,7 @@ pub struct RunInput {
     /// and the forgiving rewrites are the code pipeline's job, before this.
     pub code: String,
     /// The sources, each a frozen global.
-    pub namespaces: Vec<Namespace>,
+    pub namespaces: Arc<[Namespace]>,
     /// Seeds `Math.random`, `crypto.randomUUID` and `crypto.getRandomValues`.
     pub seed: u64,
     /// Origin of the logical clock (`Date`), epoch milliseconds.

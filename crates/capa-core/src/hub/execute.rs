@@ -78,6 +78,7 @@ impl Hub {
             limits: self.run_limits_in(profile),
             approval_ttl_ms: i64::try_from(self.config.approval_ttl.as_millis())
                 .unwrap_or(i64::MAX),
+            namespaces: self.namespaces.clone(),
         };
         Runner::new(
             Arc::new(HubGateway::new(self.clone(), profile.cloned())),

@@ -33,6 +33,12 @@ impl Policy {
         }
     }
 
+    /// Whether listings and a run's globals leave `tool` out: the policy denies it (with no
+    /// connection named, as for search and describe).
+    pub fn hides(&self, tool: &CatalogTool) -> bool {
+        self.verdict(tool, None).decision == Decision::Deny
+    }
+
     /// The verdict before a profile is applied.
     pub(super) fn held_verdict(
         &self,

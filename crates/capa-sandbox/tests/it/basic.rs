@@ -1,5 +1,6 @@
 //! Return values, tool calls, `ToolError`, unknown tools, the web APIs of the prelude.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use capa_sandbox::{RunStatus, ToolFailure};
@@ -501,7 +502,7 @@ async fn remote_names_answer_like_their_members() {
         return { sum: sum.address, issue: issue.address, probes, failures, hint };
         "#,
     );
-    i.namespaces = vec![
+    i.namespaces = Arc::from(vec![
         capa_sandbox::Namespace {
             global: "everything".into(),
             tools: vec![
@@ -521,7 +522,7 @@ async fn remote_names_answer_like_their_members() {
             ],
             unlisted_source: None,
         },
-    ];
+    ]);
     let out = run_with(i, &FakeHost::echo()).await;
     let v = value(&out);
     assert_eq!(v["sum"], json!("everything.get-sum"), "{v:#}");

@@ -104,7 +104,7 @@ async fn refilled() {
 
 fn with_namespaces(code: &str, namespaces: Vec<capa_sandbox::Namespace>) -> RunInput {
     let mut i = input(code);
-    i.namespaces = namespaces;
+    i.namespaces = namespaces.into();
     i
 }
 

@@ -146,7 +146,7 @@ pub(crate) fn namespaces() -> Vec<Namespace> {
 pub(crate) fn input(code: &str) -> RunInput {
     RunInput {
         code: code.into(),
-        namespaces: namespaces(),
+        namespaces: namespaces().into(),
         seed: 42,
         clock_start_ms: 1_767_225_600_000,
         limits: Limits::default(),

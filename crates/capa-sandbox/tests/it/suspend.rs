@@ -132,11 +132,13 @@ async fn an_unlisted_source_calls_any_member_and_only_its_own() {
         return { a, b, probes, writes, other };
         "#,
     );
-    i.namespaces.push(capa_sandbox::Namespace {
+    let mut namespaces = i.namespaces.to_vec();
+    namespaces.push(capa_sandbox::Namespace {
         global: "notes".into(),
         tools: Vec::new(),
         unlisted_source: Some("notes".into()),
     });
+    i.namespaces = namespaces.into();
     let out = run_with(i, &host).await;
     let v = value(&out);
     assert_eq!(v["a"]["address"], json!("notes.create_note"), "{v:#}");

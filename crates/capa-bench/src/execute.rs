@@ -16,6 +16,11 @@ use crate::calls::{Client, Samples, http_client, stdio_client, wait_for_tool};
 use crate::memory::rss_kib;
 use crate::procs::{self, BenchEnv};
 
+/// Calls in the run that measures a guest call to a stdio upstream.
+pub(crate) const GUEST_CALLS: usize = 400;
+/// Calls in the run that measures a run's first calls.
+pub(crate) const FIRST_CALLS: usize = 5;
+
 #[derive(Debug)]
 pub(crate) struct FrontRow {
     pub transport: &'static str,
@@ -27,9 +32,11 @@ pub(crate) struct FrontRow {
 pub(crate) struct ExecuteReport {
     pub fronts: Vec<FrontRow>,
     /// Per call: direct `tools/call` to server-everything's echo, and the same call from guest
-    /// code through the hub (execute of 50 calls minus execute of none, per call).
+    /// code through the hub (execute of [`GUEST_CALLS`] calls minus execute of none, per call).
     pub direct_call_us: Samples,
     pub guest_call_us: f64,
+    /// The same for a run of [`FIRST_CALLS`] calls: a run's first calls, which cost more.
+    pub first_calls_us: f64,
     /// `Promise.all` of 40 calls to a 10 ms upstream, maxConcurrent 8.
     pub fan_out_ms: Samples,
     /// Its floor, interleaved with it: five sequential waves of 8 parallel direct calls to the
@@ -173,7 +180,11 @@ pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
     execute(&stdio, "return await hub.search('echo')").await?;
     let mut fronts = vec![front(&stdio, "stdio", 200).await?];
 
-    // Guest calls against direct calls: 50 sequential echoes in one run, minus an empty run.
+    // Guest calls against direct calls: sequential echoes in one run, minus an empty run. The
+    // direct row is 200 calls back to back; a run's first calls cost more than its later ones
+    // (threads that were idle wake up; measured in 2026-12-07: 630-690 µs a call over a run of
+    // one to five, 270 over 400), so the per-call row counts many, as the in-process row does,
+    // and a run of a few calls is reported beside it.
     let direct = stdio_client({
         let mut c = Command::new("node");
         c.arg(&env.everything_js).arg("stdio");
@@ -184,15 +195,21 @@ pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
     for _ in 0..200 {
         direct_samples.push(time(call(&direct, "echo", json!({"message": "x"}))).await?);
     }
-    let fifty =
-        "for (let i = 0; i < 50; i++) { await everything.echo({ message: 'x' }); } return 1;";
-    let (mut with_calls, mut without) = (Vec::new(), Vec::new());
-    for _ in 0..10 {
-        with_calls.push(time(execute(&stdio, fifty)).await?);
+    let echoes = |n: usize| {
+        format!(
+            "for (let i = 0; i < {n}; i++) {{ await everything.echo({{ message: 'x' }}); }} return 1;"
+        )
+    };
+    let (many, few) = (echoes(GUEST_CALLS), echoes(FIRST_CALLS));
+    let (mut with_calls, mut with_few, mut without) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..12 {
+        with_calls.push(time(execute(&stdio, &many)).await?);
         without.push(time(execute(&stdio, "return 1")).await?);
+        with_few.push(time(execute(&stdio, &few)).await?);
     }
-    let guest_call_us =
-        (Samples(with_calls).percentile(0.5) - Samples(without).percentile(0.5)) / 50.0;
+    let empty = Samples(without).percentile(0.5);
+    let guest_call_us = (Samples(with_calls).percentile(0.5) - empty) / GUEST_CALLS as f64;
+    let first_calls_us = (Samples(with_few).percentile(0.5) - empty) / FIRST_CALLS as f64;
     let _ = direct.cancel().await;
 
     let (fan_out_ms, floor_ms, slow_call_ms) = fan_out(env, &stdio).await?;
@@ -243,6 +260,7 @@ pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
         fronts,
         direct_call_us: Samples(direct_samples),
         guest_call_us,
+        first_calls_us,
         fan_out_ms: Samples(fan_out_ms),
         fan_out_floor_ms: Samples(floor_ms),
         slow_call_ms: Samples(slow_call_ms),

@@ -214,7 +214,11 @@ mod tests {
         assert_eq!(base[0].tools.len(), 2);
         assert_eq!(stricter[0].tools.len(), 1);
         // The same content in a new catalog is a new catalog: the pointer is the key.
-        let rebuilt = cache.get(catalog(&["add_note", "delete_note"]), denying("other.*"), &[]);
+        let rebuilt = cache.get(
+            catalog(&["add_note", "delete_note"]),
+            denying("other.*"),
+            &[],
+        );
         assert!(!Arc::ptr_eq(&base, &rebuilt));
         assert_eq!(members(&base), members(&rebuilt));
         let waiting = Unready {
@@ -226,7 +230,10 @@ mod tests {
         assert_eq!(with_mail.len(), 2);
         assert_eq!(with_mail[1].unlisted_source.as_deref(), Some("mail"));
         // The first list is still kept (four are), and still served.
-        assert!(Arc::ptr_eq(&base, &cache.get(tools, denying("other.*"), &[])));
+        assert!(Arc::ptr_eq(
+            &base,
+            &cache.get(tools, denying("other.*"), &[])
+        ));
     }
 
     #[test]

@@ -23,10 +23,11 @@
 //! - Guest time is measured only while the guest runs (`compute_ms`); the wall clock bounds the
 //!   whole run (`wall_ms`), waiting included.
 //!
-//! The pool (`pool.rs`, `sandbox.rs`): a cold start (a thread, a runtime, a context, and above
-//! all compiling and running the ~1,100-line prelude) costs milliseconds, many times a small
-//! run. So a few sandboxes are kept warm: each a parked thread whose runtime and context exist
-//! and whose prelude was compiled and called with nothing of any run (`prelude::prepare`). A run
+//! The pool (`pool.rs`, `sandbox.rs`): a cold start (a thread, a runtime, a context, and
+//! loading and running the ~1,100-line prelude, whose bytecode is compiled once per process)
+//! costs most of a millisecond, several times a small run. So a few sandboxes are kept warm:
+//! each a parked thread whose runtime and context exist and whose prelude was loaded and called
+//! with nothing of any run (`prelude::prepare`). A run
 //! takes one and sets everything of its own when it starts: its limits, meter, interrupt
 //! handler and out-of-memory watch on the runtime, its host functions on the prelude's host
 //! object, and its namespaces, seed and clock through the prelude's `configure`; a sandbox made

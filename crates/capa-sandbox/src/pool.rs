@@ -1,5 +1,5 @@
 //! Warm sandboxes, made ahead so that a run does not wait for a thread, a runtime, a context and
-//! the prelude (most of a cold start: compiling the prelude alone takes some milliseconds).
+//! the prelude (most of a cold start, though the prelude's bytecode is compiled only once).
 //!
 //! Each warm sandbox is a thread of its own, parked with its sandbox (`sandbox.rs`) until it is
 //! handed one run; after that run it ends and its sandbox is freed. Nothing is reused between

@@ -3,15 +3,15 @@
 //! configuration (namespaces, logical clock, seed, absent globals).
 //!
 //! It is called in two steps, so that a warm sandbox (`pool.rs`) can take the first ahead:
-//! [`prepare`] compiles and calls it with what is the same for every run; [`install`] gives it
-//! the run's own when the run starts. Between them, [`prime`] may define the namespaces the
-//! run will have (`primed.rs`).
+//! [`prepare`] loads it (compiled once per process) and calls it with what is the same for every
+//! run; [`install`] gives it the run's own when the run starts. Between them, [`prime`] may
+//! define the namespaces the run will have (`primed.rs`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::OnceLock;
 
-use rquickjs::context::EvalOptions;
-use rquickjs::{Ctx, Function, Object, Persistent, Value};
+use rquickjs::{Context, Ctx, Function, Module, Object, Persistent, Runtime, Value, WriteOptions};
 
 use crate::host_object::{RunSlot, host_object};
 use crate::oom::Watch;
@@ -49,15 +49,57 @@ pub(crate) struct Prepared {
     run: Rc<RunSlot>,
 }
 
-/// Compiles the prelude's function expression and calls it with the host object (its functions
-/// serve the run that will take the sandbox) and what is the same for every run. Runs no guest
-/// code and knows nothing of a run.
+/// The prelude compiled once in this process, to QuickJS bytecode: a module whose default
+/// export is the prelude's function. Compiling its 47 KB of source took about 3 ms of a core for
+/// every warm sandbox (QuickJS's tokenizer and scope resolution led the profiles of a hub under
+/// back-to-back runs); reading the bytecode skips the parser.
+static BYTECODE: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+
+/// The module's source: the prelude's function expression as its default export.
+fn module_source() -> String {
+    format!("export default {PRELUDE};")
+}
+
+/// [`BYTECODE`], compiled on first use in a runtime of its own (no sandbox's limits apply).
+fn bytecode() -> rquickjs::Result<&'static [u8]> {
+    let made = BYTECODE.get_or_init(|| {
+        let compile = || -> rquickjs::Result<Vec<u8>> {
+            let runtime = Runtime::new()?;
+            let context = Context::full(&runtime)?;
+            context.with(|ctx| {
+                Module::declare(ctx, "prelude.js", module_source())?.write(WriteOptions::default())
+            })
+        };
+        compile().map_err(|e| e.to_string())
+    });
+    made.as_deref()
+        .map_err(|e| rquickjs::Error::new_from_js_message("prelude.js", "bytecode", e.clone()))
+}
+
+/// The prelude's function in `ctx`, from [`BYTECODE`].
+fn load<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+    let bytes = bytecode()?;
+    // SAFETY: the bytes are what `Module::write` made of the prelude's own source, with this
+    // build's QuickJS, in this process, and are never changed: valid bytecode. QuickJS may
+    // keep pointers into them for as long as the module lives (it reads them as ROM data);
+    // they are in a static, never freed.
+    #[expect(
+        unsafe_code,
+        reason = "QuickJS reads bytecode only through an unsafe call; the bytes are our own"
+    )]
+    let module = unsafe { Module::load(ctx.clone(), bytes)? };
+    let (module, evaluated) = module.eval()?;
+    // A module without top-level `await` is evaluated when `eval` returns; this surfaces an
+    // exception thrown while it was.
+    evaluated.finish::<()>()?;
+    module.get("default")
+}
+
+/// Loads the prelude's function and calls it with the host object (its functions serve the
+/// run that will take the sandbox) and what is the same for every run. Runs no guest code and
+/// knows nothing of a run.
 pub(crate) fn prepare(ctx: &Ctx<'_>) -> rquickjs::Result<Prepared> {
-    let mut options = EvalOptions::default();
-    options.global = true;
-    options.strict = true;
-    options.filename = Some("prelude.js".into());
-    let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
+    let prelude = load(ctx)?;
     let run = Rc::new(RunSlot::default());
     let host = host_object(ctx, &run)?;
     let config = serde_json::json!({

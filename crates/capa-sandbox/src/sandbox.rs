@@ -2,7 +2,8 @@
 //!
 //! A sandbox is made the same way whether cold (on the run's own thread when the run starts) or
 //! warm (ahead of time on a thread of the pool, `pool.rs`): a runtime, a context, and the
-//! prelude compiled and called with nothing of any run (`prelude::prepare`). What is the run's
+//! prelude loaded (from bytecode compiled once per process) and called with nothing of any run
+//! (`prelude::prepare`). What is the run's
 //! own (its limits, meter, out-of-memory watch, host functions, namespaces, seed and clock) is
 //! set by [`Sandbox::limit`] and `prelude::install` when the run starts, except the namespaces
 //! of a primed warm sandbox (`primed.rs`), defined ahead. A sandbox serves one run and is then

@@ -49,15 +49,20 @@ pub(crate) struct Prepared {
     run: Rc<RunSlot>,
 }
 
-/// The prelude compiled once in this process, to QuickJS bytecode: a module whose default
-/// export is the prelude's function. Compiling its 47 KB of source took about 3 ms of a core for
+/// The prelude compiled once in this process, to QuickJS bytecode: a module that hands the
+/// prelude's function over through a global property, which [`load`] takes and deletes. Compiling its 47 KB of source took about 3 ms of a core for
 /// every warm sandbox (QuickJS's tokenizer and scope resolution led the profiles of a hub under
 /// back-to-back runs); reading the bytecode skips the parser.
 static BYTECODE: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
 
-/// The module's source: the prelude's function expression as its default export.
+/// The global property the module leaves the prelude's function in, for [`load`] alone.
+const HANDED_OVER: &str = "__capaPrelude";
+
+/// The module's source. It exports nothing: a module stays in its context's list of loaded
+/// modules, where the guest's `import("prelude.js")` finds it, and then gets an empty namespace
+/// (`tests/it/absent.rs`).
 fn module_source() -> String {
-    format!("export default {PRELUDE};")
+    format!("globalThis.{HANDED_OVER} = {PRELUDE};")
 }
 
 /// [`BYTECODE`], compiled on first use in a runtime of its own (no sandbox's limits apply).
@@ -88,11 +93,14 @@ fn load<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
         reason = "QuickJS reads bytecode only through an unsafe call; the bytes are our own"
     )]
     let module = unsafe { Module::load(ctx.clone(), bytes)? };
-    let (module, evaluated) = module.eval()?;
+    let (_module, evaluated) = module.eval()?;
     // A module without top-level `await` is evaluated when `eval` returns; this surfaces an
     // exception thrown while it was.
     evaluated.finish::<()>()?;
-    module.get("default")
+    let globals = ctx.globals();
+    let prelude: Function = globals.get(HANDED_OVER)?;
+    globals.remove(HANDED_OVER)?;
+    Ok(prelude)
 }
 
 /// Loads the prelude's function and calls it with the host object (its functions serve the

@@ -121,6 +121,15 @@ async fn modules_cannot_be_loaded() {
             "{spec}: {v}"
         );
     }
+    // The prelude is read as a module, which stays in the context's list under its name: it
+    // resolves, to a namespace with nothing in it (it exports nothing), and leaves nothing on
+    // the global object.
+    let out = run(
+        "const m = await import('prelude.js'); \
+         return [Object.getOwnPropertyNames(m).length, typeof m.default, typeof globalThis.__capaPrelude]",
+    )
+    .await;
+    assert_eq!(value(&out), json!([0, "undefined", "undefined"]));
     let out = run("return typeof require === 'undefined' && typeof module === 'undefined'").await;
     assert_eq!(value(&out), json!(true));
 }

@@ -31,6 +31,7 @@ pub use locate::{Located, MODEL_DIR_ENV, locate};
 pub use on_demand::OnDemand;
 pub use recent::{RECENT_QUERIES, RecentQueries};
 pub use threads::THREADS_ENV;
+pub use weights::integer_query_products;
 
 /// Sets up the process for the model, as the first thing `main` does in every program that hosts
 /// the hub (and the bench, so that it measures the model as they run it): candle's thread count

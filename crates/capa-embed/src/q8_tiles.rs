@@ -125,7 +125,7 @@ impl Q8Tiles {
 }
 
 /// Whether this CPU runs [`product`]'s instructions.
-fn available() -> bool {
+pub(crate) fn available() -> bool {
     std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512bw")
         && std::arch::is_x86_feature_detected!("avx512vnni")
@@ -292,6 +292,14 @@ mod tests {
             .collect()
     }
 
+    /// A matrix's values, row after row.
+    fn values(matrix: Result<Tensor>) -> Vec<f32> {
+        matrix
+            .and_then(|t| t.flatten_all())
+            .and_then(|t| t.to_vec1::<f32>())
+            .expect("values")
+    }
+
     #[test]
     fn the_tiles_hold_the_rows_values_bit_for_bit() {
         let (n, k) = (48, 96);
@@ -300,15 +308,9 @@ mod tests {
             eprintln!("no AVX-512 VNNI here: nothing to compare");
             return;
         };
-        let a = tiles.to_tensor(&Device::Cpu).expect("tensor");
-        let b = rows.to_tensor(&Device::Cpu).expect("tensor");
         let (a, b) = (
-            a.flatten_all()
-                .and_then(|t| t.to_vec1::<f32>())
-                .expect("values"),
-            b.flatten_all()
-                .and_then(|t| t.to_vec1::<f32>())
-                .expect("values"),
+            values(tiles.to_tensor(&Device::Cpu)),
+            values(rows.to_tensor(&Device::Cpu)),
         );
         assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
     }
@@ -321,11 +323,7 @@ mod tests {
             eprintln!("no AVX-512 VNNI here: nothing to compare");
             return;
         };
-        let wide = rows
-            .to_tensor(&Device::Cpu)
-            .and_then(|t| t.flatten_all())
-            .and_then(|t| t.to_vec1::<f32>())
-            .expect("values");
+        let wide = values(rows.to_tensor(&Device::Cpu));
         let bias: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 3.0).collect();
         // Every group size, a zero block, tiny and huge values.
         for tokens in [1, 2, 5, 12, 13, 25, 64] {

@@ -44,3 +44,16 @@ impl Weights {
         }
     }
 }
+
+/// Whether a query's dense products are integer products on this CPU (AVX-512 VNNI; see
+/// `q8_tiles.rs`), rather than f32 ones: for reports that give the figures beside the machine.
+pub fn integer_query_products() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::q8_tiles::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}

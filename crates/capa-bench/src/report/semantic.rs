@@ -40,7 +40,7 @@ pub(crate) fn semantic(report: Option<&SemanticReport>, hub: &[HubModelRow]) -> 
     };
     let _ = writeln!(
         s,
-        "The sentence model in process (crates/capa-embed, candle on the CPU, the dense layers and the vocabulary table in 8 bits (Q8_0 blocks), every product in f32; loaded from {} in {:.0} ms), \
+        "The sentence model in process (crates/capa-embed, candle on the CPU, the dense layers and the vocabulary table in 8 bits (Q8_0 blocks), {}; loaded from {} in {:.0} ms), \
          over the github, docker-registry and livemcpbench catalogs ({} tools) unless said otherwise. \
          Everyday queries are crates/capa-search/tests/data/queries.jsonl, paraphrase and task queries \
          queries-meaning.jsonl. BM25F alone, embeddings alone (`Ranker::Semantic`: cosine similarity, \
@@ -49,6 +49,13 @@ pub(crate) fn semantic(report: Option<&SemanticReport>, hub: &[HubModelRow]) -> 
          everyday set only, so paraphrase and task measure them unseen. Load average (1 min) of the \
          machine when this section started: {} (its cores: {}); the model's work is CPU-bound, so \
          other work on the machine slows the embedding and latency rows.\n",
+        if capa_embed::integer_query_products() {
+            "every product in f32 except a query's dense products, which on this machine (AVX-512 VNNI) \
+             are exact integer products of the query's values in 16 bits with the weights' codes \
+             (docs/code-mode.md, \"A query's time\")"
+        } else {
+            "every product in f32"
+        },
         report.model_dir.display(),
         report.load_ms,
         report.first_embed.tools,

@@ -232,7 +232,7 @@ impl<G: Gateway> Runner<G> {
                 let input = RunInput {
                     code: prepared.js,
                     namespaces: self.context.namespaces.get(
-                        self.gateway.catalog(),
+                        &self.gateway.catalog(),
                         self.gateway.listing(),
                         &attempt.unready,
                     ),

@@ -8,8 +8,9 @@
 //! for change, so a few recent lists are kept, and runs with the same ones share one list
 //! (which the sandbox pool, in turn, compares by pointer first).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
+use capa_domain::catalog::Catalog;
 use capa_domain::{CatalogTool, Policy, SharedCatalog};
 use capa_sandbox::{Namespace, ToolBinding};
 
@@ -33,10 +34,12 @@ impl std::fmt::Debug for NamespaceCache {
     }
 }
 
-/// One list and what it was made from. Holding the catalog keeps its address from being
-/// reused by another, so that the pointer comparison cannot mistake a new catalog for it.
+/// One list and what it was made from. The catalog is held weakly: a catalog the hub replaced
+/// is freed (a hub with thousands of tools would otherwise keep up to four), while its
+/// allocation's header stays as long as this does, so no new catalog can take its address and
+/// be mistaken for it.
 struct Made {
-    catalog: SharedCatalog,
+    catalog: Weak<Catalog>,
     listing: Arc<Policy>,
     unready: Vec<Unready>,
     namespaces: Arc<[Namespace]>,
@@ -44,9 +47,14 @@ struct Made {
 
 impl Made {
     fn is_for(&self, catalog: &SharedCatalog, listing: &Arc<Policy>, unready: &[Unready]) -> bool {
-        Arc::ptr_eq(&self.catalog, catalog)
+        std::ptr::eq(self.catalog.as_ptr(), Arc::as_ptr(catalog))
             && (Arc::ptr_eq(&self.listing, listing) || *self.listing == **listing)
             && self.unready == unready
+    }
+
+    /// Whether its catalog is gone, so that no run can ask for this list again.
+    fn is_stale(&self) -> bool {
+        self.catalog.strong_count() == 0
     }
 }
 
@@ -54,7 +62,7 @@ impl NamespaceCache {
     /// The namespaces of a run over `catalog`, listed by `listing`, waiting for `unready`.
     pub(crate) fn get(
         &self,
-        catalog: SharedCatalog,
+        catalog: &SharedCatalog,
         listing: Arc<Policy>,
         unready: &[Unready],
     ) -> Arc<[Namespace]> {
@@ -62,7 +70,7 @@ impl NamespaceCache {
             let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(at) = recent
                 .iter()
-                .position(|made| made.is_for(&catalog, &listing, unready))
+                .position(|made| made.is_for(catalog, &listing, unready))
             {
                 // Most recent last: the one used now is kept longest.
                 let made = recent.remove(at);
@@ -72,13 +80,14 @@ impl NamespaceCache {
             }
         }
         // Made outside the lock: two runs that miss at once each make the same list.
-        let namespaces: Arc<[Namespace]> = make(&catalog, &listing, unready).into();
+        let namespaces: Arc<[Namespace]> = make(catalog, &listing, unready).into();
         let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
+        recent.retain(|made| !made.is_stale());
         if recent.len() >= KEPT {
             recent.remove(0);
         }
         recent.push(Made {
-            catalog,
+            catalog: Arc::downgrade(catalog),
             listing,
             unready: unready.to_vec(),
             namespaces: namespaces.clone(),
@@ -194,9 +203,9 @@ mod tests {
     fn runs_over_the_same_catalog_and_policy_share_one_list() {
         let cache = NamespaceCache::default();
         let tools = catalog(&["add-note", "delete_note"]);
-        let first = cache.get(tools.clone(), denying("notes.delete_note"), &[]);
+        let first = cache.get(&tools, denying("notes.delete_note"), &[]);
         // An equal policy in another allocation (a profile's is made per run) is the same.
-        let second = cache.get(tools.clone(), denying("notes.delete_note"), &[]);
+        let second = cache.get(&tools, denying("notes.delete_note"), &[]);
         assert!(Arc::ptr_eq(&first, &second));
         assert_eq!(
             members(&first),
@@ -209,13 +218,13 @@ mod tests {
     fn another_catalog_policy_or_unready_source_gets_its_own_list() {
         let cache = NamespaceCache::default();
         let tools = catalog(&["add_note", "delete_note"]);
-        let base = cache.get(tools.clone(), denying("other.*"), &[]);
-        let stricter = cache.get(tools.clone(), denying("notes.delete_note"), &[]);
+        let base = cache.get(&tools, denying("other.*"), &[]);
+        let stricter = cache.get(&tools, denying("notes.delete_note"), &[]);
         assert_eq!(base[0].tools.len(), 2);
         assert_eq!(stricter[0].tools.len(), 1);
         // The same content in a new catalog is a new catalog: the pointer is the key.
         let rebuilt = cache.get(
-            catalog(&["add_note", "delete_note"]),
+            &catalog(&["add_note", "delete_note"]),
             denying("other.*"),
             &[],
         );
@@ -226,13 +235,33 @@ mod tests {
             why: "waits for a sign-in".to_owned(),
             needs_connection: true,
         };
-        let with_mail = cache.get(tools.clone(), denying("other.*"), &[waiting]);
+        let with_mail = cache.get(&tools, denying("other.*"), &[waiting]);
         assert_eq!(with_mail.len(), 2);
         assert_eq!(with_mail[1].unlisted_source.as_deref(), Some("mail"));
         // The first list is still kept (four are), and still served.
         assert!(Arc::ptr_eq(
             &base,
-            &cache.get(tools, denying("other.*"), &[])
+            &cache.get(&tools, denying("other.*"), &[])
+        ));
+    }
+
+    #[test]
+    fn a_catalog_the_hub_let_go_is_not_kept_alive() {
+        let cache = NamespaceCache::default();
+        let old = catalog(&["a"]);
+        let weak = Arc::downgrade(&old);
+        let _ = cache.get(&old, denying("x.*"), &[]);
+        drop(old);
+        assert_eq!(weak.strong_count(), 0, "the cache holds no catalog");
+        // The next list made drops the stale one.
+        let current = catalog(&["a"]);
+        let _ = cache.get(&current, denying("x.*"), &[]);
+        let kept = cache.recent.lock().map_or(0, |r| r.len());
+        assert_eq!(kept, 1);
+        let again = cache.get(&current, denying("x.*"), &[]);
+        assert!(Arc::ptr_eq(
+            &again,
+            &cache.get(&current, denying("x.*"), &[])
         ));
     }
 
@@ -240,11 +269,11 @@ mod tests {
     fn only_the_latest_lists_are_kept() {
         let cache = NamespaceCache::default();
         let catalogs: Vec<SharedCatalog> = (0..=KEPT).map(|_| catalog(&["a"])).collect();
-        let first = cache.get(catalogs[0].clone(), denying("x.*"), &[]);
+        let first = cache.get(&catalogs[0], denying("x.*"), &[]);
         for catalog in &catalogs[1..] {
-            let _ = cache.get(catalog.clone(), denying("x.*"), &[]);
+            let _ = cache.get(catalog, denying("x.*"), &[]);
         }
-        let again = cache.get(catalogs[0].clone(), denying("x.*"), &[]);
+        let again = cache.get(&catalogs[0], denying("x.*"), &[]);
         assert!(!Arc::ptr_eq(&first, &again), "the oldest list was let go");
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! The f32 product ([`crate::few_tokens`]) widens every weight to f32 (three instructions for
 //! sixteen) and then multiplies sixteen pairs an instruction; on a ten-token query the widening
-//! was 40% of the encoder's time, and the multiplications alone were near the CPU's f32 peak.
+//! was 40% of the products' time, and the multiplications alone were near the CPU's f32 peak.
 //! `vpdpwssd` multiplies thirty-two pairs of 16-bit integers an instruction and adds them into
 //! sixteen 32-bit sums, exactly. So here:
 //!

@@ -182,7 +182,7 @@ pub(crate) async fn measure(env: &BenchEnv) -> anyhow::Result<ExecuteReport> {
 
     // Guest calls against direct calls: sequential echoes in one run, minus an empty run. The
     // direct row is 200 calls back to back; a run's first calls cost more than its later ones
-    // (threads that were idle wake up; measured in 2026-12-07: 630-690 µs a call over a run of
+    // (threads that were idle wake up, likely; measured on 2026-12-07: 630-690 µs a call over a run of
     // one to five, 270 over 400), so the per-call row counts many, as the in-process row does,
     // and a run of a few calls is reported beside it.
     let direct = stdio_client({

@@ -131,7 +131,7 @@ impl LocalSurface {
             .tools()
             .iter()
             .filter(|t| keep(t, &naming))
-            .filter(|t| policy.verdict(t, None).decision != capa_core::Decision::Deny)
+            .filter(|t| !policy.hides(t))
             .map(|t| {
                 let mut tool = listable(capa_core::tool_of(&t.definition));
                 if matches!(&naming, Naming::Bare(source) if *source == t.address.namespace) {

@@ -50,9 +50,10 @@ pub(crate) struct Prepared {
 }
 
 /// The prelude compiled once in this process, to QuickJS bytecode: a module that hands the
-/// prelude's function over through a global property, which [`load`] takes and deletes. Compiling its 47 KB of source took about 3 ms of a core for
-/// every warm sandbox (QuickJS's tokenizer and scope resolution led the profiles of a hub under
-/// back-to-back runs); reading the bytecode skips the parser.
+/// prelude's function over through a global property, which [`load`] takes and deletes.
+/// Compiling its 47 KB of source took about 3 ms of a core for every warm sandbox (QuickJS's
+/// tokenizer and scope resolution led the profiles of a hub under back-to-back runs); reading
+/// the bytecode skips the parser.
 static BYTECODE: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
 
 /// The global property the module leaves the prelude's function in, for [`load`] alone.

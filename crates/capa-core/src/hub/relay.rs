@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use capa_domain::{CatalogTool, Decision, Policy, ToolAddress, ToolDefinition};
+use capa_domain::{CatalogTool, Policy, ToolAddress, ToolDefinition};
 use capa_upstream::{
     ClientAsker, CompleteRequestParams, CompleteResult, GetPromptResult, JsonObject, LogLevel,
     Prompt, ReadResourceResult, Reference, Resource, ResourceTemplate, Upstream, UpstreamError,
@@ -334,7 +334,7 @@ fn denied(policy: &Policy, source: &str, name: &str) -> bool {
         remote_name: name.to_owned(),
         address,
     };
-    policy.verdict(&probe, None).decision == Decision::Deny
+    policy.hides(&probe)
 }
 
 /// Whether `uri` could have been made from the RFC 6570 `template`: its literal parts appear

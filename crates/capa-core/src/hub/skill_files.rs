@@ -176,7 +176,7 @@ impl Hub {
                 .tools()
                 .iter()
                 .find(|t| &t.address == address)
-                .is_some_and(|t| policy.verdict(t, None).decision != crate::policy::Decision::Deny)
+                .is_some_and(|t| !policy.hides(t))
         });
         let hidden = before - tools.len();
         if hidden > 0 {

@@ -5,7 +5,7 @@
 use capa_typegen::{DEFAULT_BUDGET, DescribeError, ToolSpec};
 
 use super::{LookupError, ToolIndex, one_of};
-use crate::policy::{Decision, Policy};
+use crate::policy::Policy;
 
 pub const MAX_TARGETS: usize = 10;
 /// Longer than any address or type name; longer input is a mistake (or an attack).
@@ -41,7 +41,7 @@ pub fn describe(
         .tools()
         .iter()
         .enumerate()
-        .filter(|(_, tool)| policy.verdict(tool, None).decision != Decision::Deny)
+        .filter(|(_, tool)| !policy.hides(tool))
         .map(|(position, _)| index.spec(position))
         .collect();
     match capa_typegen::describe(&specs, &cleaned, DEFAULT_BUDGET) {

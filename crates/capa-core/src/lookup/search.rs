@@ -225,7 +225,7 @@ fn overview(
 ) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for tool in index.catalog().tools() {
-        if policy.verdict(tool, None).decision == Decision::Deny {
+        if policy.hides(tool) {
             continue;
         }
         // (A source outside the client's profile is denied too: never listed.)

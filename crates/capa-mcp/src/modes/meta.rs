@@ -63,7 +63,7 @@ impl MetaSurface {
             .catalog()
             .tools()
             .iter()
-            .filter(|t| policy.verdict(t, None).decision != Decision::Deny)
+            .filter(|t| !policy.hides(t))
             .cloned()
             .collect()
     }

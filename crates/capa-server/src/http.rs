@@ -200,9 +200,11 @@ fn router(
             .route_service(&format!("{path}/"), service.clone())
             .route_service(&path, service);
     }
-    // A malformed POST gets a JSON-RPC error before rmcp sees it (crate::mcp_body); a profile
-    // that does not exist is a 404 whatever the body.
+    // A malformed POST gets a JSON-RPC error before rmcp sees it (crate::mcp_body); an answer
+    // ready at once goes out as JSON, not as a stream (crate::mcp_reply); a profile that does not
+    // exist is a 404 whatever the body.
     let mcp = mcp
+        .layer(axum::middleware::from_fn(crate::mcp_reply::prefer_json))
         .layer(axum::middleware::from_fn(crate::mcp_body::check))
         .route("/mcp/{profile}", axum::routing::any(unknown_profile))
         .route("/mcp/{profile}/", axum::routing::any(unknown_profile))

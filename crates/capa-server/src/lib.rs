@@ -3,9 +3,10 @@
 //! [`http::serve`] binds the loopback HTTP server behind the guard that checks Host, Origin and
 //! the bearer token (`guard.rs`, `token.rs`, `cookies.rs`), on connections that are bounded and
 //! timed out however many a process opens without a token (`connections.rs`): MCP at `/mcp`
-//! (capa-mcp's [`McpFront`], with malformed bodies answered first by `mcp_body.rs`), the JSON
-//! API under `/api` (`api.rs`, `approvals_api.rs`), the web UI's files and sessions (`ui.rs`)
-//! and the approval page (`approval_page.rs`). `discovery.rs` writes and proves `hub.json`, which
+//! (capa-mcp's [`McpFront`], with malformed bodies answered first by `mcp_body.rs` and answers
+//! ready at once sent as JSON by `mcp_reply.rs`), the JSON API under `/api` (`api.rs`,
+//! `approvals_api.rs`), the web UI's files and sessions (`ui.rs`) and the approval page
+//! (`approval_page.rs`). `discovery.rs` writes and proves `hub.json`, which
 //! [`bridge::HubCheck`] reads so that `capa mcp` can forward to a running hub.
 //!
 //! The MCP side is re-exported here under its old paths, so callers need one crate.
@@ -20,6 +21,7 @@ pub mod discovery;
 mod guard;
 pub mod http;
 mod mcp_body;
+mod mcp_reply;
 mod panics;
 pub mod token;
 pub mod ui;

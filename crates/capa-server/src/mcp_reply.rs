@@ -49,13 +49,12 @@ pub(crate) async fn prefer_json(request: Request, next: Next) -> Response {
     let deadline = tokio::time::Instant::now() + HOLD;
     let mut held = Events::default();
     loop {
-        let chunk = match tokio::time::timeout_at(deadline, stream.next()).await {
-            Ok(Some(Ok(chunk))) => chunk,
-            // The end, an error of the body, or the hold is over: send what rmcp made.
-            Ok(Some(Err(_))) | Ok(None) | Err(_) => break,
+        // The end, an error of the body, or the hold is over: send what rmcp made.
+        let Ok(Some(Ok(chunk))) = tokio::time::timeout_at(deadline, stream.next()).await else {
+            break;
         };
         match held.push(chunk) {
-            Held::Waiting => continue,
+            Held::Waiting => {}
             Held::Answer(answer) => {
                 parts.headers.remove(header::CACHE_CONTROL);
                 parts.headers.remove("x-accel-buffering");
@@ -131,10 +130,12 @@ impl Events {
         }
         while let Some(end) = event_end(&self.pending) {
             let event: Vec<u8> = self.pending.drain(..end).collect();
-            match first_message(&event) {
-                None => continue,
-                Some(data) if is_answer(&data) => return Held::Answer(Bytes::from(data)),
-                Some(_) => return Held::Other,
+            if let Some(data) = first_message(&event) {
+                return if is_answer(&data) {
+                    Held::Answer(Bytes::from(data))
+                } else {
+                    Held::Other
+                };
             }
         }
         Held::Waiting

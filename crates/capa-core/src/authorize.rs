@@ -47,9 +47,9 @@ impl Hub {
             catalog = self.catalog();
         }
         let served = catalog
-            .get(address)
-            .filter(|t| policy.serves_source(&t.address.namespace));
-        let Some(tool) = served else {
+            .position(address)
+            .filter(|&at| policy.serves_source(&catalog.tools()[at].address.namespace));
+        let Some(position) = served else {
             // A source outside the profile is not there at all: not even its sign-in shows.
             let source_served = address
                 .split_once('.')
@@ -67,26 +67,31 @@ impl Hub {
                 suggestions,
             });
         };
-        Ok(self.decide_call(tool, connection, &policy))
+        let tool = &catalog.tools()[position];
+        let listed = Permit::listed(catalog.clone(), position, connection.map(str::to_owned));
+        Ok(self.decide_call(tool, connection, &policy, listed))
     }
 
     /// [`Hub::authorize`] for a tool already looked up.
     pub fn authorize_tool(&self, tool: &CatalogTool, connection: Option<&str>) -> Authorization {
-        self.decide_call(tool, connection, &self.policy())
+        self.decide_call(tool, connection, &self.policy(), None)
     }
 
+    /// The authorizer's answer for `tool`; `listed` is the permit to give when it is allowed,
+    /// if the caller made one from the catalog (else the permit holds a copy of `tool`).
     fn decide_call(
         &self,
         tool: &CatalogTool,
         connection: Option<&str>,
         policy: &crate::policy::Policy,
+        listed: Option<Permit>,
     ) -> Authorization {
         let policy_connection = self.connection_for_policy(tool, connection);
         let verdict = policy.verdict(tool, policy_connection.as_deref());
         match verdict.decision {
-            Decision::Allow => {
-                Authorization::Allowed(Permit::new(tool.clone(), connection.map(str::to_owned)))
-            }
+            Decision::Allow => Authorization::Allowed(
+                listed.unwrap_or_else(|| Permit::new(tool.clone(), connection.map(str::to_owned))),
+            ),
             Decision::Deny => Authorization::Denied {
                 address: tool.address.to_string(),
                 reason: verdict.reason,

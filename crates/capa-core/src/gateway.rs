@@ -26,10 +26,8 @@ pub(crate) const SOURCE_WAIT: Duration = Duration::from_secs(10);
 pub(crate) struct HubGateway {
     hub: Arc<Hub>,
     profile: Option<Profile>,
-    /// The policy the run's globals are built from, taken once: [`Gateway::hidden`] is asked
-    /// for every tool of the catalog, and a snapshot (a `stat` of the policy file, and a copy
-    /// for a profile) per tool would cost thousands per run. Calls are decided on the live
-    /// policy.
+    /// The policy the run's globals are built from ([`Gateway::listing`]), taken once per
+    /// attempt. Calls are decided on the live policy.
     listing: OnceLock<Arc<Policy>>,
 }
 

@@ -151,6 +151,12 @@ impl Catalog {
         self.by_address.get(address).map(|&i| &self.tools[i])
     }
 
+    /// The position of `address` in [`Catalog::tools`]: with the catalog's `Arc`, a way to
+    /// hold on to a tool without a copy of its definition.
+    pub fn position(&self, address: &str) -> Option<usize> {
+        self.by_address.get(address).copied()
+    }
+
     pub fn len(&self) -> usize {
         self.tools.len()
     }

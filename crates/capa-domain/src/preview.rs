@@ -65,7 +65,7 @@ pub fn preview(arguments: &Value, schema: &Map<String, Value>, redactor: &Redact
     };
     loop {
         let shown = shape(arguments, Some(schema), redactor, &bounds, 0);
-        let size = shown.to_string().len();
+        let size = crate::json_size::json_len(&shown);
         if size <= MAX_PREVIEW_BYTES || bounds.depth <= 1 {
             return if size <= MAX_PREVIEW_BYTES {
                 shown

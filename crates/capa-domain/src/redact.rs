@@ -23,7 +23,26 @@ pub const MIN_SECRET_LEN: usize = 4;
 #[derive(Debug, Default)]
 pub struct Redactor {
     /// Longest first, so that a secret containing another is replaced whole.
-    secrets: RwLock<Vec<String>>,
+    secrets: RwLock<Vec<Secret>>,
+}
+
+/// One form of a secret, with its searcher made once: every tool result is searched for every
+/// form, and a searcher made per search (`str::contains`) was half the cost of that look.
+#[derive(Debug)]
+struct Secret {
+    text: String,
+    finder: memchr::memmem::Finder<'static>,
+}
+
+impl Secret {
+    fn new(text: String) -> Self {
+        let finder = memchr::memmem::Finder::new(text.as_bytes()).into_owned();
+        Self { text, finder }
+    }
+
+    fn is_in(&self, text: &str) -> bool {
+        self.finder.find(text.as_bytes()).is_some()
+    }
 }
 
 impl Redactor {
@@ -40,11 +59,11 @@ impl Redactor {
             return;
         };
         for form in encodings(secret) {
-            if !secrets.contains(&form) {
-                secrets.push(form);
+            if !secrets.iter().any(|known| known.text == form) {
+                secrets.push(Secret::new(form));
             }
         }
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.text.len()));
     }
 
     /// Adds a secret held as bytes (a key file): its text (when it is text), hex and base64.
@@ -69,8 +88,8 @@ impl Redactor {
         };
         let mut out = text.to_owned();
         for secret in secrets.iter() {
-            if out.contains(secret.as_str()) {
-                out = out.replace(secret.as_str(), REDACTED);
+            if secret.is_in(&out) {
+                out = out.replace(secret.text.as_str(), REDACTED);
             }
         }
         out
@@ -78,9 +97,9 @@ impl Redactor {
 
     /// Whether `text` holds a known secret.
     pub fn contains_secret(&self, text: &str) -> bool {
-        self.secrets.read().map_or(true, |s| {
-            s.iter().any(|secret| text.contains(secret.as_str()))
-        })
+        self.secrets
+            .read()
+            .map_or(true, |s| s.iter().any(|secret| secret.is_in(text)))
     }
 
     /// Redacts every string (keys included) of a JSON value in place, at any depth: the walk

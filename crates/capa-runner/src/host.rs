@@ -174,7 +174,13 @@ struct Step<'a, G: Gateway> {
     may_have_input: bool,
     /// The call's arguments as a person may see them, made once per call: the pending input,
     /// the in-flight entry and the answer's entry all show it.
-    shown: std::sync::OnceLock<Value>,
+    shown: std::sync::OnceLock<Shown>,
+}
+
+/// A call's arguments as a person may see them, and as JSON text (what the journal stores).
+struct Shown {
+    value: Value,
+    text: String,
 }
 
 /// What the authorizer let through.
@@ -376,14 +382,16 @@ impl<G: Gateway> Step<'_, G> {
     }
 
     /// The call's arguments as a person may see them.
-    fn preview(&self) -> &Value {
+    fn preview(&self) -> &Shown {
         self.shown.get_or_init(|| {
             let catalog = self.gateway.catalog();
             let no_schema = serde_json::Map::new();
             let schema = catalog
                 .get(&self.call.address)
                 .map_or(&no_schema, |t| t.definition.input_schema.as_ref());
-            preview(&self.call.arguments, schema, &self.context.redactor)
+            let value = preview(&self.call.arguments, schema, &self.context.redactor);
+            let text = value.to_string();
+            Shown { value, text }
         })
     }
 
@@ -394,7 +402,7 @@ impl<G: Gateway> Step<'_, G> {
             run_id: self.run_id,
             call: self.call,
             digest: self.digest,
-            shown: self.preview(),
+            shown: &self.preview().text,
         }
     }
 
@@ -423,8 +431,8 @@ impl<G: Gateway> Step<'_, G> {
             address: self.call.address.clone(),
             source,
             connection,
-            preview: redactor.redact(&shown.to_string()),
-            reason: redactor.redact(&reason_with_secret_note(reason, shown)),
+            preview: redactor.redact(&shown.text),
+            reason: redactor.redact(&reason_with_secret_note(reason, &shown.value)),
             args_digest: self.digest.to_owned(),
             status: ApprovalStatus::Pending,
             scope: None,

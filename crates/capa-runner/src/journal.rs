@@ -102,8 +102,8 @@ pub(crate) struct Entry<'a> {
     pub run_id: &'a str,
     pub call: &'a HostCall,
     pub digest: &'a str,
-    /// The arguments as a person may see them.
-    pub shown: &'a Value,
+    /// The arguments as a person may see them, as JSON text.
+    pub shown: &'a str,
 }
 
 impl Entry<'_> {
@@ -123,7 +123,7 @@ impl Entry<'_> {
             index: self.call.index,
             address: self.call.address.clone(),
             connection: self.call.connection.clone(),
-            arguments: self.shown.to_string(),
+            arguments: self.shown.to_owned(),
             ok,
             outcome,
             ms,

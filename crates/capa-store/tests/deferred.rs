@@ -152,3 +152,26 @@ fn a_dropped_store_closes_its_connection_with_its_flush_thread() {
     );
     assert_eq!(rows_on_disk(&path, "tool_calls"), 1);
 }
+
+#[test]
+fn an_answer_queued_after_its_entry_in_flight_replaces_it_for_its_own_run_only() {
+    let (_dir, _path, store) = fresh_store();
+    store.insert_run(&run("run_a")).expect("run");
+    store.insert_run(&run("run_b")).expect("run");
+    // Two runs' calls at the same positions, interleaved as concurrent runs write them.
+    store.defer_journal_call("run_a", entry(0, "null", true));
+    store.defer_journal_call("run_b", entry(0, "null", true));
+    store.defer_call_record(call("demo.t"));
+    store.defer_journal_call("run_a", entry(1, "null", true));
+    store.defer_journal_call("run_b", entry(0, "\"b0\"", false));
+    store.defer_journal_call("run_a", entry(0, "\"a0\"", false));
+    assert_eq!(
+        store.journal("run_a").expect("journal"),
+        vec![entry(0, "\"a0\"", false), entry(1, "null", true)],
+        "run_a's answer replaced its own entry, and its next call stays in flight"
+    );
+    assert_eq!(
+        store.journal("run_b").expect("journal"),
+        vec![entry(0, "\"b0\"", false)]
+    );
+}

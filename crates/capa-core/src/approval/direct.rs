@@ -18,7 +18,9 @@ use capa_domain::preview;
 use crate::clock::now_ms;
 
 /// Where a direct call's question stands.
+// A pending input is the larger answer and the common one while a person decides.
 #[derive(Debug)]
+#[expect(clippy::large_enum_variant, reason = "see the comment above")]
 pub enum DirectAnswer {
     /// A person approved it: the permit for this one call (the approval is spent).
     Approved(Permit),

@@ -8,17 +8,50 @@ use crate::policy::PolicyVerdict;
 /// `allow` verdict) and by the approval lifecycle (a person's decision, a run's grant).
 #[derive(Debug, Clone)]
 pub struct Permit {
-    tool: CatalogTool,
+    tool: PermitTool,
     connection: Option<String>,
+}
+
+/// The tool a [`Permit`] is for.
+#[derive(Debug, Clone)]
+enum PermitTool {
+    /// A tool of the catalog the decision was made on, held by the catalog's `Arc` and its
+    /// position: a guest call's permit copies no definition (its schema, its `_meta`).
+    Listed {
+        catalog: crate::SharedCatalog,
+        position: usize,
+    },
+    /// A tool as its question held it.
+    Held(Box<CatalogTool>),
 }
 
 impl Permit {
     pub(crate) fn new(tool: CatalogTool, connection: Option<String>) -> Self {
-        Self { tool, connection }
+        Self {
+            tool: PermitTool::Held(Box::new(tool)),
+            connection,
+        }
+    }
+
+    /// A permit for the tool at `position` of `catalog`; `None` when there is none there.
+    pub(crate) fn listed(
+        catalog: crate::SharedCatalog,
+        position: usize,
+        connection: Option<String>,
+    ) -> Option<Self> {
+        catalog.tools().get(position)?;
+        Some(Self {
+            tool: PermitTool::Listed { catalog, position },
+            connection,
+        })
     }
 
     pub fn tool(&self) -> &CatalogTool {
-        &self.tool
+        match &self.tool {
+            // Checked when the permit was made, and a catalog never changes.
+            PermitTool::Listed { catalog, position } => &catalog.tools()[*position],
+            PermitTool::Held(tool) => tool,
+        }
     }
 
     /// The connection the call names (`None`: the source's default).
@@ -47,7 +80,11 @@ impl Question {
 }
 
 /// The authorizer's answer.
+// An answer lives for one decision; a question holds a copy of its tool (a few hundred bytes),
+// a permit only the catalog's `Arc`. Boxing the question would save copying those bytes at the
+// price of an allocation per question and a box at every caller that takes it apart.
 #[derive(Debug, Clone)]
+#[expect(clippy::large_enum_variant, reason = "see the comment above")]
 pub enum Authorization {
     Allowed(Permit),
     /// The policy denies the tool; `reason` names the rule.

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use capa_config::{ConfigError, load_policy_file};
 use capa_store::Store;
@@ -24,9 +24,24 @@ pub(super) struct PolicyState {
     current: RwLock<Arc<Policy>>,
     /// Serialises read-modify-write edits of the file by this process.
     edits: Mutex<()>,
-    /// The file's modification time when it was last read: another process
-    /// (`capabilities hub approve --always` with no hub to tell) may change it.
-    seen: Mutex<Option<SystemTime>>,
+    /// The file as this process last saw it: another process (`capabilities hub approve
+    /// --always` with no hub to tell) may change it.
+    seen: Mutex<Seen>,
+}
+
+/// How long a look at the policy file's modification time holds. Every guest call takes a
+/// snapshot of the policy, and a `stat` of the file (its path walked by the kernel) was about
+/// 2 µs of a 20 µs call; an edit by another process is seen this much later at most, where the
+/// hub's own edits and reloads are in force at once.
+const LOOK_HOLDS: Duration = Duration::from_millis(25);
+
+/// The policy file as last seen.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Its modification time when it was last read.
+    modified: Option<SystemTime>,
+    /// When that was last looked at.
+    looked: Option<Instant>,
 }
 
 fn modified(file: &Path) -> Option<SystemTime> {
@@ -105,10 +120,14 @@ impl PolicyState {
             store,
             current: RwLock::new(Arc::new(Policy::default())),
             edits: Mutex::new(()),
-            seen: Mutex::new(None),
+            seen: Mutex::new(Seen::default()),
         };
         state.install(rules, &[]);
-        *state.seen.lock().unwrap_or_else(PoisonError::into_inner) = modified(&state.file);
+        state
+            .seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .modified = modified(&state.file);
         Ok(state)
     }
 
@@ -121,15 +140,27 @@ impl PolicyState {
     }
 
     /// Re-reads the file when it changed since it was last read (one `stat`, a microsecond or
-    /// two, per snapshot). A broken edit keeps the policy in force, with a warning.
+    /// two, at most once per [`LOOK_HOLDS`]). A broken edit keeps the policy in force, with a
+    /// warning.
     fn pick_up_outside_edits(&self, tools: impl FnOnce() -> crate::SharedCatalog) {
+        {
+            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            let now = Instant::now();
+            if seen
+                .looked
+                .is_some_and(|looked| now.duration_since(looked) < LOOK_HOLDS)
+            {
+                return;
+            }
+            seen.looked = Some(now);
+        }
         let now = modified(&self.file);
         {
             let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-            if now == *seen {
+            if now == seen.modified {
                 return;
             }
-            *seen = now;
+            seen.modified = now;
         }
         if let Err(e) = self.reload(tools().tools()) {
             tracing::warn!(error = %e, "the policy file changed but does not read; the previous policy stays in force");

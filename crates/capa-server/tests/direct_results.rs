@@ -12,18 +12,14 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::{Served, repo_file, serve_hub};
+use support::{Served, node, repo_file, serve_hub};
 
 /// The spec's default `inlineResultBytes`.
 const BUDGET: usize = 24 * 1024;
 
 /// A hub in `mode` with server-everything (`ev`) and the sized fixture (`sized`).
 async fn hub(mode: &str) -> Served {
-    let node = std::path::Path::new(&repo_file("node_modules/.bin/node"))
-        .canonicalize()
-        .expect("node")
-        .display()
-        .to_string();
+    let node = node();
     let yaml = format!(
         "options: {{ demo: false, toolExposure: {mode} }}\nservers:\n  - id: ev\n    type: mcp\n    def: {{ command: \"{node}\", args: [\"{}\", stdio] }}\n  - id: sized\n    type: mcp\n    def: {{ command: \"{}\", args: [\"{}\"] }}\n",
         repo_file("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),

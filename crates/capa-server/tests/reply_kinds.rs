@@ -11,14 +11,10 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::{Served, repo_file, serve_hub};
+use support::{Served, node, repo_file, serve_hub};
 
 async fn hub() -> Served {
-    let node = std::path::Path::new(&repo_file("node_modules/.bin/node"))
-        .canonicalize()
-        .expect("node")
-        .display()
-        .to_string();
+    let node = node();
     let yaml = format!(
         "options: {{ demo: false, toolExposure: expose-all }}\nservers:\n  - id: ev\n    type: mcp\n    def: {{ command: \"{node}\", args: [\"{}\", stdio] }}\n",
         repo_file("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),

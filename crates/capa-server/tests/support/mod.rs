@@ -20,6 +20,17 @@ pub(crate) fn repo_file(relative: &str) -> String {
     path.display().to_string()
 }
 
+/// The node the test setup installs, as a real path (a capabilities file names it as a
+/// source's command).
+#[allow(dead_code)] // each test binary uses its own part of the support module
+pub(crate) fn node() -> String {
+    std::path::Path::new(&repo_file("node_modules/.bin/node"))
+        .canonicalize()
+        .expect("node")
+        .display()
+        .to_string()
+}
+
 /// A running hub and its HTTP server; the temp dir lives as long as they do.
 pub(crate) struct Served {
     pub _dir: tempfile::TempDir,

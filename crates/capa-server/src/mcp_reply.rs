@@ -117,6 +117,9 @@ struct Events {
     chunks: Vec<Bytes>,
     /// Text after the last complete event.
     pending: Vec<u8>,
+    /// How much of `pending` was searched for an event's end already: an event that comes in
+    /// many small chunks is searched once, not once per chunk.
+    searched: usize,
     size: usize,
 }
 
@@ -128,7 +131,9 @@ impl Events {
         if self.size > MAX_HELD_BYTES {
             return Held::Other;
         }
-        while let Some(end) = event_end(&self.pending) {
+        // A blank line may straddle the last chunk's end: search from one byte before.
+        while let Some(end) = event_end(&self.pending, self.searched.saturating_sub(1)) {
+            self.searched = 0;
             let event: Vec<u8> = self.pending.drain(..end).collect();
             if let Some(data) = first_message(&event) {
                 return if is_answer(&data) {
@@ -138,15 +143,18 @@ impl Events {
                 };
             }
         }
+        self.searched = self.pending.len();
         Held::Waiting
     }
 }
 
-/// The length of the first complete event in `text` (up to and with the blank line after it).
-fn event_end(text: &[u8]) -> Option<usize> {
-    text.windows(2)
+/// The length of the first complete event in `text` (up to and with the blank line after it),
+/// searching from `from`.
+fn event_end(text: &[u8], from: usize) -> Option<usize> {
+    text.get(from..)?
+        .windows(2)
         .position(|pair| pair == b"\n\n")
-        .map(|at| at + 2)
+        .map(|at| from + at + 2)
 }
 
 /// An event's data (its `data:` lines joined by newlines, as an SSE parser reads them), or
@@ -219,6 +227,15 @@ mod tests {
             ]),
             Held::Answer(Bytes::from(r#"{"jsonrpc":"2.0","id":"a","error":{}}"#))
         );
+    }
+
+    #[test]
+    fn an_event_in_byte_sized_chunks_is_found_once_whole() {
+        let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"text":"a\n"}}"#;
+        let stream = format!("data: \nid: 0\n\ndata: {answer}\n\n");
+        let chunks: Vec<String> = stream.chars().map(String::from).collect();
+        let chunks: Vec<&str> = chunks.iter().map(String::as_str).collect();
+        assert_eq!(push_all(&chunks), Held::Answer(Bytes::from(answer)));
     }
 
     #[test]

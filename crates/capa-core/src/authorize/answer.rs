@@ -13,7 +13,7 @@ pub struct Permit {
 }
 
 /// The tool a [`Permit`] is for.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum PermitTool {
     /// A tool of the catalog the decision was made on, held by the catalog's `Arc` and its
     /// position: a guest call's permit copies no definition (its schema, its `_meta`).
@@ -23,6 +23,20 @@ enum PermitTool {
     },
     /// A tool as its question held it.
     Held(Box<CatalogTool>),
+}
+
+/// The tool, not the catalog it is in: a permit printed in a log or a failed test would
+/// otherwise show every tool of the hub.
+impl std::fmt::Debug for PermitTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Listed { catalog, position } => f
+                .debug_struct("Listed")
+                .field("tool", &catalog.tools().get(*position))
+                .finish_non_exhaustive(),
+            Self::Held(tool) => f.debug_tuple("Held").field(tool).finish(),
+        }
+    }
 }
 
 impl Permit {
@@ -124,5 +138,35 @@ impl Refusal {
                 reason: question.verdict.reason,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use capa_config::ToolSelection;
+    use capa_domain::{Catalog, SourceTools, ToolDefinition};
+
+    use super::Permit;
+
+    #[test]
+    fn a_listed_permit_holds_its_tool_and_prints_only_that_tool() {
+        let tools = vec![
+            ToolDefinition::new("add", serde_json::Map::new()),
+            ToolDefinition::new("unrelated_neighbour", serde_json::Map::new()),
+        ];
+        let catalog = Arc::new(Catalog::build([SourceTools {
+            source_id: "demo",
+            selection: &ToolSelection::All,
+            tools: &tools,
+        }]));
+        let position = catalog.position("demo.add").expect("listed");
+        let permit = Permit::listed(catalog.clone(), position, None).expect("a permit");
+        assert_eq!(permit.tool().address.to_string(), "demo.add");
+        let printed = format!("{permit:?}");
+        assert!(printed.contains("add"), "{printed}");
+        assert!(!printed.contains("unrelated_neighbour"), "{printed}");
+        assert!(Permit::listed(catalog, tools.len(), None).is_none());
     }
 }

@@ -9,6 +9,10 @@
 // request then one `execute` of `return 1`, alternating, so that both see the same machine. The
 // baseline is `ping` under 2025-11-25; 2026-07-28 removed `ping`, so there it is `server/discover`,
 // the era's smallest request (the SDK sends it uncached).
+//
+// With CAPA_BENCH_GUEST_CALLS=N (a hub with the demo source), then 12 rounds of a run of N awaited
+// `demo.add` calls and an empty run, alternating: (the run of calls − the empty run) / N is one
+// awaited call to an in-hub source from guest code, as this client sees it.
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -46,10 +50,24 @@ function makeClient() {
   return new ClientV2(info, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
 }
 
-async function execute(client) {
-  const result = await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
+async function execute(client, code = 'return 1') {
+  const result = await client.callTool({ name: 'execute', arguments: { code } });
   const status = result.structuredContent?.status;
   if (status !== 'completed') throw new Error(`execute did not complete: ${JSON.stringify(result)}`);
+}
+
+const GUEST_CALL_ROUNDS = 12;
+
+async function guestCalls(client, calls) {
+  const code = `let s = 0; for (let i = 0; i < ${calls}; i++) s += await demo.add({ a: i, b: 1 }); return s;`;
+  for (let i = 0; i < 2; i++) await execute(client, code);
+  const withCalls = [];
+  const empty = [];
+  for (let i = 0; i < GUEST_CALL_ROUNDS; i++) {
+    withCalls.push(await timed(() => execute(client, code)));
+    empty.push(await timed(() => execute(client)));
+  }
+  return { calls, withCalls, empty };
 }
 
 async function timed(f) {
@@ -71,7 +89,9 @@ for (let i = 0; i < n; i++) {
   ping.push(await timed(baselineRequest));
   executeSamples.push(await timed(() => execute(client)));
 }
-process.stdout.write(`${JSON.stringify({ protocol, baseline, ping, execute: executeSamples })}\n`);
+const calls = Number(process.env.CAPA_BENCH_GUEST_CALLS ?? 0);
+const guest = calls > 0 ? await guestCalls(client, calls) : undefined;
+process.stdout.write(`${JSON.stringify({ protocol, baseline, ping, execute: executeSamples, guest })}\n`);
 if (transportKind === 'http' && transport.sessionId) {
   try {
     await transport.terminateSession();

@@ -18,6 +18,9 @@ use crate::procs::{self, BenchEnv};
 
 /// Rounds of (baseline, `execute`) in each session.
 const ROUNDS: usize = 200;
+/// Awaited `demo.add` calls in a run, in the TS SDK 1.x sessions (issue 42's row measured from a
+/// client: a run of calls minus an empty run, per call).
+const GUEST_CALLS: usize = 200;
 /// The hub the clients talk to: code mode with the demo source only, so no upstream start-up
 /// shows in a session.
 const YAML: &str = "options: { demo: true, toolExposure: code }\n";
@@ -75,6 +78,9 @@ pub(crate) struct ClientRow {
     pub baseline: String,
     pub ping: Samples,
     pub execute: Samples,
+    /// One awaited `demo.add` from guest code, µs: (p50 of the runs of [`GUEST_CALLS`] calls −
+    /// p50 of the empty runs) / [`GUEST_CALLS`]; TS SDK 1.x sessions only.
+    pub guest_call_us: Option<f64>,
 }
 
 const SESSIONS: [(Sdk, Front); 6] = [
@@ -149,6 +155,9 @@ fn driver(env: &BenchEnv, sdk: Sdk, front: Front) -> Command {
             let mut c = Command::new("node");
             c.arg(&env.ts_client)
                 .arg(if sdk == Sdk::TsV1 { "v1" } else { "v2" });
+            if sdk == Sdk::TsV1 {
+                c.env("CAPA_BENCH_GUEST_CALLS", GUEST_CALLS.to_string());
+            }
             c
         }
         Sdk::Python => {
@@ -170,7 +179,24 @@ async fn run_driver(mut command: Command, sdk: Sdk, front: Front) -> anyhow::Res
         baseline: text(&value, "baseline")?,
         ping: samples(&value, "ping")?,
         execute: samples(&value, "execute")?,
+        guest_call_us: guest_call_us(&value)?,
     })
+}
+
+/// The driver's `guest` rounds as µs a call, if it ran them.
+fn guest_call_us(value: &Value) -> anyhow::Result<Option<f64>> {
+    let guest = &value["guest"];
+    if guest.is_null() {
+        return Ok(None);
+    }
+    let calls = guest["calls"].as_f64().context("guest.calls")?;
+    let (with_calls, empty) = (samples(guest, "withCalls")?, samples(guest, "empty")?);
+    if calls < 1.0 || with_calls.0.is_empty() || empty.0.is_empty() {
+        bail!("the driver's guest rounds are empty: {guest}");
+    }
+    Ok(Some(
+        (with_calls.percentile(0.5) - empty.percentile(0.5)) / calls,
+    ))
 }
 
 /// Runs a driver to its end and parses the JSON it prints; its stderr is shown on failure.

@@ -18,7 +18,8 @@ fn clients(s: &mut String, report: &SpeedReport) {
          after 20 warm-up runs (drivers: tests/bench/ts_client.mjs, tests/bench/py_client.py). The baseline is \
          `ping` under 2025-11-25; 2026-07-28 removed `ping`, so there it is `server/discover`, that era's \
          smallest request. Over stdio the client starts `capa mcp` (a hub in its process: no hub runs on its data dir); over HTTP all talk to one `capa hub serve`. \
-         The hub serves code mode with the demo source only.\n"
+         The hub serves code mode with the demo source only. The TS SDK 1.x sessions then run 12 rounds of \
+         a run of 200 awaited `demo.add` calls and an empty run, alternating: the headline's calls from a client.\n"
     );
     let _ = writeln!(
         s,

@@ -116,6 +116,7 @@ pub(crate) async fn code_mode_hub(dir: &std::path::Path) -> anyhow::Result<Arc<H
         paths: HubPaths::in_dir(dir),
         redactor: Redactor::new(),
         keychain: capa_secrets::Keychain::default(),
+        store: None,
     })
     .await?;
     hub.settled(Duration::from_secs(30)).await;

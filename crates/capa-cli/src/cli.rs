@@ -235,6 +235,10 @@ pub(crate) enum HubCommand {
         /// Address to listen on; loopback only. Port 0 picks a free port.
         #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:4477")]
         http: SocketAddr,
+        /// Keep the hub's data in this PostgreSQL database (postgres://user:password@host:port/db)
+        /// instead of the SQLite file in the data dir; `CAPA_STORE` says the same for every command.
+        #[arg(long, value_name = "URL")]
+        store: Option<String>,
     },
     /// Show whether a hub is running, its URL and its sources.
     Status {

@@ -85,6 +85,9 @@ pub struct HubOptions {
     pub paths: HubPaths,
     pub redactor: Arc<Redactor>,
     pub keychain: Keychain,
+    /// The database, opened by the caller (PostgreSQL, for a team hub: capa-host); `None`
+    /// opens SQLite in the data dir.
+    pub store: Option<Store>,
 }
 
 /// Who is calling (the connection is the [`Permit`]'s).
@@ -179,18 +182,22 @@ impl Hub {
             paths,
             redactor,
             keychain,
+            store,
         } = options;
         paths.ensure_private_data_dir()?;
         for warning in reach::warnings(&config.sources, &paths) {
             tracing::warn!("{warning}");
             config.warnings.push(warning);
         }
-        let db = paths.private_database().map_err(|e| StartError::Store {
-            path: paths.database(),
-            source: capa_store::StoreError::File(e),
-        })?;
-        let store =
-            Arc::new(Store::open(&db).map_err(|source| StartError::Store { path: db, source })?);
+        let store = Arc::new(if let Some(store) = store {
+            store
+        } else {
+            let db = paths.private_database().map_err(|e| StartError::Store {
+                path: paths.database(),
+                source: capa_store::StoreError::File(e),
+            })?;
+            Store::open(&db).map_err(|source| StartError::Store { path: db, source })?
+        });
         let connections = Connections::new(store.clone(), keychain, redactor.clone());
         if let Err(e) = connections.load_into_redactor() {
             tracing::warn!(error = %e, "could not read stored connections; sources that need them will report it");

@@ -59,7 +59,9 @@ pub use hub::{ChangeState, KeptTask, PinError, PinRef, ToolChange, accept_in_sto
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};
 pub use lookup::{LookupError, SearchRequest, ToolIndex, ToolMatch};
 pub use pairing::{CLIENT_KEY_PREFIX, NewPairing, PairingError, Pairings, mask_client_key};
-pub use paths::{DataDirError, HubPaths, ensure_private_file, write_private_file};
+pub use paths::{
+    DataDirError, HubPaths, StoreAt, StoreUrl, ensure_private_file, write_private_file,
+};
 pub use runs::{PageOpener, Runs, SignInLinker};
 pub use tools::{definition_of, tool_of};
 pub use trust::{

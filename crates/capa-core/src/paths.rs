@@ -1,14 +1,66 @@
 //! Where the hub keeps its files: the global capabilities file in the platform's config dir, and
 //! the database, token and discovery file in the platform's data dir. `CAPA_CONFIG_DIR` and
-//! `CAPA_DATA_DIR` override both (tests and portable setups use them).
+//! `CAPA_DATA_DIR` override both (tests and portable setups use them); `CAPA_STORE` puts the
+//! database in PostgreSQL instead (a team hub, docs/team.md).
 
 use std::path::{Path, PathBuf};
 
-/// The hub's directories.
+/// The hub's directories, and where its database is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HubPaths {
     pub config_dir: PathBuf,
     pub data_dir: PathBuf,
+    pub store: StoreAt,
+}
+
+/// Where the hub's database is.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum StoreAt {
+    /// SQLite, `hub.db` in the data dir: a person's hub.
+    #[default]
+    DataDir,
+    /// Another database, by its address (`postgres://…`): a team hub's.
+    Url(StoreUrl),
+}
+
+/// A database's address. It may hold a password: its `Debug` shows the scheme and host only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct StoreUrl(String);
+
+impl StoreUrl {
+    pub fn new(url: impl Into<String>) -> Self {
+        Self(url.into())
+    }
+
+    /// The whole address, password included: for the database driver only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// The password the address holds, if any (`scheme://user:password@host…`), so that it can
+    /// be redacted wherever it might show.
+    pub fn password(&self) -> Option<&str> {
+        let (_, rest) = self.0.split_once("://")?;
+        let (credentials, _) = rest.split_once('@')?;
+        let (_, password) = credentials.split_once(':')?;
+        (!password.is_empty()).then_some(password)
+    }
+
+    /// The address without its credentials, path or options: `postgres://db.internal:5432`.
+    pub fn shown(&self) -> String {
+        let Some((scheme, rest)) = self.0.split_once("://") else {
+            return "(an address)".to_owned();
+        };
+        let host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+        let host = host.split(['/', '?']).next().unwrap_or_default();
+        format!("{scheme}://{host}")
+    }
+}
+
+impl std::fmt::Debug for StoreUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("StoreUrl").field(&self.shown()).finish()
+    }
 }
 
 impl HubPaths {
@@ -21,9 +73,14 @@ impl HubPaths {
                 .or_else(|| base.map(|b| b.join("capabilities")))
                 .unwrap_or_else(|| PathBuf::from(".capabilities"))
         };
+        let store = std::env::var("CAPA_STORE")
+            .ok()
+            .filter(|url| !url.is_empty())
+            .map_or(StoreAt::DataDir, |url| StoreAt::Url(StoreUrl::new(url)));
         Self {
             config_dir: pick("CAPA_CONFIG_DIR", dirs::config_dir()),
             data_dir: pick("CAPA_DATA_DIR", dirs::data_dir()),
+            store,
         }
     }
 
@@ -31,6 +88,7 @@ impl HubPaths {
         Self {
             config_dir: dir.join("config"),
             data_dir: dir.join("data"),
+            store: StoreAt::DataDir,
         }
     }
 
@@ -206,5 +264,29 @@ mod private_tests {
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
         ensure_private_file(&file).expect("tightened");
         assert_eq!(mode(&file), 0o600);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_address_never_shows_its_password() {
+        let url = StoreUrl::new("postgres://capa:s3cr\"et\\@db.internal:5432/hub?sslmode=disable");
+        assert_eq!(url.password(), Some("s3cr\"et\\"));
+        assert_eq!(url.shown(), "postgres://db.internal:5432");
+        let debug = format!(
+            "{:?}",
+            HubPaths {
+                store: StoreAt::Url(url.clone()),
+                ..HubPaths::in_dir(Path::new("/tmp/x"))
+            }
+        );
+        assert!(!debug.contains("s3cr"), "{debug}");
+        assert!(debug.contains("db.internal"), "{debug}");
+        assert_eq!(StoreUrl::new("postgres://db/hub").password(), None);
+        assert_eq!(StoreUrl::new("postgres://capa@db/hub").password(), None);
+        assert_eq!(StoreUrl::new("host=db user=capa").shown(), "(an address)");
     }
 }

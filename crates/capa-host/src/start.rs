@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use capa_config::{ConfigError, ConfigFiles, HubConfig, SelectError};
-use capa_core::{Hub, HubOptions, HubPaths, Redactor, StartError};
+use capa_core::{Hub, HubOptions, HubPaths, Redactor, StartError, StoreAt};
 
 /// Why the configuration could not be read or the hub did not start.
 #[derive(Debug, thiserror::Error)]
@@ -20,6 +20,9 @@ pub enum StartHubError {
     /// The hub itself did not start (data dir, database, …).
     #[error("starting the hub")]
     Hub(#[source] StartError),
+    /// The database another backend keeps (`CAPA_STORE`) could not be opened.
+    #[error("{0:#}")]
+    Store(anyhow::Error),
 }
 
 /// The configuration files in force: `config` alone, or the global file plus the project file
@@ -70,11 +73,22 @@ pub async fn start_hub(
     paths: &HubPaths,
     redactor: Arc<Redactor>,
 ) -> Result<Arc<Hub>, StartHubError> {
+    // SQLite is opened by the hub itself (its errors name the file); another database here.
+    let store = match &paths.store {
+        StoreAt::DataDir => None,
+        StoreAt::Url(url) => {
+            if let Some(password) = url.password() {
+                redactor.add(password);
+            }
+            Some(crate::store::open_store(paths).map_err(StartHubError::Store)?)
+        }
+    };
     Hub::start(HubOptions {
         config,
         paths: paths.clone(),
         redactor,
         keychain: crate::store::hub_keychain(paths),
+        store,
     })
     .await
     .map_err(StartHubError::Hub)

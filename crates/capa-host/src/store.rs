@@ -4,18 +4,37 @@
 use std::sync::Arc;
 
 use anyhow::Context;
-use capa_core::{Connections, HubPaths, Redactor};
+use capa_core::{Connections, HubPaths, Redactor, StoreAt, StoreUrl};
 use capa_store::Store;
 
 pub use capa_secrets::Secret;
 
-/// The hub's database in the data dir (made private first).
+/// The hub's database: SQLite in the data dir (made private first), or the PostgreSQL
+/// database `CAPA_STORE` / `--store` names (a team hub, docs/team.md).
 pub fn open_store(paths: &HubPaths) -> anyhow::Result<Store> {
     paths.ensure_private_data_dir()?;
-    let db = paths
-        .private_database()
-        .with_context(|| format!("preparing {}", paths.database().display()))?;
-    Store::open(&db).with_context(|| format!("opening {}", db.display()))
+    match &paths.store {
+        StoreAt::DataDir => {
+            let db = paths
+                .private_database()
+                .with_context(|| format!("preparing {}", paths.database().display()))?;
+            Store::open(&db).with_context(|| format!("opening {}", db.display()))
+        }
+        StoreAt::Url(url) => open_url(url),
+    }
+}
+
+/// The database at `url`: PostgreSQL is the one other backend.
+fn open_url(url: &StoreUrl) -> anyhow::Result<Store> {
+    if !capa_store_pg::is_postgres_url(url.expose()) {
+        anyhow::bail!(
+            "the store {} is not a PostgreSQL address; use postgres://user:password@host:port/database, or leave out --store and CAPA_STORE for the SQLite file in the data dir",
+            url.shown()
+        );
+    }
+    let store = capa_store_pg::PgStore::connect(url.expose())
+        .with_context(|| format!("opening the store at {}", url.shown()))?;
+    Ok(Store::from_backend(store))
 }
 
 /// The connections of the data dir: names in the database, secrets in the OS keychain (or the

@@ -4,7 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use crate::{Store, StoreError};
+use crate::StoreError;
 
 /// Where an approval stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,8 @@ impl ApprovalStatus {
         }
     }
 
-    fn parse(text: &str) -> Self {
+    /// The value stored as `text` (every backend stores [`Self::as_str`]).
+    pub fn parse(text: &str) -> Self {
         match text {
             "approved" => Self::Approved,
             "denied" => Self::Denied,
@@ -103,10 +104,67 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ApprovalRecord> {
     })
 }
 
-impl Store {
+/// Inputs a run waits for (approvals, connections), their decisions, per-run grants and consumed request states.
+pub trait InputStore: Send + Sync {
     /// Records a pending input; when the run already has one for this call, keeps that one and
     /// returns it (a replay reaches the same call again).
-    pub fn insert_approval(&self, record: &ApprovalRecord) -> Result<ApprovalRecord, StoreError> {
+    fn insert_approval(&self, record: &ApprovalRecord) -> Result<ApprovalRecord, StoreError>;
+
+    /// Forgets a connection input whose connection came, so that its call can record the
+    /// approval it needs now (one call has one input). An approval is never forgotten.
+    fn forget_connection_input(&self, id: &str) -> Result<(), StoreError>;
+
+    /// The input recorded for one call of a run, if any.
+    fn approval_for_call(
+        &self,
+        run_id: &str,
+        call_index: u32,
+    ) -> Result<Option<ApprovalRecord>, StoreError>;
+
+    fn approval(&self, id: &str) -> Result<Option<ApprovalRecord>, StoreError>;
+
+    /// Every input of a run, in call order.
+    fn approvals_of_run(&self, run_id: &str) -> Result<Vec<ApprovalRecord>, StoreError>;
+
+    /// Every pending input of every run, oldest first (expired ones are marked first).
+    fn pending_approvals(&self, now_ms: i64) -> Result<Vec<ApprovalRecord>, StoreError>;
+
+    /// Marks pending inputs past their expiry as expired.
+    fn expire_approvals(&self, now_ms: i64) -> Result<usize, StoreError>;
+
+    /// Ends the connection inputs still pending of a run that ended without reaching their
+    /// calls again (its replay took another way, or failed before them: a tool that code named
+    /// before its source listed tools may not exist), so that no person is asked to connect for
+    /// a run that waits for nothing. Recorded as expired, `decided_via` `run_ended`.
+    fn end_connection_inputs_of_run(&self, run_id: &str, now_ms: i64) -> Result<usize, StoreError>;
+
+    /// Decides a pending input. Returns false when it was no longer pending (decided already,
+    /// or expired): a decision is taken once.
+    fn decide_approval(
+        &self,
+        id: &str,
+        status: ApprovalStatus,
+        scope: Option<&str>,
+        via: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError>;
+
+    /// Spends an approved input (a direct call runs once per approval). False when it was not
+    /// approved, or was spent already.
+    fn use_approval(&self, id: &str) -> Result<bool, StoreError>;
+
+    /// Lets every later call of `address` in this run go ahead without asking.
+    fn grant_for_run(&self, run_id: &str, address: &str) -> Result<(), StoreError>;
+
+    fn is_granted_for_run(&self, run_id: &str, address: &str) -> Result<bool, StoreError>;
+
+    /// Records a `requestState` (by digest) as used. False when it was used before: each state
+    /// is accepted once.
+    fn consume_state(&self, digest: &str, now_ms: i64) -> Result<bool, StoreError>;
+}
+
+impl InputStore for crate::SqliteStore {
+    fn insert_approval(&self, record: &ApprovalRecord) -> Result<ApprovalRecord, StoreError> {
         let conn = self.conn()?;
         conn.execute(
             &format!(
@@ -142,9 +200,7 @@ impl Store {
         )?)
     }
 
-    /// Forgets a connection input whose connection came, so that its call can record the
-    /// approval it needs now (one call has one input). An approval is never forgotten.
-    pub fn forget_connection_input(&self, id: &str) -> Result<(), StoreError> {
+    fn forget_connection_input(&self, id: &str) -> Result<(), StoreError> {
         self.conn()?.execute(
             "DELETE FROM approvals WHERE id = ?1 AND kind = 'connection'",
             params![id],
@@ -152,8 +208,7 @@ impl Store {
         Ok(())
     }
 
-    /// The input recorded for one call of a run, if any.
-    pub fn approval_for_call(
+    fn approval_for_call(
         &self,
         run_id: &str,
         call_index: u32,
@@ -167,7 +222,7 @@ impl Store {
             .optional()?)
     }
 
-    pub fn approval(&self, id: &str) -> Result<Option<ApprovalRecord>, StoreError> {
+    fn approval(&self, id: &str) -> Result<Option<ApprovalRecord>, StoreError> {
         Ok(self
             .conn()?
             .query_row(
@@ -178,8 +233,7 @@ impl Store {
             .optional()?)
     }
 
-    /// Every input of a run, in call order.
-    pub fn approvals_of_run(&self, run_id: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
+    fn approvals_of_run(&self, run_id: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(&format!(
             "SELECT {COLUMNS}, {CLIENT} FROM approvals WHERE run_id = ?1 ORDER BY call_index"
@@ -190,8 +244,7 @@ impl Store {
         Ok(rows)
     }
 
-    /// Every pending input of every run, oldest first (expired ones are marked first).
-    pub fn pending_approvals(&self, now_ms: i64) -> Result<Vec<ApprovalRecord>, StoreError> {
+    fn pending_approvals(&self, now_ms: i64) -> Result<Vec<ApprovalRecord>, StoreError> {
         self.expire_approvals(now_ms)?;
         let conn = self.conn()?;
         let mut statement = conn.prepare(&format!(
@@ -204,8 +257,7 @@ impl Store {
         Ok(rows)
     }
 
-    /// Marks pending inputs past their expiry as expired.
-    pub fn expire_approvals(&self, now_ms: i64) -> Result<usize, StoreError> {
+    fn expire_approvals(&self, now_ms: i64) -> Result<usize, StoreError> {
         Ok(self.conn()?.execute(
             "UPDATE approvals SET status = 'expired', decided_at_ms = ?1
              WHERE status = 'pending' AND expires_at_ms <= ?1",
@@ -213,15 +265,7 @@ impl Store {
         )?)
     }
 
-    /// Ends the connection inputs still pending of a run that ended without reaching their
-    /// calls again (its replay took another way, or failed before them: a tool that code named
-    /// before its source listed tools may not exist), so that no person is asked to connect for
-    /// a run that waits for nothing. Recorded as expired, `decided_via` `run_ended`.
-    pub fn end_connection_inputs_of_run(
-        &self,
-        run_id: &str,
-        now_ms: i64,
-    ) -> Result<usize, StoreError> {
+    fn end_connection_inputs_of_run(&self, run_id: &str, now_ms: i64) -> Result<usize, StoreError> {
         Ok(self.conn()?.execute(
             "UPDATE approvals SET status = 'expired', decided_via = 'run_ended', decided_at_ms = ?2
              WHERE run_id = ?1 AND kind = 'connection' AND status = 'pending'",
@@ -229,9 +273,7 @@ impl Store {
         )?)
     }
 
-    /// Decides a pending input. Returns false when it was no longer pending (decided already,
-    /// or expired): a decision is taken once.
-    pub fn decide_approval(
+    fn decide_approval(
         &self,
         id: &str,
         status: ApprovalStatus,
@@ -248,9 +290,7 @@ impl Store {
         Ok(changed == 1)
     }
 
-    /// Spends an approved input (a direct call runs once per approval). False when it was not
-    /// approved, or was spent already.
-    pub fn use_approval(&self, id: &str) -> Result<bool, StoreError> {
+    fn use_approval(&self, id: &str) -> Result<bool, StoreError> {
         let changed = self.conn()?.execute(
             "UPDATE approvals SET status = 'used' WHERE id = ?1 AND status = 'approved'",
             params![id],
@@ -258,8 +298,7 @@ impl Store {
         Ok(changed == 1)
     }
 
-    /// Lets every later call of `address` in this run go ahead without asking.
-    pub fn grant_for_run(&self, run_id: &str, address: &str) -> Result<(), StoreError> {
+    fn grant_for_run(&self, run_id: &str, address: &str) -> Result<(), StoreError> {
         self.conn()?.execute(
             "INSERT OR IGNORE INTO run_grants (run_id, address) VALUES (?1, ?2)",
             params![run_id, address],
@@ -267,7 +306,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn is_granted_for_run(&self, run_id: &str, address: &str) -> Result<bool, StoreError> {
+    fn is_granted_for_run(&self, run_id: &str, address: &str) -> Result<bool, StoreError> {
         Ok(self
             .conn()?
             .query_row(
@@ -279,156 +318,11 @@ impl Store {
             .is_some())
     }
 
-    /// Records a `requestState` (by digest) as used. False when it was used before: each state
-    /// is accepted once.
-    pub fn consume_state(&self, digest: &str, now_ms: i64) -> Result<bool, StoreError> {
+    fn consume_state(&self, digest: &str, now_ms: i64) -> Result<bool, StoreError> {
         let changed = self.conn()?.execute(
             "INSERT OR IGNORE INTO consumed_states (digest, consumed_at_ms) VALUES (?1, ?2)",
             params![digest, now_ms],
         )?;
         Ok(changed == 1)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::RunRecord;
-
-    fn store_with_run() -> Store {
-        let store = Store::in_memory().expect("store");
-        store
-            .insert_run(&RunRecord {
-                id: "run_1".into(),
-                code: "return 1".into(),
-                seed: 1,
-                clock_start_ms: 0,
-                client: None,
-                status: crate::RunState::AwaitingApproval,
-                envelope: None,
-                attempts: 1,
-                created_at_ms: 0,
-                updated_at_ms: 0,
-                resumable: true,
-                owner: None,
-            })
-            .expect("run");
-        store
-    }
-
-    fn pending(index: u32, expires_at_ms: i64) -> ApprovalRecord {
-        ApprovalRecord {
-            id: format!("apr_{index}"),
-            run_id: "run_1".into(),
-            call_index: index,
-            kind: crate::InputKind::Approval,
-            address: "demo.add_note".into(),
-            source: "demo".into(),
-            connection: None,
-            preview: "{}".into(),
-            reason: "your policy".into(),
-            args_digest: "d".into(),
-            status: ApprovalStatus::Pending,
-            scope: None,
-            decided_via: None,
-            created_at_ms: 0,
-            expires_at_ms,
-            decided_at_ms: None,
-            client: None,
-        }
-    }
-
-    #[test]
-    fn an_input_keeps_the_client_that_asks_else_names_its_runs() {
-        let store = store_with_run();
-        let mut asked = pending(0, i64::MAX);
-        asked.client = Some("claude-code 2.1.3".into());
-        let stored = store.insert_approval(&asked).expect("insert");
-        assert_eq!(stored.client.as_deref(), Some("claude-code 2.1.3"));
-        // An input recorded before the store kept its client (schema 9): its run's.
-        store
-            .conn()
-            .expect("conn")
-            .execute(
-                "UPDATE runs SET client = 'older-client 1' WHERE id = 'run_1'",
-                [],
-            )
-            .expect("run's client");
-        store
-            .insert_approval(&pending(1, i64::MAX))
-            .expect("insert");
-        let clients: Vec<Option<String>> = store
-            .pending_approvals(0)
-            .expect("pending")
-            .into_iter()
-            .map(|a| a.client)
-            .collect();
-        assert_eq!(
-            clients,
-            [
-                Some("claude-code 2.1.3".into()),
-                Some("older-client 1".into())
-            ]
-        );
-    }
-
-    #[test]
-    fn a_decision_is_taken_once() {
-        let store = store_with_run();
-        store.insert_approval(&pending(0, 1_000)).expect("insert");
-        assert!(
-            store
-                .decide_approval("apr_0", ApprovalStatus::Approved, Some("once"), "cli", 10)
-                .expect("decide")
-        );
-        assert!(
-            !store
-                .decide_approval("apr_0", ApprovalStatus::Denied, None, "page", 11)
-                .expect("decide again"),
-            "the second decision must be refused"
-        );
-        let stored = store.approval("apr_0").expect("read").expect("present");
-        assert_eq!(stored.status, ApprovalStatus::Approved);
-        assert_eq!(stored.decided_via.as_deref(), Some("cli"));
-    }
-
-    #[test]
-    fn the_same_call_keeps_its_first_record_and_expiry_is_final() {
-        let store = store_with_run();
-        store.insert_approval(&pending(0, 100)).expect("insert");
-        let mut again = pending(0, 999);
-        again.id = "apr_other".into();
-        assert_eq!(store.insert_approval(&again).expect("again").id, "apr_0");
-        assert!(store.pending_approvals(50).expect("pending").len() == 1);
-        assert!(store.pending_approvals(100).expect("pending").is_empty());
-        assert!(
-            !store
-                .decide_approval("apr_0", ApprovalStatus::Approved, Some("once"), "cli", 101)
-                .expect("decide")
-        );
-        assert_eq!(
-            store.approval("apr_0").expect("read").map(|a| a.status),
-            Some(ApprovalStatus::Expired)
-        );
-    }
-
-    #[test]
-    fn states_are_consumed_once_and_grants_are_per_run() {
-        let store = store_with_run();
-        assert!(store.consume_state("abc", 1).expect("first"));
-        assert!(!store.consume_state("abc", 2).expect("second"));
-        store
-            .grant_for_run("run_1", "demo.add_note")
-            .expect("grant");
-        assert!(
-            store
-                .is_granted_for_run("run_1", "demo.add_note")
-                .expect("granted")
-        );
-        assert!(
-            !store
-                .is_granted_for_run("run_1", "demo.other")
-                .expect("not granted")
-        );
     }
 }

@@ -3,7 +3,7 @@
 
 use rusqlite::params;
 
-use crate::{Store, StoreError};
+use crate::StoreError;
 
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +25,8 @@ impl CallStatus {
         }
     }
 
-    fn parse(text: &str) -> Self {
+    /// The value stored as `text` (every backend stores [`Self::as_str`]).
+    pub fn parse(text: &str) -> Self {
         match text {
             "ok" => Self::Ok,
             "tool_error" => Self::ToolError,
@@ -56,14 +57,21 @@ pub struct RecordedCall {
     pub call: CallRecord,
 }
 
-impl Store {
+/// The history of tool calls.
+pub trait CallStore: Send + Sync {
     /// Appends one call record now; its row id.
-    pub fn record_call(&self, call: &CallRecord) -> Result<i64, StoreError> {
+    fn record_call(&self, call: &CallRecord) -> Result<i64, StoreError>;
+
+    /// The newest `limit` calls, newest first.
+    fn recent_calls(&self, limit: u32) -> Result<Vec<RecordedCall>, StoreError>;
+}
+
+impl CallStore for crate::SqliteStore {
+    fn record_call(&self, call: &CallRecord) -> Result<i64, StoreError> {
         Ok(insert_call(&*self.conn()?, call)?)
     }
 
-    /// The newest `limit` calls, newest first.
-    pub fn recent_calls(&self, limit: u32) -> Result<Vec<RecordedCall>, StoreError> {
+    fn recent_calls(&self, limit: u32) -> Result<Vec<RecordedCall>, StoreError> {
         let conn = self.conn()?;
         let mut stmt = conn.prepare(
             "SELECT id, address, connection, client, started_at_ms, duration_ms, status, error_code,

@@ -4,8 +4,8 @@
 
 use rusqlite::params;
 
+use crate::StoreError;
 use crate::runs::RunOwner;
-use crate::{Store, StoreError};
 
 /// A claim another process may hold on an input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,9 +18,21 @@ pub struct InputClaim {
     pub until_ms: Option<i64>,
 }
 
-impl Store {
+/// Form claims: which hub process asks a client's form for an input.
+pub trait ClaimStore: Send + Sync {
     /// Records (or replaces) the claim on `claim.approval_id`.
-    pub fn put_input_claim(&self, claim: &InputClaim) -> Result<(), StoreError> {
+    fn put_input_claim(&self, claim: &InputClaim) -> Result<(), StoreError>;
+
+    /// Drops the claim on `approval_id` if `owner` holds it.
+    fn drop_input_claim(&self, approval_id: &str, owner: RunOwner) -> Result<(), StoreError>;
+
+    /// The claim on `approval_id` in force at `now_ms`, whoever holds it.
+    fn input_claim(&self, approval_id: &str, now_ms: i64)
+    -> Result<Option<InputClaim>, StoreError>;
+}
+
+impl ClaimStore for crate::SqliteStore {
+    fn put_input_claim(&self, claim: &InputClaim) -> Result<(), StoreError> {
         self.conn()?.execute(
             "INSERT OR REPLACE INTO input_claims (approval_id, owner_pid, owner_started_ms, channel, until_ms)
              VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -35,8 +47,7 @@ impl Store {
         Ok(())
     }
 
-    /// Drops the claim on `approval_id` if `owner` holds it.
-    pub fn drop_input_claim(&self, approval_id: &str, owner: RunOwner) -> Result<(), StoreError> {
+    fn drop_input_claim(&self, approval_id: &str, owner: RunOwner) -> Result<(), StoreError> {
         self.conn()?.execute(
             "DELETE FROM input_claims WHERE approval_id = ?1 AND owner_pid = ?2 AND owner_started_ms = ?3",
             params![approval_id, owner.pid, owner.started_ms],
@@ -44,8 +55,7 @@ impl Store {
         Ok(())
     }
 
-    /// The claim on `approval_id` in force at `now_ms`, whoever holds it.
-    pub fn input_claim(
+    fn input_claim(
         &self,
         approval_id: &str,
         now_ms: i64,
@@ -70,43 +80,5 @@ impl Store {
                 },
             )
             .optional()?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_claim_is_seen_until_its_deadline_and_dropped_only_by_its_owner() {
-        let store = Store::in_memory().expect("store");
-        let owner = RunOwner {
-            pid: 9,
-            started_ms: 1,
-        };
-        let claim = InputClaim {
-            approval_id: "apr_1".into(),
-            owner,
-            channel: "{}".into(),
-            until_ms: Some(100),
-        };
-        store.put_input_claim(&claim).expect("put");
-        assert_eq!(store.input_claim("apr_1", 99).expect("read"), Some(claim));
-        assert_eq!(
-            store.input_claim("apr_1", 100).expect("read"),
-            None,
-            "past its deadline"
-        );
-        let other = RunOwner {
-            pid: 9,
-            started_ms: 2,
-        };
-        store.drop_input_claim("apr_1", other).expect("drop");
-        assert!(
-            store.input_claim("apr_1", 50).expect("read").is_some(),
-            "not theirs to drop"
-        );
-        store.drop_input_claim("apr_1", owner).expect("drop");
-        assert!(store.input_claim("apr_1", 50).expect("read").is_none());
     }
 }

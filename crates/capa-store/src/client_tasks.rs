@@ -3,7 +3,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use crate::{RunOwner, Store, StoreError};
+use crate::{RunOwner, StoreError};
 
 /// One task of a client, as kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,10 +22,23 @@ pub struct ClientTask {
     pub expires_at_ms: i64,
 }
 
-impl Store {
+/// Tasks kept for clients (a run's answer, read back by task id).
+pub trait ClientTaskStore: Send + Sync {
     /// Records `task`, or its end; tasks expired by `now_ms` are forgotten. A state that is not
     /// an end never replaces a kept one: a quick task's end may be kept before its start.
-    pub fn put_client_task(&self, task: &ClientTask, now_ms: i64) -> Result<(), StoreError> {
+    fn put_client_task(&self, task: &ClientTask, now_ms: i64) -> Result<(), StoreError>;
+
+    /// The task `id` of `surface`, unless it expired by `now_ms`.
+    fn client_task(
+        &self,
+        id: &str,
+        surface: &str,
+        now_ms: i64,
+    ) -> Result<Option<ClientTask>, StoreError>;
+}
+
+impl ClientTaskStore for crate::SqliteStore {
+    fn put_client_task(&self, task: &ClientTask, now_ms: i64) -> Result<(), StoreError> {
         let conn = self.conn()?;
         let verb = if task.ended {
             "INSERT OR REPLACE"
@@ -56,8 +69,7 @@ impl Store {
         Ok(())
     }
 
-    /// The task `id` of `surface`, unless it expired by `now_ms`.
-    pub fn client_task(
+    fn client_task(
         &self,
         id: &str,
         surface: &str,
@@ -84,60 +96,5 @@ impl Store {
                 },
             )
             .optional()?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn task(id: &str, expires_at_ms: i64) -> ClientTask {
-        ClientTask {
-            id: id.to_owned(),
-            surface: "hub".to_owned(),
-            detail: r#"{"taskId":"t","status":"working"}"#.to_owned(),
-            ended: false,
-            owner: RunOwner {
-                pid: 42,
-                started_ms: 1,
-            },
-            expires_at_ms,
-        }
-    }
-
-    #[test]
-    fn a_task_reads_back_for_its_surface_until_it_expires_and_its_end_replaces_it() {
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("capa.db")).expect("store");
-        let later = 60_000;
-        store.put_client_task(&task("t", later), 10).expect("put");
-        assert_eq!(
-            store.client_task("t", "hub", 0).expect("read"),
-            Some(task("t", later))
-        );
-        assert_eq!(
-            store.client_task("t", "profile:work", 0).expect("read"),
-            None
-        );
-        assert_eq!(store.client_task("t", "hub", later).expect("read"), None);
-        let ended = ClientTask {
-            ended: true,
-            detail: r#"{"taskId":"t","status":"completed"}"#.to_owned(),
-            ..task("t", later)
-        };
-        store.put_client_task(&ended, 10).expect("put again");
-        assert_eq!(
-            store.client_task("t", "hub", 0).expect("read"),
-            Some(ended.clone())
-        );
-        // A start kept after the end does not undo it.
-        store
-            .put_client_task(&task("t", later), 10)
-            .expect("put late");
-        assert_eq!(store.client_task("t", "hub", 0).expect("read"), Some(ended));
-        // An expired one goes when the next is put.
-        store.put_client_task(&task("old", 20), 10).expect("put");
-        store.put_client_task(&task("new", later), 30).expect("put");
-        assert_eq!(store.client_task("old", "hub", 0).expect("read"), None);
     }
 }

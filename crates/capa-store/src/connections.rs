@@ -3,7 +3,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use crate::{Store, StoreError};
+use crate::StoreError;
 
 /// A connection of a source, without its secret values.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,10 +17,36 @@ pub struct ConnectionRecord {
     pub updated_at_ms: i64,
 }
 
-impl Store {
+/// Connection metadata (never the secret values).
+pub trait ConnectionStore: Send + Sync {
     /// Adds `field` to a connection (creating it). The first connection of a source, or one set
     /// with `make_default`, becomes the default.
-    pub fn upsert_connection_field(
+    fn upsert_connection_field(
+        &self,
+        source: &str,
+        name: &str,
+        field: &str,
+        make_default: bool,
+        now_ms: i64,
+    ) -> Result<ConnectionRecord, StoreError>;
+
+    /// One connection.
+    fn connection(&self, source: &str, name: &str) -> Result<Option<ConnectionRecord>, StoreError>;
+
+    /// Every connection, by source then name.
+    fn connections(&self) -> Result<Vec<ConnectionRecord>, StoreError>;
+
+    /// Removes a connection; returns it if it existed. When the default goes, the oldest remaining
+    /// connection of the source becomes the default.
+    fn remove_connection(
+        &self,
+        source: &str,
+        name: &str,
+    ) -> Result<Option<ConnectionRecord>, StoreError>;
+}
+
+impl ConnectionStore for crate::SqliteStore {
+    fn upsert_connection_field(
         &self,
         source: &str,
         name: &str,
@@ -71,25 +97,17 @@ impl Store {
             .ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))
     }
 
-    /// One connection.
-    pub fn connection(
-        &self,
-        source: &str,
-        name: &str,
-    ) -> Result<Option<ConnectionRecord>, StoreError> {
+    fn connection(&self, source: &str, name: &str) -> Result<Option<ConnectionRecord>, StoreError> {
         Ok(self
             .select_connections("WHERE source = ?1 AND name = ?2", params![source, name])?
             .pop())
     }
 
-    /// Every connection, by source then name.
-    pub fn connections(&self) -> Result<Vec<ConnectionRecord>, StoreError> {
+    fn connections(&self) -> Result<Vec<ConnectionRecord>, StoreError> {
         self.select_connections("", params![])
     }
 
-    /// Removes a connection; returns it if it existed. When the default goes, the oldest remaining
-    /// connection of the source becomes the default.
-    pub fn remove_connection(
+    fn remove_connection(
         &self,
         source: &str,
         name: &str,
@@ -113,7 +131,9 @@ impl Store {
         tx.commit()?;
         Ok(Some(record))
     }
+}
 
+impl crate::SqliteStore {
     fn select_connections(
         &self,
         filter: &str,

@@ -5,10 +5,10 @@
 //! for its record when it starts. Writes that nothing
 //! reads at once are queued here instead, and the queue is committed as one transaction
 //! (group commit, across every run and client of the hub):
-//! - before any other statement runs on the connection ([`crate::Store`]'s every read and
+//! - before any other statement runs on the connection ([`crate::SqliteStore`]'s every read and
 //!   write takes the connection through `commit_pending`), so a read always sees every write
 //!   made before it, and writes keep their order;
-//! - by [`crate::Store::flush`], where a caller needs its write durable now (the journal entry
+//! - by [`WriteQueue::flush`], where a caller needs its write durable now (the journal entry
 //!   of a call that may write, before the call goes out);
 //! - at the latest [`FLUSH_DELAY`] after the first write was queued, by a thread of the store;
 //! - when the store is dropped.
@@ -26,27 +26,49 @@ use crate::runs::{JournalEntry, RunRecord};
 /// How long a queued write may wait for others to share its transaction.
 pub(crate) const FLUSH_DELAY: Duration = Duration::from_millis(2);
 
-impl crate::Store {
+/// Writes that may wait for the next group commit, and the commit itself.
+pub trait WriteQueue: Send + Sync {
     /// Appends one call record with the next group of queued writes: history is not needed
     /// before the next read, and every read commits the queue first.
-    pub fn defer_call_record(&self, call: CallRecord) {
+    fn defer_call_record(&self, call: CallRecord);
+
+    /// [`crate::RunStore::insert_run`] with the next group of queued writes: a run that made no
+    /// call that may write has nothing a replay needs, and its first such call, its pause and
+    /// its end all commit the queue first.
+    fn defer_insert_run(&self, run: RunRecord);
+
+    /// [`crate::RunStore::journal_call`] with the next group of queued writes; durable at the
+    /// next statement on the database, [`WriteQueue::flush`], or within a few milliseconds.
+    fn defer_journal_call(&self, run_id: &str, entry: JournalEntry);
+
+    /// Commits every queued write now (one transaction): what was written before this call is
+    /// durable when it returns `Ok`.
+    fn flush(&self) -> Result<(), crate::StoreError>;
+}
+
+impl WriteQueue for crate::SqliteStore {
+    fn defer_call_record(&self, call: CallRecord) {
         self.shared.defer(Deferred::Call(call));
     }
 
-    /// [`crate::Store::insert_run`] with the next group of queued writes: a run that made no
-    /// call that may write has nothing a replay needs, and its first such call, its pause and
-    /// its end all commit the queue first.
-    pub fn defer_insert_run(&self, run: RunRecord) {
+    fn defer_insert_run(&self, run: RunRecord) {
         self.shared.defer(Deferred::Run(run));
     }
 
-    /// [`crate::Store::journal_call`] with the next group of queued writes; durable at the
-    /// next statement on the database, [`crate::Store::flush`], or within a few milliseconds.
-    pub fn defer_journal_call(&self, run_id: &str, entry: JournalEntry) {
+    fn defer_journal_call(&self, run_id: &str, entry: JournalEntry) {
         self.shared.defer(Deferred::Journal {
             run_id: run_id.to_owned(),
             entry,
         });
+    }
+
+    fn flush(&self) -> Result<(), crate::StoreError> {
+        let mut conn = self
+            .shared
+            .conn
+            .lock()
+            .map_err(|_| crate::StoreError::Poisoned)?;
+        Ok(self.shared.queue.commit_pending(&mut conn)?)
     }
 }
 

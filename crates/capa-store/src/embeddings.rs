@@ -13,18 +13,39 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::params;
 use rusqlite::types::ValueRef;
 
-use crate::{Store, StoreError};
+use crate::StoreError;
 
 /// A hit's `used_at_ms` is refreshed only when it is older than this (an hour), so that reading
 /// the whole catalog at every start writes nothing most of the time. Prune with a cutoff well
 /// past it.
 const TOUCH_AFTER_MS: i64 = 3_600_000;
 
-impl Store {
+/// The cache of the sentence model's vectors of tool texts.
+pub trait EmbeddingStore: Send + Sync {
     /// The cached vectors of `model` for `hashes` (the SHA-256 of each text), in the order
     /// asked: `None` for a miss or a damaged row. Hits not used within the last hour are marked
     /// used now (one statement); a failure to mark them is logged, not returned.
-    pub fn embeddings(
+    fn embeddings(
+        &self,
+        model: &str,
+        hashes: &[[u8; 32]],
+    ) -> Result<Vec<Option<Vec<f32>>>, StoreError>;
+
+    /// Stores `vectors` of `model`, each under the SHA-256 of its text, replacing what was
+    /// stored under the same hash; one transaction.
+    fn put_embeddings(
+        &self,
+        model: &str,
+        vectors: &[([u8; 32], Vec<f32>)],
+    ) -> Result<(), StoreError>;
+
+    /// Deletes the vectors of every model but `keep_model`, and those not used (stored or found
+    /// by a lookup) since `older_than_ms` (unix ms); returns how many rows went.
+    fn prune_embeddings(&self, keep_model: &str, older_than_ms: i64) -> Result<usize, StoreError>;
+}
+
+impl EmbeddingStore for crate::SqliteStore {
+    fn embeddings(
         &self,
         model: &str,
         hashes: &[[u8; 32]],
@@ -78,9 +99,7 @@ impl Store {
         Ok(found)
     }
 
-    /// Stores `vectors` of `model`, each under the SHA-256 of its text, replacing what was
-    /// stored under the same hash; one transaction.
-    pub fn put_embeddings(
+    fn put_embeddings(
         &self,
         model: &str,
         vectors: &[([u8; 32], Vec<f32>)],
@@ -105,13 +124,7 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes the vectors of every model but `keep_model`, and those not used (stored or found
-    /// by a lookup) since `older_than_ms` (unix ms); returns how many rows went.
-    pub fn prune_embeddings(
-        &self,
-        keep_model: &str,
-        older_than_ms: i64,
-    ) -> Result<usize, StoreError> {
+    fn prune_embeddings(&self, keep_model: &str, older_than_ms: i64) -> Result<usize, StoreError> {
         Ok(self.conn()?.execute(
             "DELETE FROM embeddings
              WHERE model != ?1 OR used_at_ms < ?2 OR typeof(used_at_ms) != 'integer'",
@@ -157,99 +170,15 @@ fn unix_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SqliteStore;
 
     fn hash(n: u8) -> [u8; 32] {
         [n; 32]
     }
 
-    fn used_at(store: &Store, model: &str, hash: [u8; 32]) -> i64 {
-        store
-            .conn()
-            .expect("conn")
-            .query_row(
-                "SELECT used_at_ms FROM embeddings WHERE model = ?1 AND text_hash = ?2",
-                params![model, hash.as_slice()],
-                |row| row.get(0),
-            )
-            .expect("row")
-    }
-
-    fn set_used_at(store: &Store, model: &str, hash: [u8; 32], at: i64) {
-        store
-            .conn()
-            .expect("conn")
-            .execute(
-                "UPDATE embeddings SET used_at_ms = ?3 WHERE model = ?1 AND text_hash = ?2",
-                params![model, hash.as_slice(), at],
-            )
-            .expect("set used_at");
-    }
-
-    #[test]
-    fn vectors_come_back_bit_for_bit_in_the_order_asked_with_misses() {
-        let store = Store::in_memory().expect("store");
-        let a = vec![0.25, -0.0, f32::MIN_POSITIVE, -1e-38, f32::MAX];
-        let c = vec![1.0; 384];
-        store
-            .put_embeddings("minilm", &[(hash(1), a.clone()), (hash(3), c.clone())])
-            .expect("put");
-        let got = store
-            .embeddings("minilm", &[hash(3), hash(2), hash(1), hash(3)])
-            .expect("read");
-        assert_eq!(got, vec![Some(c.clone()), None, Some(a.clone()), Some(c)]);
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(
-            bits(got[2].as_deref().expect("hit")),
-            bits(&a),
-            "-0.0 stays -0.0"
-        );
-        assert_eq!(
-            store.embeddings("minilm", &[]).expect("none asked"),
-            Vec::<Option<Vec<f32>>>::new()
-        );
-    }
-
-    #[test]
-    fn a_put_replaces_the_vector_under_the_same_hash() {
-        let store = Store::in_memory().expect("store");
-        store
-            .put_embeddings("m", &[(hash(1), vec![1.0, 2.0])])
-            .expect("put");
-        store
-            .put_embeddings("m", &[(hash(1), vec![3.0])])
-            .expect("put again");
-        assert_eq!(
-            store.embeddings("m", &[hash(1)]).expect("read"),
-            vec![Some(vec![3.0])]
-        );
-    }
-
-    #[test]
-    fn a_model_sees_only_its_own_vectors() {
-        let store = Store::in_memory().expect("store");
-        store
-            .put_embeddings("old-model", &[(hash(1), vec![1.0])])
-            .expect("put");
-        assert_eq!(
-            store.embeddings("new-model", &[hash(1)]).expect("read"),
-            vec![None]
-        );
-        store
-            .put_embeddings("new-model", &[(hash(1), vec![2.0])])
-            .expect("put");
-        assert_eq!(
-            store.embeddings("old-model", &[hash(1)]).expect("read"),
-            vec![Some(vec![1.0])]
-        );
-        assert_eq!(
-            store.embeddings("new-model", &[hash(1)]).expect("read"),
-            vec![Some(vec![2.0])]
-        );
-    }
-
     #[test]
     fn a_damaged_row_reads_as_a_miss_and_a_put_repairs_it() {
-        let store = Store::in_memory().expect("store");
+        let store = SqliteStore::in_memory().expect("store");
         store
             .put_embeddings("m", &[(hash(9), vec![0.5])])
             .expect("a good row");
@@ -301,94 +230,15 @@ mod tests {
     }
 
     #[test]
-    fn prune_drops_other_models_and_rows_unused_since_the_cutoff() {
-        let store = Store::in_memory().expect("store");
-        store
-            .put_embeddings("m", &[(hash(1), vec![1.0]), (hash(2), vec![2.0])])
-            .expect("put");
-        store
-            .put_embeddings("other", &[(hash(1), vec![3.0])])
-            .expect("put");
-        set_used_at(&store, "m", hash(2), 1_000);
-        assert_eq!(store.prune_embeddings("m", 5_000).expect("prune"), 2);
-        assert_eq!(
-            store.embeddings("m", &[hash(1), hash(2)]).expect("read"),
-            vec![Some(vec![1.0]), None]
-        );
-        assert_eq!(
-            store.embeddings("other", &[hash(1)]).expect("read"),
-            vec![None]
-        );
-        assert_eq!(store.prune_embeddings("m", 5_000).expect("again"), 0);
-    }
-
-    #[test]
-    fn a_lookup_marks_stale_hits_used_and_leaves_recent_ones_unwritten() {
-        let store = Store::in_memory().expect("store");
-        store
-            .put_embeddings("m", &[(hash(1), vec![1.0]), (hash(2), vec![2.0])])
-            .expect("put");
-        let before = unix_ms();
-        set_used_at(&store, "m", hash(1), 0);
-        let recent = before - 60_000;
-        set_used_at(&store, "m", hash(2), recent);
-        store
-            .embeddings("m", &[hash(1), hash(2), hash(3)])
-            .expect("read");
-        assert!(
-            used_at(&store, "m", hash(1)) >= before,
-            "a stale hit is marked used"
-        );
-        assert_eq!(
-            used_at(&store, "m", hash(2)),
-            recent,
-            "a recent hit costs no write"
-        );
-        assert_eq!(store.prune_embeddings("m", recent).expect("prune"), 0);
-    }
-
-    #[test]
-    fn thousands_of_hashes_are_one_call() {
-        let store = Store::in_memory().expect("store");
-        let hashes: Vec<[u8; 32]> = (0..5_000_u32)
-            .map(|n| {
-                let mut h = [0; 32];
-                h[..4].copy_from_slice(&n.to_le_bytes());
-                h
-            })
-            .collect();
-        let vectors: Vec<([u8; 32], Vec<f32>)> = hashes
-            .iter()
-            .step_by(2)
-            .map(|h| (*h, vec![f32::from(h[0]); 4]))
-            .collect();
-        store.put_embeddings("m", &vectors).expect("put");
-        store
-            .conn()
-            .expect("conn")
-            .execute("UPDATE embeddings SET used_at_ms = 0", [])
-            .expect("all stale");
-        let got = store.embeddings("m", &hashes).expect("read");
-        assert_eq!(got.iter().filter(|v| v.is_some()).count(), 2_500);
-        assert_eq!(got[4], Some(vec![4.0; 4]));
-        assert_eq!(got[5], None);
-        assert_eq!(
-            store.prune_embeddings("m", 1).expect("prune"),
-            0,
-            "every hit was marked used"
-        );
-    }
-
-    #[test]
     fn vectors_survive_reopening_the_file() {
         let dir = tempfile::tempdir().expect("tempdir");
         let file = dir.path().join("hub.db");
-        let store = Store::open(&file).expect("open");
+        let store = SqliteStore::open(&file).expect("open");
         store
             .put_embeddings("m", &[(hash(1), vec![0.5, -0.5])])
             .expect("put");
         drop(store);
-        let store = Store::open(&file).expect("reopen");
+        let store = SqliteStore::open(&file).expect("reopen");
         assert_eq!(
             store.embeddings("m", &[hash(1), hash(2)]).expect("read"),
             vec![Some(vec![0.5, -0.5]), None]

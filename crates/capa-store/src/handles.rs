@@ -8,7 +8,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use crate::{Store, StoreError};
+use crate::StoreError;
 
 /// What a handle holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -28,7 +28,8 @@ impl HandleOf {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    /// The value stored as `text` (every backend stores [`Self::as_str`]).
+    pub fn parse(s: &str) -> Option<Self> {
         match s {
             "result" => Some(Self::Result),
             "logs" => Some(Self::Logs),
@@ -74,7 +75,8 @@ impl JsonType {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    /// The value stored as `text` (every backend stores [`Self::as_str`]).
+    pub fn parse(s: &str) -> Option<Self> {
         [
             Self::Null,
             Self::Boolean,
@@ -134,12 +136,45 @@ pub struct HandleBounds {
     pub max_total_bytes: u64,
 }
 
-impl Store {
+/// Results kept past a run, read back by handle.
+pub trait HandleStore: Send + Sync {
     /// Keeps `record`, then drops what the bounds no longer allow (older than `keep_ms` before
     /// the record's time; past `max_total_bytes`, oldest first). One transaction; returns how
     /// many handles were dropped, or `None` (nothing written) when the body alone is over the
     /// byte bound.
-    pub fn put_handle(
+    fn put_handle(
+        &self,
+        record: &HandleRecord,
+        bounds: HandleBounds,
+    ) -> Result<Option<usize>, StoreError>;
+
+    /// The handle `id` with its whole body, if it is still kept (created at or after
+    /// `kept_since_ms`: a handle past its time reads as gone even before the next insert drops
+    /// it). A row this build cannot read (an unknown `of` or type) reads as gone.
+    fn handle(&self, id: &str, kept_since_ms: i64) -> Result<Option<HandleRecord>, StoreError>;
+
+    /// What is known of handle `id` without reading its body, if it is still kept (as
+    /// [`Store::handle`]).
+    fn handle_info(&self, id: &str, kept_since_ms: i64) -> Result<Option<HandleInfo>, StoreError>;
+
+    /// Up to `len` bytes of handle `id`'s body from byte `start`, read through SQLite's blob
+    /// I/O so that a piece of a large body costs its own size, not the body's. Fewer bytes near
+    /// the end; `None` when the handle is gone. The bytes may begin or end inside a UTF-8
+    /// character: the caller moves to character boundaries.
+    fn handle_bytes(&self, id: &str, start: u64, len: usize)
+    -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// The handles a run's attempts made that are still kept (created at or after
+    /// `kept_since_ms`), oldest first, without bodies.
+    fn handles_of_run(
+        &self,
+        run_id: &str,
+        kept_since_ms: i64,
+    ) -> Result<Vec<HandleSummary>, StoreError>;
+}
+
+impl HandleStore for crate::SqliteStore {
+    fn put_handle(
         &self,
         record: &HandleRecord,
         bounds: HandleBounds,
@@ -182,10 +217,7 @@ impl Store {
         Ok(Some(dropped))
     }
 
-    /// The handle `id` with its whole body, if it is still kept (created at or after
-    /// `kept_since_ms`: a handle past its time reads as gone even before the next insert drops
-    /// it). A row this build cannot read (an unknown `of` or type) reads as gone.
-    pub fn handle(&self, id: &str, kept_since_ms: i64) -> Result<Option<HandleRecord>, StoreError> {
+    fn handle(&self, id: &str, kept_since_ms: i64) -> Result<Option<HandleRecord>, StoreError> {
         let conn = self.conn()?;
         // One read transaction: the body is the one of the row found.
         let tx = conn.unchecked_transaction()?;
@@ -209,21 +241,11 @@ impl Store {
         }))
     }
 
-    /// What is known of handle `id` without reading its body, if it is still kept (as
-    /// [`Store::handle`]).
-    pub fn handle_info(
-        &self,
-        id: &str,
-        kept_since_ms: i64,
-    ) -> Result<Option<HandleInfo>, StoreError> {
+    fn handle_info(&self, id: &str, kept_since_ms: i64) -> Result<Option<HandleInfo>, StoreError> {
         info_of(&*self.conn()?, id, kept_since_ms)
     }
 
-    /// Up to `len` bytes of handle `id`'s body from byte `start`, read through SQLite's blob
-    /// I/O so that a piece of a large body costs its own size, not the body's. Fewer bytes near
-    /// the end; `None` when the handle is gone. The bytes may begin or end inside a UTF-8
-    /// character: the caller moves to character boundaries.
-    pub fn handle_bytes(
+    fn handle_bytes(
         &self,
         id: &str,
         start: u64,
@@ -254,9 +276,7 @@ impl Store {
         Ok(Some(piece))
     }
 
-    /// The handles a run's attempts made that are still kept (created at or after
-    /// `kept_since_ms`), oldest first, without bodies.
-    pub fn handles_of_run(
+    fn handles_of_run(
         &self,
         run_id: &str,
         kept_since_ms: i64,
@@ -316,129 +336,4 @@ fn summary_of(row: &rusqlite::Row<'_>) -> rusqlite::Result<Option<HandleSummary>
         bytes: u64::try_from(row.get::<_, i64>(3)?).unwrap_or(0),
         created_at_ms: row.get(4)?,
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn record(id: &str, body: &str, at: i64) -> HandleRecord {
-        HandleRecord {
-            id: id.to_owned(),
-            run_id: "run_1".to_owned(),
-            client: Some("claude-code".to_owned()),
-            of: HandleOf::Result,
-            value_type: JsonType::String,
-            body: body.to_owned(),
-            created_at_ms: at,
-        }
-    }
-
-    const ROOMY: HandleBounds = HandleBounds {
-        keep_ms: 1_000,
-        max_total_bytes: 1_000,
-    };
-
-    const ROOMY_BYTES: HandleBounds = HandleBounds {
-        keep_ms: 1_000,
-        max_total_bytes: 1_000_000,
-    };
-
-    #[test]
-    fn a_kept_handle_reads_back_whole() {
-        let store = Store::in_memory().expect("store");
-        let body = "\"quotes \\\" and é\"";
-        store
-            .put_handle(&record("h_a", body, 10), ROOMY)
-            .expect("put");
-        let got = store.handle("h_a", 0).expect("read").expect("kept");
-        assert_eq!(got, record("h_a", body, 10));
-        assert_eq!(store.handle("h_nope", 0).expect("read"), None);
-        let listed = store.handles_of_run("run_1", 0).expect("list");
-        assert_eq!(listed.len(), 1);
-        assert_eq!(listed[0].bytes, body.len() as u64);
-    }
-
-    #[test]
-    fn the_oldest_go_first_past_the_byte_bound() {
-        let store = Store::in_memory().expect("store");
-        let bounds = HandleBounds {
-            keep_ms: 1_000_000,
-            max_total_bytes: 25,
-        };
-        for (i, id) in (0u8..).zip(["h_1", "h_2", "h_3"]) {
-            store
-                .put_handle(&record(id, &"x".repeat(10), i64::from(i)), bounds)
-                .expect("put");
-        }
-        assert_eq!(
-            store.handle("h_1", 0).expect("read"),
-            None,
-            "oldest dropped"
-        );
-        assert!(store.handle("h_2", 0).expect("read").is_some());
-        assert!(store.handle("h_3", 0).expect("read").is_some());
-        // One body alone over the bound is not kept at all, and takes nothing else with it.
-        let kept = store
-            .put_handle(&record("h_big", &"x".repeat(26), 9), bounds)
-            .expect("put");
-        assert_eq!(kept, None);
-        assert!(store.handle("h_big", 0).expect("read").is_none());
-        assert!(store.handle("h_3", 0).expect("read").is_some());
-    }
-
-    #[test]
-    fn handles_past_the_keep_time_are_dropped() {
-        let store = Store::in_memory().expect("store");
-        store
-            .put_handle(&record("h_old", "1", 0), ROOMY)
-            .expect("put");
-        store
-            .put_handle(&record("h_new", "2", 1_001), ROOMY)
-            .expect("put");
-        assert_eq!(store.handle("h_old", 0).expect("read"), None);
-        assert!(store.handle("h_new", 0).expect("read").is_some());
-    }
-
-    #[test]
-    fn pieces_are_read_without_the_whole_body() {
-        let store = Store::in_memory().expect("store");
-        let body = "é".repeat(1000);
-        store
-            .put_handle(&record("h_p", &body, 10), ROOMY_BYTES)
-            .expect("put");
-        let info = store.handle_info("h_p", 0).expect("info").expect("kept");
-        assert_eq!(info.summary.bytes, 2000);
-        assert_eq!(info.client.as_deref(), Some("claude-code"));
-        let piece = store
-            .handle_bytes("h_p", 3, 4)
-            .expect("read")
-            .expect("kept");
-        assert_eq!(piece, body.as_bytes()[3..7]);
-        // Past the end: what there is, then nothing; an unknown handle is `None`.
-        assert_eq!(
-            store
-                .handle_bytes("h_p", 1998, 10)
-                .expect("read")
-                .map(|p| p.len()),
-            Some(2)
-        );
-        assert_eq!(
-            store.handle_bytes("h_p", 5000, 10).expect("read"),
-            Some(Vec::new())
-        );
-        assert_eq!(store.handle_bytes("h_nope", 0, 10).expect("read"), None);
-    }
-
-    #[test]
-    fn a_handle_past_its_time_reads_as_gone_before_any_insert() {
-        let store = Store::in_memory().expect("store");
-        store
-            .put_handle(&record("h_t", "1", 100), ROOMY)
-            .expect("put");
-        assert!(store.handle("h_t", 100).expect("read").is_some());
-        assert!(store.handle("h_t", 101).expect("read").is_none());
-        assert!(store.handle_info("h_t", 101).expect("info").is_none());
-        assert!(store.handles_of_run("run_1", 101).expect("list").is_empty());
-    }
 }

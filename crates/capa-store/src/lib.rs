@@ -4,7 +4,9 @@
 //! those live in the OS keychain, and every text written here has already passed the hub's
 //! redaction.
 //!
-//! One file in the platform data dir, WAL mode, versioned migrations run on open.
+//! One SQLite file in the platform data dir (WAL mode, versioned migrations run on open) by
+//! default; every operation is a method of a domain trait ([`RunStore`], [`InputStore`], …)
+//! that each backend implements, so that a team hub can keep the same data in PostgreSQL.
 
 mod approvals;
 mod calls;
@@ -27,18 +29,24 @@ mod tool_text;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-pub use approvals::{ApprovalRecord, ApprovalStatus};
-pub use calls::{CallRecord, CallStatus, RecordedCall};
-pub use claims::InputClaim;
-pub use client_tasks::ClientTask;
-pub use connections::ConnectionRecord;
-pub use handles::{HandleBounds, HandleInfo, HandleOf, HandleRecord, HandleSummary, JsonType};
+pub use approvals::{ApprovalRecord, ApprovalStatus, InputStore};
+pub use calls::{CallRecord, CallStatus, CallStore, RecordedCall};
+pub use claims::{ClaimStore, InputClaim};
+pub use client_tasks::{ClientTask, ClientTaskStore};
+pub use connections::{ConnectionRecord, ConnectionStore};
+pub use deferred::WriteQueue;
+pub use embeddings::EmbeddingStore;
+pub use handles::{
+    HandleBounds, HandleInfo, HandleOf, HandleRecord, HandleStore, HandleSummary, JsonType,
+};
 pub use input_kind::InputKind;
-pub use pairings::PairedClient;
-pub use pins::{PinStatus, PinnedTool};
-pub use policy::TrustedProjectSource;
+pub use pairings::{PairedClient, PairingStore};
+pub use pins::{PinStatus, PinStore, PinnedTool};
+pub use policy::{ConfirmationStore, TrustedProjectSource};
 pub use run_state::RunState;
-pub use runs::{JournalEntry, RunFilter, RunOwner, RunRecord, RunSummary};
+pub use runs::{JournalEntry, RunFilter, RunOwner, RunRecord, RunStore, RunSummary};
+pub use sampling::SamplingStore;
+pub use tool_text::ToolTextStore;
 
 /// The schema version this build migrates a database to (tests compare with it, so that a new
 /// migration changes no test).
@@ -62,19 +70,82 @@ pub enum StoreError {
     /// The database's lock was poisoned by a panic in another thread.
     #[error("database lock poisoned")]
     Poisoned,
+    /// Another backend (PostgreSQL) reported an error, or could not be reached.
+    #[error("database error: {0}")]
+    Backend(Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// The database. Cheap to share behind an `Arc`; each call holds the connection briefly.
+/// Every operation of the store, whichever database holds it: [`SqliteStore`] (one file, the
+/// default) or another backend (`capa-store-pg`). The domain traits say what each operation
+/// promises; both backends pass the same suite (`capa-store-pg/tests`).
+pub trait Backend:
+    RunStore
+    + WriteQueue
+    + InputStore
+    + CallStore
+    + ClaimStore
+    + ClientTaskStore
+    + ConnectionStore
+    + EmbeddingStore
+    + HandleStore
+    + PairingStore
+    + PinStore
+    + ConfirmationStore
+    + SamplingStore
+    + ToolTextStore
+    + std::fmt::Debug
+{
+    /// The schema version after migrations.
+    fn schema_version(&self) -> Result<i64, StoreError>;
+}
+
+/// The database: cheap to share behind an `Arc`, each operation holds a connection briefly.
+/// Its operations are those of [`Backend`], reached through `Deref`, so callers need not
+/// know which database serves them.
+#[derive(Debug)]
+pub struct Store {
+    backend: Box<dyn Backend>,
+}
+
+impl Store {
+    /// Opens (creating if needed) the SQLite database at `path` and brings its schema up to
+    /// date.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Ok(Self::from_backend(SqliteStore::open(path)?))
+    }
+
+    /// An in-memory SQLite database, for tools that need no persistence.
+    pub fn in_memory() -> Result<Self, StoreError> {
+        Ok(Self::from_backend(SqliteStore::in_memory()?))
+    }
+
+    /// A store served by `backend`.
+    pub fn from_backend(backend: impl Backend + 'static) -> Self {
+        Self {
+            backend: Box::new(backend),
+        }
+    }
+}
+
+impl std::ops::Deref for Store {
+    type Target = dyn Backend;
+
+    fn deref(&self) -> &Self::Target {
+        &*self.backend
+    }
+}
+
+/// The SQLite database: one file in the platform data dir, WAL mode.
 ///
 /// Writes that nothing reads at once (call records, most journal entries) are queued and
 /// committed together (`deferred.rs`); every other statement commits the queue first, so what
 /// the store answers is always what was written.
 #[derive(Debug)]
-pub struct Store {
+pub struct SqliteStore {
     shared: Arc<deferred::Shared>,
 }
 
-impl Drop for Store {
+impl Drop for SqliteStore {
     fn drop(&mut self) {
         self.shared.close();
         // Logged by the commit; nothing else can be done at drop.
@@ -82,7 +153,7 @@ impl Drop for Store {
     }
 }
 
-impl Store {
+impl SqliteStore {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let conn = rusqlite::Connection::open(path)?;
@@ -117,16 +188,10 @@ impl Store {
         let _ = self.shared.queue.commit_pending(&mut conn);
         Ok(conn)
     }
+}
 
-    /// Commits every queued write now (one transaction): what was written before this call is
-    /// durable when it returns `Ok`.
-    pub fn flush(&self) -> Result<(), StoreError> {
-        let mut conn = self.shared.conn.lock().map_err(|_| StoreError::Poisoned)?;
-        Ok(self.shared.queue.commit_pending(&mut conn)?)
-    }
-
-    /// The schema version after migrations.
-    pub fn schema_version(&self) -> Result<i64, StoreError> {
+impl Backend for SqliteStore {
+    fn schema_version(&self) -> Result<i64, StoreError> {
         Ok(self
             .conn()?
             .pragma_query_value(None, "user_version", |row| row.get(0))?)

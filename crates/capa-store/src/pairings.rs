@@ -4,7 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use crate::{Store, StoreError};
+use crate::StoreError;
 
 /// One paired client, as stored (never its key).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,9 +32,44 @@ fn read(row: &rusqlite::Row<'_>) -> rusqlite::Result<PairedClient> {
     })
 }
 
-impl Store {
+/// Paired clients and the runs they started.
+pub trait PairingStore: Send + Sync {
     /// Records a paired client with the digest of its key.
-    pub fn insert_paired_client(
+    fn insert_paired_client(
+        &self,
+        client: &PairedClient,
+        key_digest: &str,
+    ) -> Result<(), StoreError>;
+
+    /// The client whose key has `key_digest`. With `seen_at_ms`, also notes that it presented
+    /// its key then (at most once a minute, so a busy client does not write on every request).
+    fn paired_client_by_key(
+        &self,
+        key_digest: &str,
+        seen_at_ms: Option<i64>,
+    ) -> Result<Option<PairedClient>, StoreError>;
+
+    /// One paired client by id.
+    fn paired_client(&self, id: &str) -> Result<Option<PairedClient>, StoreError>;
+
+    /// Every paired client, oldest first.
+    fn paired_clients(&self) -> Result<Vec<PairedClient>, StoreError>;
+
+    /// Turns a client's forms on or off; false when there is no such client.
+    fn set_paired_client_forms(&self, id: &str, forms: bool) -> Result<bool, StoreError>;
+
+    /// Forgets a paired client (its key stops working); false when there was none.
+    fn remove_paired_client(&self, id: &str) -> Result<bool, StoreError>;
+
+    /// Names the paired client that started `run_id` (kept once: the first wins).
+    fn set_run_pairing(&self, run_id: &str, paired_client: &str) -> Result<(), StoreError>;
+
+    /// The paired client that started `run_id`, if one did.
+    fn run_pairing(&self, run_id: &str) -> Result<Option<String>, StoreError>;
+}
+
+impl PairingStore for crate::SqliteStore {
+    fn insert_paired_client(
         &self,
         client: &PairedClient,
         key_digest: &str,
@@ -54,9 +89,7 @@ impl Store {
         Ok(())
     }
 
-    /// The client whose key has `key_digest`. With `seen_at_ms`, also notes that it presented
-    /// its key then (at most once a minute, so a busy client does not write on every request).
-    pub fn paired_client_by_key(
+    fn paired_client_by_key(
         &self,
         key_digest: &str,
         seen_at_ms: Option<i64>,
@@ -81,8 +114,7 @@ impl Store {
         Ok(found)
     }
 
-    /// One paired client by id.
-    pub fn paired_client(&self, id: &str) -> Result<Option<PairedClient>, StoreError> {
+    fn paired_client(&self, id: &str) -> Result<Option<PairedClient>, StoreError> {
         Ok(self
             .conn()?
             .query_row(
@@ -93,8 +125,7 @@ impl Store {
             .optional()?)
     }
 
-    /// Every paired client, oldest first.
-    pub fn paired_clients(&self) -> Result<Vec<PairedClient>, StoreError> {
+    fn paired_clients(&self) -> Result<Vec<PairedClient>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(&format!(
             "SELECT {COLUMNS} FROM paired_clients ORDER BY created_at_ms, id"
@@ -103,24 +134,21 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Turns a client's forms on or off; false when there is no such client.
-    pub fn set_paired_client_forms(&self, id: &str, forms: bool) -> Result<bool, StoreError> {
+    fn set_paired_client_forms(&self, id: &str, forms: bool) -> Result<bool, StoreError> {
         Ok(self.conn()?.execute(
             "UPDATE paired_clients SET forms = ?2 WHERE id = ?1",
             params![id, forms],
         )? > 0)
     }
 
-    /// Forgets a paired client (its key stops working); false when there was none.
-    pub fn remove_paired_client(&self, id: &str) -> Result<bool, StoreError> {
+    fn remove_paired_client(&self, id: &str) -> Result<bool, StoreError> {
         Ok(self
             .conn()?
             .execute("DELETE FROM paired_clients WHERE id = ?1", params![id])?
             > 0)
     }
 
-    /// Names the paired client that started `run_id` (kept once: the first wins).
-    pub fn set_run_pairing(&self, run_id: &str, paired_client: &str) -> Result<(), StoreError> {
+    fn set_run_pairing(&self, run_id: &str, paired_client: &str) -> Result<(), StoreError> {
         self.conn()?.execute(
             "INSERT OR IGNORE INTO run_pairings (run_id, paired_client) VALUES (?1, ?2)",
             params![run_id, paired_client],
@@ -128,8 +156,7 @@ impl Store {
         Ok(())
     }
 
-    /// The paired client that started `run_id`, if one did.
-    pub fn run_pairing(&self, run_id: &str) -> Result<Option<String>, StoreError> {
+    fn run_pairing(&self, run_id: &str) -> Result<Option<String>, StoreError> {
         Ok(self
             .conn()?
             .query_row(
@@ -138,66 +165,5 @@ impl Store {
                 |row| row.get(0),
             )
             .optional()?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn client(id: &str) -> PairedClient {
-        PairedClient {
-            id: id.to_owned(),
-            name: "Claude Code".to_owned(),
-            forms: true,
-            created_at_ms: 1,
-            last_seen_ms: None,
-        }
-    }
-
-    #[test]
-    fn a_paired_client_is_found_by_its_key_digest_only() {
-        let store = Store::in_memory().expect("store");
-        store
-            .insert_paired_client(&client("pc_1"), "digest-1")
-            .expect("insert");
-        assert_eq!(
-            store
-                .paired_client_by_key("digest-2", Some(10))
-                .expect("read"),
-            None
-        );
-        let found = store
-            .paired_client_by_key("digest-1", Some(100_000))
-            .expect("read")
-            .expect("found");
-        assert_eq!(found.id, "pc_1");
-        assert_eq!(
-            store
-                .paired_client("pc_1")
-                .expect("read")
-                .expect("kept")
-                .last_seen_ms,
-            Some(100_000)
-        );
-        assert!(store.set_paired_client_forms("pc_1", false).expect("set"));
-        assert!(!store.paired_clients().expect("list")[0].forms);
-        assert!(store.remove_paired_client("pc_1").expect("remove"));
-        assert_eq!(
-            store.paired_client_by_key("digest-1", None).expect("read"),
-            None
-        );
-    }
-
-    #[test]
-    fn a_runs_pairing_is_set_once() {
-        let store = Store::in_memory().expect("store");
-        store.set_run_pairing("run_1", "pc_1").expect("set");
-        store.set_run_pairing("run_1", "pc_2").expect("set again");
-        assert_eq!(
-            store.run_pairing("run_1").expect("read").as_deref(),
-            Some("pc_1")
-        );
-        assert_eq!(store.run_pairing("run_2").expect("read"), None);
     }
 }

@@ -4,7 +4,7 @@
 
 use rusqlite::params;
 
-use crate::{Store, StoreError};
+use crate::StoreError;
 
 /// Where a pinned tool stands with the person.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +28,8 @@ impl PinStatus {
     }
 
     /// An unknown word reads as `blocked`: a damaged row never loosens anything.
-    fn parse(text: &str) -> Self {
+    /// The value stored as `text` (every backend stores [`Self::as_str`]).
+    pub fn parse(text: &str) -> Self {
         match text {
             "approved" => Self::Approved,
             "new" => Self::New,
@@ -51,9 +52,27 @@ pub struct PinnedTool {
     pub status: PinStatus,
 }
 
-impl Store {
+/// Pinned tool definitions, and the definition an input was asked with.
+pub trait PinStore: Send + Sync {
     /// Every pinned tool.
-    pub fn pinned_tools(&self) -> Result<Vec<PinnedTool>, StoreError> {
+    fn pinned_tools(&self) -> Result<Vec<PinnedTool>, StoreError>;
+
+    /// Pins `pin` (replacing what the tool had).
+    fn pin_tool(&self, pin: &PinnedTool, now_ms: i64) -> Result<(), StoreError>;
+
+    /// Pins every one of `pins` in one transaction (a source's first listing may hold
+    /// thousands of tools).
+    fn pin_tools(&self, pins: &[PinnedTool], now_ms: i64) -> Result<(), StoreError>;
+
+    /// Records the digest of the definition pending input `approval_id` was asked under.
+    fn set_input_definition(&self, approval_id: &str, digest: &str) -> Result<(), StoreError>;
+
+    /// The digest of the definition pending input `approval_id` was asked under, if recorded.
+    fn input_definition(&self, approval_id: &str) -> Result<Option<String>, StoreError>;
+}
+
+impl PinStore for crate::SqliteStore {
+    fn pinned_tools(&self) -> Result<Vec<PinnedTool>, StoreError> {
         let conn = self.conn()?;
         let mut statement =
             conn.prepare("SELECT source, tool, digest, definition, status FROM pinned_tools")?;
@@ -71,8 +90,7 @@ impl Store {
         Ok(rows)
     }
 
-    /// Pins `pin` (replacing what the tool had).
-    pub fn pin_tool(&self, pin: &PinnedTool, now_ms: i64) -> Result<(), StoreError> {
+    fn pin_tool(&self, pin: &PinnedTool, now_ms: i64) -> Result<(), StoreError> {
         self.conn()?.execute(
             "INSERT INTO pinned_tools (source, tool, digest, definition, status, pinned_at_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -90,9 +108,7 @@ impl Store {
         Ok(())
     }
 
-    /// Pins every one of `pins` in one transaction (a source's first listing may hold
-    /// thousands of tools).
-    pub fn pin_tools(&self, pins: &[PinnedTool], now_ms: i64) -> Result<(), StoreError> {
+    fn pin_tools(&self, pins: &[PinnedTool], now_ms: i64) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
         let transaction = conn.transaction()?;
         for pin in pins {
@@ -115,8 +131,7 @@ impl Store {
         Ok(())
     }
 
-    /// Records the digest of the definition pending input `approval_id` was asked under.
-    pub fn set_input_definition(&self, approval_id: &str, digest: &str) -> Result<(), StoreError> {
+    fn set_input_definition(&self, approval_id: &str, digest: &str) -> Result<(), StoreError> {
         self.conn()?.execute(
             "UPDATE approvals SET definition_digest = ?2 WHERE id = ?1",
             params![approval_id, digest],
@@ -124,8 +139,7 @@ impl Store {
         Ok(())
     }
 
-    /// The digest of the definition pending input `approval_id` was asked under, if recorded.
-    pub fn input_definition(&self, approval_id: &str) -> Result<Option<String>, StoreError> {
+    fn input_definition(&self, approval_id: &str) -> Result<Option<String>, StoreError> {
         use rusqlite::OptionalExtension;
         Ok(self
             .conn()?
@@ -136,36 +150,5 @@ impl Store {
             )
             .optional()?
             .flatten())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_pin_survives_reopening_and_is_replaced_on_accept() {
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("hub.db");
-        let pin = PinnedTool {
-            source: "evil".into(),
-            tool: "wipe".into(),
-            digest: "d1".into(),
-            definition: "{}".into(),
-            status: PinStatus::Approved,
-        };
-        Store::open(&path)
-            .expect("open")
-            .pin_tool(&pin, 1)
-            .expect("pin");
-        let store = Store::open(&path).expect("reopen");
-        assert_eq!(store.pinned_tools().expect("pins"), vec![pin.clone()]);
-        let blocked = PinnedTool {
-            status: PinStatus::Blocked,
-            digest: "d2".into(),
-            ..pin
-        };
-        store.pin_tool(&blocked, 2).expect("block");
-        assert_eq!(store.pinned_tools().expect("pins"), vec![blocked]);
     }
 }

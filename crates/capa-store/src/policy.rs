@@ -5,11 +5,57 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use crate::{Store, StoreError};
+use crate::StoreError;
 
-impl Store {
+/// What a person confirmed: the policy, the sources and trusted project files.
+pub trait ConfirmationStore: Send + Sync {
     /// The confirmed rules (JSON text), `None` before the first confirmation.
-    pub fn confirmed_policy(&self) -> Result<Option<String>, StoreError> {
+    fn confirmed_policy(&self) -> Result<Option<String>, StoreError>;
+
+    /// Records `rules` (JSON text) as what a person confirmed.
+    fn set_confirmed_policy(&self, rules: &str, now_ms: i64) -> Result<(), StoreError>;
+
+    /// The confirmed sources (id → digest), `None` before confirmations began.
+    fn confirmed_sources(
+        &self,
+    ) -> Result<Option<std::collections::BTreeMap<String, String>>, StoreError>;
+
+    /// Records that a person confirmed source `id` as `digest` (and that confirmations began).
+    fn confirm_source(&self, id: &str, digest: &str, now_ms: i64) -> Result<(), StoreError>;
+
+    /// What a person trusted of source `source_id` of the project file `file` (its canonical
+    /// path), if anything.
+    fn trusted_project_source(
+        &self,
+        file: &str,
+        source_id: &str,
+    ) -> Result<Option<TrustedProjectSource>, StoreError>;
+
+    /// Records that a person trusted source `source_id` of the project file `file` (its
+    /// canonical path) as `trusted` says.
+    fn trust_project_source(
+        &self,
+        file: &str,
+        source_id: &str,
+        trusted: &TrustedProjectSource,
+        now_ms: i64,
+    ) -> Result<(), StoreError>;
+
+    /// The digest of the settings a person trusted for project file `file` (its canonical
+    /// path), when they trusted any.
+    fn trusted_project_settings(&self, file: &str) -> Result<Option<String>, StoreError>;
+
+    /// Records that a person trusted the settings of project file `file` with digest `digest`.
+    fn trust_project_settings(
+        &self,
+        file: &str,
+        digest: &str,
+        now_ms: i64,
+    ) -> Result<(), StoreError>;
+}
+
+impl ConfirmationStore for crate::SqliteStore {
+    fn confirmed_policy(&self) -> Result<Option<String>, StoreError> {
         Ok(self
             .conn()?
             .query_row(
@@ -20,8 +66,7 @@ impl Store {
             .optional()?)
     }
 
-    /// Records `rules` (JSON text) as what a person confirmed.
-    pub fn set_confirmed_policy(&self, rules: &str, now_ms: i64) -> Result<(), StoreError> {
+    fn set_confirmed_policy(&self, rules: &str, now_ms: i64) -> Result<(), StoreError> {
         self.conn()?.execute(
             "INSERT INTO confirmed_policy (id, rules, confirmed_at_ms) VALUES (1, ?1, ?2)
              ON CONFLICT (id) DO UPDATE SET rules = ?1, confirmed_at_ms = ?2",
@@ -29,14 +74,8 @@ impl Store {
         )?;
         Ok(())
     }
-}
 
-/// The id of the row that marks that source confirmations began.
-const STARTED: &str = "";
-
-impl Store {
-    /// The confirmed sources (id → digest), `None` before confirmations began.
-    pub fn confirmed_sources(
+    fn confirmed_sources(
         &self,
     ) -> Result<Option<std::collections::BTreeMap<String, String>>, StoreError> {
         let conn = self.conn()?;
@@ -52,8 +91,7 @@ impl Store {
         ))
     }
 
-    /// Records that a person confirmed source `id` as `digest` (and that confirmations began).
-    pub fn confirm_source(&self, id: &str, digest: &str, now_ms: i64) -> Result<(), StoreError> {
+    fn confirm_source(&self, id: &str, digest: &str, now_ms: i64) -> Result<(), StoreError> {
         let conn = self.conn()?;
         for (id, digest) in [(STARTED, ""), (id, digest)] {
             conn.execute(
@@ -64,21 +102,8 @@ impl Store {
         }
         Ok(())
     }
-}
 
-/// A project source a person trusted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TrustedProjectSource {
-    /// Digest of how the source starts, as it was trusted.
-    pub digest: String,
-    /// The person let it use the connections of the global source with the same id.
-    pub global_connections: bool,
-}
-
-impl Store {
-    /// What a person trusted of source `source_id` of the project file `file` (its canonical
-    /// path), if anything.
-    pub fn trusted_project_source(
+    fn trusted_project_source(
         &self,
         file: &str,
         source_id: &str,
@@ -99,9 +124,7 @@ impl Store {
             .optional()?)
     }
 
-    /// Records that a person trusted source `source_id` of the project file `file` (its
-    /// canonical path) as `trusted` says.
-    pub fn trust_project_source(
+    fn trust_project_source(
         &self,
         file: &str,
         source_id: &str,
@@ -125,9 +148,7 @@ impl Store {
         Ok(())
     }
 
-    /// The digest of the settings a person trusted for project file `file` (its canonical
-    /// path), when they trusted any.
-    pub fn trusted_project_settings(&self, file: &str) -> Result<Option<String>, StoreError> {
+    fn trusted_project_settings(&self, file: &str) -> Result<Option<String>, StoreError> {
         Ok(self
             .conn()?
             .query_row(
@@ -138,8 +159,7 @@ impl Store {
             .optional()?)
     }
 
-    /// Records that a person trusted the settings of project file `file` with digest `digest`.
-    pub fn trust_project_settings(
+    fn trust_project_settings(
         &self,
         file: &str,
         digest: &str,
@@ -153,4 +173,16 @@ impl Store {
         )?;
         Ok(())
     }
+}
+
+/// The id of the row that marks that source confirmations began.
+const STARTED: &str = "";
+
+/// A project source a person trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustedProjectSource {
+    /// Digest of how the source starts, as it was trusted.
+    pub digest: String,
+    /// The person let it use the connections of the global source with the same id.
+    pub global_connections: bool,
 }

@@ -4,7 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use crate::{RunState, Store, StoreError};
+use crate::{RunState, StoreError, WriteQueue};
 
 /// A run as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,14 +106,79 @@ fn owner_from(pid: Option<i64>, started_ms: Option<i64>) -> Option<RunOwner> {
     })
 }
 
-impl Store {
+/// Runs of `execute` and their journals.
+pub trait RunStore: Send + Sync {
     /// Records a new run.
-    pub fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
+    fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError>;
+
+    /// Sets a run's status and envelope after an attempt.
+    fn finish_run(
+        &self,
+        id: &str,
+        status: RunState,
+        envelope: &str,
+        now_ms: i64,
+    ) -> Result<(), StoreError>;
+
+    /// Runs paused for a person's input (an approval or a connection), oldest first.
+    fn paused_runs(&self) -> Result<Vec<RunRecord>, StoreError>;
+
+    /// Ends a paused run nobody resumed with `status` and `envelope`, if it is still paused at
+    /// attempt `attempts`: a resume that began meanwhile (in this hub or another on the same
+    /// data dir) wins. Returns whether it did.
+    fn settle_paused_run(
+        &self,
+        id: &str,
+        attempts: i64,
+        status: RunState,
+        envelope: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError>;
+
+    /// Marks a run as running another attempt (a resume that replays it) in `owner`, if it is
+    /// still at attempt `attempts`: two hubs on one data dir may resume the same run, and only
+    /// the first may replay it. Returns whether this one did.
+    fn start_attempt(
+        &self,
+        id: &str,
+        now_ms: i64,
+        owner: RunOwner,
+        attempts: i64,
+    ) -> Result<bool, StoreError>;
+
+    /// Runs whose status says an attempt is under way, with the process running it.
+    fn runs_in_progress(&self) -> Result<Vec<(String, Option<RunOwner>)>, StoreError>;
+
+    /// Marks a run whose attempt's process ended as `interrupted`, if it still says `running`
+    /// (another hub may have resumed it meanwhile). Returns whether it did.
+    fn interrupt_run(&self, id: &str, now_ms: i64) -> Result<bool, StoreError>;
+
+    fn run(&self, id: &str) -> Result<Option<RunRecord>, StoreError>;
+
+    /// The newest runs first, at most `limit`.
+    fn recent_runs(&self, limit: u32) -> Result<Vec<RunRecord>, StoreError>;
+
+    /// Runs newest first, filtered in SQL: `status` exactly, `source` when one of the run's
+    /// journaled calls went to it, created at or after `since_ms`; at most `limit`.
+    fn find_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, StoreError>;
+
+    /// Appends one journal entry of a run, durable when this returns: committed in one
+    /// transaction with every write queued before it (group commit).
+    fn journal_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError>;
+
+    /// Drops one journal entry (a call that stopped its run before it went out).
+    fn unjournal_call(&self, run_id: &str, index: u32) -> Result<(), StoreError>;
+
+    /// A run's journal in call order.
+    fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError>;
+}
+
+impl RunStore for crate::SqliteStore {
+    fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         Ok(insert_run_row(&*self.conn()?, run)?)
     }
 
-    /// Sets a run's status and envelope after an attempt.
-    pub fn finish_run(
+    fn finish_run(
         &self,
         id: &str,
         status: RunState,
@@ -127,8 +192,7 @@ impl Store {
         Ok(())
     }
 
-    /// Runs paused for a person's input (an approval or a connection), oldest first.
-    pub fn paused_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+    fn paused_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(&format!(
             "SELECT {RUN_COLUMNS} FROM runs
@@ -141,10 +205,7 @@ impl Store {
         Ok(runs)
     }
 
-    /// Ends a paused run nobody resumed with `status` and `envelope`, if it is still paused at
-    /// attempt `attempts`: a resume that began meanwhile (in this hub or another on the same
-    /// data dir) wins. Returns whether it did.
-    pub fn settle_paused_run(
+    fn settle_paused_run(
         &self,
         id: &str,
         attempts: i64,
@@ -161,10 +222,7 @@ impl Store {
         Ok(changed > 0)
     }
 
-    /// Marks a run as running another attempt (a resume that replays it) in `owner`, if it is
-    /// still at attempt `attempts`: two hubs on one data dir may resume the same run, and only
-    /// the first may replay it. Returns whether this one did.
-    pub fn start_attempt(
+    fn start_attempt(
         &self,
         id: &str,
         now_ms: i64,
@@ -180,8 +238,7 @@ impl Store {
         Ok(changed > 0)
     }
 
-    /// Runs whose status says an attempt is under way, with the process running it.
-    pub fn runs_in_progress(&self) -> Result<Vec<(String, Option<RunOwner>)>, StoreError> {
+    fn runs_in_progress(&self) -> Result<Vec<(String, Option<RunOwner>)>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(
             "SELECT id, owner_pid, owner_started_ms FROM runs WHERE status = 'running' ORDER BY id",
@@ -194,9 +251,7 @@ impl Store {
         Ok(runs)
     }
 
-    /// Marks a run whose attempt's process ended as `interrupted`, if it still says `running`
-    /// (another hub may have resumed it meanwhile). Returns whether it did.
-    pub fn interrupt_run(&self, id: &str, now_ms: i64) -> Result<bool, StoreError> {
+    fn interrupt_run(&self, id: &str, now_ms: i64) -> Result<bool, StoreError> {
         let changed = self.conn()?.execute(
             "UPDATE runs SET status = 'interrupted', updated_at_ms = ?2
              WHERE id = ?1 AND status = 'running'",
@@ -205,7 +260,7 @@ impl Store {
         Ok(changed > 0)
     }
 
-    pub fn run(&self, id: &str) -> Result<Option<RunRecord>, StoreError> {
+    fn run(&self, id: &str) -> Result<Option<RunRecord>, StoreError> {
         Ok(self
             .conn()?
             .query_row(
@@ -216,8 +271,7 @@ impl Store {
             .optional()?)
     }
 
-    /// The newest runs first, at most `limit`.
-    pub fn recent_runs(&self, limit: u32) -> Result<Vec<RunRecord>, StoreError> {
+    fn recent_runs(&self, limit: u32) -> Result<Vec<RunRecord>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(&format!(
             "SELECT {RUN_COLUMNS} FROM runs ORDER BY created_at_ms DESC, id DESC LIMIT ?1"
@@ -228,9 +282,7 @@ impl Store {
         Ok(runs)
     }
 
-    /// Runs newest first, filtered in SQL: `status` exactly, `source` when one of the run's
-    /// journaled calls went to it, created at or after `since_ms`; at most `limit`.
-    pub fn find_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, StoreError> {
+    fn find_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(
             "SELECT r.id, r.status, r.client, r.created_at_ms, r.updated_at_ms, r.attempts,
@@ -272,15 +324,12 @@ impl Store {
         Ok(runs)
     }
 
-    /// Appends one journal entry of a run, durable when this returns: committed in one
-    /// transaction with every write queued before it (group commit).
-    pub fn journal_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError> {
+    fn journal_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError> {
         self.defer_journal_call(run_id, entry.clone());
         self.flush()
     }
 
-    /// Drops one journal entry (a call that stopped its run before it went out).
-    pub fn unjournal_call(&self, run_id: &str, index: u32) -> Result<(), StoreError> {
+    fn unjournal_call(&self, run_id: &str, index: u32) -> Result<(), StoreError> {
         self.conn()?.execute(
             "DELETE FROM run_calls WHERE run_id = ?1 AND idx = ?2",
             params![run_id, index],
@@ -288,8 +337,7 @@ impl Store {
         Ok(())
     }
 
-    /// A run's journal in call order.
-    pub fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
+    fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare_cached(
             "SELECT idx, address, connection, arguments, ok, outcome, ms, args_digest, in_flight FROM run_calls
@@ -361,143 +409,4 @@ pub(crate) fn write_journal_entry(
         entry.in_flight
     ])?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn runs_and_their_journal_round_trip() {
-        let store = Store::in_memory().expect("store");
-        let run = RunRecord {
-            id: "run_1".into(),
-            code: "return 1".into(),
-            seed: u64::MAX - 7,
-            clock_start_ms: 1_700_000_000_000,
-            client: Some("test".into()),
-            status: RunState::Running,
-            envelope: None,
-            attempts: 1,
-            created_at_ms: 1,
-            updated_at_ms: 1,
-            resumable: true,
-            owner: Some(RunOwner {
-                pid: 7,
-                started_ms: 5,
-            }),
-        };
-        store.insert_run(&run).expect("insert");
-        assert_eq!(
-            store.runs_in_progress().expect("in progress"),
-            vec![("run_1".to_owned(), run.owner)]
-        );
-        for index in [1, 0] {
-            let entry = JournalEntry {
-                index,
-                address: format!("demo.t{index}"),
-                connection: None,
-                arguments: "{}".into(),
-                ok: true,
-                outcome: "42".into(),
-                ms: 3,
-                args_digest: Some("d".into()),
-                in_flight: index == 1,
-            };
-            store.journal_call("run_1", &entry).expect("journal");
-        }
-        store
-            .finish_run(
-                "run_1",
-                RunState::Completed,
-                "{\"status\":\"completed\"}",
-                2,
-            )
-            .expect("finish");
-        let stored = store.run("run_1").expect("read").expect("present");
-        assert_eq!(stored.seed, u64::MAX - 7);
-        assert_eq!(stored.status, RunState::Completed);
-        let journal = store.journal("run_1").expect("journal");
-        assert_eq!(
-            journal
-                .iter()
-                .map(|e| (e.index, e.in_flight))
-                .collect::<Vec<_>>(),
-            vec![(0, false), (1, true)]
-        );
-        assert!(
-            !store.interrupt_run("run_1", 3).expect("interrupt"),
-            "completed runs stay"
-        );
-        assert_eq!(store.recent_runs(10).expect("recent").len(), 1);
-        let found = |status: Option<RunState>, source: Option<&str>| {
-            store
-                .find_runs(&RunFilter {
-                    status,
-                    source: source.map(str::to_owned),
-                    since_ms: Some(1),
-                    limit: 10,
-                })
-                .expect("find")
-        };
-        let all = found(None, Some("demo"));
-        assert_eq!(all.len(), 1);
-        assert_eq!(all[0].addresses, vec!["demo.t0", "demo.t1"]);
-        assert!(found(Some(RunState::Failed), None).is_empty());
-        assert!(found(None, Some("dem")).is_empty());
-        assert!(store.run("nope").expect("read").is_none());
-    }
-
-    #[test]
-    fn a_paused_run_is_settled_only_while_nobody_resumed_it() {
-        let store = Store::in_memory().expect("store");
-        let paused = |id: &str, status| RunRecord {
-            id: id.into(),
-            code: "return 1".into(),
-            seed: 1,
-            clock_start_ms: 0,
-            client: None,
-            status,
-            envelope: None,
-            attempts: 1,
-            created_at_ms: 1,
-            updated_at_ms: 1,
-            resumable: true,
-            owner: None,
-        };
-        store
-            .insert_run(&paused("run_a", RunState::AwaitingApproval))
-            .expect("insert");
-        store
-            .insert_run(&paused("run_b", RunState::Completed))
-            .expect("insert");
-        let ids: Vec<String> = store
-            .paused_runs()
-            .expect("paused")
-            .into_iter()
-            .map(|r| r.id)
-            .collect();
-        assert_eq!(ids, vec!["run_a"]);
-        assert!(
-            !store
-                .settle_paused_run("run_b", 1, RunState::Denied, "{}", 5)
-                .expect("settle"),
-            "an ended run stays as it ended"
-        );
-        assert!(
-            !store
-                .settle_paused_run("run_a", 0, RunState::Denied, "{}", 5)
-                .expect("settle"),
-            "a resume began meanwhile (another attempt)"
-        );
-        assert!(
-            store
-                .settle_paused_run("run_a", 1, RunState::Denied, "{\"x\":1}", 5)
-                .expect("settle")
-        );
-        let run = store.run("run_a").expect("read").expect("present");
-        assert_eq!(run.status, RunState::Denied);
-        assert_eq!(run.envelope.as_deref(), Some("{\"x\":1}"));
-        assert!(store.paused_runs().expect("paused").is_empty());
-    }
 }

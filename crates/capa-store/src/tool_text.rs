@@ -5,11 +5,19 @@ use std::collections::HashSet;
 
 use rusqlite::params;
 
-use crate::{Store, StoreError};
+use crate::StoreError;
 
-impl Store {
+/// Tool texts a person accepted.
+pub trait ToolTextStore: Send + Sync {
     /// Every accepted `(address, text digest)`.
-    pub fn accepted_tool_texts(&self) -> Result<HashSet<(String, String)>, StoreError> {
+    fn accepted_tool_texts(&self) -> Result<HashSet<(String, String)>, StoreError>;
+
+    /// Records that a person accepted the text of `address` whose digest is `digest`.
+    fn accept_tool_text(&self, address: &str, digest: &str, now_ms: i64) -> Result<(), StoreError>;
+}
+
+impl ToolTextStore for crate::SqliteStore {
+    fn accepted_tool_texts(&self) -> Result<HashSet<(String, String)>, StoreError> {
         let conn = self.conn()?;
         let mut statement =
             conn.prepare_cached("SELECT address, text_digest FROM accepted_tool_texts")?;
@@ -19,13 +27,7 @@ impl Store {
         Ok(rows)
     }
 
-    /// Records that a person accepted the text of `address` whose digest is `digest`.
-    pub fn accept_tool_text(
-        &self,
-        address: &str,
-        digest: &str,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
+    fn accept_tool_text(&self, address: &str, digest: &str, now_ms: i64) -> Result<(), StoreError> {
         self.conn()?.execute(
             "INSERT INTO accepted_tool_texts (address, text_digest, accepted_at_ms)
              VALUES (?1, ?2, ?3)
@@ -33,26 +35,5 @@ impl Store {
             params![address, digest, now_ms],
         )?;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::Store;
-
-    #[test]
-    fn an_accepted_text_is_kept_per_address_and_digest() {
-        let store = Store::in_memory().expect("store");
-        assert!(store.accepted_tool_texts().expect("read").is_empty());
-        store
-            .accept_tool_text("poison.add", "d1", 1)
-            .expect("accept");
-        store
-            .accept_tool_text("poison.add", "d1", 2)
-            .expect("again");
-        let accepted = store.accepted_tool_texts().expect("read");
-        assert_eq!(accepted.len(), 1);
-        assert!(accepted.contains(&("poison.add".to_owned(), "d1".to_owned())));
-        assert!(!accepted.contains(&("poison.add".to_owned(), "d2".to_owned())));
     }
 }

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use capa_core::{Choice, HubPaths, Redactor};
+use capa_core::{Choice, HubPaths, Redactor, StoreAt, StoreUrl};
 use capa_host::{HostError, HostOptions, HubClient, HubProbe, RemoteHub, RunningHub, Silence};
 use capa_install::running::RunningProgram;
 use serde::Serialize;
@@ -19,7 +19,13 @@ pub(super) async fn run(
     command: HubCommand,
 ) -> anyhow::Result<ExitCode> {
     match command {
-        HubCommand::Serve { http } => serve(global, paths, redactor, http).await,
+        HubCommand::Serve { http, store } => {
+            let mut paths = paths.clone();
+            if let Some(url) = store {
+                paths.store = StoreAt::Url(StoreUrl::new(url));
+            }
+            serve(global, &paths, redactor, http).await
+        }
         HubCommand::Status { json } => status(paths, json).await,
         HubCommand::Pending { json } => super::approvals::pending(paths, json).await,
         HubCommand::Approve {

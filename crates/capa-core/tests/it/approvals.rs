@@ -220,6 +220,7 @@ async fn a_pause_of_approvals_denies_asking_calls_and_outlives_a_restart() {
             paths: capa_core::HubPaths::in_dir(first.dir.path()),
             redactor: capa_core::Redactor::new(),
             keychain: capa_secrets::Keychain::default(),
+            store: None,
         })
         .await
         .expect("restart");

@@ -76,6 +76,7 @@ async fn demo_notes_survive_a_restart_of_the_hub() {
         paths,
         redactor: capa_core::Redactor::new(),
         keychain: capa_secrets::Keychain::default(),
+        store: None,
     })
     .await
     .expect("restart");

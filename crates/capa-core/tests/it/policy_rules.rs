@@ -135,6 +135,7 @@ async fn a_broken_policy_file_stops_the_hub_from_starting() {
         paths,
         redactor: capa_core::Redactor::new(),
         keychain: capa_secrets::Keychain::default(),
+        store: None,
     })
     .await
     .expect_err("refused");

@@ -82,6 +82,7 @@ impl TestHub {
             paths: HubPaths::in_dir(dir.path()),
             redactor: redactor.clone(),
             keychain,
+            store: None,
         })
         .await
         .expect("hub starts");

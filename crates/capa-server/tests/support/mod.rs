@@ -88,6 +88,7 @@ pub(crate) async fn serve_hub_with(
         paths,
         redactor: Redactor::new(),
         keychain,
+        store: None,
     })
     .await
     .expect("hub");

@@ -1,0 +1,142 @@
+//! Runs and their journals: a round trip of every field, and the compare-and-set rules that
+//! let two hubs share runs.
+
+use capa_store::{JournalEntry, RunFilter, RunOwner, RunRecord, RunState};
+
+use crate::support;
+
+#[test]
+fn runs_and_their_journal_round_trip() {
+    support::each_store(|store| {
+        let run = RunRecord {
+            id: "run_1".into(),
+            code: "return 1".into(),
+            seed: u64::MAX - 7,
+            clock_start_ms: 1_700_000_000_000,
+            client: Some("test".into()),
+            status: RunState::Running,
+            envelope: None,
+            attempts: 1,
+            created_at_ms: 1,
+            updated_at_ms: 1,
+            resumable: true,
+            owner: Some(RunOwner {
+                pid: 7,
+                started_ms: 5,
+            }),
+        };
+        store.insert_run(&run).expect("insert");
+        assert_eq!(
+            store.runs_in_progress().expect("in progress"),
+            vec![("run_1".to_owned(), run.owner)]
+        );
+        for index in [1, 0] {
+            let entry = JournalEntry {
+                index,
+                address: format!("demo.t{index}"),
+                connection: None,
+                arguments: "{}".into(),
+                ok: true,
+                outcome: "42".into(),
+                ms: 3,
+                args_digest: Some("d".into()),
+                in_flight: index == 1,
+            };
+            store.journal_call("run_1", &entry).expect("journal");
+        }
+        store
+            .finish_run(
+                "run_1",
+                RunState::Completed,
+                "{\"status\":\"completed\"}",
+                2,
+            )
+            .expect("finish");
+        let stored = store.run("run_1").expect("read").expect("present");
+        assert_eq!(stored.seed, u64::MAX - 7);
+        assert_eq!(stored.status, RunState::Completed);
+        let journal = store.journal("run_1").expect("journal");
+        assert_eq!(
+            journal
+                .iter()
+                .map(|e| (e.index, e.in_flight))
+                .collect::<Vec<_>>(),
+            vec![(0, false), (1, true)]
+        );
+        assert!(
+            !store.interrupt_run("run_1", 3).expect("interrupt"),
+            "completed runs stay"
+        );
+        assert_eq!(store.recent_runs(10).expect("recent").len(), 1);
+        let found = |status: Option<RunState>, source: Option<&str>| {
+            store
+                .find_runs(&RunFilter {
+                    status,
+                    source: source.map(str::to_owned),
+                    since_ms: Some(1),
+                    limit: 10,
+                })
+                .expect("find")
+        };
+        let all = found(None, Some("demo"));
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].addresses, vec!["demo.t0", "demo.t1"]);
+        assert!(found(Some(RunState::Failed), None).is_empty());
+        assert!(found(None, Some("dem")).is_empty());
+        assert!(store.run("nope").expect("read").is_none());
+    });
+}
+
+#[test]
+fn a_paused_run_is_settled_only_while_nobody_resumed_it() {
+    support::each_store(|store| {
+        let paused = |id: &str, status| RunRecord {
+            id: id.into(),
+            code: "return 1".into(),
+            seed: 1,
+            clock_start_ms: 0,
+            client: None,
+            status,
+            envelope: None,
+            attempts: 1,
+            created_at_ms: 1,
+            updated_at_ms: 1,
+            resumable: true,
+            owner: None,
+        };
+        store
+            .insert_run(&paused("run_a", RunState::AwaitingApproval))
+            .expect("insert");
+        store
+            .insert_run(&paused("run_b", RunState::Completed))
+            .expect("insert");
+        let ids: Vec<String> = store
+            .paused_runs()
+            .expect("paused")
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(ids, vec!["run_a"]);
+        assert!(
+            !store
+                .settle_paused_run("run_b", 1, RunState::Denied, "{}", 5)
+                .expect("settle"),
+            "an ended run stays as it ended"
+        );
+        assert!(
+            !store
+                .settle_paused_run("run_a", 0, RunState::Denied, "{}", 5)
+                .expect("settle"),
+            "a resume began meanwhile (another attempt)"
+        );
+        assert!(
+            store
+                .settle_paused_run("run_a", 1, RunState::Denied, "{\"x\":1}", 5)
+                .expect("settle")
+        );
+        let run = store.run("run_a").expect("read").expect("present");
+        assert_eq!(run.status, RunState::Denied);
+        assert_eq!(run.envelope.as_deref(), Some("{\"x\":1}"));
+        assert!(store.paused_runs().expect("paused").is_empty());
+    });
+}

@@ -1,0 +1,161 @@
+// The hub on PostgreSQL (issue 44, docs/team.md) with the official TypeScript client: a run that
+// asks, started through hub A, is paused in the database; A is killed (SIGKILL); hub B, another
+// process with another data dir on the same database, lists the pending input; a person approves
+// it at a terminal against B; the run resumes through B and completes. The history of both is one.
+//
+// Needs CAPA_TEST_POSTGRES (a server's address: scripts/test starts one with
+// tests/support/postgres.sh); each test makes a database of its own there with psql.
+import { describe, it, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+
+import {
+  makeSandbox,
+  removeSandboxes,
+  writeCapabilities,
+  startHub,
+  connectHttp,
+  closeClient,
+  cleanup,
+  resultText,
+  runCapa,
+} from './support.mjs';
+import { skipOrFail } from './require.mjs';
+
+const SERVER = process.env.CAPA_TEST_POSTGRES;
+const skip = skipOrFail(
+  SERVER ? [] : ['CAPA_TEST_POSTGRES is not set (eval "$(tests/support/postgres.sh start)" starts a server)'],
+);
+
+const databases = [];
+
+/** A new database on the test server; its address. */
+function newDatabase() {
+  const name = `capa_e2e_${process.pid}_${databases.length}_${Date.now()}`;
+  const made = spawnSync('psql', [SERVER, '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${name}`], {
+    encoding: 'utf8',
+  });
+  assert.equal(made.status, 0, made.stderr);
+  databases.push(name);
+  const url = new URL(SERVER);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+function dropDatabases() {
+  for (const name of databases.splice(0)) {
+    spawnSync('psql', [SERVER, '-c', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]);
+  }
+}
+
+/** A sandbox whose hub keeps its data in `store`; `configDir` shared when given (one policy). */
+async function teamSandbox(prefix, store, configDir) {
+  const sandbox = await makeSandbox(prefix);
+  if (configDir) {
+    sandbox.configDir = configDir;
+    sandbox.env.CAPA_CONFIG_DIR = configDir;
+  }
+  sandbox.env.CAPA_NO_BROWSER = '1';
+  sandbox.env.CAPA_STORE = store;
+  const configFile = await writeCapabilities(sandbox.configDir, {
+    options: { demo: true, toolExposure: 'code' },
+  });
+  return { sandbox, configFile };
+}
+
+async function execute(client, args) {
+  const result = await client.callTool({ name: 'execute', arguments: args });
+  assert.ok(result.structuredContent, `no envelope: ${resultText(result)}`);
+  return result.structuredContent;
+}
+
+// `demo.delete_note` is destructive: it asks a person. Deleting a note B's data dir does not
+// have answers an error the code catches, so the run completes whichever hub resumes it.
+const ASKS = `
+const sum = await demo.add({ a: 20, b: 22 });
+try {
+  return { sum, deleted: await demo.delete_note({ title: "it's \\"quoted\\" \\\\ here" }) };
+} catch (e) {
+  return { sum, code: e.code };
+}
+`;
+
+describe('the hub on PostgreSQL', { skip }, () => {
+  let hubs = [];
+  let client;
+  afterEach(async () => {
+    await closeClient(client);
+    client = undefined;
+    for (const hub of hubs) await hub.stop();
+    hubs = [];
+  });
+  after(async () => {
+    dropDatabases();
+    await cleanup();
+    await removeSandboxes();
+  });
+
+  it('keeps a paused run for another hub process, which resumes it after A is killed', async () => {
+    const store = newDatabase();
+    const a = await teamSandbox('capa-team-a-', store);
+    const hubA = await startHub(a);
+    hubs.push(hubA);
+    assert.ok(!hubA.log().includes(store), 'the store address (with its password) is not logged');
+    client = await connectHttp(hubA, { name: 'e2e-team' });
+    const paused = await execute(client, { code: ASKS });
+    assert.equal(paused.status, 'awaiting_approval', JSON.stringify(paused));
+    const runId = paused.runId;
+    await closeClient(client);
+    client = undefined;
+
+    hubA.proc.kill('SIGKILL');
+    await new Promise((resolve) => hubA.proc.once('exit', resolve));
+    hubs = [];
+
+    // Hub B: another process and data dir (its own token, state key and notes), the same
+    // database and policy.
+    const b = await teamSandbox('capa-team-b-', store, a.sandbox.configDir);
+    const hubB = await startHub(b);
+    hubs.push(hubB);
+    const pending = await runCapa(['--config', b.configFile, 'hub', 'pending', '--json'], { env: b.sandbox.env });
+    assert.equal(pending.code, 0, pending.stderr);
+    const items = JSON.parse(pending.stdout);
+    const listed = (Array.isArray(items) ? items : items.pending ?? items.items).filter((p) => p.runId === runId);
+    assert.equal(listed.length, 1, pending.stdout);
+    assert.equal(listed[0].address, 'demo.delete_note');
+
+    const approved = await runCapa(['--config', b.configFile, 'hub', 'approve', runId], {
+      env: b.sandbox.env,
+      terminal: true,
+    });
+    assert.equal(approved.code, 0, `${approved.stdout}\n${hubB.log()}`);
+
+    client = await connectHttp(hubB, { name: 'e2e-team' });
+    const done = await execute(client, { resume: runId });
+    assert.equal(done.status, 'completed', `${JSON.stringify(done)}\n${hubB.log()}`);
+    assert.equal(done.runId, runId);
+    assert.equal(done.result.sum, 42, 'the journaled call is answered from the journal');
+
+    const runs = await hubB.apiJson(`/api/runs?limit=10`);
+    const listedRuns = Array.isArray(runs) ? runs : runs.runs;
+    const run = listedRuns.find((r) => r.id === runId);
+    assert.ok(run, JSON.stringify(runs));
+    assert.equal(run.status, 'completed');
+  });
+
+  it('says which store it could not open, without its password', async () => {
+    const wrong = new URL(SERVER);
+    wrong.username = 'nobody';
+    wrong.password = 'pa"ss\\word';
+    wrong.port = '1';
+    const { sandbox, configFile } = await teamSandbox('capa-team-bad-', wrong.toString());
+    const result = await runCapa(['--config', configFile, 'hub', 'serve', '--http', '127.0.0.1:0'], {
+      env: sandbox.env,
+      timeoutMs: 20000,
+    });
+    assert.notEqual(result.code, 0);
+    const said = result.stdout + result.stderr;
+    assert.match(said, /postgres:\/\/127\.0\.0\.1:1/, said);
+    assert.ok(!said.includes('pa"ss'), said);
+  });
+});

@@ -33,6 +33,7 @@ mod connection_api;
 mod execute;
 mod history;
 mod kept_results;
+mod leases;
 mod lookup;
 mod naming;
 mod notices;
@@ -248,7 +249,7 @@ impl Hub {
         if let Ok(token) = std::fs::read_to_string(paths.token()) {
             hub.redactor.add(token.trim());
         }
-        capa_runner::interrupt_orphans(&hub.store, hub.slots.owner(), now_ms());
+        capa_runner::interrupt_orphans(&hub.store, hub.slots.holder(), now_ms());
         hub.begin_source_confirmations(&hub.config.sources);
         hub.forget_confirmations_of_off_sources();
         for source in &hub.source_defs() {
@@ -263,6 +264,7 @@ impl Hub {
             starting.settled(STARTUP_LIMIT).await;
             starting.started.send_replace(true);
         });
+        tokio::spawn(leases::renew_leases_regularly(Arc::downgrade(&hub)));
         tokio::spawn(abandoned_runs::end_abandoned_runs_regularly(
             Arc::downgrade(&hub),
         ));

@@ -162,6 +162,7 @@ impl<G: Gateway> Runner<G> {
             created_at_ms: started,
             updated_at_ms: started,
             owner: Some(self.slots().owner()),
+            lease: Some(self.slots().holder().lease(started)),
         };
         // Durable with the run's first call that may write, its pause or its end (each commits
         // the store's queue first); until then a replay would need nothing of it.
@@ -371,15 +372,17 @@ impl<G: Gateway> Runner<G> {
             .and_then(|json| serde_json::from_str::<Envelope>(json).ok());
         match run.status {
             RunState::AwaitingApproval | RunState::AwaitingConnection | RunState::Interrupted => {}
-            RunState::Running => match progress(run.owner, self.slots().owner()) {
-                Progress::Here | Progress::Orphaned => {}
-                Progress::Elsewhere(owner) => {
-                    return Err(ExecuteError::InvalidArguments(format!(
-                        "run `{run_id}` is running in another Capabilities hub (process {}); resume it from the client that started it once that attempt ends",
-                        owner.pid
-                    )));
+            RunState::Running => {
+                match progress(run.owner, run.lease, self.slots().holder(), now_ms()) {
+                    Progress::Here | Progress::Orphaned => {}
+                    Progress::Elsewhere(owner) => {
+                        return Err(ExecuteError::InvalidArguments(format!(
+                            "run `{run_id}` is running in another Capabilities hub (process {}); resume it from the client that started it once that attempt ends",
+                            owner.pid
+                        )));
+                    }
                 }
-            },
+            }
             _ => {
                 return stored.ok_or_else(|| {
                     ExecuteError::Store(format!("run `{run_id}` has no stored envelope"))
@@ -428,9 +431,11 @@ impl<G: Gateway> Runner<G> {
             Ok(slot) => slot,
             Err(refusal) => return Ok(Envelope::refused(run_id, refused(&refusal), Vec::new())),
         };
+        let now = now_ms();
+        let holder = self.slots().holder();
         let started = self
             .store()
-            .start_attempt(run_id, now_ms(), self.slots().owner(), run.attempts)
+            .start_attempt(run_id, now, holder.owner, holder.lease(now), run.attempts)
             .map_err(|e| ExecuteError::Store(e.to_string()))?;
         if !started {
             return Err(ExecuteError::InvalidArguments(format!(

@@ -37,7 +37,7 @@ pub use handles::{HandleRef, Reader};
 pub use ids::new_approval_id;
 pub use journal::{call_digest, sources_of_run};
 pub use namespaces::NamespaceCache;
-pub use ownership::{Progress, interrupt_orphans, progress};
+pub use ownership::{Holder, LEASE_MS, LEASE_RENEW_EVERY, Progress, interrupt_orphans, progress};
 pub use prepare::INLINE_CODE_BYTES;
 pub use settle::{RESUME_WINDOW_MS, settle_abandoned};
 pub use slots::{MAX_RUNS, RUN_SLOT_WAIT, RunRefusal, RunSlots};

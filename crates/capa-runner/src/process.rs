@@ -91,6 +91,27 @@ fn signal_zero(_pid: u32) -> bool {
     true
 }
 
+/// This machine, as runs name it beside a process id (`capa_store::Lease::machine`): a hash of
+/// its systemd/D-Bus machine id and its host name, so that two containers of one host that
+/// share the id but not a process table count as two machines. 0 where neither can be read:
+/// every such machine then counts as this one, and a process id is trusted as on one machine.
+pub fn machine() -> u64 {
+    use sha2::{Digest, Sha256};
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    let id = [read("/etc/machine-id"), read("/var/lib/dbus/machine-id")]
+        .into_iter()
+        .find(|id| !id.trim().is_empty())
+        .unwrap_or_default();
+    let host = read("/proc/sys/kernel/hostname");
+    if id.trim().is_empty() && host.trim().is_empty() {
+        return 0;
+    }
+    let digest = Sha256::digest(format!("{}\n{}", id.trim(), host.trim()));
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(first)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +145,13 @@ mod tests {
         child.wait().expect("wait");
         assert!(!alive(pid));
         assert!(!alive(0));
+    }
+
+    #[test]
+    fn this_machine_has_one_stable_name() {
+        assert_eq!(machine(), machine());
+        if cfg!(target_os = "linux") {
+            assert_ne!(machine(), 0, "Linux has a host name at least");
+        }
     }
 }

@@ -241,6 +241,7 @@ mod tests {
             updated_at_ms: 0,
             resumable: true,
             owner: None,
+            lease: None,
         };
         let error = RunError {
             code: "denied".into(),

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capa_store::RunOwner;
+
+use crate::ownership::Holder;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
@@ -61,14 +63,14 @@ pub struct RunSlots {
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// One permit per attempt executing; [`MAX_RUNS`] in all.
     slots: Arc<Semaphore>,
-    /// This hub process, as the runs it attempts record it.
-    owner: RunOwner,
+    /// This hub process, as the runs it attempts record it, and its machine.
+    holder: Holder,
 }
 
 impl std::fmt::Debug for RunSlots {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunSlots")
-            .field("owner", &self.owner)
+            .field("holder", &self.holder)
             .finish_non_exhaustive()
     }
 }
@@ -85,16 +87,24 @@ impl RunSlots {
         Self {
             locks: Mutex::new(HashMap::new()),
             slots: Arc::new(Semaphore::new(MAX_RUNS)),
-            owner: RunOwner {
-                pid: std::process::id(),
-                started_ms: capa_domain::clock::now_ms(),
+            holder: Holder {
+                owner: RunOwner {
+                    pid: std::process::id(),
+                    started_ms: capa_domain::clock::now_ms(),
+                },
+                machine: crate::process::machine(),
             },
         }
     }
 
     /// This hub process, as the runs it attempts record it.
     pub fn owner(&self) -> RunOwner {
-        self.owner
+        self.holder.owner
+    }
+
+    /// This hub process and its machine, as the leases of its attempts name them.
+    pub fn holder(&self) -> Holder {
+        self.holder
     }
 
     /// A slot to execute an attempt in, held until the permit drops; waits up to

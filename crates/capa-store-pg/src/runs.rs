@@ -1,14 +1,15 @@
 //! Runs of `execute` and their journals (capa-store's runs.rs).
 
 use capa_store::{
-    JournalEntry, RunFilter, RunOwner, RunRecord, RunState, RunStore, RunSummary, StoreError,
+    JournalEntry, Lease, RunFilter, RunInProgress, RunOwner, RunRecord, RunState, RunStore,
+    RunSummary, StoreError,
 };
 use postgres::{GenericClient, Row};
 
 use crate::pool::Failed;
 use crate::{PgStore, to_u32};
 
-const RUN_COLUMNS: &str = "id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms";
+const RUN_COLUMNS: &str = "id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms, owner_machine, lease_until_ms";
 
 /// A stored status as the store's type; an unknown one (written by a newer hub) is an error,
 /// as SQLite's store says.
@@ -34,6 +35,15 @@ fn run_from_row(row: &Row) -> Result<RunRecord, Failed> {
         updated_at_ms: row.get(9),
         resumable: row.get(10),
         owner: owner_from(row.get(11), row.get(12)),
+        lease: lease_from(row.get(13), row.get(14)),
+    })
+}
+
+/// A lease as stored: the machine's hash in a signed 64-bit column.
+fn lease_from(machine: Option<i64>, until_ms: Option<i64>) -> Option<Lease> {
+    Some(Lease {
+        machine: machine?.cast_unsigned(),
+        until_ms: until_ms?,
     })
 }
 
@@ -77,7 +87,7 @@ impl RunStore for PgStore {
                 &format!(
                     "SELECT {RUN_COLUMNS} FROM runs
                      WHERE status IN ('awaiting_approval', 'awaiting_connection')
-                     ORDER BY created_at_ms, id"
+                     ORDER BY created_at_ms, id COLLATE \"C\""
                 ),
                 &[],
             )?)
@@ -109,19 +119,22 @@ impl RunStore for PgStore {
         id: &str,
         now_ms: i64,
         owner: RunOwner,
+        lease: Lease,
         attempts: i64,
     ) -> Result<bool, StoreError> {
         let id = id.to_owned();
         self.pool.run(move |c| {
             let changed = c.execute(
                 "UPDATE runs SET status = 'running', attempts = attempts + 1, updated_at_ms = $2,
-                     owner_pid = $3, owner_started_ms = $4
-                 WHERE id = $1 AND attempts = $5",
+                     owner_pid = $3, owner_started_ms = $4, owner_machine = $5, lease_until_ms = $6
+                 WHERE id = $1 AND attempts = $7",
                 &[
                     &id,
                     &now_ms,
                     &i64::from(owner.pid),
                     &owner.started_ms,
+                    &lease.machine.cast_signed(),
+                    &lease.until_ms,
                     &attempts,
                 ],
             )?;
@@ -129,15 +142,42 @@ impl RunStore for PgStore {
         })
     }
 
-    fn runs_in_progress(&self) -> Result<Vec<(String, Option<RunOwner>)>, StoreError> {
+    fn runs_in_progress(&self) -> Result<Vec<RunInProgress>, StoreError> {
         self.pool.run(|c| {
             Ok(c.query(
-                "SELECT id, owner_pid, owner_started_ms FROM runs WHERE status = 'running' ORDER BY id",
+                "SELECT id, owner_pid, owner_started_ms, owner_machine, lease_until_ms
+                 FROM runs WHERE status = 'running' ORDER BY id COLLATE \"C\"",
                 &[],
             )?
             .iter()
-            .map(|row| (row.get(0), owner_from(row.get(1), row.get(2))))
+            .map(|row| RunInProgress {
+                id: row.get(0),
+                owner: owner_from(row.get(1), row.get(2)),
+                lease: lease_from(row.get(3), row.get(4)),
+            })
             .collect())
+        })
+    }
+
+    fn renew_leases(
+        &self,
+        owner: RunOwner,
+        machine: u64,
+        until_ms: i64,
+    ) -> Result<usize, StoreError> {
+        self.pool.run(move |c| {
+            let renewed = c.execute(
+                "UPDATE runs SET lease_until_ms = $4
+                 WHERE status = 'running' AND owner_pid = $1 AND owner_started_ms = $2
+                   AND owner_machine = $3",
+                &[
+                    &i64::from(owner.pid),
+                    &owner.started_ms,
+                    &machine.cast_signed(),
+                    &until_ms,
+                ],
+            )?;
+            Ok(usize::try_from(renewed).unwrap_or(usize::MAX))
         })
     }
 
@@ -170,7 +210,7 @@ impl RunStore for PgStore {
         self.pool.run(move |c| {
             runs_from(&c.query(
                 &format!(
-                    "SELECT {RUN_COLUMNS} FROM runs ORDER BY created_at_ms DESC, id DESC LIMIT $1"
+                    "SELECT {RUN_COLUMNS} FROM runs ORDER BY created_at_ms DESC, id COLLATE \"C\" DESC LIMIT $1"
                 ),
                 &[&i64::from(limit)],
             )?)
@@ -191,14 +231,14 @@ impl RunStore for PgStore {
             let rows = c.query(
                 "SELECT r.id, r.status, r.client, r.created_at_ms, r.updated_at_ms, r.attempts,
                         COALESCE(LENGTH(r.envelope), 0)::BIGINT,
-                        (SELECT string_agg(address, ' ' ORDER BY address) FROM
+                        (SELECT string_agg(address, ' ' ORDER BY address COLLATE \"C\") FROM
                             (SELECT DISTINCT address FROM run_calls c WHERE c.run_id = r.id) a)
                  FROM runs r
                  WHERE ($1::TEXT IS NULL OR r.status = $1)
                    AND ($2::TEXT IS NULL OR EXISTS (SELECT 1 FROM run_calls c
                             WHERE c.run_id = r.id AND c.address LIKE $2 || '.%' ESCAPE '\\'))
                    AND ($3::BIGINT IS NULL OR r.created_at_ms >= $3)
-                 ORDER BY r.created_at_ms DESC, r.id DESC LIMIT $4",
+                 ORDER BY r.created_at_ms DESC, r.id COLLATE \"C\" DESC LIMIT $4",
                 &[&status, &source, &since_ms, &limit],
             )?;
             rows.iter()
@@ -266,8 +306,8 @@ impl RunStore for PgStore {
 /// Inserts one run record.
 pub(crate) fn insert_run_row(c: &mut impl GenericClient, run: &RunRecord) -> Result<(), Failed> {
     c.execute(
-        "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+        "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms, owner_machine, lease_until_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
         &[
             &run.id,
             &run.code,
@@ -282,6 +322,8 @@ pub(crate) fn insert_run_row(c: &mut impl GenericClient, run: &RunRecord) -> Res
             &run.resumable,
             &run.owner.map(|o| i64::from(o.pid)),
             &run.owner.map(|o| o.started_ms),
+            &run.lease.map(|l| l.machine.cast_signed()),
+            &run.lease.map(|l| l.until_ms),
         ],
     )?;
     Ok(())

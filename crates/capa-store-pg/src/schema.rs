@@ -17,8 +17,13 @@ use crate::pool::Failed;
 /// The version the baseline below stands for.
 const BASELINE_VERSION: i64 = 17;
 
-/// Versions after the baseline, each with the SQL that makes it (none yet).
-const MIGRATIONS: &[(i64, &str)] = &[];
+/// Versions after the baseline, each with the SQL that makes it (capa-store's migrations.rs
+/// says why each was made).
+const MIGRATIONS: &[(i64, &str)] = &[(
+    18,
+    "ALTER TABLE runs ADD COLUMN owner_machine BIGINT;
+     ALTER TABLE runs ADD COLUMN lease_until_ms BIGINT;",
+)];
 
 /// Arbitrary, fixed: the key of the advisory lock migrations hold (`capa` in ASCII).
 const MIGRATION_LOCK: i64 = 0x6361_7061;

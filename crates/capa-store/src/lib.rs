@@ -44,7 +44,9 @@ pub use pairings::{PairedClient, PairingStore};
 pub use pins::{PinStatus, PinStore, PinnedTool};
 pub use policy::{ConfirmationStore, TrustedProjectSource};
 pub use run_state::RunState;
-pub use runs::{JournalEntry, RunFilter, RunOwner, RunRecord, RunStore, RunSummary};
+pub use runs::{
+    JournalEntry, Lease, RunFilter, RunInProgress, RunOwner, RunRecord, RunStore, RunSummary,
+};
 pub use sampling::SamplingStore;
 pub use tool_text::ToolTextStore;
 

@@ -303,6 +303,14 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX client_tasks_expiry ON client_tasks (expires_at_ms);
     ",
+    // 18: the machine a run's attempt runs on and the lease it holds (issue 44: replicas of a
+    // team hub on several machines share one database). A process id says whether a hub lives
+    // only on its own machine; a hub elsewhere tells a live attempt from an orphaned one by the
+    // lease, which its process renews while it runs (capa-runner's ownership.rs).
+    r"
+    ALTER TABLE runs ADD COLUMN owner_machine INTEGER;
+    ALTER TABLE runs ADD COLUMN lease_until_ms INTEGER;
+    ",
 ];
 
 /// The newest schema version this build knows.
@@ -393,7 +401,11 @@ mod tests {
             // A run left `running` by an old hub has no owner: it counts as interrupted.
             assert_eq!(
                 store.runs_in_progress().expect("in progress"),
-                vec![("run_old".to_owned(), None)]
+                vec![crate::RunInProgress {
+                    id: "run_old".to_owned(),
+                    owner: None,
+                    lease: None,
+                }]
             );
         }
     }

@@ -25,6 +25,27 @@ pub struct RunRecord {
     /// The hub process that runs (or last ran) an attempt; none in runs recorded before hubs
     /// said so.
     pub owner: Option<RunOwner>,
+    /// The machine of that process and how long its attempt counts as alive without a word
+    /// from it; none in runs recorded before leases.
+    pub lease: Option<Lease>,
+}
+
+/// An attempt's hold on its run: the machine its process runs on (a hash of that machine's
+/// identity) and until when the attempt counts as alive (epoch ms). Its process renews it while
+/// the attempt works; a hub on another machine, which cannot look for the process, takes a run
+/// whose lease ran out for orphaned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    pub machine: u64,
+    pub until_ms: i64,
+}
+
+/// A run whose status says an attempt is under way: who runs it, and their lease.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunInProgress {
+    pub id: String,
+    pub owner: Option<RunOwner>,
+    pub lease: Option<Lease>,
 }
 
 /// A hub process, as runs name it: its pid and when that hub started, since a pid alone may
@@ -80,7 +101,7 @@ pub struct RunSummary {
     pub result_bytes: i64,
 }
 
-const RUN_COLUMNS: &str = "id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms";
+const RUN_COLUMNS: &str = "id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms, owner_machine, lease_until_ms";
 
 fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
     Ok(RunRecord {
@@ -96,6 +117,15 @@ fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         updated_at_ms: row.get(9)?,
         resumable: row.get(10)?,
         owner: owner_from(row.get(11)?, row.get(12)?),
+        lease: lease_from(row.get(13)?, row.get(14)?),
+    })
+}
+
+/// A lease as stored: the machine's hash in a signed 64-bit column.
+fn lease_from(machine: Option<i64>, until_ms: Option<i64>) -> Option<Lease> {
+    Some(Lease {
+        machine: machine?.cast_unsigned(),
+        until_ms: until_ms?,
     })
 }
 
@@ -135,19 +165,29 @@ pub trait RunStore: Send + Sync {
         now_ms: i64,
     ) -> Result<bool, StoreError>;
 
-    /// Marks a run as running another attempt (a resume that replays it) in `owner`, if it is
-    /// still at attempt `attempts`: two hubs on one data dir may resume the same run, and only
-    /// the first may replay it. Returns whether this one did.
+    /// Marks a run as running another attempt (a resume that replays it) in `owner`, holding
+    /// `lease`, if it is still at attempt `attempts`: two hubs on one database may resume the
+    /// same run, and only the first may replay it. Returns whether this one did.
     fn start_attempt(
         &self,
         id: &str,
         now_ms: i64,
         owner: RunOwner,
+        lease: Lease,
         attempts: i64,
     ) -> Result<bool, StoreError>;
 
     /// Runs whose status says an attempt is under way, with the process running it.
-    fn runs_in_progress(&self) -> Result<Vec<(String, Option<RunOwner>)>, StoreError>;
+    fn runs_in_progress(&self) -> Result<Vec<RunInProgress>, StoreError>;
+
+    /// Extends to `until_ms` the lease of every run `owner` (on `machine`) is running; the
+    /// number of runs.
+    fn renew_leases(
+        &self,
+        owner: RunOwner,
+        machine: u64,
+        until_ms: i64,
+    ) -> Result<usize, StoreError>;
 
     /// Marks a run whose attempt's process ended as `interrupted`, if it still says `running`
     /// (another hub may have resumed it meanwhile). Returns whether it did.
@@ -227,28 +267,56 @@ impl RunStore for crate::SqliteStore {
         id: &str,
         now_ms: i64,
         owner: RunOwner,
+        lease: Lease,
         attempts: i64,
     ) -> Result<bool, StoreError> {
         let changed = self.conn()?.execute(
             "UPDATE runs SET status = 'running', attempts = attempts + 1, updated_at_ms = ?2,
-                 owner_pid = ?3, owner_started_ms = ?4
-             WHERE id = ?1 AND attempts = ?5",
-            params![id, now_ms, owner.pid, owner.started_ms, attempts],
+                 owner_pid = ?3, owner_started_ms = ?4, owner_machine = ?5, lease_until_ms = ?6
+             WHERE id = ?1 AND attempts = ?7",
+            params![
+                id,
+                now_ms,
+                owner.pid,
+                owner.started_ms,
+                lease.machine.cast_signed(),
+                lease.until_ms,
+                attempts
+            ],
         )?;
         Ok(changed > 0)
     }
 
-    fn runs_in_progress(&self) -> Result<Vec<(String, Option<RunOwner>)>, StoreError> {
+    fn runs_in_progress(&self) -> Result<Vec<RunInProgress>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(
-            "SELECT id, owner_pid, owner_started_ms FROM runs WHERE status = 'running' ORDER BY id",
+            "SELECT id, owner_pid, owner_started_ms, owner_machine, lease_until_ms
+             FROM runs WHERE status = 'running' ORDER BY id",
         )?;
         let runs = statement
             .query_map([], |row| {
-                Ok((row.get(0)?, owner_from(row.get(1)?, row.get(2)?)))
+                Ok(RunInProgress {
+                    id: row.get(0)?,
+                    owner: owner_from(row.get(1)?, row.get(2)?),
+                    lease: lease_from(row.get(3)?, row.get(4)?),
+                })
             })?
             .collect::<Result<_, _>>()?;
         Ok(runs)
+    }
+
+    fn renew_leases(
+        &self,
+        owner: RunOwner,
+        machine: u64,
+        until_ms: i64,
+    ) -> Result<usize, StoreError> {
+        Ok(self.conn()?.execute(
+            "UPDATE runs SET lease_until_ms = ?4
+             WHERE status = 'running' AND owner_pid = ?1 AND owner_started_ms = ?2
+               AND owner_machine = ?3",
+            params![owner.pid, owner.started_ms, machine.cast_signed(), until_ms],
+        )?)
     }
 
     fn interrupt_run(&self, id: &str, now_ms: i64) -> Result<bool, StoreError> {
@@ -365,8 +433,8 @@ impl RunStore for crate::SqliteStore {
 /// Inserts one run record on `conn`.
 pub(crate) fn insert_run_row(conn: &rusqlite::Connection, run: &RunRecord) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        "INSERT INTO runs (id, code, seed, clock_start_ms, client, status, envelope, attempts, created_at_ms, updated_at_ms, resumable, owner_pid, owner_started_ms, owner_machine, lease_until_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     )?
     .execute(params![
         run.id,
@@ -381,7 +449,9 @@ pub(crate) fn insert_run_row(conn: &rusqlite::Connection, run: &RunRecord) -> ru
         run.updated_at_ms,
         run.resumable,
         run.owner.map(|o| o.pid),
-        run.owner.map(|o| o.started_ms)
+        run.owner.map(|o| o.started_ms),
+        run.lease.map(|l| l.machine.cast_signed()),
+        run.lease.map(|l| l.until_ms)
     ])?;
     Ok(())
 }

@@ -48,6 +48,7 @@ fn run(id: &str) -> RunRecord {
         updated_at_ms: 1,
         resumable: true,
         owner: None,
+        lease: None,
     }
 }
 

@@ -92,8 +92,13 @@ impl AskingRegistry {
             .input_claim(approval_id, crate::clock::now_ms())
             .ok()
             .flatten()?;
+        // A claim has no lease: its process is looked for on this machine (docs/team.md).
+        let own = capa_runner::Holder {
+            owner: self.owner,
+            machine: 0,
+        };
         if claim.owner == self.owner
-            || capa_runner::progress(Some(claim.owner), self.owner)
+            || capa_runner::progress(Some(claim.owner), None, own, 0)
                 == capa_runner::Progress::Orphaned
         {
             return None;

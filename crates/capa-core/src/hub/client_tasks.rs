@@ -48,9 +48,15 @@ impl Hub {
             .client_task(id, surface, crate::clock::now_ms())
             .map_err(|e| tracing::warn!(error = %e, task = %id, "could not read a kept task"))
             .ok()??;
+        // A kept task has no lease: its process is looked for on this machine (replicas on
+        // several machines answer for their own tasks only; docs/team.md).
         let orphaned = !task.ended
-            && capa_runner::progress(Some(task.owner), self.slots.owner())
-                == capa_runner::Progress::Orphaned;
+            && capa_runner::progress(
+                Some(task.owner),
+                None,
+                self.slots.holder(),
+                crate::clock::now_ms(),
+            ) == capa_runner::Progress::Orphaned;
         Some(KeptTask {
             detail: task.detail,
             ended: task.ended,

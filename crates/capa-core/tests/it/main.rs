@@ -13,6 +13,7 @@ mod demo_limits;
 mod execute;
 mod faults;
 mod first_sign_in;
+mod leases;
 mod limits;
 mod lookup;
 mod oauth;

@@ -20,6 +20,7 @@ fn add_run(store: &Store, client: Option<&str>) {
             updated_at_ms: 0,
             resumable: true,
             owner: None,
+            lease: None,
         })
         .expect("run");
 }

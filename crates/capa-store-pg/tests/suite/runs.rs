@@ -1,7 +1,7 @@
 //! Runs and their journals: a round trip of every field, and the compare-and-set rules that
 //! let two hubs share runs.
 
-use capa_store::{JournalEntry, RunFilter, RunOwner, RunRecord, RunState};
+use capa_store::{JournalEntry, Lease, RunFilter, RunInProgress, RunOwner, RunRecord, RunState};
 
 use crate::support;
 
@@ -24,12 +24,22 @@ fn runs_and_their_journal_round_trip() {
                 pid: 7,
                 started_ms: 5,
             }),
+            // A machine hash past i64::MAX: stored in a signed column, read back the same.
+            lease: Some(Lease {
+                machine: u64::MAX - 3,
+                until_ms: 30_005,
+            }),
         };
         store.insert_run(&run).expect("insert");
         assert_eq!(
             store.runs_in_progress().expect("in progress"),
-            vec![("run_1".to_owned(), run.owner)]
+            vec![RunInProgress {
+                id: "run_1".to_owned(),
+                owner: run.owner,
+                lease: run.lease,
+            }]
         );
+        assert_eq!(store.run("run_1").expect("read").expect("present"), run);
         for index in [1, 0] {
             let entry = JournalEntry {
                 index,
@@ -103,6 +113,7 @@ fn a_paused_run_is_settled_only_while_nobody_resumed_it() {
             updated_at_ms: 1,
             resumable: true,
             owner: None,
+            lease: None,
         };
         store
             .insert_run(&paused("run_a", RunState::AwaitingApproval))
@@ -138,5 +149,108 @@ fn a_paused_run_is_settled_only_while_nobody_resumed_it() {
         assert_eq!(run.status, RunState::Denied);
         assert_eq!(run.envelope.as_deref(), Some("{\"x\":1}"));
         assert!(store.paused_runs().expect("paused").is_empty());
+    });
+}
+
+fn running(id: &str, owner: RunOwner, lease: Lease) -> RunRecord {
+    RunRecord {
+        id: id.into(),
+        code: "return 1".into(),
+        seed: 1,
+        clock_start_ms: 0,
+        client: None,
+        status: RunState::Running,
+        envelope: None,
+        attempts: 1,
+        created_at_ms: 1,
+        updated_at_ms: 1,
+        resumable: true,
+        owner: Some(owner),
+        lease: Some(lease),
+    }
+}
+
+#[test]
+fn a_hub_renews_only_the_leases_of_the_runs_it_runs() {
+    support::each_store(|store| {
+        let (ours, theirs) = (
+            RunOwner {
+                pid: 11,
+                started_ms: 100,
+            },
+            RunOwner {
+                pid: 11,
+                started_ms: 200,
+            },
+        );
+        let lease = |machine, until_ms| Lease { machine, until_ms };
+        store
+            .insert_run(&running("run_a", ours, lease(1, 10)))
+            .expect("a");
+        store
+            .insert_run(&running("run_b", theirs, lease(1, 10)))
+            .expect("b");
+        // The same process on another machine (another pid namespace) is another holder.
+        store
+            .insert_run(&running("run_c", ours, lease(2, 10)))
+            .expect("c");
+        store
+            .insert_run(&running("run_d", ours, lease(1, 10)))
+            .expect("d");
+        store
+            .finish_run("run_d", RunState::Completed, "{}", 5)
+            .expect("ended");
+        assert_eq!(store.renew_leases(ours, 1, 99).expect("renew"), 1);
+        let until = |id: &str| {
+            store
+                .run(id)
+                .expect("read")
+                .and_then(|r| r.lease)
+                .map(|l| l.until_ms)
+        };
+        assert_eq!(until("run_a"), Some(99));
+        assert_eq!(until("run_b"), Some(10));
+        assert_eq!(until("run_c"), Some(10));
+        assert_eq!(until("run_d"), Some(10), "an ended run's lease stays");
+    });
+}
+
+#[test]
+fn an_attempt_takes_the_run_with_its_owner_and_lease_once() {
+    support::each_store(|store| {
+        let first = RunOwner {
+            pid: 1,
+            started_ms: 1,
+        };
+        let dead = Lease {
+            machine: 1,
+            until_ms: 5,
+        };
+        store
+            .insert_run(&running("run_x", first, dead))
+            .expect("insert");
+        store.interrupt_run("run_x", 6).expect("interrupt");
+        let next = RunOwner {
+            pid: 2,
+            started_ms: 2,
+        };
+        let held = Lease {
+            machine: 2,
+            until_ms: 30_006,
+        };
+        assert!(
+            store
+                .start_attempt("run_x", 6, next, held, 1)
+                .expect("start")
+        );
+        assert!(
+            !store
+                .start_attempt("run_x", 6, first, dead, 1)
+                .expect("start"),
+            "a second hub resuming the same attempt loses"
+        );
+        let run = store.run("run_x").expect("read").expect("present");
+        assert_eq!((run.status, run.attempts), (RunState::Running, 2));
+        assert_eq!((run.owner, run.lease), (Some(next), Some(held)));
     });
 }

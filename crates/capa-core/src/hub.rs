@@ -208,7 +208,7 @@ impl Hub {
             .map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
         let (catalog, _) = watch::channel(Arc::new(Catalog::default()));
-        let runs = crate::runs::Runs::new(&paths.state_key(), paths.approvals_paused());
+        let runs = crate::runs::Runs::new(&store, &paths.state_key(), paths.approvals_paused());
         let slots = Arc::new(capa_runner::RunSlots::new());
         let asking = Arc::new(crate::approval::asking::AskingRegistry::new(
             store.clone(),

@@ -31,12 +31,19 @@ pub struct Runs {
 const STATE_KEY_BYTES: usize = 32;
 
 impl Runs {
-    /// With the signing key kept in `key_file` (created, mode 0600, on first use), so that
-    /// states handed out before a restart still open after it; paused when `paused_file` exists.
-    pub(crate) fn new(key_file: &std::path::Path, paused_file: std::path::PathBuf) -> Self {
-        let state_key = load_or_create_key(key_file).unwrap_or_else(|e| {
-            tracing::warn!(error = %e, file = %key_file.display(), "could not keep the requestState key; states will not survive a restart");
-            random_key().unwrap_or_default()
+    /// With the signing key the store shares between hubs (a team hub's replicas), else the
+    /// one kept in `key_file` (created, mode 0600, on first use), so that states handed out
+    /// before a restart, or by another replica, still open; paused when `paused_file` exists.
+    pub(crate) fn new(
+        store: &capa_store::Store,
+        key_file: &std::path::Path,
+        paused_file: std::path::PathBuf,
+    ) -> Self {
+        let state_key = shared_key(store).unwrap_or_else(|| {
+            load_or_create_key(key_file).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, file = %key_file.display(), "could not keep the requestState key; states will not survive a restart");
+                random_key().unwrap_or_default()
+            })
         });
         Self {
             decisions: watch::channel(0).0,
@@ -59,6 +66,21 @@ impl Runs {
 /// the clock would let anyone forge states, so 2026-07-28 clients then get `awaiting_approval`).
 fn random_key() -> Option<Vec<u8>> {
     crate::digest::random_bytes(STATE_KEY_BYTES)
+}
+
+/// The `requestState` key every hub on the store uses, where the store is shared by several
+/// machines (PostgreSQL); `None` for SQLite, whose hubs keep the key in the data dir. A shared
+/// store that cannot answer also gives `None`: this hub then signs with a key of its own, and
+/// its states are refused by the other replicas (closed, never forged).
+fn shared_key(store: &capa_store::Store) -> Option<Vec<u8>> {
+    let candidate = random_key()?;
+    match store.shared_key("request_state", &candidate) {
+        Ok(key) => key.filter(|k| k.len() >= STATE_KEY_BYTES),
+        Err(e) => {
+            tracing::error!(error = %e, "could not read the requestState key the store shares; this hub's states open here only");
+            None
+        }
+    }
 }
 
 fn load_or_create_key(path: &std::path::Path) -> std::io::Result<Vec<u8>> {

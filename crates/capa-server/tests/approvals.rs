@@ -17,7 +17,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 
-use support::{Served, serve_hub};
+use support::{Served, serve_hub, serve_hub_on};
 
 /// Deletes a note (destructive: asks) after writing it.
 const CODE: &str = "await demo.write_note({ title: 'n', text: 'x' }); return await demo.delete_note({ title: 'n' });";
@@ -396,4 +396,74 @@ async fn a_token_only_client_is_sent_no_approval_form() {
     let _ = client.cancel().await;
     served.server.shutdown().await;
     served.hub.shutdown().await;
+}
+
+/// Deletes a note that this hub's data dir may not have: completes on any replica.
+const CODE_ANYWHERE: &str = "await demo.write_note({ title: 'n', text: 'x' }); try { return await demo.delete_note({ title: 'n' }); } catch (e) { return e.code; }";
+
+/// Two replicas of a team hub (issue 44): separate processes' worth of hub, each with its own
+/// data dir, on one PostgreSQL database. A form's `requestState` sealed by A is accepted by B,
+/// once: the same answer sent back to A is refused as used.
+#[tokio::test]
+async fn a_state_sealed_by_one_replica_is_accepted_once_by_another() {
+    let Some(admin) = std::env::var("CAPA_TEST_POSTGRES")
+        .ok()
+        .filter(|a| !a.is_empty())
+    else {
+        assert!(
+            std::env::var_os("CAPA_REQUIRE_ALL").is_none(),
+            "CAPA_TEST_POSTGRES is not set: tests/support/postgres.sh starts a server"
+        );
+        eprintln!("CAPA_TEST_POSTGRES is not set: skipped");
+        return;
+    };
+    let database =
+        capa_store_pg::scratch::ScratchDatabase::new(&admin, "replicas").expect("a database");
+    let on_database = || {
+        capa_store::Store::from_backend(
+            capa_store_pg::PgStore::connect(&database.url()).expect("connect"),
+        )
+    };
+    let yaml = "options: { toolExposure: code }\n";
+    let a = serve_hub_on(yaml, on_database()).await;
+    let b = serve_hub_on(yaml, on_database()).await;
+    // A pairing is kept in the database: the client's key counts on either replica.
+    let key = paired_key(&a);
+    let on_a = connect_with(&a, key.clone()).await;
+    let on_b = connect_with(&b, key).await;
+    let (_, approval, state) = first_round(&on_a, CODE_ANYWHERE).await;
+    let run_id = only_run(&b);
+
+    let response = on_b
+        .peer()
+        .call_tool_once(answer(CODE_ANYWHERE, &state, &approval, "approve_once"))
+        .await
+        .expect("call");
+    let CallToolResponse::Complete(result) = response else {
+        panic!("expected the envelope, got {response:?}");
+    };
+    let envelope = result.structured_content.expect("envelope");
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(envelope["runId"], Value::String(run_id.clone()));
+
+    let replayed = on_a
+        .peer()
+        .call_tool_once(answer(CODE_ANYWHERE, &state, &approval, "approve_once"))
+        .await
+        .expect("call");
+    assert_eq!(refusal_code(&replayed), "request_state_used");
+    let journal = a
+        .hub
+        .run_history(&run_id)
+        .expect("history")
+        .expect("the run")
+        .journal;
+    assert_eq!(
+        journal
+            .iter()
+            .map(|e| e.address.as_str())
+            .collect::<Vec<_>>(),
+        ["demo.write_note", "demo.delete_note"],
+        "the approved call ran once, on B"
+    );
 }

@@ -14,6 +14,7 @@ mod client_tasks;
 mod connections;
 mod embeddings;
 mod handles;
+mod keys;
 mod pairings;
 mod pins;
 mod policy;
@@ -22,6 +23,7 @@ mod queue;
 mod runs;
 mod sampling;
 mod schema;
+pub mod scratch;
 mod tool_text;
 
 use capa_store::{Backend, StoreError};

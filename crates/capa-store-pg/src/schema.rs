@@ -19,10 +19,18 @@ const BASELINE_VERSION: i64 = 17;
 
 /// Versions after the baseline, each with the SQL that makes it (capa-store's migrations.rs
 /// says why each was made).
+///
+/// `shared_keys` is this backend's alone: keys every replica uses (capa-store's keys.rs), which
+/// a SQLite hub keeps in files of its data dir.
 const MIGRATIONS: &[(i64, &str)] = &[(
     18,
     "ALTER TABLE runs ADD COLUMN owner_machine BIGINT;
-     ALTER TABLE runs ADD COLUMN lease_until_ms BIGINT;",
+     ALTER TABLE runs ADD COLUMN lease_until_ms BIGINT;
+     CREATE TABLE shared_keys (
+         name          TEXT PRIMARY KEY,
+         key           BYTEA NOT NULL,
+         created_at_ms BIGINT NOT NULL
+     );",
 )];
 
 /// Arbitrary, fixed: the key of the advisory lock migrations hold (`capa` in ASCII).

@@ -17,6 +17,7 @@ mod deferred;
 mod embeddings;
 mod handles;
 mod input_kind;
+mod keys;
 mod migrations;
 mod pairings;
 mod pins;
@@ -40,6 +41,7 @@ pub use handles::{
     HandleBounds, HandleInfo, HandleOf, HandleRecord, HandleStore, HandleSummary, JsonType,
 };
 pub use input_kind::InputKind;
+pub use keys::KeyStore;
 pub use pairings::{PairedClient, PairingStore};
 pub use pins::{PinStatus, PinStore, PinnedTool};
 pub use policy::{ConfirmationStore, TrustedProjectSource};
@@ -95,6 +97,7 @@ pub trait Backend:
     + ConfirmationStore
     + SamplingStore
     + ToolTextStore
+    + KeyStore
     + std::fmt::Debug
 {
     /// The schema version after migrations.

@@ -55,10 +55,30 @@ pub(crate) enum HubFiles<'a> {
     NoneYet,
 }
 
+/// [`serve_hub`] on `store` (a team hub's database, shared with other hubs) instead of SQLite
+/// in its own data dir.
+#[allow(dead_code)] // each test binary uses its own part of the support module
+pub(crate) async fn serve_hub_on(yaml: &str, store: capa_store::Store) -> Served {
+    serve_hub_in(
+        HubFiles::Only(yaml),
+        capa_secrets::Keychain::default(),
+        Some(store),
+    )
+    .await
+}
+
 /// [`serve_hub`] with the file in the place `files` says and with `keychain`.
 pub(crate) async fn serve_hub_with(
     files: HubFiles<'_>,
     keychain: capa_secrets::Keychain,
+) -> Served {
+    serve_hub_in(files, keychain, None).await
+}
+
+async fn serve_hub_in(
+    files: HubFiles<'_>,
+    keychain: capa_secrets::Keychain,
+    store: Option<capa_store::Store>,
 ) -> Served {
     let dir = tempfile::tempdir().expect("tempdir");
     let paths = HubPaths::in_dir(dir.path());
@@ -88,7 +108,7 @@ pub(crate) async fn serve_hub_with(
         paths,
         redactor: Redactor::new(),
         keychain,
-        store: None,
+        store,
     })
     .await
     .expect("hub");

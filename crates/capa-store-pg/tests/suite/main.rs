@@ -10,6 +10,7 @@ mod client_tasks;
 mod connections;
 mod embeddings;
 mod handles;
+mod keys;
 mod pairings;
 mod pins;
 mod policy;

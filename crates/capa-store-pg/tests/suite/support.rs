@@ -6,22 +6,21 @@
 //! `CAPA_REQUIRE_ALL` is set (as `scripts/test` sets it), where that is a failure: CI starts a
 //! server (tests/support/postgres.sh).
 
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use capa_store::Store;
 use capa_store_pg::PgStore;
+use capa_store_pg::scratch::ScratchDatabase;
 
 /// One backend's home for a test's data.
 pub(crate) enum Place {
     Sqlite(tempfile::TempDir),
-    Postgres { admin: String, database: String },
+    Postgres(ScratchDatabase),
 }
 
 impl Place {
     pub(crate) fn name(&self) -> &'static str {
         match self {
             Self::Sqlite(_) => "SQLite",
-            Self::Postgres { .. } => "PostgreSQL",
+            Self::Postgres(_) => "PostgreSQL",
         }
     }
 
@@ -29,8 +28,8 @@ impl Place {
     pub(crate) fn open(&self) -> Store {
         match self {
             Self::Sqlite(dir) => Store::open(&dir.path().join("hub.db")).expect("open SQLite"),
-            Self::Postgres { admin, database } => Store::from_backend(
-                PgStore::connect(&url_of(admin, database)).expect("connect to PostgreSQL"),
+            Self::Postgres(database) => Store::from_backend(
+                PgStore::connect(&database.url()).expect("connect to PostgreSQL"),
             ),
         }
     }
@@ -39,30 +38,8 @@ impl Place {
     pub(crate) fn postgres_url(&self) -> Option<String> {
         match self {
             Self::Sqlite(_) => None,
-            Self::Postgres { admin, database } => Some(url_of(admin, database)),
+            Self::Postgres(database) => Some(database.url()),
         }
-    }
-}
-
-impl Drop for Place {
-    fn drop(&mut self) {
-        if let Self::Postgres { admin, database } = self
-            && let Ok(mut client) = postgres::Client::connect(admin, postgres::NoTls)
-        {
-            let _ =
-                client.batch_execute(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"));
-        }
-    }
-}
-
-/// `admin`'s address with `database` in place of its own.
-fn url_of(admin: &str, database: &str) -> String {
-    let (address, query) = admin.split_once('?').map_or((admin, ""), |(a, q)| (a, q));
-    let base = address.rsplit_once('/').map_or(address, |(base, _)| base);
-    if query.is_empty() {
-        format!("{base}/{database}")
-    } else {
-        format!("{base}/{database}?{query}")
     }
 }
 
@@ -70,7 +47,9 @@ fn url_of(admin: &str, database: &str) -> String {
 pub(crate) fn places() -> Vec<Place> {
     let mut places = vec![Place::Sqlite(tempfile::tempdir().expect("tempdir"))];
     match std::env::var("CAPA_TEST_POSTGRES") {
-        Ok(admin) if !admin.is_empty() => places.push(new_database(admin)),
+        Ok(admin) if !admin.is_empty() => places.push(Place::Postgres(
+            ScratchDatabase::new(&admin, "test").expect("a database on CAPA_TEST_POSTGRES"),
+        )),
         _ if std::env::var_os("CAPA_REQUIRE_ALL").is_some() => panic!(
             "CAPA_TEST_POSTGRES is not set: these tests need a PostgreSQL server \
              (eval \"$(tests/support/postgres.sh start)\" starts one)"
@@ -78,24 +57,6 @@ pub(crate) fn places() -> Vec<Place> {
         _ => eprintln!("CAPA_TEST_POSTGRES is not set: on SQLite only"),
     }
     places
-}
-
-fn new_database(admin: String) -> Place {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let database = format!(
-        "capa_test_{}_{}_{nanos}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    );
-    let mut client =
-        postgres::Client::connect(&admin, postgres::NoTls).expect("connect to CAPA_TEST_POSTGRES");
-    client
-        .batch_execute(&format!("CREATE DATABASE {database}"))
-        .expect("create a test database");
-    Place::Postgres { admin, database }
 }
 
 /// Runs `test` on a new store of each backend; a failure names the backend.

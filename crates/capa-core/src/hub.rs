@@ -250,6 +250,7 @@ impl Hub {
             hub.redactor.add(token.trim());
         }
         capa_runner::interrupt_orphans(&hub.store, hub.slots.holder(), now_ms());
+        hub.follow_decisions_elsewhere();
         hub.begin_source_confirmations(&hub.config.sources);
         hub.forget_confirmations_of_off_sources();
         for source in &hub.source_defs() {

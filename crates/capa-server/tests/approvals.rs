@@ -467,3 +467,58 @@ async fn a_state_sealed_by_one_replica_is_accepted_once_by_another() {
         "the approved call ran once, on B"
     );
 }
+
+/// Waits until `watch` reads `wanted` (a deadline turns a hang into a failure).
+async fn until_count(watch: &mut tokio::sync::watch::Receiver<u64>, wanted: u64, what: &str) {
+    let reached = tokio::time::timeout(Duration::from_secs(20), async {
+        while *watch.borrow_and_update() != wanted {
+            if watch.changed().await.is_err() {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(reached.is_ok(), "{what}: the count never read {wanted}");
+    assert_eq!(*watch.borrow(), wanted, "{what}");
+}
+
+/// Replicas hear each other (PostgreSQL's LISTEN/NOTIFY): an input recorded through B counts
+/// on A at once, and a decision taken on A clears it on B, with no request to either.
+#[tokio::test]
+async fn replicas_hear_each_others_inputs_and_decisions() {
+    let Some(admin) = std::env::var("CAPA_TEST_POSTGRES")
+        .ok()
+        .filter(|a| !a.is_empty())
+    else {
+        assert!(
+            std::env::var_os("CAPA_REQUIRE_ALL").is_none(),
+            "CAPA_TEST_POSTGRES is not set: tests/support/postgres.sh starts a server"
+        );
+        eprintln!("CAPA_TEST_POSTGRES is not set: skipped");
+        return;
+    };
+    let database =
+        capa_store_pg::scratch::ScratchDatabase::new(&admin, "replicas").expect("a database");
+    let on_database = || {
+        capa_store::Store::from_backend(
+            capa_store_pg::PgStore::connect(&database.url()).expect("connect"),
+        )
+    };
+    let yaml = "options: { toolExposure: code }\n";
+    let a = serve_hub_on(yaml, on_database()).await;
+    let b = serve_hub_on(yaml, on_database()).await;
+    let (mut on_a, mut on_b) = (a.hub.watch_pending(), b.hub.watch_pending());
+    until_count(&mut on_a, 0, "A before").await;
+
+    let client = connect_with(&b, paired_key(&b)).await;
+    let _ = first_round(&client, CODE_ANYWHERE).await;
+    let run_id = only_run(&a);
+    until_count(&mut on_b, 1, "B, where it was asked").await;
+    until_count(&mut on_a, 1, "A, told by B").await;
+
+    a.hub
+        .decide_run(&run_id, capa_core::Choice::Once, "test")
+        .expect("decide on A");
+    until_count(&mut on_a, 0, "A, where it was decided").await;
+    until_count(&mut on_b, 0, "B, told by A").await;
+}

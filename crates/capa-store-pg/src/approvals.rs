@@ -63,6 +63,7 @@ fn expire(c: &mut impl GenericClient, now_ms: i64) -> Result<usize, Failed> {
 impl InputStore for PgStore {
     fn insert_approval(&self, record: &ApprovalRecord) -> Result<ApprovalRecord, StoreError> {
         let r = record.clone();
+        let me = self.id.clone();
         self.pool.run(move |c| {
             let mut tx = c.transaction()?;
             // Any conflict keeps the row there, as SQLite's `INSERT OR IGNORE`; the read then
@@ -98,6 +99,7 @@ impl InputStore for PgStore {
                 &format!("SELECT {COLUMNS} FROM approvals WHERE run_id = $1 AND call_index = $2"),
                 &[&r.run_id, &i64::from(r.call_index)],
             )?)?;
+            crate::changes::announce(&mut tx, &me)?;
             tx.commit()?;
             Ok(stored)
         })
@@ -194,15 +196,21 @@ impl InputStore for PgStore {
         now_ms: i64,
     ) -> Result<bool, StoreError> {
         let (id, scope, via) = (id.to_owned(), scope.map(str::to_owned), via.to_owned());
+        let me = self.id.clone();
         self.pool.run(move |c| {
             expire(c, now_ms)?;
             // Another hub deciding at once: PostgreSQL makes this update wait for its, then
             // checks `pending` again on the row it left, so only one of the two counts.
-            let changed = c.execute(
+            let mut tx = c.transaction()?;
+            let changed = tx.execute(
                 "UPDATE approvals SET status = $2, scope = $3, decided_via = $4, decided_at_ms = $5
                  WHERE id = $1 AND status = 'pending'",
                 &[&id, &status.as_str(), &scope, &via, &now_ms],
             )?;
+            if changed == 1 {
+                crate::changes::announce(&mut tx, &me)?;
+            }
+            tx.commit()?;
             Ok(changed == 1)
         })
     }

@@ -9,6 +9,7 @@
 
 mod approvals;
 mod calls;
+mod changes;
 mod claims;
 mod client_tasks;
 mod connections;
@@ -38,6 +39,18 @@ const CONNECTIONS: usize = 4;
 #[derive(Debug)]
 pub struct PgStore {
     pool: Pool,
+    /// How to connect, for the connection that listens for other hubs' changes.
+    config: postgres::Config,
+    /// This store among the hubs on the database: its own announcements are not news to it.
+    id: String,
+    /// False once dropped: its listener ends.
+    open: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        self.open.store(false, std::sync::atomic::Ordering::Release);
+    }
 }
 
 impl PgStore {
@@ -50,7 +63,15 @@ impl PgStore {
         })?;
         let pool = Pool::connect(&config, CONNECTIONS)?;
         pool.run(schema::migrate)?;
-        Ok(Self { pool })
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        Ok(Self {
+            pool,
+            config,
+            id: format!("{}-{nanos}", std::process::id()),
+            open: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)),
+        })
     }
 }
 

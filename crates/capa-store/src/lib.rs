@@ -10,6 +10,7 @@
 
 mod approvals;
 mod calls;
+mod changes;
 mod claims;
 mod client_tasks;
 mod connections;
@@ -32,6 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use approvals::{ApprovalRecord, ApprovalStatus, InputStore};
 pub use calls::{CallRecord, CallStatus, CallStore, RecordedCall};
+pub use changes::ChangeFeed;
 pub use claims::{ClaimStore, InputClaim};
 pub use client_tasks::{ClientTask, ClientTaskStore};
 pub use connections::{ConnectionRecord, ConnectionStore};
@@ -98,6 +100,7 @@ pub trait Backend:
     + SamplingStore
     + ToolTextStore
     + KeyStore
+    + ChangeFeed
     + std::fmt::Debug
 {
     /// The schema version after migrations.

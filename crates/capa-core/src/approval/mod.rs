@@ -329,14 +329,26 @@ impl Hub {
         Ok(())
     }
 
-    /// Another process (an interactive terminal) stored decisions in the database, and maybe an
-    /// allow rule in the policy file: waiting calls and runs look again, the popup recounts.
+    /// Another process (an interactive terminal, another replica of a team hub) stored
+    /// decisions or inputs in the database, and maybe an allow rule in the policy file:
+    /// waiting calls and runs look again, the popup recounts.
     pub fn decisions_changed_elsewhere(&self) {
         if let Err(e) = self.reload_policy() {
             tracing::warn!(error = %e, "the policy file does not read; the previous policy stays in force");
         }
         self.runs().notify_decision();
         self.refresh_pending();
+    }
+
+    /// Replicas of a team hub on one database: another's decision wakes the calls waiting
+    /// here at once, and inputs recorded there count here (where the store can tell).
+    pub(crate) fn follow_decisions_elsewhere(self: &std::sync::Arc<Self>) {
+        let hub = std::sync::Arc::downgrade(self);
+        self.store().follow_changes(Box::new(move || {
+            if let Some(hub) = hub.upgrade() {
+                hub.decisions_changed_elsewhere();
+            }
+        }));
     }
 
     /// Recounts pending inputs for [`Hub::watch_pending`].

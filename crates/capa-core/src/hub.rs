@@ -33,7 +33,6 @@ mod connection_api;
 mod execute;
 mod history;
 mod kept_results;
-mod leases;
 mod lookup;
 mod naming;
 mod notices;
@@ -45,6 +44,7 @@ mod profiles;
 mod reach;
 mod redacting_asker;
 mod relay;
+mod replicas;
 mod runtime;
 mod sampling_gate;
 mod semantic;
@@ -265,7 +265,7 @@ impl Hub {
             starting.settled(STARTUP_LIMIT).await;
             starting.started.send_replace(true);
         });
-        tokio::spawn(leases::renew_leases_regularly(Arc::downgrade(&hub)));
+        tokio::spawn(replicas::renew_leases_regularly(Arc::downgrade(&hub)));
         tokio::spawn(abandoned_runs::end_abandoned_runs_regularly(
             Arc::downgrade(&hub),
         ));

@@ -145,7 +145,15 @@ pub async fn serve(options: HostOptions, redactor: Arc<Redactor>) -> Result<Host
     let mode = config.exposure.mode;
     let hub = start_hub(config, &paths, redactor).await?;
     hub.prewarm_sandboxes();
-    let token = match capa_server::token::rotate(&paths.token()) {
+    // A team hub's replicas accept one token, kept in their database; a person's hub makes a
+    // new one at every start.
+    let token = match hub.shared_token() {
+        Some(shared) => {
+            capa_core::write_private_file(&paths.token(), shared.as_bytes()).map(|()| shared)
+        }
+        None => capa_server::token::rotate(&paths.token()),
+    };
+    let token = match token {
         Ok(token) => token,
         Err(source) => {
             hub.shutdown().await;

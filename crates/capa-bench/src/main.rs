@@ -31,6 +31,7 @@ mod memory;
 mod package;
 mod peer;
 mod procs;
+mod replicas;
 mod report;
 mod semantic;
 mod semantic_hub;
@@ -69,6 +70,8 @@ enum Only {
     /// The query's embedding alone, in a line: for a profiler's run.
     QueryEmbedding,
     Package,
+    /// A team hub's replicas behind HAProxy.
+    Replicas,
 }
 
 async fn run() -> anyhow::Result<()> {
@@ -98,9 +101,10 @@ async fn run() -> anyhow::Result<()> {
             "--only-search" => only = Some(Only::Search),
             "--only-query-embedding" => only = Some(Only::QueryEmbedding),
             "--only-package" => only = Some(Only::Package),
+            "--only-replicas" => only = Some(Only::Replicas),
             "--help" | "-h" => {
                 println!(
-                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed | --only-search | --only-package (print that section only) | --only-in-process | --only-query-embedding (the in-process rows or the query embedding in one line, for a profiler)]"
+                    "capa-bench [--out docs/benchmarks.md] [--calls N per round] [--desktop target/dist/capabilities-desktop (needs a display)] [--deb target/dist/bundle/deb/….deb] [--only-approvals | --only-desktop | --only-speed | --only-search | --only-package | --only-replicas (print that section only) | --only-in-process | --only-query-embedding (the in-process rows or the query embedding in one line, for a profiler)]"
                 );
                 return Ok(());
             }
@@ -123,6 +127,7 @@ async fn run() -> anyhow::Result<()> {
     let by_meaning = search_by_meaning(&env).await?;
     let speed = speed::measure(&env).await?;
     let approvals = approvals::measure().await?;
+    let replicas = replicas::measure(&env).await?;
     let desktop = match &desktop_app {
         Some(app) => report::desktop(&desktop::measure(&env, app).await?),
         None => "\n## The desktop app\n\nNot measured in this run: `capa-bench --desktop <app binary>` under a display measures it (`scripts/test` does).\n".to_owned(),
@@ -136,6 +141,7 @@ async fn run() -> anyhow::Result<()> {
         + &by_meaning
         + &report::execute(&speed)
         + &report::approvals(&approvals)
+        + &report::replicas(&replicas)
         + &desktop
         + &package;
     print!("{text}");
@@ -169,6 +175,10 @@ async fn run_only(
 ) -> anyhow::Result<()> {
     match only {
         Only::Approvals => print!("{}", report::approvals(&approvals::measure().await?)),
+        Only::Replicas => {
+            let env = procs::BenchEnv::discover()?;
+            print!("{}", report::replicas(&replicas::measure(&env).await?));
+        }
         Only::InProcess => return inprocess::print_line().await,
         Only::QueryEmbedding => {
             return tokio::task::spawn_blocking(semantic::print_query_embedding_line).await?;

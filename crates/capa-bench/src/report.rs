@@ -4,6 +4,7 @@ mod both_hubs;
 mod desktop;
 mod execute;
 mod package;
+mod replicas;
 mod semantic;
 mod targets;
 
@@ -12,6 +13,7 @@ use std::fmt::Write;
 pub(crate) use desktop::desktop;
 pub(crate) use execute::execute;
 pub(crate) use package::package;
+pub(crate) use replicas::replicas;
 pub(crate) use semantic::semantic;
 
 use crate::calls::OverheadRow;

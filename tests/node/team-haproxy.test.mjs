@@ -31,33 +31,13 @@ import {
   trackPid,
 } from './support.mjs';
 import { skipOrFail } from './require.mjs';
+import { SERVER, newDatabase, dropDatabases, sql } from './postgres-support.mjs';
 
-const SERVER = process.env.CAPA_TEST_POSTGRES;
 const HAPROXY = spawnSync('haproxy', ['-v']).status === 0;
 const skip = skipOrFail([
   SERVER ? null : 'CAPA_TEST_POSTGRES is not set (eval "$(tests/support/postgres.sh start)" starts a server)',
   HAPROXY ? null : 'haproxy is not installed (apt-get install haproxy; scripts/setup --test does)',
 ]);
-
-const databases = [];
-
-function newDatabase() {
-  const name = `capa_lb_${process.pid}_${databases.length}_${Date.now()}`;
-  const made = spawnSync('psql', [SERVER, '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${name}`], {
-    encoding: 'utf8',
-  });
-  assert.equal(made.status, 0, made.stderr);
-  databases.push(name);
-  const url = new URL(SERVER);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-function sql(store, query) {
-  const r = spawnSync('psql', [store, '-At', '-v', 'ON_ERROR_STOP=1', '-c', query], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.trim();
-}
 
 async function replica(prefix, store, configDir) {
   const sandbox = await makeSandbox(prefix);
@@ -138,15 +118,13 @@ describe('replicas behind HAProxy', { skip }, () => {
   const stop = [];
   after(async () => {
     for (const s of stop.reverse()) await s();
-    for (const name of databases.splice(0)) {
-      spawnSync('psql', [SERVER, '-c', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]);
-    }
+    dropDatabases();
     await cleanup();
     await removeSandboxes();
   });
 
   it('spreads stateless requests, keeps sessions, and resumes a dead replica\'s paused run on the other', async () => {
-    const store = newDatabase();
+    const store = newDatabase('lb');
     const a = await replica('capa-lb-a-', store);
     stop.push(() => a.hub.stop());
     const b = await replica('capa-lb-b-', store, a.sandbox.configDir);

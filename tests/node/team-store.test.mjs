@@ -7,7 +7,6 @@
 // tests/support/postgres.sh); each test makes a database of its own there with psql.
 import { describe, it, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 
 import {
   makeSandbox,
@@ -21,32 +20,11 @@ import {
   runCapa,
 } from './support.mjs';
 import { skipOrFail } from './require.mjs';
+import { SERVER, newDatabase, dropDatabases } from './postgres-support.mjs';
 
-const SERVER = process.env.CAPA_TEST_POSTGRES;
 const skip = skipOrFail(
   SERVER ? [] : ['CAPA_TEST_POSTGRES is not set (eval "$(tests/support/postgres.sh start)" starts a server)'],
 );
-
-const databases = [];
-
-/** A new database on the test server; its address. */
-function newDatabase() {
-  const name = `capa_e2e_${process.pid}_${databases.length}_${Date.now()}`;
-  const made = spawnSync('psql', [SERVER, '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${name}`], {
-    encoding: 'utf8',
-  });
-  assert.equal(made.status, 0, made.stderr);
-  databases.push(name);
-  const url = new URL(SERVER);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-function dropDatabases() {
-  for (const name of databases.splice(0)) {
-    spawnSync('psql', [SERVER, '-c', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]);
-  }
-}
 
 /** A sandbox whose hub keeps its data in `store`; `configDir` shared when given (one policy). */
 async function teamSandbox(prefix, store, configDir) {
@@ -96,7 +74,7 @@ describe('the hub on PostgreSQL', { skip }, () => {
   });
 
   it('keeps a paused run for another hub process, which resumes it after A is killed', async () => {
-    const store = newDatabase();
+    const store = newDatabase('e2e');
     const a = await teamSandbox('capa-team-a-', store);
     const hubA = await startHub(a);
     hubs.push(hubA);

@@ -401,11 +401,10 @@ async fn a_token_only_client_is_sent_no_approval_form() {
 /// Deletes a note that this hub's data dir may not have: completes on any replica.
 const CODE_ANYWHERE: &str = "await demo.write_note({ title: 'n', text: 'x' }); try { return await demo.delete_note({ title: 'n' }); } catch (e) { return e.code; }";
 
-/// Two replicas of a team hub (issue 44): separate processes' worth of hub, each with its own
-/// data dir, on one PostgreSQL database. A form's `requestState` sealed by A is accepted by B,
-/// once: the same answer sent back to A is refused as used.
-#[tokio::test]
-async fn a_state_sealed_by_one_replica_is_accepted_once_by_another() {
+/// Two replicas of a team hub (issue 44): two hubs, each with its own data dir, on one
+/// PostgreSQL database made for the test on `CAPA_TEST_POSTGRES` (none without it, which
+/// `CAPA_REQUIRE_ALL` makes a failure). The database lives as long as the first value.
+async fn two_replicas() -> Option<(capa_store_pg::scratch::ScratchDatabase, Served, Served)> {
     let Some(admin) = std::env::var("CAPA_TEST_POSTGRES")
         .ok()
         .filter(|a| !a.is_empty())
@@ -415,7 +414,7 @@ async fn a_state_sealed_by_one_replica_is_accepted_once_by_another() {
             "CAPA_TEST_POSTGRES is not set: tests/support/postgres.sh starts a server"
         );
         eprintln!("CAPA_TEST_POSTGRES is not set: skipped");
-        return;
+        return None;
     };
     let database =
         capa_store_pg::scratch::ScratchDatabase::new(&admin, "replicas").expect("a database");
@@ -427,6 +426,17 @@ async fn a_state_sealed_by_one_replica_is_accepted_once_by_another() {
     let yaml = "options: { toolExposure: code }\n";
     let a = serve_hub_on(yaml, on_database()).await;
     let b = serve_hub_on(yaml, on_database()).await;
+    Some((database, a, b))
+}
+
+/// Two replicas of a team hub (issue 44): separate processes' worth of hub, each with its own
+/// data dir, on one PostgreSQL database. A form's `requestState` sealed by A is accepted by B,
+/// once: the same answer sent back to A is refused as used.
+#[tokio::test]
+async fn a_state_sealed_by_one_replica_is_accepted_once_by_another() {
+    let Some((_database, a, b)) = two_replicas().await else {
+        return;
+    };
     // A pairing is kept in the database: the client's key counts on either replica.
     let key = paired_key(&a);
     let on_a = connect_with(&a, key.clone()).await;
@@ -486,27 +496,9 @@ async fn until_count(watch: &mut tokio::sync::watch::Receiver<u64>, wanted: u64,
 /// on A at once, and a decision taken on A clears it on B, with no request to either.
 #[tokio::test]
 async fn replicas_hear_each_others_inputs_and_decisions() {
-    let Some(admin) = std::env::var("CAPA_TEST_POSTGRES")
-        .ok()
-        .filter(|a| !a.is_empty())
-    else {
-        assert!(
-            std::env::var_os("CAPA_REQUIRE_ALL").is_none(),
-            "CAPA_TEST_POSTGRES is not set: tests/support/postgres.sh starts a server"
-        );
-        eprintln!("CAPA_TEST_POSTGRES is not set: skipped");
+    let Some((_database, a, b)) = two_replicas().await else {
         return;
     };
-    let database =
-        capa_store_pg::scratch::ScratchDatabase::new(&admin, "replicas").expect("a database");
-    let on_database = || {
-        capa_store::Store::from_backend(
-            capa_store_pg::PgStore::connect(&database.url()).expect("connect"),
-        )
-    };
-    let yaml = "options: { toolExposure: code }\n";
-    let a = serve_hub_on(yaml, on_database()).await;
-    let b = serve_hub_on(yaml, on_database()).await;
     let (mut on_a, mut on_b) = (a.hub.watch_pending(), b.hub.watch_pending());
     until_count(&mut on_a, 0, "A before").await;
 

@@ -22,6 +22,9 @@ import {
 import { skipOrFail } from './require.mjs';
 import { SERVER, newDatabase, dropDatabases } from './postgres-support.mjs';
 
+/** A password with the characters URLs and logs treat specially. */
+const CANARY = 'canary-pw"q\\b@s/x';
+
 const skip = skipOrFail(
   SERVER ? [] : ['CAPA_TEST_POSTGRES is not set (eval "$(tests/support/postgres.sh start)" starts a server)'],
 );
@@ -74,11 +77,25 @@ describe('the hub on PostgreSQL', { skip }, () => {
   });
 
   it('keeps a paused run for another hub process, which resumes it after A is killed', async () => {
-    const store = newDatabase('e2e');
+    // A canary password (the test server trusts loopback, so it is never checked): it must
+    // show nowhere, raw or encoded.
+    const plain = newDatabase('e2e');
+    const withPassword = new URL(plain);
+    withPassword.username = 'postgres';
+    withPassword.password = CANARY;
+    const store = withPassword.toString();
     const a = await teamSandbox('capa-team-a-', store);
+    // As a person troubleshooting would: the driver's statement log (with its parameters: the
+    // shared token and keys) stays off all the same.
+    a.sandbox.env.RUST_LOG = 'debug';
     const hubA = await startHub(a);
     hubs.push(hubA);
-    assert.ok(!hubA.log().includes(store), 'the store address (with its password) is not logged');
+    for (const form of [CANARY, encodeURIComponent(CANARY), store]) {
+      assert.ok(!hubA.log().includes(form), `the store's password is in the log: ${form}`);
+    }
+    assert.doesNotMatch(hubA.log(), /executing statement/, 'the driver logs statements');
+    assert.ok(!hubA.log().includes(hubA.token), 'the token is in the log');
+    assert.ok(!hubA.log().includes([...Buffer.from(hubA.token)].join(', ')), 'the token is in the log as bytes');
     client = await connectHttp(hubA, { name: 'e2e-team' });
     const paused = await execute(client, { code: ASKS });
     assert.equal(paused.status, 'awaiting_approval', JSON.stringify(paused));
@@ -124,7 +141,7 @@ describe('the hub on PostgreSQL', { skip }, () => {
   it('says which store it could not open, without its password', async () => {
     const wrong = new URL(SERVER);
     wrong.username = 'nobody';
-    wrong.password = 'pa"ss\\word';
+    wrong.password = CANARY;
     wrong.port = '1';
     const { sandbox, configFile } = await teamSandbox('capa-team-bad-', wrong.toString());
     const result = await runCapa(['--config', configFile, 'hub', 'serve', '--http', '127.0.0.1:0'], {
@@ -134,6 +151,15 @@ describe('the hub on PostgreSQL', { skip }, () => {
     assert.notEqual(result.code, 0);
     const said = result.stdout + result.stderr;
     assert.match(said, /postgres:\/\/127\.0\.0\.1:1/, said);
-    assert.ok(!said.includes('pa"ss'), said);
+    for (const form of [CANARY, encodeURIComponent(CANARY)]) assert.ok(!said.includes(form), said);
+
+    // On the command line a password would be in the process list: refused, without echoing it.
+    const flagged = await runCapa(
+      ['--config', configFile, 'hub', 'serve', '--http', '127.0.0.1:0', '--store', wrong.toString()],
+      { env: { ...sandbox.env, CAPA_STORE: '' }, timeoutMs: 20000 },
+    );
+    assert.notEqual(flagged.code, 0);
+    assert.match(flagged.stderr, /process list/, flagged.stderr);
+    for (const form of [CANARY, encodeURIComponent(CANARY)]) assert.ok(!flagged.stderr.includes(form), flagged.stderr);
   });
 });

@@ -238,7 +238,7 @@ pub(crate) enum HubCommand {
         /// Keep the hub's data in this PostgreSQL database (postgres://user:password@host:port/db)
         /// instead of the SQLite file in the data dir; `CAPA_STORE` says the same for every command.
         #[arg(long, value_name = "URL")]
-        store: Option<String>,
+        store: Option<capa_core::StoreUrl>,
     },
     /// Show whether a hub is running, its URL and its sources.
     Status {

@@ -37,23 +37,83 @@ impl StoreUrl {
         &self.0
     }
 
-    /// The password the address holds, if any (`scheme://user:password@host…`), so that it can
-    /// be redacted wherever it might show.
-    pub fn password(&self) -> Option<&str> {
-        let (_, rest) = self.0.split_once("://")?;
-        let (credentials, _) = rest.split_once('@')?;
-        let (_, password) = credentials.split_once(':')?;
-        (!password.is_empty()).then_some(password)
+    /// The password the address holds, if any (`scheme://user:password@host…`, or a
+    /// `password=` option), as written and percent-decoded as the driver uses it, so that both
+    /// can be redacted wherever they might show.
+    pub fn passwords(&self) -> Vec<String> {
+        let in_credentials = self
+            .authority()
+            .and_then(|authority| authority.rsplit_once('@'))
+            .and_then(|(credentials, _)| credentials.split_once(':'))
+            .map(|(_, password)| password);
+        let in_options = self
+            .0
+            .split_once('?')
+            .into_iter()
+            .flat_map(|(_, options)| options.split('&'))
+            .filter_map(|option| option.strip_prefix("password="));
+        let mut passwords = Vec::new();
+        for written in in_credentials.into_iter().chain(in_options) {
+            if written.is_empty() {
+                continue;
+            }
+            let decoded = percent_decoded(written);
+            passwords.push(written.to_owned());
+            if decoded != written {
+                passwords.push(decoded);
+            }
+        }
+        passwords
     }
 
     /// The address without its credentials, path or options: `postgres://db.internal:5432`.
     pub fn shown(&self) -> String {
-        let Some((scheme, rest)) = self.0.split_once("://") else {
+        let (Some((scheme, _)), Some(authority)) = (self.0.split_once("://"), self.authority())
+        else {
             return "(an address)".to_owned();
         };
-        let host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
-        let host = host.split(['/', '?']).next().unwrap_or_default();
+        let host = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
         format!("{scheme}://{host}")
+    }
+
+    /// `user:password@host:port`: what follows the scheme, up to the path or the options.
+    fn authority(&self) -> Option<&str> {
+        let (_, rest) = self.0.split_once("://")?;
+        rest.split(['/', '?']).next()
+    }
+}
+
+/// `text` with `%XX` escapes decoded (as UTF-8, lossily); others kept as they are.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        if let Some(byte) = escaped {
+            out.push(byte);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Any text is an address to try (the driver says what is wrong with it); held in this type
+/// from the start (a command-line flag) so that its `Debug` never shows a password.
+impl std::str::FromStr for StoreUrl {
+    type Err = std::convert::Infallible;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(Self::new(text))
     }
 }
 
@@ -274,7 +334,13 @@ mod tests {
     #[test]
     fn a_store_address_never_shows_its_password() {
         let url = StoreUrl::new("postgres://capa:s3cr\"et\\@db.internal:5432/hub?sslmode=disable");
-        assert_eq!(url.password(), Some("s3cr\"et\\"));
+        assert_eq!(url.passwords(), vec!["s3cr\"et\\".to_owned()]);
+        let encoded = StoreUrl::new("postgres://capa:p%40ss%22w@db/hub?password=other%2F1");
+        assert_eq!(
+            encoded.passwords(),
+            vec!["p%40ss%22w", "p@ss\"w", "other%2F1", "other/1"]
+        );
+        assert_eq!(encoded.shown(), "postgres://db");
         assert_eq!(url.shown(), "postgres://db.internal:5432");
         let debug = format!(
             "{:?}",
@@ -285,8 +351,12 @@ mod tests {
         );
         assert!(!debug.contains("s3cr"), "{debug}");
         assert!(debug.contains("db.internal"), "{debug}");
-        assert_eq!(StoreUrl::new("postgres://db/hub").password(), None);
-        assert_eq!(StoreUrl::new("postgres://capa@db/hub").password(), None);
+        assert!(StoreUrl::new("postgres://db/hub").passwords().is_empty());
+        assert!(
+            StoreUrl::new("postgres://capa@db/hub")
+                .passwords()
+                .is_empty()
+        );
         assert_eq!(StoreUrl::new("host=db user=capa").shown(), "(an address)");
     }
 }

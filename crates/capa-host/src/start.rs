@@ -77,8 +77,8 @@ pub async fn start_hub(
     let store = match &paths.store {
         StoreAt::DataDir => None,
         StoreAt::Url(url) => {
-            if let Some(password) = url.password() {
-                redactor.add(password);
+            for password in url.passwords() {
+                redactor.add(&password);
             }
             Some(crate::store::open_store(paths).map_err(StartHubError::Store)?)
         }

@@ -92,8 +92,8 @@ fn signal_zero(_pid: u32) -> bool {
 }
 
 /// This machine, as runs name it beside a process id (`capa_store::Lease::machine`): a hash of
-/// its systemd/D-Bus machine id and its host name, so that two containers of one host that
-/// share the id but not a process table count as two machines. 0 where neither can be read:
+/// its systemd/D-Bus machine id, its host name and its process id namespace, so that two
+/// containers of one host that share the id but not a process table count as two machines. 0 where neither can be read:
 /// every such machine then counts as this one, and a process id is trusted as on one machine.
 pub fn machine() -> u64 {
     use sha2::{Digest, Sha256};
@@ -103,10 +103,14 @@ pub fn machine() -> u64 {
         .find(|id| !id.trim().is_empty())
         .unwrap_or_default();
     let host = read("/proc/sys/kernel/hostname");
+    // Containers of one host may share the machine id and the host name, not a process table.
+    let pids = std::fs::read_link("/proc/self/ns/pid")
+        .map(|ns| ns.display().to_string())
+        .unwrap_or_default();
     if id.trim().is_empty() && host.trim().is_empty() {
         return 0;
     }
-    let digest = Sha256::digest(format!("{}\n{}", id.trim(), host.trim()));
+    let digest = Sha256::digest(format!("{}\n{}\n{pids}", id.trim(), host.trim()));
     let mut first = [0u8; 8];
     first.copy_from_slice(&digest[..8]);
     u64::from_le_bytes(first)

@@ -107,11 +107,15 @@ impl InputStore for PgStore {
 
     fn forget_connection_input(&self, id: &str) -> Result<(), StoreError> {
         let id = id.to_owned();
+        let me = self.id.clone();
         self.pool.run(move |c| {
-            c.execute(
+            let forgotten = c.execute(
                 "DELETE FROM approvals WHERE id = $1 AND kind = 'connection'",
                 &[&id],
             )?;
+            if forgotten > 0 {
+                crate::changes::announce(c, &me)?;
+            }
             Ok(())
         })
     }
@@ -176,6 +180,7 @@ impl InputStore for PgStore {
 
     fn end_connection_inputs_of_run(&self, run_id: &str, now_ms: i64) -> Result<usize, StoreError> {
         let run_id = run_id.to_owned();
+        let me = self.id.clone();
         self.pool.run(move |c| {
             let changed = c.execute(
                 "UPDATE approvals SET status = 'expired', decided_via = 'run_ended',
@@ -183,6 +188,9 @@ impl InputStore for PgStore {
                  WHERE run_id = $1 AND kind = 'connection' AND status = 'pending'",
                 &[&run_id, &now_ms],
             )?;
+            if changed > 0 {
+                crate::changes::announce(c, &me)?;
+            }
             Ok(usize::try_from(changed).unwrap_or(usize::MAX))
         })
     }

@@ -60,7 +60,12 @@ fn follow(mut client: Client, me: &str, open: &std::sync::atomic::AtomicBool, no
     while open.load(Ordering::Acquire) {
         let mut notifications = client.notifications();
         match notifications.timeout_iter(LOOK_EVERY).next() {
-            Ok(Some(heard)) if heard.payload() != me => notify(),
+            Ok(Some(heard)) if heard.payload() != me => {
+                // A hub that panics while it looks again must not deafen this store for good.
+                if std::panic::catch_unwind(std::panic::AssertUnwindSafe(notify)).is_err() {
+                    tracing::error!("looking again after another hub's change panicked");
+                }
+            }
             Ok(_) => {}
             Err(e) => {
                 tracing::warn!(error = %e, "lost the connection that listens for other hubs' decisions; connecting again");

@@ -58,9 +58,15 @@ impl PgStore {
     /// key/value form libpq takes) and brings its schema up to date. The error never repeats
     /// the address, which may hold a password.
     pub fn connect(url: &str) -> Result<Self, StoreError> {
-        let config: postgres::Config = url.parse().map_err(|e| {
+        let mut config: postgres::Config = url.parse().map_err(|e| {
             StoreError::Backend(format!("the PostgreSQL address is not valid: {e}").into())
         })?;
+        // A server that does not answer fails an operation in seconds, not after the kernel's
+        // retries (minutes), where the address does not say otherwise.
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(std::time::Duration::from_secs(5));
+        }
+        config.keepalives_idle(std::time::Duration::from_secs(30));
         let pool = Pool::connect(&config, CONNECTIONS)?;
         pool.run(schema::migrate)?;
         let nanos = std::time::SystemTime::now()

@@ -128,7 +128,9 @@ impl Pool {
             .unwrap_or_else(PoisonError::into_inner)
             .send(job)
             .map_err(|_| closed())?;
-        answered.recv().map_err(|_| closed())?
+        answered.recv().map_err(|_| {
+            StoreError::Backend("a store operation ended without an answer (it panicked)".into())
+        })?
     }
 }
 
@@ -155,7 +157,15 @@ fn serve(config: &Config, client: Client, queue: &Mutex<Receiver<Job>>) {
             };
         }
         match client.as_mut() {
-            Some(client) => job(Ok(client)),
+            Some(open) => {
+                // A panicking operation ends alone: its caller hears it (its answer is dropped),
+                // and the connection, which it may have left mid-transaction, is opened again.
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(Ok(open))));
+                if ran.is_err() {
+                    tracing::error!("a store operation panicked; its connection is opened again");
+                    client = None;
+                }
+            }
             None => job(Err(closed())),
         }
     }

@@ -220,7 +220,7 @@ impl RunStore for PgStore {
     fn find_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, StoreError> {
         let status = filter.status.map(RunState::as_str);
         // The source is matched as a prefix `source.` of the address, with LIKE's own
-        // characters escaped.
+        // characters escaped; ILIKE, as SQLite's LIKE ignores ASCII case.
         let source = filter.source.as_ref().map(|s| {
             s.replace('\\', "\\\\")
                 .replace('%', "\\%")
@@ -236,7 +236,7 @@ impl RunStore for PgStore {
                  FROM runs r
                  WHERE ($1::TEXT IS NULL OR r.status = $1)
                    AND ($2::TEXT IS NULL OR EXISTS (SELECT 1 FROM run_calls c
-                            WHERE c.run_id = r.id AND c.address LIKE $2 || '.%' ESCAPE '\\'))
+                            WHERE c.run_id = r.id AND c.address ILIKE $2 || '.%' ESCAPE '\\'))
                    AND ($3::BIGINT IS NULL OR r.created_at_ms >= $3)
                  ORDER BY r.created_at_ms DESC, r.id COLLATE \"C\" DESC LIMIT $4",
                 &[&status, &source, &since_ms, &limit],

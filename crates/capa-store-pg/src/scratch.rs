@@ -6,10 +6,18 @@ use capa_store::StoreError;
 use crate::pool::backend;
 
 /// A database made for one test or benchmark on the server `admin` names.
-#[derive(Debug)]
 pub struct ScratchDatabase {
     admin: String,
     name: String,
+}
+
+/// The server's address may hold a password: only the database's name is shown.
+impl std::fmt::Debug for ScratchDatabase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScratchDatabase")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ScratchDatabase {

@@ -154,7 +154,7 @@ pub trait HandleStore: Send + Sync {
     fn handle(&self, id: &str, kept_since_ms: i64) -> Result<Option<HandleRecord>, StoreError>;
 
     /// What is known of handle `id` without reading its body, if it is still kept (as
-    /// [`Store::handle`]).
+    /// [`HandleStore::handle`]).
     fn handle_info(&self, id: &str, kept_since_ms: i64) -> Result<Option<HandleInfo>, StoreError>;
 
     /// Up to `len` bytes of handle `id`'s body from byte `start`, read through SQLite's blob

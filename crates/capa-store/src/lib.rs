@@ -1,8 +1,10 @@
-//! The hub's SQLite database: tool call records (the base of runs and history), connection
+//! The hub's database: tool call records (the base of runs and history), connection
 //! metadata, results too large to return inline (read back by handle), and a cache of the
-//! sentence model's vectors of tool texts. Never secret values:
-//! those live in the OS keychain, and every text written here has already passed the hub's
-//! redaction.
+//! sentence model's vectors of tool texts. Never the secret values of connections: those live
+//! in the OS keychain, and every text written here has already passed the hub's redaction. A
+//! database several replicas share (PostgreSQL) also keeps the keys they must share
+//! ([`KeyStore`]: the bearer token, the `requestState` key), and is protected as the token
+//! file is (docs/team.md).
 //!
 //! One SQLite file in the platform data dir (WAL mode, versioned migrations run on open) by
 //! default; every operation is a method of a domain trait ([`RunStore`], [`InputStore`], …)

@@ -76,7 +76,7 @@ pub struct JournalEntry {
     pub in_flight: bool,
 }
 
-/// Which runs [`Store::find_runs`] returns.
+/// Which runs [`RunStore::find_runs`] returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunFilter {
     pub status: Option<RunState>,

@@ -73,7 +73,8 @@ pub(crate) async fn connect(
             cwd,
         } => {
             let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env);
+            // A team hub's database address (with its password) is the hub's, not a source's.
+            cmd.env_remove("CAPA_STORE").args(args).envs(env);
             if let Some(cwd) = cwd {
                 cmd.current_dir(cwd);
             }

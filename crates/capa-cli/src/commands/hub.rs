@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use capa_core::{Choice, HubPaths, Redactor, StoreAt, StoreUrl};
+use capa_core::{Choice, HubPaths, Redactor, StoreAt};
 use capa_host::{HostError, HostOptions, HubClient, HubProbe, RemoteHub, RunningHub, Silence};
 use capa_install::running::RunningProgram;
 use serde::Serialize;
@@ -22,7 +22,13 @@ pub(super) async fn run(
         HubCommand::Serve { http, store } => {
             let mut paths = paths.clone();
             if let Some(url) = store {
-                paths.store = StoreAt::Url(StoreUrl::new(url));
+                // A program's arguments are in the process list, which every user can read.
+                if !url.passwords().is_empty() {
+                    anyhow::bail!(
+                        "the --store address holds a password, which every user of this machine can read in the process list; put the address in CAPA_STORE instead, or the password in ~/.pgpass"
+                    );
+                }
+                paths.store = StoreAt::Url(url);
             }
             serve(global, &paths, redactor, http).await
         }

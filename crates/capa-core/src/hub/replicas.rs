@@ -26,7 +26,10 @@ impl Hub {
         if let Err(e) =
             store.renew_leases(holder.owner, holder.machine, holder.lease(now_ms).until_ms)
         {
+            // The database did not answer: another replica's leases may have run out only
+            // because nobody could renew them; no run is taken from anyone until it answers.
             tracing::warn!(error = %e, "could not renew the leases of the runs this hub runs");
+            return Vec::new();
         }
         capa_runner::interrupt_orphans(&store, holder, now_ms)
     }
@@ -43,7 +46,9 @@ impl Hub {
     pub fn shared_token(&self) -> Option<String> {
         let candidate = crate::digest::random_hex(TOKEN_BYTES)?;
         match self.store.shared_key("http_token", candidate.as_bytes()) {
-            Ok(token) => token.and_then(|t| String::from_utf8(t).ok()),
+            Ok(token) => token
+                .and_then(|t| String::from_utf8(t).ok())
+                .filter(|t| t.len() >= 2 * TOKEN_BYTES),
             Err(e) => {
                 tracing::error!(error = %e, "could not read the token the store shares; this replica makes its own");
                 None

@@ -97,7 +97,7 @@ pub fn interrupt_orphans(store: &Store, own: Holder, now_ms: i64) -> Vec<String>
             continue;
         }
         let id = run.id;
-        match store.interrupt_run(&id, now_ms) {
+        match store.interrupt_run(&id, run.attempts, now_ms) {
             Ok(true) => interrupted.push(id),
             Ok(false) => {}
             Err(e) => tracing::error!(error = %e, run = %id, "could not mark a run interrupted"),

@@ -145,13 +145,14 @@ impl RunStore for PgStore {
     fn runs_in_progress(&self) -> Result<Vec<RunInProgress>, StoreError> {
         self.pool.run(|c| {
             Ok(c.query(
-                "SELECT id, owner_pid, owner_started_ms, owner_machine, lease_until_ms
+                "SELECT id, owner_pid, owner_started_ms, owner_machine, lease_until_ms, attempts
                  FROM runs WHERE status = 'running' ORDER BY id COLLATE \"C\"",
                 &[],
             )?
             .iter()
             .map(|row| RunInProgress {
                 id: row.get(0),
+                attempts: row.get(5),
                 owner: owner_from(row.get(1), row.get(2)),
                 lease: lease_from(row.get(3), row.get(4)),
             })
@@ -181,13 +182,13 @@ impl RunStore for PgStore {
         })
     }
 
-    fn interrupt_run(&self, id: &str, now_ms: i64) -> Result<bool, StoreError> {
+    fn interrupt_run(&self, id: &str, attempts: i64, now_ms: i64) -> Result<bool, StoreError> {
         let id = id.to_owned();
         self.pool.run(move |c| {
             let changed = c.execute(
                 "UPDATE runs SET status = 'interrupted', updated_at_ms = $2
-                 WHERE id = $1 AND status = 'running'",
-                &[&id, &now_ms],
+                 WHERE id = $1 AND status = 'running' AND attempts = $3",
+                &[&id, &now_ms, &attempts],
             )?;
             Ok(changed > 0)
         })

@@ -26,6 +26,7 @@ const MIGRATIONS: &[(i64, &str)] = &[(
     18,
     "ALTER TABLE runs ADD COLUMN owner_machine BIGINT;
      ALTER TABLE runs ADD COLUMN lease_until_ms BIGINT;
+     CREATE INDEX runs_status ON runs(status);
      CREATE TABLE shared_keys (
          name          TEXT PRIMARY KEY,
          key           BYTEA NOT NULL,

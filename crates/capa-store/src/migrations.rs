@@ -306,10 +306,12 @@ const MIGRATIONS: &[&str] = &[
     // 18: the machine a run's attempt runs on and the lease it holds (issue 44: replicas of a
     // team hub on several machines share one database). A process id says whether a hub lives
     // only on its own machine; a hub elsewhere tells a live attempt from an orphaned one by the
-    // lease, which its process renews while it runs (capa-runner's ownership.rs).
+    // lease, which its process renews while it runs (capa-runner's ownership.rs). Every hub
+    // looks for running runs every few seconds: by status.
     r"
     ALTER TABLE runs ADD COLUMN owner_machine INTEGER;
     ALTER TABLE runs ADD COLUMN lease_until_ms INTEGER;
+    CREATE INDEX runs_status ON runs(status);
     ",
 ];
 
@@ -403,6 +405,7 @@ mod tests {
                 store.runs_in_progress().expect("in progress"),
                 vec![crate::RunInProgress {
                     id: "run_old".to_owned(),
+                    attempts: 1,
                     owner: None,
                     lease: None,
                 }]

@@ -44,6 +44,9 @@ pub struct Lease {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunInProgress {
     pub id: String,
+    /// Its attempt's number: an interruption names it, so that one read before another hub
+    /// resumed the run leaves the new attempt alone.
+    pub attempts: i64,
     pub owner: Option<RunOwner>,
     pub lease: Option<Lease>,
 }
@@ -190,8 +193,9 @@ pub trait RunStore: Send + Sync {
     ) -> Result<usize, StoreError>;
 
     /// Marks a run whose attempt's process ended as `interrupted`, if it still says `running`
-    /// (another hub may have resumed it meanwhile). Returns whether it did.
-    fn interrupt_run(&self, id: &str, now_ms: i64) -> Result<bool, StoreError>;
+    /// at attempt `attempts` (another hub may have resumed it meanwhile, as a new attempt).
+    /// Returns whether it did.
+    fn interrupt_run(&self, id: &str, attempts: i64, now_ms: i64) -> Result<bool, StoreError>;
 
     fn run(&self, id: &str) -> Result<Option<RunRecord>, StoreError>;
 
@@ -290,13 +294,14 @@ impl RunStore for crate::SqliteStore {
     fn runs_in_progress(&self) -> Result<Vec<RunInProgress>, StoreError> {
         let conn = self.conn()?;
         let mut statement = conn.prepare(
-            "SELECT id, owner_pid, owner_started_ms, owner_machine, lease_until_ms
+            "SELECT id, owner_pid, owner_started_ms, owner_machine, lease_until_ms, attempts
              FROM runs WHERE status = 'running' ORDER BY id",
         )?;
         let runs = statement
             .query_map([], |row| {
                 Ok(RunInProgress {
                     id: row.get(0)?,
+                    attempts: row.get(5)?,
                     owner: owner_from(row.get(1)?, row.get(2)?),
                     lease: lease_from(row.get(3)?, row.get(4)?),
                 })
@@ -319,11 +324,11 @@ impl RunStore for crate::SqliteStore {
         )?)
     }
 
-    fn interrupt_run(&self, id: &str, now_ms: i64) -> Result<bool, StoreError> {
+    fn interrupt_run(&self, id: &str, attempts: i64, now_ms: i64) -> Result<bool, StoreError> {
         let changed = self.conn()?.execute(
             "UPDATE runs SET status = 'interrupted', updated_at_ms = ?2
-             WHERE id = ?1 AND status = 'running'",
-            params![id, now_ms],
+             WHERE id = ?1 AND status = 'running' AND attempts = ?3",
+            params![id, now_ms, attempts],
         )?;
         Ok(changed > 0)
     }

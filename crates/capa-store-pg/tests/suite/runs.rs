@@ -35,6 +35,7 @@ fn runs_and_their_journal_round_trip() {
             store.runs_in_progress().expect("in progress"),
             vec![RunInProgress {
                 id: "run_1".to_owned(),
+                attempts: 1,
                 owner: run.owner,
                 lease: run.lease,
             }]
@@ -74,7 +75,7 @@ fn runs_and_their_journal_round_trip() {
             vec![(0, false), (1, true)]
         );
         assert!(
-            !store.interrupt_run("run_1", 3).expect("interrupt"),
+            !store.interrupt_run("run_1", 1, 3).expect("interrupt"),
             "completed runs stay"
         );
         assert_eq!(store.recent_runs(10).expect("recent").len(), 1);
@@ -229,7 +230,11 @@ fn an_attempt_takes_the_run_with_its_owner_and_lease_once() {
         store
             .insert_run(&running("run_x", first, dead))
             .expect("insert");
-        store.interrupt_run("run_x", 6).expect("interrupt");
+        assert!(
+            !store.interrupt_run("run_x", 0, 6).expect("interrupt"),
+            "a read of another attempt interrupts nothing"
+        );
+        assert!(store.interrupt_run("run_x", 1, 6).expect("interrupt"));
         let next = RunOwner {
             pid: 2,
             started_ms: 2,

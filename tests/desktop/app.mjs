@@ -164,6 +164,18 @@ export async function desktopLock() {
  * tests that need a real window manager; resolves `{ display, env, stop() }`, `env` being `base`
  * with that DISPLAY. */
 export async function ownDisplay(base) {
+  // Once more on a fresh display when the first is gone before openbox reaches it: a display
+  // number freed by another Xvfb of this run can lose its socket to that Xvfb's exit after
+  // this one made it (seen in CI twice: "openbox did not manage :0").
+  try {
+    return await ownDisplayOnce(base);
+  } catch (e) {
+    console.error(`${e.message}; trying a new display`);
+    return ownDisplayOnce(base);
+  }
+}
+
+async function ownDisplayOnce(base) {
   const child = await new Promise((resolve, reject) => {
     const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], {
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
@@ -183,7 +195,9 @@ export async function ownDisplay(base) {
     if (Date.now() > deadline) {
       // Nothing left running: a live Xvfb would keep the test file's process from ever ending.
       await wm.stop();
+      const gone = new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)));
       child.kill('SIGKILL');
+      await gone;
       throw new Error(`openbox did not manage ${display}: ${wm.log()}`);
     }
     await sleep(100);

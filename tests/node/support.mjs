@@ -486,6 +486,34 @@ export async function startEverythingHttp() {
   }
 }
 
+/**
+ * The counting upstream (tests/fixtures/ledger-server.mjs) on a free port: `url` for a
+ * capabilities file, `counts()` for what reached it (`{ "append:<key>": n, ... }`).
+ */
+export async function startLedger() {
+  const proc = track(
+    spawn(NODE, [path.join(REPO_ROOT, 'tests', 'fixtures', 'ledger-server.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+  let log = '';
+  proc.stdout.setEncoding('utf8').on('data', (d) => (log += d));
+  proc.stderr.setEncoding('utf8').on('data', (d) => (log += d));
+  const port = await waitFor('the ledger upstream to listen', () => {
+    if (proc.exitCode !== null) throw new Error(`exited: ${log}`);
+    return /listening on port (\d+)/.exec(log)?.[1];
+  }, { timeoutMs: 15000 }).catch(async (e) => {
+    await stopProcess(proc);
+    throw e;
+  });
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    proc,
+    url: `${base}/mcp`,
+    log: () => log,
+    counts: async () => (await fetch(`${base}/counts`)).json(),
+    stop: () => stopProcess(proc),
+  };
+}
+
 /** A raw HTTP request with full control over headers (fetch does not let you set Host). */
 export function rawRequest(url, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((resolve, reject) => {

@@ -10,100 +10,10 @@
 // Needs CAPA_TEST_POSTGRES (scripts/test starts a server) and Debian's haproxy.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
-
-import {
-  REPO_ROOT,
-  makeSandbox,
-  removeSandboxes,
-  writeCapabilities,
-  startHub,
-  cleanup,
-  freePort,
-  runCapa,
-  stopProcess,
-  trackPid,
-} from './support.mjs';
-import { skipOrFail } from './require.mjs';
-import { SERVER, newDatabase, dropDatabases, sql } from './postgres-support.mjs';
-
-const HAPROXY = spawnSync('haproxy', ['-v']).status === 0;
-const skip = skipOrFail([
-  SERVER ? null : 'CAPA_TEST_POSTGRES is not set (eval "$(tests/support/postgres.sh start)" starts a server)',
-  HAPROXY ? null : 'haproxy is not installed (apt-get install haproxy; scripts/setup --test does)',
-]);
-
-async function replica(prefix, store, configDir) {
-  const sandbox = await makeSandbox(prefix);
-  if (configDir) {
-    sandbox.configDir = configDir;
-    sandbox.env.CAPA_CONFIG_DIR = configDir;
-  }
-  sandbox.env.CAPA_NO_BROWSER = '1';
-  sandbox.env.CAPA_STORE = store;
-  const configFile = await writeCapabilities(sandbox.configDir, { options: { demo: true, toolExposure: 'code' } });
-  const hub = await startHub({ configFile, sandbox });
-  return { sandbox, configFile, hub };
-}
-
-/** HAProxy with docs/team-haproxy.cfg in front of `a` and `b`; resolves once it serves. */
-async function startHaproxy(a, b, token) {
-  const port = await freePort();
-  const hostOf = (hub) => new URL(hub.url).host;
-  const proc = spawn('haproxy', ['-db', '-f', path.join(REPO_ROOT, 'docs', 'team-haproxy.cfg')], {
-    env: {
-      ...process.env,
-      CAPA_LISTEN: `127.0.0.1:${port}`,
-      CAPA_HUB_A: hostOf(a),
-      CAPA_HUB_B: hostOf(b),
-      CAPA_TOKEN: token,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  trackPid(proc.pid);
-  let log = '';
-  proc.stdout.setEncoding('utf8').on('data', (d) => (log += d));
-  proc.stderr.setEncoding('utf8').on('data', (d) => (log += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      const res = await fetch(`${url}/api/health`, { headers: { Authorization: `Bearer ${token}` } });
-      if (res.ok) return { proc, url, log: () => log };
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await stopProcess(proc);
-  throw new Error(`haproxy did not serve:\n${log}`);
-}
-
-async function v1(url, token) {
-  const client = new Client({ name: 'e2e-lb-v1', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
-  );
-  return client;
-}
-
-async function v2(url, token) {
-  const client = new ClientV2(
-    { name: 'e2e-lb-v2', version: '1.0.0' },
-    { capabilities: {}, versionNegotiation: { mode: 'auto' } },
-  );
-  await client.connect(new HttpV2(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  return client;
-}
-
-async function execute(client, args) {
-  const result = await client.callTool({ name: 'execute', arguments: args });
-  assert.ok(result.structuredContent, JSON.stringify(result));
-  return result.structuredContent;
-}
+import { removeSandboxes, cleanup, runCapa, stopProcess } from './support.mjs';
+import { newDatabase, dropDatabases, sql } from './postgres-support.mjs';
+import { skip, replica, startHaproxy, v1, v2, execute } from './team-support.mjs';
 
 const ASKS = `
 const sum = await demo.add({ a: 20, b: 22 });

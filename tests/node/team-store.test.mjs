@@ -1,7 +1,9 @@
 // The hub on PostgreSQL (issue 44, docs/team.md) with the official TypeScript client: a run that
 // asks, started through hub A, is paused in the database; A is killed (SIGKILL); hub B, another
 // process with another data dir on the same database, lists the pending input; a person approves
-// it at a terminal against B; the run resumes through B and completes. The history of both is one.
+// it at a terminal against B; the run resumes through B and completes. The history of both is one,
+// and the approved call reached the upstream both hubs share (a Streamable HTTP server that
+// counts calls, tests/fixtures/ledger-server.mjs) exactly once.
 //
 // Needs CAPA_TEST_POSTGRES (a server's address: scripts/test starts one with
 // tests/support/postgres.sh); each test makes a database of its own there with psql.
@@ -18,6 +20,7 @@ import {
   cleanup,
   resultText,
   runCapa,
+  startLedger,
 } from './support.mjs';
 import { skipOrFail } from './require.mjs';
 import { SERVER, newDatabase, dropDatabases } from './postgres-support.mjs';
@@ -30,7 +33,7 @@ const skip = skipOrFail(
 );
 
 /** A sandbox whose hub keeps its data in `store`; `configDir` shared when given (one policy). */
-async function teamSandbox(prefix, store, configDir) {
+async function teamSandbox(prefix, store, configDir, servers = []) {
   const sandbox = await makeSandbox(prefix);
   if (configDir) {
     sandbox.configDir = configDir;
@@ -39,6 +42,7 @@ async function teamSandbox(prefix, store, configDir) {
   sandbox.env.CAPA_NO_BROWSER = '1';
   sandbox.env.CAPA_STORE = store;
   const configFile = await writeCapabilities(sandbox.configDir, {
+    servers,
     options: { demo: true, toolExposure: 'code' },
   });
   return { sandbox, configFile };
@@ -50,20 +54,17 @@ async function execute(client, args) {
   return result.structuredContent;
 }
 
-// `demo.delete_note` is destructive: it asks a person. Deleting a note B's data dir does not
-// have answers an error the code catches, so the run completes whichever hub resumes it.
+// `ledger.remove` is destructive: it asks a person.
+const KEY = 'it\'s "quoted" \\ here';
 const ASKS = `
 const sum = await demo.add({ a: 20, b: 22 });
-try {
-  return { sum, deleted: await demo.delete_note({ title: "it's \\"quoted\\" \\\\ here" }) };
-} catch (e) {
-  return { sum, code: e.code };
-}
+return { sum, removed: await ledger.remove({ key: ${JSON.stringify(KEY)} }) };
 `;
 
 describe('the hub on PostgreSQL', { skip }, () => {
   let hubs = [];
   let client;
+  let ledger;
   afterEach(async () => {
     await closeClient(client);
     client = undefined;
@@ -71,6 +72,7 @@ describe('the hub on PostgreSQL', { skip }, () => {
     hubs = [];
   });
   after(async () => {
+    await ledger?.stop();
     dropDatabases();
     await cleanup();
     await removeSandboxes();
@@ -84,7 +86,9 @@ describe('the hub on PostgreSQL', { skip }, () => {
     withPassword.username = 'postgres';
     withPassword.password = CANARY;
     const store = withPassword.toString();
-    const a = await teamSandbox('capa-team-a-', store);
+    ledger = await startLedger();
+    const servers = [{ id: 'ledger', url: ledger.url }];
+    const a = await teamSandbox('capa-team-a-', store, undefined, servers);
     // As a person troubleshooting would: the driver's statement log (with its parameters: the
     // shared token and keys) stays off all the same.
     a.sandbox.env.RUST_LOG = 'debug';
@@ -103,13 +107,14 @@ describe('the hub on PostgreSQL', { skip }, () => {
     await closeClient(client);
     client = undefined;
 
+    assert.deepEqual(await ledger.counts(), {}, 'the call that asks waited for the person');
     hubA.proc.kill('SIGKILL');
     await new Promise((resolve) => hubA.proc.once('exit', resolve));
     hubs = [];
 
     // Hub B: another process and data dir (its own token, state key and notes), the same
     // database and policy.
-    const b = await teamSandbox('capa-team-b-', store, a.sandbox.configDir);
+    const b = await teamSandbox('capa-team-b-', store, a.sandbox.configDir, servers);
     const hubB = await startHub(b);
     hubs.push(hubB);
     const pending = await runCapa(['--config', b.configFile, 'hub', 'pending', '--json'], { env: b.sandbox.env });
@@ -117,7 +122,7 @@ describe('the hub on PostgreSQL', { skip }, () => {
     const items = JSON.parse(pending.stdout);
     const listed = (Array.isArray(items) ? items : items.pending ?? items.items).filter((p) => p.runId === runId);
     assert.equal(listed.length, 1, pending.stdout);
-    assert.equal(listed[0].address, 'demo.delete_note');
+    assert.equal(listed[0].address, 'ledger.remove');
 
     const approved = await runCapa(['--config', b.configFile, 'hub', 'approve', runId], {
       env: b.sandbox.env,
@@ -130,6 +135,11 @@ describe('the hub on PostgreSQL', { skip }, () => {
     assert.equal(done.status, 'completed', `${JSON.stringify(done)}\n${hubB.log()}`);
     assert.equal(done.runId, runId);
     assert.equal(done.result.sum, 42, 'the journaled call is answered from the journal');
+    assert.deepEqual(done.result.removed, { tool: 'remove', key: KEY, count: 1 });
+    // A second resume, through either process's successor, answers the run's result again.
+    const again = await execute(client, { resume: runId });
+    assert.equal(again.status, 'completed', JSON.stringify(again));
+    assert.deepEqual(await ledger.counts(), { [`remove:${KEY}`]: 1 }, 'the approved call reached its upstream once');
 
     const runs = await hubB.apiJson(`/api/runs?limit=10`);
     const listedRuns = Array.isArray(runs) ? runs : runs.runs;

@@ -245,7 +245,9 @@ impl Hub {
         });
         // The hub's own secrets are secrets too: a filesystem source rooted above the data dir
         // must not hand the token or the state key to a model.
-        hub.redactor.add_bytes(hub.runs.state_key());
+        for key in hub.runs.state_keys().keys() {
+            hub.redactor.add_bytes(&key);
+        }
         if let Ok(token) = std::fs::read_to_string(paths.token()) {
             hub.redactor.add(token.trim());
         }

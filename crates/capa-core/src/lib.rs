@@ -62,7 +62,7 @@ pub use pairing::{CLIENT_KEY_PREFIX, NewPairing, PairingError, Pairings, mask_cl
 pub use paths::{
     DataDirError, HubPaths, StoreAt, StoreUrl, ensure_private_file, write_private_file,
 };
-pub use runs::{PageOpener, Runs, SignInLinker};
+pub use runs::{PageOpener, Runs, STATE_KEY_ROTATION, SignInLinker, StateKeys};
 pub use tools::{definition_of, tool_of};
 pub use trust::{
     ProjectTrustQuestion, UntrustedSource, project_trust_question, record_project_trust,

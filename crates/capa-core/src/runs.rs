@@ -23,15 +23,42 @@ pub struct Runs {
     paused_file: std::path::PathBuf,
     page: RwLock<Option<PageOpener>>,
     sign_in_linker: RwLock<Option<SignInLinker>>,
-    /// Signs the `requestState` of approvals sent to clients.
-    state_key: Vec<u8>,
+    /// Sign the `requestState` of approvals sent to clients.
+    state_keys: RwLock<Arc<StateKeys>>,
 }
 
 /// Bytes of the `requestState` signing key.
 const STATE_KEY_BYTES: usize = 32;
 
+/// How a team hub's shared `requestState` key rotates: a new one signs each day, and a replaced
+/// one opens what it signed for a day more, the longest a state lives (a pending input's
+/// `approvalTtlMs`, at most 24 h), with an hour to spare.
+pub const STATE_KEY_ROTATION: capa_store::Rotation = capa_store::Rotation {
+    every_ms: 24 * 3_600_000,
+    accept_ms: 25 * 3_600_000,
+};
+
+/// The keys that sign and open `requestState`.
+#[derive(Clone, PartialEq, Eq)]
+pub enum StateKeys {
+    /// A person's hub: one key, kept in the data dir.
+    Local(Vec<u8>),
+    /// A team hub's replicas: the generations their store keeps, newest (the one that signs)
+    /// first, never empty.
+    Shared(Vec<capa_store::SharedKey>),
+}
+
+impl std::fmt::Debug for StateKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Local(_) => f.write_str("StateKeys::Local(<redacted>)"),
+            Self::Shared(keys) => f.debug_tuple("StateKeys::Shared").field(keys).finish(),
+        }
+    }
+}
+
 impl Runs {
-    /// With the signing key the store shares between hubs (a team hub's replicas), else the
+    /// With the signing keys the store shares between hubs (a team hub's replicas), else the
     /// one kept in `key_file` (created, mode 0600, on first use), so that states handed out
     /// before a restart, or by another replica, still open; paused when `paused_file` exists.
     pub(crate) fn new(
@@ -39,11 +66,11 @@ impl Runs {
         key_file: &std::path::Path,
         paused_file: std::path::PathBuf,
     ) -> Self {
-        let state_key = shared_key(store).unwrap_or_else(|| {
-            load_or_create_key(key_file).unwrap_or_else(|e| {
+        let state_keys = shared_keys(store, STATE_KEY_ROTATION).unwrap_or_else(|| {
+            StateKeys::Local(load_or_create_key(key_file).unwrap_or_else(|e| {
                 tracing::warn!(error = %e, file = %key_file.display(), "could not keep the requestState key; states will not survive a restart");
                 random_key().unwrap_or_default()
-            })
+            }))
         });
         Self {
             decisions: watch::channel(0).0,
@@ -52,13 +79,57 @@ impl Runs {
             paused_file,
             page: RwLock::new(None),
             sign_in_linker: RwLock::new(None),
-            state_key,
+            state_keys: RwLock::new(Arc::new(state_keys)),
         }
     }
 
-    /// The `requestState` signing key.
-    pub fn state_key(&self) -> &[u8] {
-        &self.state_key
+    /// The `requestState` keys now.
+    pub fn state_keys(&self) -> Arc<StateKeys> {
+        match self.state_keys.read() {
+            Ok(keys) => keys.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Reads the shared keys again, rotating them as `rotation` says when they are due (a
+    /// person's hub keeps its one key). Returns the keys this hub had not seen, for the
+    /// redactor.
+    pub(crate) fn refresh_state_keys(
+        &self,
+        store: &capa_store::Store,
+        rotation: capa_store::Rotation,
+    ) -> Vec<Vec<u8>> {
+        let old = self.state_keys();
+        if matches!(*old, StateKeys::Local(_)) {
+            return Vec::new();
+        }
+        let Some(new) = shared_keys(store, rotation) else {
+            return Vec::new();
+        };
+        if new == *old {
+            return Vec::new();
+        }
+        let seen = old.keys();
+        let fresh = new
+            .keys()
+            .into_iter()
+            .filter(|k| !seen.contains(k))
+            .collect();
+        match self.state_keys.write() {
+            Ok(mut keys) => *keys = Arc::new(new),
+            Err(poisoned) => *poisoned.into_inner() = Arc::new(new),
+        }
+        fresh
+    }
+}
+
+impl StateKeys {
+    /// Every key's bytes.
+    pub fn keys(&self) -> Vec<Vec<u8>> {
+        match self {
+            Self::Local(key) => vec![key.clone()],
+            Self::Shared(keys) => keys.iter().map(|k| k.key.clone()).collect(),
+        }
     }
 }
 
@@ -68,16 +139,23 @@ fn random_key() -> Option<Vec<u8>> {
     crate::digest::random_bytes(STATE_KEY_BYTES)
 }
 
-/// The `requestState` key every hub on the store uses, where the store is shared by several
-/// machines (PostgreSQL); `None` for SQLite, whose hubs keep the key in the data dir. A shared
-/// store that cannot answer also gives `None`: this hub then signs with a key of its own, and
-/// its states are refused by the other replicas (closed, never forged).
-fn shared_key(store: &capa_store::Store) -> Option<Vec<u8>> {
+/// The `requestState` keys every hub on the store uses, where the store is shared by several
+/// machines (PostgreSQL); `None` for SQLite, whose hubs keep the key in the data dir, and when
+/// the shared store cannot answer: at start this hub then signs with a key of its own, whose
+/// states the other replicas refuse (closed, never forged), and later it keeps the keys it had.
+fn shared_keys(store: &capa_store::Store, rotation: capa_store::Rotation) -> Option<StateKeys> {
     let candidate = random_key()?;
-    match store.shared_key("request_state", &candidate) {
-        Ok(key) => key.filter(|k| k.len() >= STATE_KEY_BYTES),
+    match store.rotating_keys("request_state", &candidate, rotation) {
+        Ok(keys) => keys
+            .map(|keys| {
+                keys.into_iter()
+                    .filter(|k| k.key.len() >= STATE_KEY_BYTES)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|keys| !keys.is_empty())
+            .map(StateKeys::Shared),
         Err(e) => {
-            tracing::error!(error = %e, "could not read the requestState key the store shares; this hub's states open here only");
+            tracing::error!(error = %e, "could not read the requestState keys the store shares");
             None
         }
     }

@@ -23,7 +23,7 @@ use capa_core::{
 
 use rmcp::model::{
     ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequiredResult,
-    InputResponses, RequestStateCodec, SealOptions,
+    InputResponses, SealOptions,
 };
 use rmcp::service::{Peer, RoleServer};
 use serde::{Deserialize, Serialize};
@@ -79,7 +79,7 @@ pub(crate) struct Approvals {
     hub: Arc<Hub>,
     /// The profile of the surface's clients: runs go through it.
     profile: Option<Profile>,
-    codec: Option<RequestStateCodec>,
+    codec: crate::state_codec::StateCodec,
     /// Runs whose approval page was opened already (one page per pause).
     opened: Mutex<HashSet<String>>,
 }
@@ -92,9 +92,7 @@ impl std::fmt::Debug for Approvals {
 
 impl Approvals {
     pub(crate) fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
-        let codec = RequestStateCodec::try_new(hub.request_state_key().to_vec())
-            .map_err(|e| tracing::error!(error = %e, "no requestState codec; 2026-07-28 clients get awaiting_approval"))
-            .ok();
+        let codec = crate::state_codec::StateCodec::new(hub.clone());
         Self {
             hub,
             profile,
@@ -277,7 +275,7 @@ impl Approvals {
         bound: &[u8],
         client: Option<&str>,
     ) -> Option<InputRequiredResult> {
-        let codec = self.codec.as_ref()?;
+        let codec = self.codec.get()?;
         let now = now_ms();
         let ttl_ms = pending
             .iter()
@@ -335,11 +333,7 @@ impl Approvals {
         paired: Option<&str>,
     ) -> Result<(String, bool, Vec<SealedSignIn>), (&'static str, String)> {
         let refuse = |message: &str| ("invalid_request_state", message.to_owned());
-        let codec = self
-            .codec
-            .as_ref()
-            .ok_or_else(|| refuse("this hub cannot check request states"))?;
-        let sealed: Sealed = codec.open_json_with(state, bound).map_err(|_| {
+        let sealed: Sealed = self.codec.open_json_with(state, bound).map_err(|_| {
             refuse("the requestState is not one this hub issued for this request, or it expired; call execute again")
         })?;
         // Approvals are answered only by the paired client that started the run; a state that

@@ -24,7 +24,7 @@ use capa_core::{AskFuture, ClientAsker, Hub, JsonObject, Wanted};
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData, InputRequest, InputRequiredResult,
-    InputResponses, ListRootsRequest, ListRootsResult, RequestStateCodec, SealOptions,
+    InputResponses, ListRootsRequest, ListRootsResult, SealOptions,
 };
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -109,7 +109,7 @@ pub(crate) fn owns(state: &str) -> bool {
 
 /// The parked calls of one surface, each ending in a `T` (a tool's result, a prompt).
 pub(crate) struct Folding<T> {
-    codec: Option<RequestStateCodec>,
+    codec: crate::state_codec::StateCodec,
     parked: Mutex<HashMap<String, Parked<T>>>,
 }
 
@@ -192,12 +192,9 @@ impl<T> std::fmt::Debug for Folding<T> {
 }
 
 impl<T: Send + 'static> Folding<T> {
-    pub(crate) fn new(key: &[u8]) -> Self {
-        let codec = RequestStateCodec::try_new(key.to_vec())
-            .map_err(|e| tracing::error!(error = %e, "no requestState codec; a source's requests to 2026-07-28 clients are refused"))
-            .ok();
+    pub(crate) fn new(hub: Arc<capa_core::Hub>) -> Self {
         Self {
-            codec,
+            codec: crate::state_codec::StateCodec::new(hub),
             parked: Mutex::new(HashMap::new()),
         }
     }
@@ -274,9 +271,9 @@ impl<T: Send + 'static> Folding<T> {
                 None,
             )
         };
-        let codec = self.codec.as_ref().ok_or_else(refused)?;
         let sealed = state.strip_prefix(STATE_PREFIX).ok_or_else(refused)?;
-        let sealed: Sealed = codec
+        let sealed: Sealed = self
+            .codec
             .open_json_with(sealed, &binding)
             .map_err(|_| refused())?;
         let parked = self.lock().remove(&sealed.call).ok_or_else(refused)?;
@@ -321,7 +318,7 @@ impl<T: Send + 'static> Folding<T> {
         let options = SealOptions::new()
             .associated_data(&binding)
             .ttl(ttl.max(Duration::from_secs(1)));
-        let sealed = self.codec.as_ref().and_then(|codec| {
+        let sealed = self.codec.get().and_then(|codec| {
             codec
                 .seal_json_with(&Sealed { call: call.clone() }, &options)
                 .ok()

@@ -30,6 +30,7 @@ mod read_result;
 pub mod relay;
 mod relayed;
 mod skills;
+mod state_codec;
 pub mod surface;
 pub mod surface_for;
 mod task_store;

@@ -32,7 +32,7 @@ pub struct LocalSurface {
 impl LocalSurface {
     pub fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
         let relay = crate::relay::HubRelay::new(hub.clone(), profile.clone());
-        let folding = Arc::new(Folding::new(hub.request_state_key()));
+        let folding = Arc::new(Folding::new(hub.clone()));
         // The store keeps each surface's tasks apart: a task id reaches only its own surface.
         let surface = profile
             .as_ref()

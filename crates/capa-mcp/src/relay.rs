@@ -138,8 +138,8 @@ pub struct HubRelay {
 
 impl HubRelay {
     pub fn new(hub: Arc<Hub>, profile: Option<Profile>) -> Self {
-        let prompts = Arc::new(Folding::new(hub.request_state_key()));
-        let resources = Arc::new(Folding::new(hub.request_state_key()));
+        let prompts = Arc::new(Folding::new(hub.clone()));
+        let resources = Arc::new(Folding::new(hub.clone()));
         Self {
             hub,
             profile,

@@ -133,6 +133,16 @@ fn only_run(served: &Served) -> String {
     runs[0].id.clone()
 }
 
+/// The envelope of a run that completed: the answer to a form was taken.
+fn completed(response: CallToolResponse) -> Value {
+    let CallToolResponse::Complete(result) = response else {
+        panic!("expected the envelope, got {response:?}");
+    };
+    let envelope = result.structured_content.expect("envelope");
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    envelope
+}
+
 fn refusal_code(response: &CallToolResponse) -> String {
     let CallToolResponse::Complete(result) = response else {
         panic!("expected a refusal, got {response:?}");
@@ -211,11 +221,7 @@ async fn forged_tampered_other_call_and_replayed_states_run_nothing() {
         .call_tool_once(answer(CODE, &state, &approval, "approve_once"))
         .await
         .expect("call");
-    let CallToolResponse::Complete(result) = response else {
-        panic!("expected the envelope, got {response:?}");
-    };
-    let envelope = result.structured_content.expect("envelope");
-    assert_eq!(envelope["status"], "completed", "{envelope}");
+    let envelope = completed(response);
     assert_eq!(envelope["runId"], Value::String(run_id.clone()));
 
     // Replayed: the same state again is refused, and runs nothing more.
@@ -449,11 +455,7 @@ async fn a_state_sealed_by_one_replica_is_accepted_once_by_another() {
         .call_tool_once(answer(CODE_ANYWHERE, &state, &approval, "approve_once"))
         .await
         .expect("call");
-    let CallToolResponse::Complete(result) = response else {
-        panic!("expected the envelope, got {response:?}");
-    };
-    let envelope = result.structured_content.expect("envelope");
-    assert_eq!(envelope["status"], "completed", "{envelope}");
+    let envelope = completed(response);
     assert_eq!(envelope["runId"], Value::String(run_id.clone()));
 
     let replayed = on_a
@@ -476,6 +478,50 @@ async fn a_state_sealed_by_one_replica_is_accepted_once_by_another() {
         ["demo.write_note", "demo.delete_note"],
         "the approved call ran once, on B"
     );
+}
+
+/// The replicas' `requestState` key rotates (docs/team.md): a state sealed before A made a new
+/// generation still opens on B; one sealed with the new generation opens on B although B had
+/// not looked since (it reads the keys again); once a generation's window has passed and B has
+/// looked, what it sealed is refused.
+#[tokio::test]
+async fn states_open_across_a_rotation_until_their_generation_is_retired() {
+    use capa_store::Rotation;
+    const HOUR: i64 = 3_600_000;
+    let Some((_database, a, b)) = two_replicas().await else {
+        return;
+    };
+    let key = paired_key(&a);
+    let on_a = connect_with(&a, key.clone()).await;
+    let on_b = connect_with(&b, key).await;
+    let answer_on_b = |state: String, approval: String| {
+        let peer = on_b.peer().clone();
+        async move {
+            let answered = answer(CODE_ANYWHERE, &state, &approval, "approve_once");
+            peer.call_tool_once(answered).await.expect("call")
+        }
+    };
+    let (_, before, sealed_before) = first_round(&on_a, CODE_ANYWHERE).await;
+    a.hub.rotate_state_keys(Rotation {
+        every_ms: 0,
+        accept_ms: HOUR,
+    });
+    let (_, after, sealed_after) = first_round(&on_a, CODE_ANYWHERE).await;
+    completed(answer_on_b(sealed_after, after).await);
+    completed(answer_on_b(sealed_before, before).await);
+
+    let (_, last, sealed_last) = first_round(&on_a, CODE_ANYWHERE).await;
+    // A rotates again and the generation `sealed_last` names is past its window at once.
+    a.hub.rotate_state_keys(Rotation {
+        every_ms: 0,
+        accept_ms: -1,
+    });
+    b.hub.rotate_state_keys(Rotation {
+        every_ms: HOUR,
+        accept_ms: HOUR,
+    });
+    let refused = answer_on_b(sealed_last, last).await;
+    assert_eq!(refusal_code(&refused), "invalid_request_state");
 }
 
 /// Waits until `watch` reads `wanted` (a deadline turns a hang into a failure).

@@ -45,7 +45,7 @@ pub use handles::{
     HandleBounds, HandleInfo, HandleOf, HandleRecord, HandleStore, HandleSummary, JsonType,
 };
 pub use input_kind::InputKind;
-pub use keys::KeyStore;
+pub use keys::{KeyStore, Rotation, SharedKey};
 pub use pairings::{PairedClient, PairingStore};
 pub use pins::{PinStatus, PinStore, PinnedTool};
 pub use policy::{ConfirmationStore, TrustedProjectSource};

@@ -86,9 +86,11 @@ impl Hub {
         self.store.consume_state(digest, crate::clock::now_ms())
     }
 
-    /// The key that signs the `requestState` of approvals sent to clients (kept in the data
-    /// dir, so states survive a restart). It is a secret: the redactor holds it.
-    pub fn request_state_key(&self) -> &[u8] {
-        self.runs.state_key()
+    /// The keys that sign and open the `requestState` of approvals sent to clients: a
+    /// person's hub keeps one in the data dir, so states survive a restart; a team hub's
+    /// replicas share rotating ones through the store (replicas.rs). Secrets: the redactor
+    /// holds them.
+    pub fn request_state_keys(&self) -> std::sync::Arc<crate::runs::StateKeys> {
+        self.runs.state_keys()
     }
 }

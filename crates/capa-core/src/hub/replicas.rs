@@ -1,7 +1,8 @@
 //! What replicas of a team hub share through their database (docs/team.md): the leases of this
 //! hub's attempts, renewed while they run (and the runs of hubs whose leases ran out marked
-//! `interrupted`; capa-runner's ownership.rs says why leases exist), and the bearer token every
-//! replica accepts. The renewal holds the hub only weakly.
+//! `interrupted`; capa-runner's ownership.rs says why leases exist), the rotating keys that
+//! sign `requestState`, and the bearer token every replica accepts. The renewal holds the hub
+//! only weakly.
 
 use std::sync::Weak;
 
@@ -14,6 +15,19 @@ pub(super) async fn renew_leases_regularly(hub: Weak<Hub>) {
         tokio::time::sleep(capa_runner::LEASE_RENEW_EVERY).await;
         let Some(strong) = hub.upgrade() else { return };
         strong.renew_leases(now_ms());
+        strong.rotate_state_keys(crate::runs::STATE_KEY_ROTATION);
+    }
+}
+
+impl Hub {
+    /// Reads the `requestState` keys the replicas share again, making the next generation
+    /// when the newest is due under `rotation` (whichever replica looks first makes it; the
+    /// others take it at their next look, within [`capa_runner::LEASE_RENEW_EVERY`], while the
+    /// generation before still opens what it signed). Nothing on a person's hub.
+    pub fn rotate_state_keys(&self, rotation: capa_store::Rotation) {
+        for key in self.runs.refresh_state_keys(&self.store, rotation) {
+            self.redactor.add_bytes(&key);
+        }
     }
 }
 

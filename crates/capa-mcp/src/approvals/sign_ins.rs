@@ -92,7 +92,7 @@ impl Approvals {
         sign_ins: &[PendingInput],
         bound: &[u8],
     ) -> Option<InputRequiredResult> {
-        let codec = self.codec.as_ref()?;
+        let codec = self.codec.get()?;
         let requests = requests(&self.hub, sign_ins)?;
         let sealed = Sealed {
             run: run_id.to_owned(),

@@ -61,7 +61,7 @@ pub(crate) async fn pause_approvals(
     paused: bool,
 ) -> Result<AppState, CommandError> {
     let desktop = desktop(&app)?;
-    desktop.hosted.hub.set_approvals_paused(paused);
+    desktop.hosted.hub.approvals().set_paused(paused);
     let mut state = popups(&app)?.state(&desktop.hosted.hub);
     tray::refresh(&app, &state);
     state.tray = tray::shown(&app);
@@ -150,7 +150,7 @@ pub(crate) fn on_tray_menu(app: &AppHandle, id: &str) {
             "pause" => {
                 let paused = app
                     .try_state::<Desktop>()
-                    .is_some_and(|d| d.hosted.hub.approvals_paused());
+                    .is_some_and(|d| d.hosted.hub.approvals().paused());
                 pause_approvals(app.clone(), !paused).await.map(drop)
             }
             "quit" => {

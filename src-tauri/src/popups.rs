@@ -127,7 +127,7 @@ impl WarmPolicy {
 
 /// Every pending input: approvals and calls waiting for a connection or a sign-in.
 fn pending_inputs(hub: &Hub) -> Vec<PendingInput> {
-    hub.pending_inputs().unwrap_or_else(|e| {
+    hub.approvals().pending().unwrap_or_else(|e| {
         tracing::warn!(error = %e, "could not read pending approvals");
         Vec::new()
     })
@@ -150,7 +150,7 @@ fn approvals(hub: &Hub) -> Vec<PendingInput> {
 fn for_popups(hub: &Hub, pending: &[PendingInput]) -> Vec<PendingInput> {
     pending
         .iter()
-        .filter(|p| hub.asking_channel(&p.id).is_none())
+        .filter(|p| hub.approvals().channel(&p.id).is_none())
         .cloned()
         .collect()
 }
@@ -182,7 +182,7 @@ impl Popups {
         });
         let mut answering_elsewhere: Vec<String> = pending
             .iter()
-            .filter_map(|p| hub.asking_channel(&p.id))
+            .filter_map(|p| hub.approvals().channel(&p.id))
             .map(|c| c.where_to_answer())
             .collect();
         answering_elsewhere.dedup();
@@ -190,7 +190,7 @@ impl Popups {
             pending: pending.len(),
             pending_runs: runs_of(&pending),
             sign_ins: sign_ins::needs(&inputs, &sources),
-            paused: hub.approvals_paused(),
+            paused: hub.approvals().paused(),
             answering_elsewhere,
             held_policy_changes: hub.held_policy_changes().len(),
             sources: sources
@@ -468,13 +468,14 @@ pub(crate) fn watch(app: AppHandle) {
     let poke = popups.poke.clone();
     // A paused run's approval "page" is our popup: the model is told it opened.
     let opener_poke = poke.clone();
-    hub.set_page_opener(Arc::new(move |_run_id: &str| {
-        opener_poke.notify_one();
-        true
-    }));
-    let mut pending = hub.watch_pending();
-    let mut paused = hub.watch_paused();
-    let mut asking = hub.watch_asking();
+    hub.approvals()
+        .set_page_opener(Arc::new(move |_run_id: &str| {
+            opener_poke.notify_one();
+            true
+        }));
+    let mut pending = hub.approvals().watch_pending();
+    let mut paused = hub.approvals().watch_paused();
+    let mut asking = hub.approvals().watch_claims();
     tauri::async_runtime::spawn(async move {
         loop {
             if let Some(popups) = app.try_state::<Popups>() {

@@ -43,7 +43,7 @@ pub(crate) fn watch(app: AppHandle) {
     };
     // Approvals coming and going: a popup may have been shown and closed between two looks,
     // which a look alone would miss (and a person deciding a run of approvals is not quiet).
-    let mut pending = desktop.hosted.hub.watch_pending();
+    let mut pending = desktop.hosted.hub.approvals().watch_pending();
     tauri::async_runtime::spawn(async move {
         let mut quiet = Quiet { dirty: true };
         let mut last = cpu_ticks();

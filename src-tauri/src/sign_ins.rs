@@ -119,7 +119,8 @@ pub(crate) async fn sign_in(app: AppHandle, source: String) {
         return;
     };
     let connection = hub
-        .pending_inputs()
+        .approvals()
+        .pending()
         .unwrap_or_default()
         .into_iter()
         .find(|p| p.is_sign_in() && p.source == source)

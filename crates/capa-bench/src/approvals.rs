@@ -88,7 +88,8 @@ pub(crate) async fn measure() -> anyhow::Result<ApprovalsReport> {
                 paused.error
             );
         }
-        hub.decide_run(&paused.run_id, Choice::Once, "bench")?;
+        hub.approvals()
+            .decide_run(&paused.run_id, Choice::Once, "bench")?;
         let started = Instant::now();
         let done = execute(&hub, None, Some(&paused.run_id)).await?;
         replay.push(ms(started));
@@ -103,7 +104,8 @@ pub(crate) async fn measure() -> anyhow::Result<ApprovalsReport> {
         // Terminal path: decide through the store, then the client resumes.
         let paused = execute(&hub, Some(ASKING), None).await?;
         let started = Instant::now();
-        hub.decide_run(&paused.run_id, Choice::Once, "bench")?;
+        hub.approvals()
+            .decide_run(&paused.run_id, Choice::Once, "bench")?;
         let done = execute(&hub, None, Some(&paused.run_id)).await?;
         cli.push(ms(started));
         if done.status != EnvelopeStatus::Completed {

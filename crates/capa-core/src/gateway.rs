@@ -145,7 +145,7 @@ impl Gateway for HubGateway {
     }
 
     fn approvals_paused(&self) -> bool {
-        self.hub.approvals_paused()
+        self.hub.approvals().paused()
     }
 
     fn input_recorded(
@@ -156,7 +156,7 @@ impl Gateway for HubGateway {
     ) {
         if let (Some(record), Some(channel)) = (record, asked_in)
             && record.kind == capa_store::InputKind::Approval
-            && let Some(claim) = self.hub.claim_asking(
+            && let Some(claim) = self.hub.approvals().claim(
                 &record.id,
                 channel.clone(),
                 Some(Duration::from_millis(claim_ms)),
@@ -167,11 +167,15 @@ impl Gateway for HubGateway {
         if let Some(record) = record {
             self.hub.remember_definition(record);
         }
-        self.hub.refresh_pending();
+        self.hub.approvals().refresh_pending();
     }
 
     fn pending_of_run(&self, run_id: &str) -> Result<Vec<Pending>, String> {
-        let pending = self.hub.pending_of_run(run_id).map_err(|e| e.to_string())?;
+        let pending = self
+            .hub
+            .approvals()
+            .pending_of(run_id)
+            .map_err(|e| e.to_string())?;
         Ok(pending
             .iter()
             .map(|p| Pending {

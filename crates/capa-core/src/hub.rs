@@ -31,7 +31,6 @@ mod asking;
 mod client_tasks;
 mod connection_api;
 mod execute;
-mod history;
 mod kept_results;
 mod lookup;
 mod naming;
@@ -45,6 +44,7 @@ mod reach;
 mod redacting_asker;
 mod relay;
 mod replicas;
+mod runs;
 mod runtime;
 mod sampling_gate;
 mod semantic;
@@ -62,7 +62,6 @@ mod upstream_errors;
 
 pub use crate::trust::source_digest;
 pub use client_tasks::KeptTask;
-pub use history::RunHistory;
 pub use naming::Naming;
 pub use notices::{SourceNotice, SourceNotices, Subscribed};
 pub use pins::{ChangeState, PinError, PinRef, ToolChange, accept_in_store};
@@ -71,6 +70,7 @@ pub use policy::{
 };
 pub use profiles::Profile;
 pub use relay::RelayError;
+pub use runs::{RunHistory, Runs};
 pub use runtime::SourceChangeError;
 pub use semantic::SemanticStatus;
 pub use skill_files::{SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, SkillFile, skill_uri};
@@ -146,7 +146,7 @@ pub struct Hub {
     /// The sentence model and the state of the tools' vectors (search by meaning).
     semantic: Arc<semantic::SemanticState>,
     /// Runs in memory: decisions, pending count, the pause, the approval page opener.
-    runs: crate::runs::Runs,
+    run_state: crate::run_state::RunsState,
     /// Run locks and attempt slots (the runner's), and this process as runs record it.
     slots: Arc<capa_runner::RunSlots>,
     /// The recent runs' sandbox globals (made once per catalog and policy).
@@ -208,7 +208,8 @@ impl Hub {
             .map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
         let (catalog, _) = watch::channel(Arc::new(Catalog::default()));
-        let runs = crate::runs::Runs::new(&store, &paths.state_key(), paths.approvals_paused());
+        let run_state =
+            crate::run_state::RunsState::new(&store, &paths.state_key(), paths.approvals_paused());
         let slots = Arc::new(capa_runner::RunSlots::new());
         let asking = Arc::new(crate::approval::asking::AskingRegistry::new(
             store.clone(),
@@ -236,7 +237,7 @@ impl Hub {
             tool_index: tokio::sync::Mutex::new(None),
             text_flags: tool_text::FlagsCache::default(),
             semantic,
-            runs,
+            run_state,
             slots,
             namespaces: Arc::default(),
             asking,
@@ -245,7 +246,7 @@ impl Hub {
         });
         // The hub's own secrets are secrets too: a filesystem source rooted above the data dir
         // must not hand the token or the state key to a model.
-        for key in hub.runs.state_keys().keys() {
+        for key in hub.run_state.state_keys().keys() {
             hub.redactor.add_bytes(&key);
         }
         if let Ok(token) = std::fs::read_to_string(paths.token()) {
@@ -298,8 +299,8 @@ impl Hub {
     }
 
     /// Runs in memory: decisions, the pending count, the pause, the approval page opener.
-    pub(crate) fn runs(&self) -> &crate::runs::Runs {
-        &self.runs
+    pub(crate) fn run_state(&self) -> &crate::run_state::RunsState {
+        &self.run_state
     }
 
     pub(crate) fn store(&self) -> &Arc<Store> {
@@ -425,34 +426,6 @@ impl Hub {
         };
         self.redactor.redact_json(&mut value);
         serde_json::from_value(value).unwrap_or(result)
-    }
-
-    /// Re-reads connections after they changed (for example `capa connections set`): sources that
-    /// use secrets restart with the new values.
-    pub async fn reload_connections(&self) {
-        if let Err(e) = self.connections.load_into_redactor() {
-            tracing::warn!(error = %e, "could not reload connections");
-        }
-        let uses_secrets: Vec<SourceDef> = self
-            .source_defs()
-            .into_iter()
-            .filter(|d| sources::def_uses_secrets(d) || self.is_oauth(d))
-            .collect();
-        let stopped: Vec<Arc<Upstream>> = {
-            let mut upstreams = self.lock_upstreams();
-            let keys: Vec<UpstreamKey> = upstreams
-                .keys()
-                .filter(|(id, _)| uses_secrets.iter().any(|d| &d.id == id))
-                .cloned()
-                .collect();
-            keys.iter().filter_map(|k| upstreams.remove(k)).collect()
-        };
-        self.remember_signed_out(&stopped).await;
-        join_all(stopped.iter().map(|u| u.shutdown())).await;
-        for def in &uses_secrets {
-            self.start_default(def);
-        }
-        self.rebuild_catalog();
     }
 
     /// Stops every source (children included) and the event task.

@@ -14,7 +14,7 @@ mod log_redaction;
 pub mod lookup;
 mod pairing;
 mod paths;
-mod runs;
+mod run_state;
 mod tools;
 mod trust;
 
@@ -23,7 +23,8 @@ pub use capa_domain::{catalog, clock, policy, redact, tool_text};
 pub use capa_runner::process;
 
 pub use approval::{
-    AskingChannel, AskingClaim, Choice, DecideError, DirectAnswer, PendingInput, decide_in_store,
+    Approvals, AskingChannel, AskingClaim, Choice, DecideError, DirectAnswer, PendingInput,
+    decide_in_store,
 };
 pub use authorize::{Authorization, Permit, Question, Refusal};
 pub use capa_domain::{
@@ -49,7 +50,7 @@ pub use hub::oauth::{
     SignInStarted, SignInState, fill_client_secret, sign_in_request,
 };
 pub use hub::{
-    CallContext, ChangedBy, Hub, HubOptions, Naming, Profile, RelayError, RunHistory,
+    CallContext, ChangedBy, Hub, HubOptions, Naming, Profile, RelayError, RunHistory, Runs,
     SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile,
     SourceChangeError, SourceNotice, SourceNotices, SourceStatus, SourceSwitch, Subscribed,
     ToolTextError, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
@@ -62,7 +63,7 @@ pub use pairing::{CLIENT_KEY_PREFIX, NewPairing, PairingError, Pairings, mask_cl
 pub use paths::{
     DataDirError, HubPaths, StoreAt, StoreUrl, ensure_private_file, write_private_file,
 };
-pub use runs::{PageOpener, Runs, STATE_KEY_ROTATION, SignInLinker, StateKeys};
+pub use run_state::{PageOpener, STATE_KEY_ROTATION, SignInLinker, StateKeys};
 pub use tools::{definition_of, tool_of};
 pub use trust::{
     ProjectTrustQuestion, UntrustedSource, project_trust_question, record_project_trust,

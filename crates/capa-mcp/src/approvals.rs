@@ -217,7 +217,7 @@ impl Approvals {
             return;
         }
         for input in self.pending_approvals(&envelope.run_id) {
-            self.hub.release_asking(&input.id);
+            self.hub.approvals().release(&input.id);
         }
         self.open_page(envelope);
     }
@@ -258,7 +258,8 @@ impl Approvals {
 
     fn pending_approvals(&self, run_id: &str) -> Vec<PendingInput> {
         self.hub
-            .pending_of_run(run_id)
+            .approvals()
+            .pending_of(run_id)
             .unwrap_or_default()
             .into_iter()
             .filter(|p| p.kind == capa_store::InputKind::Approval)
@@ -315,7 +316,11 @@ impl Approvals {
             .collect::<BTreeMap<_, _>>();
         for input in pending {
             let channel = AskingChannel::client_form(client);
-            if let Some(claim) = self.hub.claim_asking(&input.id, channel, Some(FORM_CLAIM)) {
+            if let Some(claim) = self
+                .hub
+                .approvals()
+                .claim(&input.id, channel, Some(FORM_CLAIM))
+            {
                 claim.keep_until_deadline();
             }
         }
@@ -352,6 +357,7 @@ impl Approvals {
         let digest = capa_core::digest::sha256_hex(state.as_bytes());
         let fresh = self
             .hub
+            .runs()
             .consume_request_state(&digest)
             .map_err(|e| ("store_unavailable", e.to_string()))?;
         if !fresh {
@@ -381,11 +387,15 @@ impl Approvals {
         for input in &sealed.inputs {
             let Some(choice) = responses.get(&input.id).and_then(choice_of) else {
                 // No answer (or cancelled): it stays pending, and the popup or page may ask.
-                self.hub.release_asking(&input.id);
+                self.hub.approvals().release(&input.id);
                 all_answered = false;
                 continue;
             };
-            if let Err(e) = self.hub.decide_in_form(&input.id, choice, "client") {
+            if let Err(e) = self
+                .hub
+                .approvals()
+                .decide_in_form(&input.id, choice, "client")
+            {
                 tracing::warn!(error = %e, approval = %input.id, "a client's decision was not taken");
             }
         }
@@ -403,9 +413,10 @@ impl Approvals {
     ) -> bool {
         let wall = Duration::from_millis(self.hub.run_limits_in(self.profile.as_ref()).wall_ms);
         for input in pending {
-            let _claim = self
-                .hub
-                .claim_asking(&input.id, AskingChannel::client_form(client), None);
+            let _claim =
+                self.hub
+                    .approvals()
+                    .claim(&input.id, AskingChannel::client_form(client), None);
             if !ask_in_form(&self.hub, peer, input, wall).await {
                 return false;
             }
@@ -426,7 +437,7 @@ impl Approvals {
                 .join(",")
         );
         let first_time = self.opened.lock().is_ok_and(|mut o| o.insert(key));
-        let shown = first_time && self.hub.open_approval_page(&envelope.run_id);
+        let shown = first_time && self.hub.approvals().open_page(&envelope.run_id);
         if !shown {
             return;
         }

@@ -80,7 +80,8 @@ impl Keeper {
         let (hub, surface, id) = (self.hub.clone(), self.surface.clone(), task.task_id.clone());
         tokio::task::spawn_blocking(move || {
             if let Some(text) = text {
-                hub.keep_client_task(&id, &surface, text, ended, expires);
+                hub.runs()
+                    .keep_client_task(&id, &surface, text, ended, expires);
             }
         })
     }
@@ -88,7 +89,7 @@ impl Keeper {
     /// Task `id` as kept, for a `tasks/get` the surface's memory cannot answer (a restarted
     /// hub, or another hub process on the same data that follows it).
     pub(crate) fn kept(&self, id: &str) -> Option<DetailedTask> {
-        let kept = self.hub.kept_client_task(id, &self.surface)?;
+        let kept = self.hub.runs().kept_client_task(id, &self.surface)?;
         let detail: DetailedTask = serde_json::from_str(&kept.detail).ok()?;
         if !kept.orphaned {
             return Some(detail);

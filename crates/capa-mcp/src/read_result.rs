@@ -70,7 +70,8 @@ pub(crate) async fn call(
     let hub = hub.clone();
     let default_length = (budget / 4).max(1);
     let read = tokio::task::spawn_blocking(move || {
-        hub.read_kept_result(client.as_deref(), &handle, &options, default_length)
+        hub.runs()
+            .read_kept_result(client.as_deref(), &handle, &options, default_length)
     })
     .await;
     match read {
@@ -123,10 +124,11 @@ pub(crate) async fn fit(
     let value = body(&result);
     let owner = client.map(str::to_owned);
     let keeper = hub.clone();
-    let kept =
-        tokio::task::spawn_blocking(move || keeper.keep_direct_result(owner.as_deref(), value))
-            .await
-            .unwrap_or_else(|_| Err("the hub could not keep it".to_owned()));
+    let kept = tokio::task::spawn_blocking(move || {
+        keeper.runs().keep_direct_result(owner.as_deref(), value)
+    })
+    .await
+    .unwrap_or_else(|_| Err("the hub could not keep it".to_owned()));
     let note = match kept {
         Ok(handle) => format!(
             "The whole result is kept as {} ({}, {}): read it with read_result({{ handle: \"{}\", offset: 0 }}) and on from `next`, or read_result({{ handle: \"{}\", path: \"…\" }}) for one value.",

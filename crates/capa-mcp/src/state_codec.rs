@@ -30,7 +30,7 @@ impl StateCodec {
 
     /// The codec for the hub's keys now; `None` (logged) when they make none.
     pub(crate) fn get(&self) -> Option<Arc<RequestStateCodec>> {
-        let keys = self.hub.request_state_keys();
+        let keys = self.hub.runs().state_keys();
         let mut made = self
             .made
             .lock()
@@ -60,9 +60,11 @@ impl StateCodec {
         let codec = self.get().ok_or(RequestStateError::UnknownKeyId)?;
         match codec.open_json_with(sealed, bound) {
             Err(RequestStateError::UnknownKeyId)
-                if matches!(*self.hub.request_state_keys(), StateKeys::Shared(_)) =>
+                if matches!(*self.hub.runs().state_keys(), StateKeys::Shared(_)) =>
             {
-                self.hub.rotate_state_keys(capa_core::STATE_KEY_ROTATION);
+                self.hub
+                    .runs()
+                    .rotate_state_keys(capa_core::STATE_KEY_ROTATION);
                 let codec = self.get().ok_or(RequestStateError::UnknownKeyId)?;
                 codec.open_json_with(sealed, bound)
             }

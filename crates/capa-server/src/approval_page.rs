@@ -298,7 +298,7 @@ async fn show_run(
         return forbidden();
     };
     pages.secrets.touch(session);
-    let pending = match state.hub.pending_of_run(&run_id) {
+    let pending = match state.hub.approvals().pending_of(&run_id) {
         Ok(pending) => pending,
         Err(e) => {
             tracing::warn!(run = %run_id, error = %e, "the approval page could not read pending inputs");
@@ -363,12 +363,12 @@ async fn decide(
             ),
         );
     };
-    let message = match state.hub.pending_of_run(&run_id) {
+    let message = match state.hub.approvals().pending_of(&run_id) {
         Ok(pending) => match pending
             .iter()
             .find(|p| p.id == approval_id && p.kind == capa_store::InputKind::Approval)
         {
-            Some(input) => match state.hub.decide(&input.id, choice, "page") {
+            Some(input) => match state.hub.approvals().decide(&input.id, choice, "page") {
                 Ok(()) => decided_message(choice, &input.address),
                 Err(e) => format!("Nothing was decided: {e}."),
             },

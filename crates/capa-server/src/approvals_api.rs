@@ -29,9 +29,9 @@ fn failure(code: &str, message: &str) -> Json<Value> {
 }
 
 pub async fn pending(State(hub): State<Arc<Hub>>) -> Json<Value> {
-    match hub.pending_inputs() {
+    match hub.approvals().pending() {
         Ok(pending) => {
-            Json(json!({"ok": true, "pending": pending, "paused": hub.approvals_paused()}))
+            Json(json!({"ok": true, "pending": pending, "paused": hub.approvals().paused()}))
         }
         Err(e) => failure(e.code(), &e.to_string()),
     }
@@ -46,8 +46,8 @@ pub fn decide_json(hub: &Hub, request: &DecideRequest, via: &str) -> Value {
         )}});
     };
     let decided = match (&request.approval_id, &request.run_id) {
-        (Some(id), None) => hub.decide(id, choice, via).map(|()| 1),
-        (None, Some(run)) => hub.decide_run(run, choice, via),
+        (Some(id), None) => hub.approvals().decide(id, choice, via).map(|()| 1),
+        (None, Some(run)) => hub.approvals().decide_run(run, choice, via),
         _ => {
             return json!({"ok": false, "error": {"code": "invalid_arguments",
                 "message": "send exactly one of approvalId or runId"}});
@@ -81,6 +81,6 @@ pub async fn decide(
 /// `POST /api/approvals/changed`: an interactive terminal stored decisions (or an allow rule)
 /// in the hub's files; look at them now. Grants nothing by itself.
 pub async fn changed(State(hub): State<Arc<Hub>>) -> Json<Value> {
-    hub.decisions_changed_elsewhere();
+    hub.approvals().changed_elsewhere();
     Json(json!({"ok": true}))
 }

@@ -52,7 +52,8 @@ async fn asked_by(
     let run = envelope["runId"].as_str().expect("runId");
     let pending = served
         .hub
-        .pending_inputs()
+        .approvals()
+        .pending()
         .expect("pending")
         .into_iter()
         .find(|p| p.run_id == run)

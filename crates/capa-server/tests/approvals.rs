@@ -124,7 +124,8 @@ fn unix_ms() -> i64 {
 fn only_run(served: &Served) -> String {
     let runs = served
         .hub
-        .find_runs(&capa_store::RunFilter {
+        .runs()
+        .find(&capa_store::RunFilter {
             limit: 10,
             ..capa_store::RunFilter::default()
         })
@@ -161,7 +162,8 @@ fn refusal_code(response: &CallToolResponse) -> String {
 fn assert_nothing_ran(served: &Served, run_id: &str) {
     let journal = served
         .hub
-        .run_history(run_id)
+        .runs()
+        .history(run_id)
         .expect("history")
         .expect("the run")
         .journal;
@@ -172,7 +174,15 @@ fn assert_nothing_ran(served: &Served, run_id: &str) {
             .collect::<Vec<_>>(),
         ["demo.write_note"]
     );
-    assert_eq!(served.hub.pending_of_run(run_id).expect("pending").len(), 1);
+    assert_eq!(
+        served
+            .hub
+            .approvals()
+            .pending_of(run_id)
+            .expect("pending")
+            .len(),
+        1
+    );
 }
 
 #[tokio::test]
@@ -227,7 +237,8 @@ async fn forged_tampered_other_call_and_replayed_states_run_nothing() {
     // Replayed: the same state again is refused, and runs nothing more.
     let journal_before = served
         .hub
-        .run_history(&run_id)
+        .runs()
+        .history(&run_id)
         .expect("history")
         .expect("the run")
         .journal
@@ -240,7 +251,8 @@ async fn forged_tampered_other_call_and_replayed_states_run_nothing() {
     assert_eq!(
         served
             .hub
-            .run_history(&run_id)
+            .runs()
+            .history(&run_id)
             .expect("history")
             .expect("the run")
             .journal
@@ -250,7 +262,8 @@ async fn forged_tampered_other_call_and_replayed_states_run_nothing() {
     assert_eq!(
         served
             .hub
-            .run_history(&run_id)
+            .runs()
+            .history(&run_id)
             .expect("history")
             .expect("the run")
             .inputs
@@ -277,7 +290,8 @@ async fn an_expired_state_is_refused_and_the_approval_expires() {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while !(served
         .hub
-        .pending_of_run(&run_id)
+        .approvals()
+        .pending_of(&run_id)
         .expect("pending")
         .is_empty()
         && unix_ms() > sealed_by + 1000)
@@ -296,7 +310,8 @@ async fn an_expired_state_is_refused_and_the_approval_expires() {
     assert_eq!(refusal_code(&response), "invalid_request_state");
     let journal = served
         .hub
-        .run_history(&run_id)
+        .runs()
+        .history(&run_id)
         .expect("history")
         .expect("the run")
         .journal;
@@ -304,7 +319,8 @@ async fn an_expired_state_is_refused_and_the_approval_expires() {
     assert!(
         served
             .hub
-            .pending_of_run(&run_id)
+            .approvals()
+            .pending_of(&run_id)
             .expect("pending")
             .is_empty()
     );
@@ -466,7 +482,8 @@ async fn a_state_sealed_by_one_replica_is_accepted_once_by_another() {
     assert_eq!(refusal_code(&replayed), "request_state_used");
     let journal = a
         .hub
-        .run_history(&run_id)
+        .runs()
+        .history(&run_id)
         .expect("history")
         .expect("the run")
         .journal;
@@ -502,7 +519,7 @@ async fn states_open_across_a_rotation_until_their_generation_is_retired() {
         }
     };
     let (_, before, sealed_before) = first_round(&on_a, CODE_ANYWHERE).await;
-    a.hub.rotate_state_keys(Rotation {
+    a.hub.runs().rotate_state_keys(Rotation {
         every_ms: 0,
         accept_ms: HOUR,
     });
@@ -512,11 +529,11 @@ async fn states_open_across_a_rotation_until_their_generation_is_retired() {
 
     let (_, last, sealed_last) = first_round(&on_a, CODE_ANYWHERE).await;
     // A rotates again and the generation `sealed_last` names is past its window at once.
-    a.hub.rotate_state_keys(Rotation {
+    a.hub.runs().rotate_state_keys(Rotation {
         every_ms: 0,
         accept_ms: -1,
     });
-    b.hub.rotate_state_keys(Rotation {
+    b.hub.runs().rotate_state_keys(Rotation {
         every_ms: HOUR,
         accept_ms: HOUR,
     });
@@ -545,7 +562,10 @@ async fn replicas_hear_each_others_inputs_and_decisions() {
     let Some((_database, a, b)) = two_replicas().await else {
         return;
     };
-    let (mut on_a, mut on_b) = (a.hub.watch_pending(), b.hub.watch_pending());
+    let (mut on_a, mut on_b) = (
+        a.hub.approvals().watch_pending(),
+        b.hub.approvals().watch_pending(),
+    );
     until_count(&mut on_a, 0, "A before").await;
 
     let client = connect_with(&b, paired_key(&b)).await;
@@ -555,6 +575,7 @@ async fn replicas_hear_each_others_inputs_and_decisions() {
     until_count(&mut on_a, 1, "A, told by B").await;
 
     a.hub
+        .approvals()
         .decide_run(&run_id, capa_core::Choice::Once, "test")
         .expect("decide on A");
     until_count(&mut on_a, 0, "A, where it was decided").await;

@@ -10,9 +10,9 @@ use std::time::Duration;
 use capa_store::{ApprovalRecord, ApprovalStatus};
 use serde_json::Value;
 
+use super::Approvals;
 use super::{AskingChannel, AskingClaim, DecideError, PendingInput, call_digest, store_error};
 use crate::authorize::{Permit, Question};
-use crate::hub::Hub;
 use capa_domain::preview;
 
 use crate::clock::now_ms;
@@ -38,7 +38,7 @@ fn new_call_id() -> String {
     )
 }
 
-impl Hub {
+impl Approvals<'_> {
     /// Records the question of a direct call as a pending input and returns it; claimed for
     /// `asked_in` (the client's own form) before anyone else can see it. `client`: who asks
     /// ("name version", `capa_domain::client_label`), shown with it.
@@ -58,7 +58,7 @@ impl Hub {
         let shown = preview(
             arguments,
             question.tool.definition.input_schema.as_ref(),
-            self.redactor(),
+            self.hub.redactor(),
         );
         let now = now_ms();
         let record = ApprovalRecord {
@@ -69,22 +69,26 @@ impl Hub {
             address,
             source: question.tool.address.namespace.clone(),
             connection: question.connection.clone(),
-            preview: self.redactor().redact(&shown.to_string()),
-            reason: self.redactor().redact(&question.verdict.reason),
+            preview: self.hub.redactor().redact(&shown.to_string()),
+            reason: self.hub.redactor().redact(&question.verdict.reason),
             args_digest: digest,
             status: ApprovalStatus::Pending,
             scope: None,
             decided_via: None,
             created_at_ms: now,
             expires_at_ms: now.saturating_add(
-                i64::try_from(self.config().approval_ttl.as_millis()).unwrap_or(i64::MAX),
+                i64::try_from(self.hub.config().approval_ttl.as_millis()).unwrap_or(i64::MAX),
             ),
             decided_at_ms: None,
-            client: client.map(|c| self.redactor().redact(c)),
+            client: client.map(|c| self.hub.redactor().redact(c)),
         };
-        let stored = self.store().insert_approval(&record).map_err(store_error)?;
-        self.remember_definition(&stored);
-        let claim = asked_in.and_then(|channel| self.claim_asking(&stored.id, channel, None));
+        let stored = self
+            .hub
+            .store()
+            .insert_approval(&record)
+            .map_err(store_error)?;
+        self.hub.remember_definition(&stored);
+        let claim = asked_in.and_then(|channel| self.claim(&stored.id, channel, None));
         self.refresh_pending();
         Ok((PendingInput::from_record(&stored), claim))
     }
@@ -98,10 +102,12 @@ impl Hub {
         arguments: &Value,
     ) -> Result<DirectAnswer, DecideError> {
         // Expiry is applied first, so the status read below is current.
-        self.store()
+        self.hub
+            .store()
             .expire_approvals(now_ms())
             .map_err(store_error)?;
         let record = self
+            .hub
             .store()
             .approval(approval_id)
             .map_err(store_error)?
@@ -126,6 +132,7 @@ impl Hub {
             }
             ApprovalStatus::Approved => {
                 if self
+                    .hub
                     .store()
                     .use_approval(approval_id)
                     .map_err(store_error)?
@@ -149,8 +156,8 @@ impl Hub {
 
     /// Ends an input nobody will answer any more (its caller gave up waiting): the popup and
     /// the page close it.
-    pub fn expire_input(&self, approval_id: &str) {
-        let ended = self.store().decide_approval(
+    pub fn expire(&self, approval_id: &str) {
+        let ended = self.hub.store().decide_approval(
             approval_id,
             ApprovalStatus::Expired,
             None,
@@ -160,23 +167,29 @@ impl Hub {
         if let Err(e) = ended {
             tracing::warn!(error = %e, approval = approval_id, "could not end an unanswered input");
         }
-        self.release_asking(approval_id);
+        self.release(approval_id);
         self.refresh_pending();
     }
 
     /// Waits until the input `approval_id` is no longer pending, or `limit` passed, or it
     /// expired. Returns whether it was decided (or expired) by then.
-    pub async fn wait_for_decision(&self, approval_id: &str, limit: Duration) -> bool {
-        let mut decisions = self.runs().watch_decisions();
+    pub async fn wait_for_decision(self, approval_id: &str, limit: Duration) -> bool {
+        let mut decisions = self.hub.run_state().watch_decisions();
         let deadline = tokio::time::Instant::now() + limit;
         loop {
-            let status = self.store().approval(approval_id).ok().flatten().map(|r| {
-                if r.status == ApprovalStatus::Pending && r.expires_at_ms <= now_ms() {
-                    ApprovalStatus::Expired
-                } else {
-                    r.status
-                }
-            });
+            let status = self
+                .hub
+                .store()
+                .approval(approval_id)
+                .ok()
+                .flatten()
+                .map(|r| {
+                    if r.status == ApprovalStatus::Pending && r.expires_at_ms <= now_ms() {
+                        ApprovalStatus::Expired
+                    } else {
+                        r.status
+                    }
+                });
             match status {
                 Some(ApprovalStatus::Pending) => {}
                 _ => return true,

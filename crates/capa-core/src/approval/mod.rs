@@ -269,23 +269,70 @@ pub fn decide_in_store(
     Ok(record)
 }
 
+/// A person's say over what runs ask: the pending inputs, decisions from every channel, the
+/// pause, which channel asks about an input now, and the approval page. Get it with
+/// [`Hub::approvals`].
+#[derive(Clone, Copy)]
+pub struct Approvals<'a> {
+    pub(crate) hub: &'a Hub,
+}
+
 impl Hub {
+    /// Pending inputs and their decisions.
+    pub fn approvals(&self) -> Approvals<'_> {
+        Approvals { hub: self }
+    }
+
+    fn decide_as(
+        &self,
+        approval_id: &str,
+        choice: Choice,
+        via: &str,
+        by: crate::hub::ChangedBy,
+    ) -> Result<(), DecideError> {
+        let record = decide_in_store(self.store(), approval_id, choice, via)?;
+        self.approvals().release(approval_id);
+        match choice {
+            Choice::Always => self
+                .set_policy_rule(&record.address, None, Decision::Allow, by)
+                .map_err(|e| DecideError::Policy(e.to_string()))?,
+            Choice::Once | Choice::Run | Choice::Deny => {}
+        }
+        self.run_state().notify_decision();
+        self.approvals().refresh_pending();
+        Ok(())
+    }
+
+    /// Replicas of a team hub on one database: another's decision wakes the calls waiting
+    /// here at once, and inputs recorded there count here (where the store can tell).
+    pub(crate) fn follow_decisions_elsewhere(self: &std::sync::Arc<Self>) {
+        let hub = std::sync::Arc::downgrade(self);
+        self.store().follow_changes(Box::new(move || {
+            if let Some(hub) = hub.upgrade() {
+                hub.approvals().changed_elsewhere();
+            }
+        }));
+    }
+}
+
+impl Approvals<'_> {
     /// Every pending input of every run, oldest first.
-    pub fn pending_inputs(&self) -> Result<Vec<PendingInput>, DecideError> {
+    pub fn pending(&self) -> Result<Vec<PendingInput>, DecideError> {
         let records = self
+            .hub
             .store()
             .pending_approvals(now_ms())
             .map_err(store_error)?;
-        self.runs().set_pending_count(records.len() as u64);
+        self.hub.run_state().set_pending_count(records.len() as u64);
         let mut inputs: Vec<PendingInput> = records.iter().map(PendingInput::from_record).collect();
-        self.mark_changed_definitions(&mut inputs);
+        self.hub.mark_changed_definitions(&mut inputs);
         Ok(inputs)
     }
 
     /// The pending inputs of one run.
-    pub fn pending_of_run(&self, run_id: &str) -> Result<Vec<PendingInput>, DecideError> {
+    pub fn pending_of(&self, run_id: &str) -> Result<Vec<PendingInput>, DecideError> {
         Ok(self
-            .pending_inputs()?
+            .pending()?
             .into_iter()
             .filter(|p| p.run_id == run_id)
             .collect())
@@ -294,7 +341,8 @@ impl Hub {
     /// Takes a person's decision on one pending approval. `via` says where (`page`, `cli`,
     /// `app`) for the history.
     pub fn decide(&self, approval_id: &str, choice: Choice, via: &str) -> Result<(), DecideError> {
-        self.decide_as(approval_id, choice, via, crate::hub::ChangedBy::Person)
+        self.hub
+            .decide_as(approval_id, choice, via, crate::hub::ChangedBy::Person)
     }
 
     /// Takes the answer of a paired client's own form (`via`: `client`, `elicitation`). It
@@ -306,55 +354,25 @@ impl Hub {
         choice: Choice,
         via: &str,
     ) -> Result<(), DecideError> {
-        self.decide_as(approval_id, choice, via, crate::hub::ChangedBy::Unconfirmed)
-    }
-
-    fn decide_as(
-        &self,
-        approval_id: &str,
-        choice: Choice,
-        via: &str,
-        by: crate::hub::ChangedBy,
-    ) -> Result<(), DecideError> {
-        let record = decide_in_store(self.store(), approval_id, choice, via)?;
-        self.release_asking(approval_id);
-        match choice {
-            Choice::Always => self
-                .set_policy_rule(&record.address, None, Decision::Allow, by)
-                .map_err(|e| DecideError::Policy(e.to_string()))?,
-            Choice::Once | Choice::Run | Choice::Deny => {}
-        }
-        self.runs().notify_decision();
-        self.refresh_pending();
-        Ok(())
+        self.hub
+            .decide_as(approval_id, choice, via, crate::hub::ChangedBy::Unconfirmed)
     }
 
     /// Another process (an interactive terminal, another replica of a team hub) stored
     /// decisions or inputs in the database, and maybe an allow rule in the policy file:
     /// waiting calls and runs look again, the popup recounts.
-    pub fn decisions_changed_elsewhere(&self) {
-        if let Err(e) = self.reload_policy() {
+    pub fn changed_elsewhere(&self) {
+        if let Err(e) = self.hub.reload_policy() {
             tracing::warn!(error = %e, "the policy file does not read; the previous policy stays in force");
         }
-        self.runs().notify_decision();
+        self.hub.run_state().notify_decision();
         self.refresh_pending();
     }
 
-    /// Replicas of a team hub on one database: another's decision wakes the calls waiting
-    /// here at once, and inputs recorded there count here (where the store can tell).
-    pub(crate) fn follow_decisions_elsewhere(self: &std::sync::Arc<Self>) {
-        let hub = std::sync::Arc::downgrade(self);
-        self.store().follow_changes(Box::new(move || {
-            if let Some(hub) = hub.upgrade() {
-                hub.decisions_changed_elsewhere();
-            }
-        }));
-    }
-
     /// Recounts pending inputs for [`Hub::watch_pending`].
-    pub(crate) fn refresh_pending(&self) {
-        match self.store().pending_approvals(now_ms()) {
-            Ok(pending) => self.runs().set_pending_count(pending.len() as u64),
+    pub(crate) fn refresh_pending(self) {
+        match self.hub.store().pending_approvals(now_ms()) {
+            Ok(pending) => self.hub.run_state().set_pending_count(pending.len() as u64),
             Err(e) => tracing::warn!(error = %e, "could not count pending inputs"),
         }
     }
@@ -363,18 +381,18 @@ impl Hub {
     /// and the UI's live view). Expiries are seen at the next change or [`Hub::pending_inputs`].
     pub fn watch_pending(&self) -> tokio::sync::watch::Receiver<u64> {
         self.refresh_pending();
-        self.runs().watch_pending()
+        self.hub.run_state().watch_pending()
     }
 
     /// "Pause approvals": while paused, a call that would ask a person is denied in the guest
     /// (`ToolError` `denied`, journaled like a denial) instead of waiting. Not kept across restarts.
-    pub fn set_approvals_paused(&self, paused: bool) {
+    pub fn set_paused(&self, paused: bool) {
         tracing::info!(paused, "approvals paused changed");
-        self.runs().set_paused(paused);
+        self.hub.run_state().set_paused(paused);
     }
 
-    pub fn approvals_paused(&self) -> bool {
-        self.runs().paused()
+    pub fn paused(&self) -> bool {
+        self.hub.run_state().paused()
     }
 
     /// Decides every pending approval of a run the same way (the terminal's
@@ -386,7 +404,7 @@ impl Hub {
         via: &str,
     ) -> Result<usize, DecideError> {
         let pending: Vec<PendingInput> = self
-            .pending_of_run(run_id)?
+            .pending_of(run_id)?
             .into_iter()
             .filter(|p| p.kind == InputKind::Approval)
             .collect();

@@ -8,6 +8,7 @@ use capa_domain::clock::now_ms;
 use capa_store::RunState;
 
 use super::Hub;
+use super::Runs;
 
 /// How often the hub looks; a run ends at most this long after its resume window closed.
 const EVERY: Duration = Duration::from_mins(5);
@@ -15,17 +16,17 @@ const EVERY: Duration = Duration::from_mins(5);
 pub(super) async fn end_abandoned_runs_regularly(hub: Weak<Hub>) {
     loop {
         let Some(strong) = hub.upgrade() else { return };
-        strong.end_abandoned_runs(now_ms());
+        strong.runs().end_abandoned(now_ms());
         drop(strong);
         tokio::time::sleep(EVERY).await;
     }
 }
 
-impl Hub {
+impl Runs<'_> {
     /// Ends the paused runs whose inputs were all settled a resume window
     /// ([`capa_runner::RESUME_WINDOW_MS`]) before `now_ms` and that no client resumed: `denied`
     /// when a person denied one of their calls, `expired` otherwise. Returns each run ended.
-    pub fn end_abandoned_runs(&self, now_ms: i64) -> Vec<(String, RunState)> {
-        capa_runner::settle_abandoned(&self.store, now_ms, capa_runner::RESUME_WINDOW_MS)
+    pub fn end_abandoned(&self, now_ms: i64) -> Vec<(String, RunState)> {
+        capa_runner::settle_abandoned(&self.hub.store, now_ms, capa_runner::RESUME_WINDOW_MS)
     }
 }

@@ -5,34 +5,34 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use super::Hub;
+use crate::approval::Approvals;
 use crate::approval::asking::{AskingChannel, AskingClaim};
 
-impl Hub {
+impl Approvals<'_> {
     /// Claims `approval_id` for `channel`, for at most `limit` (`None`: until released). `None`
     /// when another channel asks already.
-    pub fn claim_asking(
+    pub fn claim(
         &self,
         approval_id: &str,
         channel: AskingChannel,
         limit: Option<Duration>,
     ) -> Option<AskingClaim> {
-        self.asking.claim(approval_id, channel, limit)
+        self.hub.asking.claim(approval_id, channel, limit)
     }
 
     /// Ends any claim on `approval_id` (its answer came, in whatever channel).
-    pub fn release_asking(&self, approval_id: &str) {
-        self.asking.release_all(approval_id);
+    pub fn release(&self, approval_id: &str) {
+        self.hub.asking.release_all(approval_id);
     }
 
     /// The channel that asks about `approval_id` now, if any: the popup and the page wait
     /// while a client's form is up.
-    pub fn asking_channel(&self, approval_id: &str) -> Option<AskingChannel> {
-        self.asking.channel(approval_id)
+    pub fn channel(&self, approval_id: &str) -> Option<AskingChannel> {
+        self.hub.asking.channel(approval_id)
     }
 
     /// Changes whenever a claim starts or ends.
-    pub fn watch_asking(&self) -> watch::Receiver<u64> {
-        self.asking.watch()
+    pub fn watch_claims(&self) -> watch::Receiver<u64> {
+        self.hub.asking.watch()
     }
 }

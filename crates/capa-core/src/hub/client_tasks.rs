@@ -4,7 +4,7 @@
 
 use capa_store::ClientTask;
 
-use super::Hub;
+use super::Runs;
 
 /// A task of a client as the store has it, seen from this hub process.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,7 +17,7 @@ pub struct KeptTask {
     pub orphaned: bool,
 }
 
-impl Hub {
+impl Runs<'_> {
     /// Keeps the state of task `id` of `surface`, followed by this process, until
     /// `expires_at_ms`.
     pub fn keep_client_task(
@@ -33,10 +33,14 @@ impl Hub {
             surface: surface.to_owned(),
             detail,
             ended,
-            owner: self.slots.owner(),
+            owner: self.hub.slots.owner(),
             expires_at_ms,
         };
-        if let Err(e) = self.store.put_client_task(&task, crate::clock::now_ms()) {
+        if let Err(e) = self
+            .hub
+            .store
+            .put_client_task(&task, crate::clock::now_ms())
+        {
             tracing::warn!(error = %e, task = %id, "could not keep a client's task for after a restart");
         }
     }
@@ -44,6 +48,7 @@ impl Hub {
     /// The kept task `id` of `surface`, unless it expired.
     pub fn kept_client_task(&self, id: &str, surface: &str) -> Option<KeptTask> {
         let task = self
+            .hub
             .store
             .client_task(id, surface, crate::clock::now_ms())
             .map_err(|e| tracing::warn!(error = %e, task = %id, "could not read a kept task"))
@@ -54,7 +59,7 @@ impl Hub {
             && capa_runner::progress(
                 Some(task.owner),
                 None,
-                self.slots.holder(),
+                self.hub.slots.holder(),
                 crate::clock::now_ms(),
             ) == capa_runner::Progress::Orphaned;
         Some(KeptTask {

@@ -6,10 +6,42 @@ use capa_config::SourceConfig;
 use capa_secrets::Secret;
 use capa_store::ConnectionRecord;
 
-use super::Hub;
+use std::sync::Arc;
+
+use futures::future::join_all;
+
+use super::{Hub, SourceDef, Upstream, UpstreamKey, sources};
 use crate::error::ConnectionError;
 
 impl Hub {
+    /// Re-reads connections after they changed (for example `capa connections set`): sources that
+    /// use secrets restart with the new values.
+    pub async fn reload_connections(&self) {
+        if let Err(e) = self.connections.load_into_redactor() {
+            tracing::warn!(error = %e, "could not reload connections");
+        }
+        let uses_secrets: Vec<SourceDef> = self
+            .source_defs()
+            .into_iter()
+            .filter(|d| sources::def_uses_secrets(d) || self.is_oauth(d))
+            .collect();
+        let stopped: Vec<Arc<Upstream>> = {
+            let mut upstreams = self.lock_upstreams();
+            let keys: Vec<UpstreamKey> = upstreams
+                .keys()
+                .filter(|(id, _)| uses_secrets.iter().any(|d| &d.id == id))
+                .cloned()
+                .collect();
+            keys.iter().filter_map(|k| upstreams.remove(k)).collect()
+        };
+        self.remember_signed_out(&stopped).await;
+        join_all(stopped.iter().map(|u| u.shutdown())).await;
+        for def in &uses_secrets {
+            self.start_default(def);
+        }
+        self.rebuild_catalog();
+    }
+
     /// Every stored connection (names and fields, never values).
     pub fn list_connections(&self) -> Result<Vec<ConnectionRecord>, ConnectionError> {
         self.connections.list()

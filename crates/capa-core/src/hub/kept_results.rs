@@ -8,9 +8,9 @@ use capa_runner::handles::{self, HandleRef, Reader};
 use capa_sandbox::{ToolFailure, Whole};
 use serde_json::Value;
 
-use super::Hub;
+use super::Runs;
 
-impl Hub {
+impl Runs<'_> {
     /// Keeps `value`, the whole result of a direct call by `client`; its handle, or why it was
     /// not kept (a client without a name keeps nothing: another nameless client would read it).
     /// Blocking (SQLite; tens of MB).
@@ -28,8 +28,8 @@ impl Hub {
             logs: None,
         };
         let (kept, notices) = handles::keep(
-            &self.store,
-            &self.redactor,
+            &self.hub.store,
+            &self.hub.redactor,
             &id,
             client,
             whole,
@@ -49,13 +49,13 @@ impl Hub {
         default_length: usize,
     ) -> Result<Value, ToolFailure> {
         let mut piece = handles::read(
-            &self.store,
+            &self.hub.store,
             Reader::Client(client),
             handle,
             options,
             default_length,
         )?;
-        self.redactor.redact_json(&mut piece);
+        self.hub.redactor.redact_json(&mut piece);
         Ok(piece)
     }
 }

@@ -9,34 +9,41 @@ use std::sync::Weak;
 use capa_domain::clock::now_ms;
 
 use super::Hub;
+use super::Runs;
 
 pub(super) async fn renew_leases_regularly(hub: Weak<Hub>) {
     loop {
         tokio::time::sleep(capa_runner::LEASE_RENEW_EVERY).await;
         let Some(strong) = hub.upgrade() else { return };
-        strong.renew_leases(now_ms());
-        strong.rotate_state_keys(crate::runs::STATE_KEY_ROTATION);
+        strong.runs().renew_leases(now_ms());
+        strong
+            .runs()
+            .rotate_state_keys(crate::run_state::STATE_KEY_ROTATION);
     }
 }
 
-impl Hub {
+impl Runs<'_> {
     /// Reads the `requestState` keys the replicas share again, making the next generation
     /// when the newest is due under `rotation` (whichever replica looks first makes it; the
     /// others take it at their next look, within [`capa_runner::LEASE_RENEW_EVERY`], while the
     /// generation before still opens what it signed). Nothing on a person's hub.
     pub fn rotate_state_keys(&self, rotation: capa_store::Rotation) {
-        for key in self.runs.refresh_state_keys(&self.store, rotation) {
-            self.redactor.add_bytes(&key);
+        for key in self
+            .hub
+            .run_state
+            .refresh_state_keys(&self.hub.store, rotation)
+        {
+            self.hub.redactor.add_bytes(&key);
         }
     }
 }
 
-impl Hub {
+impl Runs<'_> {
     /// Renews the lease of every attempt this hub runs, then marks the runs whose holder is
     /// gone `interrupted` (a replica that died: its lease ran out). Returns the runs marked.
     pub fn renew_leases(&self, now_ms: i64) -> Vec<String> {
-        let holder = self.slots.holder();
-        let store = self.store.clone();
+        let holder = self.hub.slots.holder();
+        let store = self.hub.store.clone();
         if let Err(e) =
             store.renew_leases(holder.owner, holder.machine, holder.lease(now_ms).until_ms)
         {

@@ -61,6 +61,7 @@ async fn a_paused_run_replays_to_the_result_it_would_have_had() {
 
     let decided = hub
         .hub
+        .approvals()
         .decide_run(&id, Choice::Once, "test")
         .expect("decide");
     assert_eq!(decided, 1);
@@ -96,7 +97,12 @@ async fn a_paused_run_replays_to_the_result_it_would_have_had() {
         .count();
     assert_eq!(writes, 1, "the replay answered the write from the journal");
     // A decided approval is not taken twice.
-    assert!(hub.hub.decide_run(&id, Choice::Deny, "test").is_err());
+    assert!(
+        hub.hub
+            .approvals()
+            .decide_run(&id, Choice::Deny, "test")
+            .is_err()
+    );
     // The ended run answers with its envelope again.
     assert_eq!(resume(&hub, &id).await, done);
 }
@@ -114,6 +120,7 @@ return await demo.list_notes({});
     let paused = execute(&hub, code).await;
     let id = run_id(&paused);
     hub.hub
+        .approvals()
         .decide_run(&id, Choice::Run, "test")
         .expect("decide");
     let done = resume(&hub, &id).await;
@@ -128,7 +135,10 @@ return await demo.list_notes({});
     )
     .await;
     let id = run_id(&denied);
-    hub.hub.decide_run(&id, Choice::Deny, "test").expect("deny");
+    hub.hub
+        .approvals()
+        .decide_run(&id, Choice::Deny, "test")
+        .expect("deny");
     let done = resume(&hub, &id).await;
     assert_eq!(done["status"], "completed", "{done:#}");
     assert_eq!(
@@ -144,6 +154,7 @@ async fn always_allow_writes_a_rule_and_later_runs_do_not_ask() {
     let paused = execute(&hub, code).await;
     let id = run_id(&paused);
     hub.hub
+        .approvals()
         .decide_run(&id, Choice::Always, "test")
         .expect("decide");
     assert_eq!(resume(&hub, &id).await["status"], "completed");
@@ -199,7 +210,13 @@ async fn a_call_whose_connection_is_missing_pauses_until_it_is_added() {
     hub.hub.settled(Duration::from_secs(30)).await;
     let done = resume(&hub, &id).await;
     assert_eq!(done["status"], "completed", "{done:#}");
-    assert!(hub.hub.pending_of_run(&id).expect("pending").is_empty());
+    assert!(
+        hub.hub
+            .approvals()
+            .pending_of(&id)
+            .expect("pending")
+            .is_empty()
+    );
 }
 
 /// "Pause approvals" denies asking calls at once, and a hub restarted on the same data dir is
@@ -208,7 +225,7 @@ async fn a_call_whose_connection_is_missing_pauses_until_it_is_added() {
 async fn a_pause_of_approvals_denies_asking_calls_and_outlives_a_restart() {
     let first = TestHub::start("options: { toolExposure: code }\n").await;
     let code = r#"try { await demo.delete_note({ title: "none" }); return "ran"; } catch (e) { return e.code ?? String(e); }"#;
-    first.hub.set_approvals_paused(true);
+    first.hub.approvals().set_paused(true);
     let denied = execute(&first, code).await;
     assert_eq!(denied["status"], "completed", "{denied:#}");
     assert_eq!(denied["result"], "denied", "{denied:#}");
@@ -229,14 +246,14 @@ async fn a_pause_of_approvals_denies_asking_calls_and_outlives_a_restart() {
     };
     let second = restart().await;
     assert!(
-        second.approvals_paused(),
+        second.approvals().paused(),
         "the pause was lost in the restart"
     );
-    second.set_approvals_paused(false);
+    second.approvals().set_paused(false);
     second.shutdown().await;
     let third = restart().await;
     assert!(
-        !third.approvals_paused(),
+        !third.approvals().paused(),
         "the resume was lost in the restart"
     );
     third.shutdown().await;

@@ -112,6 +112,7 @@ async fn a_tool_the_policy_asks_for_is_asked_once_the_sign_in_made_it_known() {
     assert_eq!(asks["status"], "awaiting_approval", "{asks:#}");
     assert_eq!(asks["pending"][0]["address"], "notes.echo");
     t.hub
+        .approvals()
         .decide_run(&id, Choice::Once, "test")
         .expect("approve");
     let done = execute_json(&t, None, Some(&id)).await;

@@ -22,6 +22,7 @@ async fn a_run_held_elsewhere_is_resumed_here_once_its_lease_runs_out() {
     assert_eq!(paused["status"], "awaiting_approval", "{paused:#}");
     let id = paused["runId"].as_str().expect("runId").to_owned();
     hub.hub
+        .approvals()
         .decide_run(&id, Choice::Once, "test")
         .expect("approve");
 
@@ -56,7 +57,7 @@ async fn a_run_held_elsewhere_is_resumed_here_once_its_lease_runs_out() {
         refused.to_string().contains("another Capabilities hub"),
         "{refused}"
     );
-    assert!(hub.hub.renew_leases(now_ms()).is_empty());
+    assert!(hub.hub.runs().renew_leases(now_ms()).is_empty());
 
     // The replica died: its lease ran out without a renewal.
     let ran_out = Lease {
@@ -68,7 +69,7 @@ async fn a_run_held_elsewhere_is_resumed_here_once_its_lease_runs_out() {
             .start_attempt(&id, now, replica, ran_out, attempts + 1)
             .expect("start")
     );
-    assert_eq!(hub.hub.renew_leases(now_ms()), vec![id.clone()]);
+    assert_eq!(hub.hub.runs().renew_leases(now_ms()), vec![id.clone()]);
     assert_eq!(
         store.run(&id).expect("read").expect("run").status,
         RunState::Interrupted

@@ -36,7 +36,10 @@ fn state(hub: &TestHub, run_id: &str) -> RunState {
 async fn an_uncaught_denial_ends_the_run_denied() {
     let hub = TestHub::start("options: { toolExposure: code }\n").await;
     let id = paused(&hub, DELETES).await;
-    hub.hub.decide_run(&id, Choice::Deny, "test").expect("deny");
+    hub.hub
+        .approvals()
+        .decide_run(&id, Choice::Deny, "test")
+        .expect("deny");
     let done = resume(&hub, &id).await;
     assert_eq!(
         done["status"], "failed",
@@ -64,18 +67,23 @@ async fn guest_code_cannot_make_its_run_look_denied() {
 async fn a_denied_run_nobody_resumes_ends_denied_after_the_window() {
     let hub = TestHub::start("options: { toolExposure: code }\n").await;
     let id = paused(&hub, DELETES).await;
-    hub.hub.decide_run(&id, Choice::Deny, "test").expect("deny");
+    hub.hub
+        .approvals()
+        .decide_run(&id, Choice::Deny, "test")
+        .expect("deny");
     let decided = now_ms();
     assert!(
         hub.hub
-            .end_abandoned_runs(decided + RESUME_WINDOW_MS - 60_000)
+            .runs()
+            .end_abandoned(decided + RESUME_WINDOW_MS - 60_000)
             .is_empty(),
         "the client still has time to resume"
     );
     assert_eq!(state(&hub, &id), RunState::AwaitingApproval);
     let ended = hub
         .hub
-        .end_abandoned_runs(decided + RESUME_WINDOW_MS + 1_000);
+        .runs()
+        .end_abandoned(decided + RESUME_WINDOW_MS + 1_000);
     assert_eq!(ended, vec![(id.clone(), RunState::Denied)]);
     assert_eq!(state(&hub, &id), RunState::Denied);
 
@@ -101,11 +109,13 @@ async fn an_approved_run_nobody_resumes_ends_expired_and_runs_nothing() {
     let hub = TestHub::start("options: { toolExposure: code }\n").await;
     let id = paused(&hub, DELETES).await;
     hub.hub
+        .approvals()
         .decide_run(&id, Choice::Once, "test")
         .expect("approve");
     let ended = hub
         .hub
-        .end_abandoned_runs(now_ms() + RESUME_WINDOW_MS + 1_000);
+        .runs()
+        .end_abandoned(now_ms() + RESUME_WINDOW_MS + 1_000);
     assert_eq!(ended, vec![(id.clone(), RunState::Expired)]);
     let late = resume(&hub, &id).await;
     assert_eq!(late["status"], "failed", "{late:#}");
@@ -121,16 +131,17 @@ async fn an_approval_nobody_gives_expires_and_its_run_ends_expired() {
     let start = now_ms();
     assert!(
         hub.hub
-            .end_abandoned_runs(start + RESUME_WINDOW_MS + 1_000)
+            .runs()
+            .end_abandoned(start + RESUME_WINDOW_MS + 1_000)
             .is_empty(),
         "a pending approval keeps its run waiting"
     );
     let expiry = start + ttl + 1_000;
     assert!(
-        hub.hub.end_abandoned_runs(expiry).is_empty(),
+        hub.hub.runs().end_abandoned(expiry).is_empty(),
         "the approval just expired: the client may still resume and see it"
     );
-    let ended = hub.hub.end_abandoned_runs(expiry + RESUME_WINDOW_MS);
+    let ended = hub.hub.runs().end_abandoned(expiry + RESUME_WINDOW_MS);
     assert_eq!(ended, vec![(id.clone(), RunState::Expired)]);
     let late = resume(&hub, &id).await;
     let message = late["error"]["message"].as_str().expect("message");

@@ -94,6 +94,7 @@ impl TestHub {
     /// to itself): what a test checks is what was written to the file.
     pub(crate) fn store(&self) -> capa_store::Store {
         self.hub
+            .runs()
             .commit_writes()
             .expect("the hub commits its queued writes");
         capa_store::Store::open(&self.hub.paths().database()).expect("the hub's database opens")

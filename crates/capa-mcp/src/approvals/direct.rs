@@ -75,6 +75,7 @@ pub(crate) async fn authorize_direct_call(
     };
     let arguments = arguments.cloned().map_or(Value::Null, Value::Object);
     let (input, claim) = hub
+        .approvals()
         .ask_direct(
             &question,
             &arguments,
@@ -88,15 +89,18 @@ pub(crate) async fn authorize_direct_call(
     // The form is gone: the popup and the page may ask for the rest of the time.
     drop(claim);
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-    hub.wait_for_decision(&input.id, left).await;
-    match hub.direct_answer(&input.id, question, &arguments) {
+    hub.approvals().wait_for_decision(&input.id, left).await;
+    match hub
+        .approvals()
+        .direct_answer(&input.id, question, &arguments)
+    {
         Ok(DirectAnswer::Approved(permit)) => Ok(permit),
         Ok(DirectAnswer::Denied) => Err(refuse(
             "denied",
             format!("the user denied the call to {address}"),
         )),
         Ok(DirectAnswer::Pending(_)) => {
-            hub.expire_input(&input.id);
+            hub.approvals().expire(&input.id);
             Err(refuse(
                 "approval_required",
                 format!("{address} needs the user's approval, and nobody answered in time"),
@@ -127,7 +131,7 @@ pub(super) async fn ask_in_form(
             let Some(choice) = elicited_choice(answer) else {
                 return false;
             };
-            match hub.decide_in_form(&input.id, choice, "elicitation") {
+            match hub.approvals().decide_in_form(&input.id, choice, "elicitation") {
                 Ok(()) => true,
                 Err(e) => {
                     tracing::warn!(error = %e, approval = %input.id, "an elicited decision was not taken");
@@ -135,7 +139,7 @@ pub(super) async fn ask_in_form(
                 }
             }
         }
-        decided = hub.wait_for_decision(&input.id, wall) => decided,
+        decided = hub.approvals().wait_for_decision(&input.id, wall) => decided,
     }
 }
 

@@ -120,7 +120,8 @@ pub(super) struct SealedSignIn {
 
 /// The pending inputs of `run_id` that wait for a sign-in.
 fn pending(hub: &Hub, run_id: &str) -> Vec<PendingInput> {
-    hub.pending_of_run(run_id)
+    hub.approvals()
+        .pending_of(run_id)
         .unwrap_or_default()
         .into_iter()
         .filter(PendingInput::is_sign_in)

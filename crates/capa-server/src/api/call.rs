@@ -69,22 +69,29 @@ pub async fn call_json(hub: &Hub, request: CallRequest, client: &str) -> Value {
         Authorization::NeedsPerson(question) => {
             let shown = arguments.clone().map_or(Value::Null, Value::Object);
             let Some(approval_id) = approval else {
-                return match hub.ask_direct(&question, &shown, None, Some(client)) {
+                return match hub
+                    .approvals()
+                    .ask_direct(&question, &shown, None, Some(client))
+                {
                     Ok((input, _)) => pending_json("approval_required", &input),
                     Err(e) => decide_error_json(&e),
                 };
             };
             let wait = Duration::from_millis(wait_ms.unwrap_or(0)).min(MAX_APPROVAL_WAIT);
             if !wait.is_zero() {
-                hub.wait_for_decision(&approval_id, wait).await;
+                hub.approvals().wait_for_decision(&approval_id, wait).await;
             }
             if abandon
                 && let Ok(DirectAnswer::Pending(_)) =
-                    hub.direct_answer(&approval_id, question.clone(), &shown)
+                    hub.approvals()
+                        .direct_answer(&approval_id, question.clone(), &shown)
             {
-                hub.expire_input(&approval_id);
+                hub.approvals().expire(&approval_id);
             }
-            match hub.direct_answer(&approval_id, question, &shown) {
+            match hub
+                .approvals()
+                .direct_answer(&approval_id, question, &shown)
+            {
                 Ok(DirectAnswer::Approved(permit)) => permit,
                 Ok(DirectAnswer::Pending(input)) => {
                     return pending_json("approval_pending", &input);

@@ -35,13 +35,14 @@ struct Snapshot {
 }
 
 fn snapshot(hub: &Hub) -> Snapshot {
-    let pending = hub
-        .pending_inputs()
-        .map_or_else(|_| *hub.watch_pending().borrow(), |p| p.len() as u64);
+    let pending = hub.approvals().pending().map_or_else(
+        |_| *hub.approvals().watch_pending().borrow(),
+        |p| p.len() as u64,
+    );
     let sources = hub.sources();
     Snapshot {
         pending,
-        paused: hub.approvals_paused(),
+        paused: hub.approvals().paused(),
         sources: SourceCounts {
             ready: sources
                 .iter()
@@ -88,9 +89,9 @@ impl Watching {
 pub(crate) async fn stream(State(state): State<UiState>) -> Response {
     let hub = state.hub.clone();
     let watching = Watching {
-        pending: hub.watch_pending(),
-        paused: hub.watch_paused(),
-        decisions: hub.watch_decisions(),
+        pending: hub.approvals().watch_pending(),
+        paused: hub.approvals().watch_paused(),
+        decisions: hub.approvals().watch_decisions(),
         catalog: hub.watch_catalog(),
         cancel: state.cancel.clone(),
         hub,

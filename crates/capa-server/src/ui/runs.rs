@@ -117,7 +117,7 @@ pub(crate) async fn list(State(state): State<UiState>, uri: Uri) -> Response {
         Ok(filter) => filter,
         Err(message) => return fail(StatusCode::BAD_REQUEST, "invalid_arguments", message),
     };
-    match state.hub.find_runs(&filter) {
+    match state.hub.runs().find(&filter) {
         Ok(runs) => ok(json!({"ok": true, "runs": runs.iter().map(summary).collect::<Vec<_>>()})),
         Err(e) => fail(StatusCode::INTERNAL_SERVER_ERROR, "store", e.to_string()),
     }
@@ -134,7 +134,7 @@ fn bounded(text: &str) -> Value {
 
 /// `GET /api/runs/<id>`.
 pub(crate) async fn detail(State(state): State<UiState>, Path(id): Path<String>) -> Response {
-    let history = match state.hub.run_history(&id) {
+    let history = match state.hub.runs().history(&id) {
         Ok(Some(history)) => history,
         Ok(None) => return fail(StatusCode::NOT_FOUND, "not_found", format!("no run `{id}`")),
         Err(e) => return fail(StatusCode::INTERNAL_SERVER_ERROR, "store", e.to_string()),
@@ -229,7 +229,7 @@ pub(crate) async fn handle_piece(
     let hub = state.hub.clone();
     let options = Value::Object(options).to_string();
     let read =
-        tokio::task::spawn_blocking(move || hub.read_run_handle(&id, &handle, &options)).await;
+        tokio::task::spawn_blocking(move || hub.runs().read_handle(&id, &handle, &options)).await;
     match read {
         Ok(Ok(Some(Ok(piece)))) => ok(json!({"ok": true, "piece": piece})),
         Ok(Ok(Some(Err(failure)))) => fail(StatusCode::BAD_REQUEST, &failure.code, failure.message),

@@ -101,6 +101,6 @@ pub(crate) async fn pause(
     State(state): State<UiState>,
     Json(request): Json<PauseRequest>,
 ) -> Response {
-    state.hub.set_approvals_paused(request.paused);
-    ok(json!({"ok": true, "paused": state.hub.approvals_paused()}))
+    state.hub.approvals().set_paused(request.paused);
+    ok(json!({"ok": true, "paused": state.hub.approvals().paused()}))
 }

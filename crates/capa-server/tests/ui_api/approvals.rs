@@ -103,7 +103,7 @@ async fn while_approvals_are_paused_an_asking_call_is_denied_in_the_guest() {
         .await
         .expect("pause");
     assert_eq!(paused.status(), StatusCode::OK);
-    assert!(ui.hub.approvals_paused());
+    assert!(ui.hub.approvals().paused());
     let code = "try { await demo.delete_note({ title: 'n' }); return 'ran'; } catch (e) { return `${e.code}: ${e.message}`; }";
     let envelope = ui.execute(code).await;
     assert_eq!(envelope["status"], "completed", "{envelope}");
@@ -111,8 +111,8 @@ async fn while_approvals_are_paused_an_asking_call_is_denied_in_the_guest() {
         envelope["result"],
         "denied: approvals are paused in Capabilities"
     );
-    assert!(ui.hub.pending_inputs().expect("pending").is_empty());
-    ui.hub.set_approvals_paused(false);
+    assert!(ui.hub.approvals().pending().expect("pending").is_empty());
+    ui.hub.approvals().set_paused(false);
     let envelope = ui.execute(code).await;
     assert_eq!(envelope["status"], "awaiting_approval", "{envelope}");
     ui.server.shutdown().await;
@@ -164,7 +164,7 @@ async fn the_event_stream_reports_a_new_pending_approval() {
     assert_eq!(first["pending"], 0, "{first}");
     assert_eq!(first["paused"], false);
     assert_eq!(first["sources"]["ready"], 1, "{first}");
-    let mut pending = ui.hub.watch_pending();
+    let mut pending = ui.hub.approvals().watch_pending();
     let envelope = ui.execute(ASKING).await;
     assert_eq!(envelope["status"], "awaiting_approval");
     assert_eq!(*pending.borrow_and_update(), 1);

@@ -202,7 +202,14 @@ async fn the_token_alone_cannot_approve_get_a_login_link_or_loosen_the_policy() 
     assert_eq!(decided.status(), StatusCode::FORBIDDEN);
     let refusal: Value = decided.json().await.expect("json");
     assert_eq!(refusal["error"]["code"], "person_required", "{refusal}");
-    assert_eq!(ui.hub.pending_of_run(&run_id).expect("pending").len(), 1);
+    assert_eq!(
+        ui.hub
+            .approvals()
+            .pending_of(&run_id)
+            .expect("pending")
+            .len(),
+        1
+    );
 
     let link: Value = bearer(reqwest::Method::POST, "/api/ui/link")
         .json(&json!({}))

@@ -13,7 +13,7 @@ pub type PageOpener = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 /// server installs one; `None` when it cannot).
 pub type SignInLinker = Arc<dyn Fn(&str, Option<&str>) -> Option<String> + Send + Sync>;
 
-pub struct Runs {
+pub(crate) struct RunsState {
     decisions: watch::Sender<u64>,
     /// How many inputs are pending, refreshed when one is recorded or decided.
     pending: watch::Sender<u64>,
@@ -57,7 +57,7 @@ impl std::fmt::Debug for StateKeys {
     }
 }
 
-impl Runs {
+impl RunsState {
     /// With the signing keys the store shares between hubs (a team hub's replicas), else the
     /// one kept in `key_file` (created, mode 0600, on first use), so that states handed out
     /// before a restart, or by another replica, still open; paused when `paused_file` exists.
@@ -84,7 +84,7 @@ impl Runs {
     }
 
     /// The `requestState` keys now.
-    pub fn state_keys(&self) -> Arc<StateKeys> {
+    pub(crate) fn state_keys(&self) -> Arc<StateKeys> {
         match self.state_keys.read() {
             Ok(keys) => keys.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
@@ -184,19 +184,19 @@ fn load_or_create_key(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     Ok(key)
 }
 
-impl std::fmt::Debug for Runs {
+impl std::fmt::Debug for RunsState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Runs").finish_non_exhaustive()
+        f.debug_struct("RunsState").finish_non_exhaustive()
     }
 }
 
-impl Runs {
+impl RunsState {
     pub(crate) fn notify_decision(&self) {
         self.decisions.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// Changes whenever a person decides something.
-    pub fn watch_decisions(&self) -> watch::Receiver<u64> {
+    pub(crate) fn watch_decisions(&self) -> watch::Receiver<u64> {
         self.decisions.subscribe()
     }
 
@@ -210,7 +210,7 @@ impl Runs {
     }
 
     /// The number of pending inputs, updated whenever one is recorded or decided.
-    pub fn watch_pending(&self) -> watch::Receiver<u64> {
+    pub(crate) fn watch_pending(&self) -> watch::Receiver<u64> {
         self.pending.subscribe()
     }
 
@@ -236,17 +236,17 @@ impl Runs {
         }
     }
 
-    pub fn paused(&self) -> bool {
+    pub(crate) fn paused(&self) -> bool {
         *self.paused.borrow()
     }
 
     /// Changes when approvals are paused or resumed.
-    pub fn watch_paused(&self) -> watch::Receiver<bool> {
+    pub(crate) fn watch_paused(&self) -> watch::Receiver<bool> {
         self.paused.subscribe()
     }
 
     /// Installs the maker of sign-in links (the HTTP server does, when it starts).
-    pub fn set_sign_in_linker(&self, linker: SignInLinker) {
+    pub(crate) fn set_sign_in_linker(&self, linker: SignInLinker) {
         if let Ok(mut slot) = self.sign_in_linker.write() {
             *slot = Some(linker);
         }
@@ -254,20 +254,20 @@ impl Runs {
 
     /// A one-time link to the hub's sign-in page for `source` as `connection`: it starts the
     /// sign-in and sends the browser to the authorization server. Never for a model.
-    pub fn sign_in_link(&self, source: &str, connection: Option<&str>) -> Option<String> {
+    pub(crate) fn sign_in_link(&self, source: &str, connection: Option<&str>) -> Option<String> {
         let linker = self.sign_in_linker.read().ok()?.clone()?;
         linker(source, connection)
     }
 
     /// Installs the approval page opener (the HTTP server does, when it starts).
-    pub fn set_page_opener(&self, opener: PageOpener) {
+    pub(crate) fn set_page_opener(&self, opener: PageOpener) {
         if let Ok(mut page) = self.page.write() {
             *page = Some(opener);
         }
     }
 
     /// Opens the approval page of `run_id`; false when no page can be opened here.
-    pub fn open_page(&self, run_id: &str) -> bool {
+    pub(crate) fn open_page(&self, run_id: &str) -> bool {
         let opener = self.page.read().ok().and_then(|p| p.clone());
         opener.is_some_and(|open| open(run_id))
     }

@@ -170,7 +170,7 @@ impl Popups {
     /// The app's state as the `state` command reports it.
     pub(crate) fn state(&self, hub: &Hub) -> AppState {
         let inputs = pending_inputs(hub);
-        let sources = hub.sources();
+        let sources = hub.sources().list();
         let pending = only_approvals(&inputs);
         let popup = self.inner.lock().ok().and_then(|q| {
             q.shown.as_ref().map(|(run_id, label)| PopupState {
@@ -428,7 +428,7 @@ impl Popups {
         }
         // The listing only when a call waits for a sign-in: it reads the store.
         let sources = if inputs.iter().any(PendingInput::is_sign_in) {
-            hub.sources()
+            hub.sources().list()
         } else {
             Vec::new()
         };

@@ -220,7 +220,7 @@ impl Hub {
             }
             // A source that is not served, or waits for a person (a connection, a
             // confirmation), will not become ready by waiting.
-            let statuses = self.sources();
+            let statuses = self.sources().list();
             let may_come = now_missing.iter().any(|source| {
                 statuses
                     .iter()
@@ -237,7 +237,7 @@ impl Hub {
     }
 
     fn unready(&self, sources: &[String]) -> Vec<Unready> {
-        let statuses = self.sources();
+        let statuses = self.sources().list();
         sources
             .iter()
             .map(|source| {

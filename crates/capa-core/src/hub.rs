@@ -71,7 +71,7 @@ pub use policy::{
 pub use profiles::Profile;
 pub use relay::RelayError;
 pub use runs::{RunHistory, Runs};
-pub use runtime::SourceChangeError;
+pub use runtime::{SourceChangeError, Sources};
 pub use semantic::SemanticStatus;
 pub use skill_files::{SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, SkillFile, skill_uri};
 use source_def::{Origin, SourceDef, UpstreamKey};

@@ -52,9 +52,9 @@ pub use hub::oauth::{
 pub use hub::{
     CallContext, ChangedBy, Hub, HubOptions, Naming, Profile, RelayError, RunHistory, Runs,
     SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile,
-    SourceChangeError, SourceNotice, SourceNotices, SourceStatus, SourceSwitch, Subscribed,
-    ToolTextError, confirm_policy_rule, confirm_policy_rule_removed, confirm_policy_rules,
-    skill_uri, source_digest,
+    SourceChangeError, SourceNotice, SourceNotices, SourceStatus, SourceSwitch, Sources,
+    Subscribed, ToolTextError, confirm_policy_rule, confirm_policy_rule_removed,
+    confirm_policy_rules, skill_uri, source_digest,
 };
 pub use hub::{ChangeState, KeptTask, PinError, PinRef, ToolChange, accept_in_store};
 pub use log_redaction::{RedactingMakeWriter, redacting_writer};

@@ -358,7 +358,7 @@ impl Relay for HubRelay {
         Box::new(HubNotices {
             hub: self.hub.clone(),
             profile: self.profile.clone(),
-            notices: self.hub.source_notices(),
+            notices: self.hub.sources().notices(),
         })
     }
 }

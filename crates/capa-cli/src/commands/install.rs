@@ -268,7 +268,7 @@ async fn list_servers(
     let mut reports: Vec<Option<ServerReport>> = config.sources.iter().map(|_| None).collect();
     let deadline = Instant::now() + STARTUP_LIMIT;
     loop {
-        let statuses = hub.sources();
+        let statuses = hub.sources().list();
         for (source, slot) in config.sources.iter().zip(reports.iter_mut()) {
             if slot.is_some() {
                 continue;
@@ -281,6 +281,7 @@ async fn list_servers(
                 continue;
             }
             let advertised = hub
+                .sources()
                 .advertised_tools(&source.id)
                 .map(|tools| tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>());
             let error = match (&advertised, status.state) {
@@ -328,7 +329,7 @@ async fn list_servers(
     }
     // Rebuild the catalog from what the servers said, for exposed counts and skill checks.
     hub.settled(Duration::from_millis(1)).await;
-    let statuses = hub.sources();
+    let statuses = hub.sources().list();
     let skill_gaps = hub.missing_skill_tools();
     hub.shutdown().await;
     let reports = reports

@@ -25,7 +25,7 @@ async fn page(hub: &OpenHub, id: &str, after: u64) -> anyhow::Result<Value> {
             .get::<Value>(&format!("/api/sources/{id}/logs?after={after}"))
             .await
             .with_context(|| format!("could not read the log of `{id}`")),
-        OpenHub::Local(local) => match local.hub().source_log_after(id, after) {
+        OpenHub::Local(local) => match local.hub().sources().log_after(id, after) {
             Some(page) => Ok(serde_json::to_value(page)?),
             None => bail!("no source `{id}`: `capa sources list` shows them"),
         },

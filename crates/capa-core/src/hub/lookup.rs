@@ -232,7 +232,7 @@ impl Hub {
         if !any_without_tools {
             return Vec::new();
         }
-        self.sources()
+        self.sources().list()
             .into_iter()
             .filter(|s| {
                 s.state == capa_domain::SourceState::NeedsConnection

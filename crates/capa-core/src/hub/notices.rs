@@ -19,7 +19,7 @@ use futures::future::join_all;
 use tokio::sync::broadcast;
 
 use super::relay::RelayError;
-use super::{Hub, Profile, UpstreamKey};
+use super::{Hub, Profile, Sources, UpstreamKey};
 
 /// Notices waiting for a slow client before it misses some (it is told it missed them).
 const NOTICE_BACKLOG: usize = 1024;
@@ -120,16 +120,6 @@ impl Default for Notices {
 }
 
 impl Hub {
-    /// Every notice from now on: log messages, and changes (of subscribed resources and of
-    /// lists), each on a queue of 1,024 of its own; a receiver that falls further behind on one
-    /// misses its oldest (the hub logs that it did).
-    pub fn source_notices(&self) -> SourceNotices {
-        SourceNotices {
-            messages: self.notices.messages.subscribe(),
-            changes: self.notices.changes.subscribe(),
-        }
-    }
-
     /// Passes on what an upstream said (anything but a change of its tools): only what the
     /// source's default upstream says; one started for a call under another connection, with
     /// other credentials, is that call's alone.
@@ -342,5 +332,17 @@ impl Hub {
             .held
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Sources<'_> {
+    /// Every notice from now on: log messages, and changes (of subscribed resources and of
+    /// lists), each on a queue of 1,024 of its own; a receiver that falls further behind on one
+    /// misses its oldest (the hub logs that it did).
+    pub fn notices(&self) -> SourceNotices {
+        SourceNotices {
+            messages: self.hub.notices.messages.subscribe(),
+            changes: self.hub.notices.changes.subscribe(),
+        }
     }
 }

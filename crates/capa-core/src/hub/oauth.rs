@@ -276,7 +276,11 @@ impl Hub {
     /// the tool may well exist once the person acted.
     pub(crate) fn waiting_for_connection(&self, address: &str) -> Option<CallError> {
         let namespace = address.split('.').next()?;
-        let status = self.sources().into_iter().find(|s| s.id == namespace)?;
+        let status = self
+            .sources()
+            .list()
+            .into_iter()
+            .find(|s| s.id == namespace)?;
         if status.state != capa_domain::SourceState::NeedsConnection {
             return None;
         }
@@ -372,7 +376,8 @@ impl Hub {
         connection: Option<&str>,
     ) -> Result<SignInStarted, SignInFailure> {
         let config = self
-            .source_config(source_id)
+            .sources()
+            .config(source_id)
             .ok_or_else(|| SignInFailure::UnknownSource(source_id.to_owned()))?;
         let mut request = sign_in_request(&config)?;
         let key = self.connection_key(source_id);
@@ -458,7 +463,7 @@ impl Hub {
         source_id: &str,
         address: &str,
     ) -> Result<(), SignInFailure> {
-        if self.source_config(source_id).is_none() {
+        if self.sources().config(source_id).is_none() {
             return Err(SignInFailure::UnknownSource(source_id.to_owned()));
         }
         let inbox = self.sign_ins.inboxes().get(source_id).cloned();
@@ -484,7 +489,7 @@ impl Hub {
         let phase = |hub: &Self| hub.sign_ins.get(source_id).map(|s| s.state);
         let mut stale_failure = phase(self) == Some(SignInPhase::Failed);
         loop {
-            let ready = self.sources().into_iter().any(|s| {
+            let ready = self.sources().list().into_iter().any(|s| {
                 s.id == source_id
                     // A named connection starts at its first call; the default one at once.
                     && (connection.is_some() || s.state == capa_domain::SourceState::Ready)

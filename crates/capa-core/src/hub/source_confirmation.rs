@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use capa_config::{ProjectConnections, SourceConfig, SourceScope};
 use capa_store::{Store, StoreError, TrustedProjectSource};
 
-use super::Hub;
 use super::source_def::{OFF_MARK, Origin, SourceProblem, describe_target};
+use super::{Hub, Sources};
 use crate::trust::{source_digest, trust_file, trusted_record, uses_global_connections};
 
 impl Hub {
@@ -138,21 +138,6 @@ impl Hub {
         )))
     }
 
-    /// A person confirms source `id` as it is configured now (in the app): it starts. A project
-    /// source keeps the connections it was granted only when it is unchanged since.
-    pub async fn confirm_source(&self, id: &str) -> Result<(), super::SourceChangeError> {
-        let def = self
-            .source_defs()
-            .into_iter()
-            .find(|d| d.id == id)
-            .ok_or_else(|| super::SourceChangeError::Unknown(id.to_owned()))?;
-        let Origin::Config(config) = &def.origin else {
-            return Ok(()); // the demo is built in
-        };
-        self.record_confirmed(config);
-        self.restart_source(id).await
-    }
-
     /// Records a person's confirmation of `config` (before it is added or replaced, or in the
     /// app); a project source keeps a grant of the global connections only when unchanged.
     pub(super) fn record_confirmed(&self, config: &SourceConfig) {
@@ -164,5 +149,23 @@ impl Hub {
         if let Err(e) = Self::record_confirmation(self.store(), config, connections) {
             tracing::warn!(error = %e, source = %config.id, "could not record the confirmed source");
         }
+    }
+}
+
+impl Sources<'_> {
+    /// A person confirms source `id` as it is configured now (in the app): it starts. A project
+    /// source keeps the connections it was granted only when it is unchanged since.
+    pub async fn confirm(self, id: &str) -> Result<(), super::SourceChangeError> {
+        let def = self
+            .hub
+            .source_defs()
+            .into_iter()
+            .find(|d| d.id == id)
+            .ok_or_else(|| super::SourceChangeError::Unknown(id.to_owned()))?;
+        let Origin::Config(config) = &def.origin else {
+            return Ok(()); // the demo is built in
+        };
+        self.hub.record_confirmed(config);
+        self.hub.sources().restart(id).await
     }
 }

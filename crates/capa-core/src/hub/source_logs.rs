@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use capa_store::{CallRecord, CallStatus};
 use capa_upstream::{LogLevel, LogPage, SourceLog, SupervisorTimings, Upstream, UpstreamSpec};
 
-use super::Hub;
+use super::{Hub, Sources};
 
 /// The logs of the hub's sources, by source id.
 #[derive(Debug, Default)]
@@ -63,7 +63,7 @@ impl Hub {
                 ),
             ),
         };
-        if !self.has_source(source) {
+        if !self.sources().has(source) {
             return;
         }
         self.log_source(
@@ -75,11 +75,15 @@ impl Hub {
             ),
         );
     }
+}
 
+impl Sources<'_> {
     /// The lines of source `id`'s log numbered after `after` (docs/api.md); `None` when no
     /// source has this id.
-    pub fn source_log_after(&self, id: &str, after: u64) -> Option<LogPage> {
-        self.has_source(id)
-            .then(|| self.source_log(id).after(after))
+    pub fn log_after(&self, id: &str, after: u64) -> Option<LogPage> {
+        self.hub
+            .sources()
+            .has(id)
+            .then(|| self.hub.source_log(id).after(after))
     }
 }

@@ -210,7 +210,7 @@ impl Hub {
     /// The key the connections of source `source_id` are stored under: its id, or for a project
     /// source a key of its own (`super::source_confirmation::connection_key`).
     pub(crate) fn connection_key(&self, source_id: &str) -> String {
-        match self.source_config(source_id) {
+        match self.sources().config(source_id) {
             Some(config) => crate::trust::connection_key(&self.store, &config),
             None => source_id.to_owned(),
         }

@@ -6,7 +6,7 @@ use capa_domain::{SourceOrigin, SourceState};
 use capa_upstream::{Tool, UpstreamState};
 use serde::{Deserialize, Serialize};
 
-use super::Hub;
+use super::Sources;
 use super::source_def::{Origin, SourceProblem, describe_target};
 
 /// A source's state for listings.
@@ -41,18 +41,28 @@ pub struct SourceStatus {
     pub sampling_allowed: bool,
 }
 
-impl Hub {
+impl Sources<'_> {
     /// Status of every source, in configuration order (demo first).
-    pub fn sources(&self) -> Vec<SourceStatus> {
-        let catalog = self.catalog();
-        let upstreams = self.lock_upstreams().clone();
-        let problems = self.problems.lock().map(|p| p.clone()).unwrap_or_default();
-        let connections = self.store.connections().unwrap_or_default();
-        let sampling = self.store.sampling_allowed_sources().unwrap_or_default();
-        self.source_defs()
+    pub fn list(&self) -> Vec<SourceStatus> {
+        let catalog = self.hub.catalog();
+        let upstreams = self.hub.lock_upstreams().clone();
+        let problems = self
+            .hub
+            .problems
+            .lock()
+            .map(|p| p.clone())
+            .unwrap_or_default();
+        let connections = self.hub.store.connections().unwrap_or_default();
+        let sampling = self
+            .hub
+            .store
+            .sampling_allowed_sources()
+            .unwrap_or_default();
+        self.hub
+            .source_defs()
             .iter()
             .map(|def| {
-                let connection_key = self.connection_key(&def.id);
+                let connection_key = self.hub.connection_key(&def.id);
                 let upstream = upstreams.get(&(def.id.clone(), None));
                 let status = upstream.map(|u| u.status());
                 let problem = problems.get(&def.id).cloned();
@@ -110,7 +120,7 @@ impl Hub {
                         Origin::Demo => None,
                         Origin::Config(c) => Some(c.file.clone()),
                     },
-                    oauth: self.oauth_status(def, &connection_key, &connections),
+                    oauth: self.hub.oauth_status(def, &connection_key, &connections),
                     sampling_allowed: sampling.contains(&def.id),
                 }
             })
@@ -121,7 +131,7 @@ impl Hub {
     /// (before any expose policy); `None` while the source is not connected. `capa install`
     /// checks policy names against it.
     pub fn advertised_tools(&self, id: &str) -> Option<Arc<Vec<Tool>>> {
-        let upstreams = self.lock_upstreams();
+        let upstreams = self.hub.lock_upstreams();
         let upstream = upstreams.get(&(id.to_owned(), None))?;
         (upstream.status().state == UpstreamState::Ready).then(|| upstream.tools())
     }

@@ -12,10 +12,10 @@ use capa_config::{SourceConfig, SourceScope};
 use capa_store::TrustedProjectSource;
 use serde::Serialize;
 
-use super::Hub;
 use super::policy::ChangedBy;
 use super::runtime::SourceChangeError;
 use super::source_def::{OFF_MARK, Origin, SourceDef, SourceProblem};
+use super::{Hub, Sources};
 use crate::trust::trust_file;
 
 /// Where a source stands after its switch moved.
@@ -43,47 +43,6 @@ pub(super) fn off_defs(sources: &[SourceConfig]) -> impl Iterator<Item = SourceD
 }
 
 impl Hub {
-    /// Turns source `id` off or on in the running hub. The caller writes the file first (the
-    /// switch lives there); `by` says whether a person turned it on.
-    pub async fn switch_source(
-        &self,
-        id: &str,
-        on: bool,
-        by: ChangedBy,
-    ) -> Result<SourceSwitch, SourceChangeError> {
-        let config = match self.source_defs().into_iter().find(|d| d.id == id) {
-            None => return Err(SourceChangeError::Unknown(id.to_owned())),
-            Some(def) => match def.origin {
-                Origin::Demo => return Err(SourceChangeError::BuiltIn),
-                Origin::Config(config) => config,
-            },
-        };
-        if !on {
-            self.forget_confirmation(&config);
-        } else if by == ChangedBy::Person {
-            self.record_confirmed(&config);
-        }
-        let def = {
-            let mut sources = self.sources.write().unwrap_or_else(PoisonError::into_inner);
-            let slot = sources
-                .iter_mut()
-                .find(|d| d.id == id)
-                .ok_or_else(|| SourceChangeError::Unknown(id.to_owned()))?;
-            slot.off = !on;
-            slot.clone()
-        };
-        self.stop_upstreams_of(id).await;
-        self.start_default(&def);
-        self.rebuild_catalog();
-        let problem = self.problems.lock().ok().and_then(|p| p.get(id).cloned());
-        tracing::info!(source = %id, on, "source switched");
-        Ok(match problem {
-            Some(SourceProblem::Off) => SourceSwitch::Off,
-            Some(SourceProblem::NeedsConfirmation(_)) => SourceSwitch::Held,
-            _ => SourceSwitch::On,
-        })
-    }
-
     /// At start: a source the file declares off loses its confirmation, so that turning it on
     /// by a file edit does not start it without a person.
     pub(super) fn forget_confirmations_of_off_sources(&self) {
@@ -111,5 +70,57 @@ impl Hub {
         if let Err(e) = stored {
             tracing::warn!(error = %e, source = %config.id, "could not record that the source is off");
         }
+    }
+}
+
+impl Sources<'_> {
+    /// Turns source `id` off or on in the running hub. The caller writes the file first (the
+    /// switch lives there); `by` says whether a person turned it on.
+    pub async fn switch(
+        self,
+        id: &str,
+        on: bool,
+        by: ChangedBy,
+    ) -> Result<SourceSwitch, SourceChangeError> {
+        let config = match self.hub.source_defs().into_iter().find(|d| d.id == id) {
+            None => return Err(SourceChangeError::Unknown(id.to_owned())),
+            Some(def) => match def.origin {
+                Origin::Demo => return Err(SourceChangeError::BuiltIn),
+                Origin::Config(config) => config,
+            },
+        };
+        if !on {
+            self.hub.forget_confirmation(&config);
+        } else if by == ChangedBy::Person {
+            self.hub.record_confirmed(&config);
+        }
+        let def = {
+            let mut sources = self
+                .hub
+                .sources
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            let slot = sources
+                .iter_mut()
+                .find(|d| d.id == id)
+                .ok_or_else(|| SourceChangeError::Unknown(id.to_owned()))?;
+            slot.off = !on;
+            slot.clone()
+        };
+        self.hub.stop_upstreams_of(id).await;
+        self.hub.start_default(&def);
+        self.hub.rebuild_catalog();
+        let problem = self
+            .hub
+            .problems
+            .lock()
+            .ok()
+            .and_then(|p| p.get(id).cloned());
+        tracing::info!(source = %id, on, "source switched");
+        Ok(match problem {
+            Some(SourceProblem::Off) => SourceSwitch::Off,
+            Some(SourceProblem::NeedsConfirmation(_)) => SourceSwitch::Held,
+            _ => SourceSwitch::On,
+        })
     }
 }

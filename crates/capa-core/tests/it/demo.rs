@@ -115,5 +115,5 @@ async fn unknown_tools_are_refused_with_the_closest_names() {
 async fn the_demo_can_be_turned_off() {
     let t = TestHub::start(crate::support::no_demo()).await;
     assert!(t.addresses().is_empty());
-    assert!(t.hub.sources().is_empty());
+    assert!(t.hub.sources().list().is_empty());
 }

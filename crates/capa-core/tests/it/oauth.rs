@@ -99,6 +99,7 @@ pub(crate) async fn sign_in(t: &TestHub) {
     let hub = t.hub.clone();
     let ready = eventually(Duration::from_secs(30), || {
         hub.sources()
+            .list()
             .iter()
             .any(|s| s.id == "notes" && s.state == capa_core::SourceState::Ready && s.tools > 0)
     })
@@ -131,7 +132,8 @@ fn assert_nowhere(t: &TestHub, secrets: &[&str]) {
     let database = std::fs::read(t.hub.paths().database()).expect("database");
     let logs: String = t
         .hub
-        .source_log_after("notes", 0)
+        .sources()
+        .log_after("notes", 0)
         .map(|page| {
             page.lines
                 .iter()
@@ -140,7 +142,7 @@ fn assert_nowhere(t: &TestHub, secrets: &[&str]) {
                 .join("\n")
         })
         .unwrap_or_default();
-    let sources = serde_json::to_string(&t.hub.sources()).expect("json");
+    let sources = serde_json::to_string(&t.hub.sources().list()).expect("json");
     for secret in secrets {
         assert!(
             !database
@@ -210,6 +212,7 @@ async fn a_person_signs_in_and_the_sign_in_refreshes_survives_a_restart_and_paus
     assert!(
         eventually(Duration::from_secs(30), || {
             hub.sources()
+                .list()
                 .iter()
                 .any(|s| s.id == "notes" && s.state == capa_core::SourceState::Ready)
         })
@@ -432,6 +435,7 @@ async fn a_sign_in_finished_on_another_device_takes_the_address_its_browser_ende
     let hub = t.hub.clone();
     let ready = eventually(Duration::from_secs(30), || {
         hub.sources()
+            .list()
             .iter()
             .any(|s| s.id == "notes" && s.state == capa_core::SourceState::Ready && s.tools > 0)
     })

@@ -131,6 +131,7 @@ impl TestHub {
     pub(crate) fn source(&self, id: &str) -> capa_core::SourceStatus {
         self.hub
             .sources()
+            .list()
             .into_iter()
             .find(|s| s.id == id)
             .expect("source listed")

@@ -40,14 +40,16 @@ async fn a_source_off_is_listed_and_turned_on_by_a_file_edit_it_waits_for_a_pers
     // Without a person the switch does not start it either.
     let held = t
         .hub
-        .switch_source("everything", true, ChangedBy::Unconfirmed)
+        .sources()
+        .switch("everything", true, ChangedBy::Unconfirmed)
         .await
         .expect("switch");
     assert_eq!(held, SourceSwitch::Held);
 
     let on = t
         .hub
-        .switch_source("everything", true, ChangedBy::Person)
+        .sources()
+        .switch("everything", true, ChangedBy::Person)
         .await
         .expect("switch");
     assert_eq!(on, SourceSwitch::On);
@@ -63,7 +65,8 @@ async fn a_source_off_is_listed_and_turned_on_by_a_file_edit_it_waits_for_a_pers
     );
     let off = t
         .hub
-        .switch_source("everything", false, ChangedBy::Unconfirmed)
+        .sources()
+        .switch("everything", false, ChangedBy::Unconfirmed)
         .await
         .expect("switch");
     assert_eq!(off, SourceSwitch::Off, "anyone may turn it off");

@@ -46,7 +46,7 @@ fn typed<T: DeserializeOwned>(value: impl Serialize) -> Result<T, ClientError> {
 
 impl HubClient for LocalHub {
     async fn sources(&self) -> Result<Vec<SourceView>, ClientError> {
-        typed(self.hub.sources())
+        typed(self.hub.sources().list())
     }
 
     async fn tools(&self) -> Result<Vec<ToolListing>, ClientError> {

@@ -22,7 +22,7 @@ async fn in_process_and_over_http_the_answers_are_the_same() {
     let sources = local.sources().await.expect("sources");
     assert_eq!(
         serde_json::to_value(&sources).expect("json"),
-        serde_json::to_value(hosted.hub.sources()).expect("json"),
+        serde_json::to_value(hosted.hub.sources().list()).expect("json"),
         "the typed sources are the hub's, field for field"
     );
     assert_eq!(

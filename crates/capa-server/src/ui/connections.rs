@@ -76,7 +76,7 @@ pub(crate) async fn set(
         default,
     } = request;
     let secret = Secret::new(secret);
-    let Some(config) = state.hub.source_config(&source) else {
+    let Some(config) = state.hub.sources().config(&source) else {
         return fail(
             StatusCode::NOT_FOUND,
             "not_found",

@@ -39,7 +39,7 @@ fn snapshot(hub: &Hub) -> Snapshot {
         |_| *hub.approvals().watch_pending().borrow(),
         |p| p.len() as u64,
     );
-    let sources = hub.sources();
+    let sources = hub.sources().list();
     Snapshot {
         pending,
         paused: hub.approvals().paused(),

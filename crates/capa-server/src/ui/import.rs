@@ -163,11 +163,11 @@ pub(crate) async fn preview(
         .map(|server| {
             let wanted = &server.suggested_id;
             let id = import::unique_id(wanted, |id| {
-                state.hub.has_source(id) || taken.contains(id)
+                state.hub.sources().has(id) || taken.contains(id)
             });
             taken.insert(id.clone());
             let conflict = (id != *wanted).then(|| {
-                if state.hub.has_source(wanted) {
+                if state.hub.sources().has(wanted) {
                     format!("a source `{wanted}` exists already; this one would be added as `{id}`")
                 } else {
                     format!("another server of this file is `{wanted}` too; this one would be added as `{id}`")
@@ -285,7 +285,7 @@ async fn add_source(
         ));
     }
     let _edit = EDITS.lock().await;
-    if state.hub.has_source(&id) {
+    if state.hub.sources().has(&id) {
         return Err(format!("a source `{id}` exists already; pick another id"));
     }
     let file = global_file(state);
@@ -322,7 +322,8 @@ async fn add_source(
     }
     state
         .hub
-        .add_source(source, capa_core::ChangedBy::Person)
+        .sources()
+        .add(source, capa_core::ChangedBy::Person)
         .map_err(|e| e.to_string())?;
     tracing::info!(source = %id, file = %file.display(), "source added from the Import page");
     Ok(())

@@ -37,7 +37,7 @@ pub(crate) async fn logs(
         Ok(after) => after,
         Err(message) => return fail(StatusCode::BAD_REQUEST, "invalid_arguments", message),
     };
-    match state.hub.source_log_after(&id, after) {
+    match state.hub.sources().log_after(&id, after) {
         Some(page) => ok(json!({
             "ok": true,
             "lines": page.lines,

@@ -81,9 +81,10 @@ pub(crate) async fn list(State(state): State<UiState>) -> Response {
     };
     let listed: Vec<serde_json::Value> = hub
         .sources()
+        .list()
         .into_iter()
         .map(|status| {
-            let def = hub.source_config(&status.id).map(|c| match &c.transport {
+            let def = hub.sources().config(&status.id).map(|c| match &c.transport {
                 SourceTransport::Stdio {
                     command,
                     args,
@@ -136,14 +137,14 @@ impl IntoResponse for Refusal {
 
 /// Refuses a change to a source the API may not edit: the demo, or one from another file.
 pub(super) fn editable(state: &UiState, id: &str) -> Result<(), Refusal> {
-    if !state.hub.has_source(id) {
+    if !state.hub.sources().has(id) {
         return Err(Refusal(
             StatusCode::NOT_FOUND,
             "not_found",
             format!("no source `{id}`"),
         ));
     }
-    let Some(config) = state.hub.source_config(id) else {
+    let Some(config) = state.hub.sources().config(id) else {
         return Err(Refusal(
             StatusCode::CONFLICT,
             "read_only",
@@ -207,7 +208,7 @@ pub(crate) async fn confirm(
     if session.is_none() {
         return super::person_required("Confirming a source", "capa sources confirm <id>");
     }
-    match state.hub.confirm_source(&id).await {
+    match state.hub.sources().confirm(&id).await {
         Ok(()) => ok(json!({"ok": true, "id": id})),
         Err(e) => fail(StatusCode::NOT_FOUND, e.code(), e.to_string()),
     }
@@ -230,7 +231,7 @@ pub(crate) async fn add(
         );
     };
     let _edit = EDITS.lock().await;
-    if state.hub.has_source(&id) {
+    if state.hub.sources().has(&id) {
         return fail(
             StatusCode::CONFLICT,
             "already_exists",
@@ -252,7 +253,8 @@ pub(crate) async fn add(
     let id = source.id.clone();
     if let Err(e) = state
         .hub
-        .add_source(source, UiSession::changed_by(session.as_ref()))
+        .sources()
+        .add(source, UiSession::changed_by(session.as_ref()))
     {
         return fail(StatusCode::CONFLICT, e.code(), e.to_string());
     }
@@ -284,7 +286,7 @@ pub(crate) async fn replace(
         Err(refusal) => return refusal.into_response(),
     };
     let mut request = request;
-    if let Some(current) = state.hub.source_config(&id) {
+    if let Some(current) = state.hub.sources().config(&id) {
         keep_redacted_values(&mut request, &current.transport, |v| state.hub.redact(v));
     }
     let (edited, source) =
@@ -297,7 +299,8 @@ pub(crate) async fn replace(
     }
     if let Err(e) = state
         .hub
-        .replace_source(source, UiSession::changed_by(session.as_ref()))
+        .sources()
+        .replace(source, UiSession::changed_by(session.as_ref()))
         .await
     {
         return fail(StatusCode::CONFLICT, e.code(), e.to_string());
@@ -351,7 +354,7 @@ pub(crate) async fn remove(State(state): State<UiState>, Path(id): Path<String>)
     if let Err(refusal) = write_text(&file, &edited) {
         return refusal.into_response();
     }
-    if let Err(e) = state.hub.remove_source(&id).await {
+    if let Err(e) = state.hub.sources().remove(&id).await {
         return fail(StatusCode::CONFLICT, e.code(), e.to_string());
     }
     ok(json!({"ok": true, "id": id, "file": file}))
@@ -359,7 +362,7 @@ pub(crate) async fn remove(State(state): State<UiState>, Path(id): Path<String>)
 
 /// `POST /api/sources/<id>/restart`: stops the source's servers and starts them again.
 pub(crate) async fn restart(State(state): State<UiState>, Path(id): Path<String>) -> Response {
-    match state.hub.restart_source(&id).await {
+    match state.hub.sources().restart(&id).await {
         Ok(()) => ok(json!({"ok": true, "id": id})),
         Err(e) => fail(StatusCode::NOT_FOUND, e.code(), e.to_string()),
     }

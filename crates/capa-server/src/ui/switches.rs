@@ -60,7 +60,7 @@ pub(crate) async fn source_enabled(
         return refusal.into_response();
     }
     let by = UiSession::changed_by(session.as_ref());
-    match state.hub.switch_source(&id, request.enabled, by).await {
+    match state.hub.sources().switch(&id, request.enabled, by).await {
         Ok(switch) => {
             let message = match switch {
                 SourceSwitch::Off => {
@@ -147,7 +147,7 @@ pub(crate) async fn write_tools_off(
     session: Option<axum::Extension<UiSession>>,
     Path(id): Path<String>,
 ) -> Response {
-    if !state.hub.has_source(&id) {
+    if !state.hub.sources().has(&id) {
         return fail(
             StatusCode::NOT_FOUND,
             "not_found",
@@ -220,7 +220,7 @@ pub(crate) async fn source_sampling(
             &format!("capa sources allow-sampling {id}"),
         );
     }
-    if !state.hub.sources().iter().any(|s| s.id == id) {
+    if !state.hub.sources().list().iter().any(|s| s.id == id) {
         return fail(
             StatusCode::NOT_FOUND,
             "unknown_source",

@@ -175,6 +175,7 @@ async fn a_source_added_with_the_token_waits_for_a_person() {
     assert_eq!(added.status(), StatusCode::OK);
     let state = |hub: &Hub| {
         hub.sources()
+            .list()
             .into_iter()
             .find(|s| s.id == "planted")
             .map(|s| (s.state, s.pid))

@@ -23,7 +23,7 @@ pub struct ResolvedConnection {
 
 /// Connection management over the keychain and the database.
 #[derive(Debug, Clone)]
-pub struct Connections {
+pub struct ConnectionVault {
     store: Arc<Store>,
     keychain: Keychain,
     redactor: Arc<Redactor>,
@@ -31,7 +31,7 @@ pub struct Connections {
 
 pub use capa_domain::is_connection_name;
 
-impl Connections {
+impl ConnectionVault {
     pub fn new(store: Arc<Store>, keychain: Keychain, redactor: Arc<Redactor>) -> Self {
         Self {
             store,

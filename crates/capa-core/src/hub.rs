@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::authorize::answer::Permit;
 use crate::clock::now_ms;
-use crate::connections::Connections;
+use crate::connections::ConnectionVault;
 use crate::error::{CallError, StartError};
 use crate::lookup::ToolIndex;
 use crate::paths::HubPaths;
@@ -62,6 +62,7 @@ mod upstream_errors;
 
 pub use crate::trust::source_digest;
 pub use client_tasks::KeptTask;
+pub use connection_api::Connections;
 pub use naming::Naming;
 pub use notices::{SourceNotice, SourceNotices, Subscribed};
 pub use pins::{ChangeState, PinError, PinRef, ToolChange, accept_in_store};
@@ -118,7 +119,7 @@ pub struct Hub {
     config: HubConfig,
     paths: HubPaths,
     store: Arc<Store>,
-    connections: Connections,
+    connections: ConnectionVault,
     redactor: Arc<Redactor>,
     /// The sources served now; the API adds, replaces and removes them at run time.
     sources: RwLock<Vec<SourceDef>>,
@@ -199,7 +200,7 @@ impl Hub {
             })?;
             Store::open(&db).map_err(|source| StartError::Store { path: db, source })?
         });
-        let connections = Connections::new(store.clone(), keychain, redactor.clone());
+        let connections = ConnectionVault::new(store.clone(), keychain, redactor.clone());
         if let Err(e) = connections.load_into_redactor() {
             tracing::warn!(error = %e, "could not read stored connections; sources that need them will report it");
         }

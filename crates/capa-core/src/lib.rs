@@ -43,15 +43,15 @@ pub use capa_upstream::{
     AskFuture, CallToolResult, ClientAsker, JsonObject, Progress, ProgressRouter, ProgressSink,
     SOURCE_TASK_LIFE, Tool, UpstreamError, Wanted, call_tool_with_progress,
 };
-pub use connections::{Connections, ResolvedConnection, is_connection_name};
+pub use connections::{ConnectionVault, ResolvedConnection, is_connection_name};
 pub use error::{CallError, ConnectionError, StartError};
 pub use hub::oauth::{
     DEFAULT_SIGN_IN_NAME, OAuthConnection, OAuthStatus, SIGN_IN_WAIT, SignInFailure, SignInPhase,
     SignInStarted, SignInState, fill_client_secret, sign_in_request,
 };
 pub use hub::{
-    CallContext, ChangedBy, Hub, HubOptions, Naming, Profile, RelayError, RunHistory, Runs,
-    SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile,
+    CallContext, ChangedBy, Connections, Hub, HubOptions, Naming, Profile, RelayError, RunHistory,
+    Runs, SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile,
     SourceChangeError, SourceNotice, SourceNotices, SourceStatus, SourceSwitch, Sources,
     Subscribed, ToolTextError, confirm_policy_rule, confirm_policy_rule_removed,
     confirm_policy_rules, skill_uri, source_digest,

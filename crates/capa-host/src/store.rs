@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use anyhow::Context;
-use capa_core::{Connections, HubPaths, Redactor, StoreAt, StoreUrl};
+use capa_core::{ConnectionVault, HubPaths, Redactor, StoreAt, StoreUrl};
 use capa_store::Store;
 
 pub use capa_secrets::Secret;
@@ -39,9 +39,12 @@ fn open_url(url: &StoreUrl) -> anyhow::Result<Store> {
 
 /// The connections of the data dir: names in the database, secrets in the OS keychain (or the
 /// encrypted file in the data dir where none answers).
-pub fn open_connections(paths: &HubPaths, redactor: Arc<Redactor>) -> anyhow::Result<Connections> {
+pub fn open_connections(
+    paths: &HubPaths,
+    redactor: Arc<Redactor>,
+) -> anyhow::Result<ConnectionVault> {
     let store = Arc::new(open_store(paths)?);
-    Ok(Connections::new(store, hub_keychain(paths), redactor))
+    Ok(ConnectionVault::new(store, hub_keychain(paths), redactor))
 }
 
 /// The keychain of the hub of `paths`: the OS keychain, or where none answers, the encrypted

@@ -67,7 +67,7 @@ async fn config(State(hub): State<Arc<Hub>>) -> Json<Value> {
 /// are kept. Its own route, not part of `/api/config` (which pages poll): the first ask opens the
 /// keychain's D-Bus connection, about 3 MiB a hub that never stores a secret need not hold.
 async fn secret_store(State(hub): State<Arc<Hub>>) -> Json<Value> {
-    let (kind, file) = hub.secret_store();
+    let (kind, file) = hub.connections().secret_store();
     Json(match file {
         Some(file) => json!({"store": kind, "file": file}),
         None => json!({"store": kind}),
@@ -128,7 +128,7 @@ async fn tools(State(hub): State<Arc<Hub>>) -> Json<Vec<ToolListing>> {
 }
 
 async fn reload_connections(State(hub): State<Arc<Hub>>) -> Json<Value> {
-    hub.reload_connections().await;
+    hub.connections().reload().await;
     Json(json!({"ok": true}))
 }
 

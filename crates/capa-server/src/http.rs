@@ -146,7 +146,7 @@ pub async fn serve_with(
     // The approval page opens at this server's real address, known only now.
     let pages = ApprovalPages::new(addr);
     hub.approvals().set_page_opener(pages.opener());
-    hub.set_sign_in_linker(pages.sign_in_linker());
+    hub.connections().set_sign_in_linker(pages.sign_in_linker());
     let ui = UiAccess::new(addr, pages.secrets());
     let router = router(
         hub.clone(),

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use capa_core::{Connections, DEFAULT_SIGN_IN_NAME, HubPaths, SIGN_IN_WAIT, sign_in_request};
+use capa_core::{ConnectionVault, DEFAULT_SIGN_IN_NAME, HubPaths, SIGN_IN_WAIT, sign_in_request};
 use capa_oauth::OAUTH_FIELD;
 
 use crate::cli::GlobalArgs;
@@ -14,7 +14,7 @@ use crate::setup;
 pub(super) async fn run(
     global: &GlobalArgs,
     paths: &HubPaths,
-    connections: &Connections,
+    connections: &ConnectionVault,
     source: &str,
     connection: Option<String>,
     no_browser: bool,

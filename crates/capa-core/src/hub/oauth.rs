@@ -12,8 +12,8 @@ use capa_store::ConnectionRecord;
 use capa_upstream::{LogLevel, UpstreamSpec, UpstreamState, UpstreamTransport};
 use serde::{Deserialize, Serialize};
 
-use super::Hub;
 use super::source_def::{Origin, SourceDef};
+use super::{Connections, Hub};
 use crate::approval::SIGN_IN_PREFIX;
 use crate::error::CallError;
 
@@ -173,7 +173,7 @@ pub fn sign_in_request(config: &SourceConfig) -> Result<SignInRequest, SignInFai
 /// Fills the client secret a source's `oauth.clientSecret: ${secret:NAME}` names from field
 /// NAME of connection `name` (stored with `capa connections set`).
 pub fn fill_client_secret(
-    connections: &crate::Connections,
+    connections: &crate::ConnectionVault,
     config: &SourceConfig,
     name: &str,
     request: &mut SignInRequest,
@@ -207,6 +207,93 @@ fn is_oauth_record(record: &ConnectionRecord, key: &str) -> bool {
 }
 
 impl Hub {
+    /// Starts a person's sign-in to `source_id` as connection `connection` (else the default
+    /// OAuth connection, else `personal`): the URL to send their browser to. The hub then waits
+    /// for the redirect (up to [`SIGN_IN_WAIT`]), stores the tokens and starts the source again.
+    pub async fn begin_sign_in(
+        self: &Arc<Self>,
+        source_id: &str,
+        connection: Option<&str>,
+    ) -> Result<SignInStarted, SignInFailure> {
+        let config = self
+            .sources()
+            .config(source_id)
+            .ok_or_else(|| SignInFailure::UnknownSource(source_id.to_owned()))?;
+        let mut request = sign_in_request(&config)?;
+        let key = self.connection_key(source_id);
+        let name = match connection {
+            Some(name) => name.to_owned(),
+            None => self
+                .store
+                .connections()
+                .unwrap_or_default()
+                .into_iter()
+                .find(|c| is_oauth_record(c, &key) && c.is_default)
+                .map_or_else(|| DEFAULT_SIGN_IN_NAME.to_owned(), |c| c.name),
+        };
+        if !crate::is_connection_name(&name) {
+            return Err(SignInFailure::InvalidName(format!(
+                "connection name {name:?} is not valid: use lower-case letters, digits, `-` and `_`, for example `personal` or `work`"
+            )));
+        }
+        fill_client_secret(&self.connections, &config, &name, &mut request)?;
+        let store = self.connections.token_store(&key, &name);
+        let pending = capa_oauth::sign_in(request, store)
+            .await
+            .map_err(|e| SignInFailure::Failed(self.redact(&e.to_string())))?;
+        let url = pending.authorization_url().to_owned();
+        // A new try replaces the last one's inbox: its address is "another sign-in" now.
+        let inbox = pending.inbox();
+        self.sign_ins
+            .inboxes()
+            .insert(source_id.to_owned(), inbox.clone());
+        self.sign_ins.set(
+            source_id,
+            Some(SignInState {
+                connection: name.clone(),
+                state: SignInPhase::Waiting,
+                message: None,
+                url: Some(url.clone()),
+            }),
+        );
+        self.log_source(
+            source_id,
+            LogLevel::Info,
+            &format!("sign-in started for connection `{name}`; waiting for the browser"),
+        );
+        let hub = Arc::downgrade(self);
+        let id = source_id.to_owned();
+        let connection = name.clone();
+        tokio::spawn(async move {
+            let outcome = pending.finish(SIGN_IN_WAIT).await;
+            let Some(hub) = hub.upgrade() else { return };
+            hub.sign_ins
+                .inboxes()
+                .retain(|_, kept| !kept.same_sign_in(&inbox));
+            match outcome {
+                Ok(_) => hub.signed_in(&id, &key, &connection).await,
+                Err(e) => {
+                    let message = hub.redact(&e.to_string());
+                    hub.log_source(&id, LogLevel::Warn, &format!("sign-in failed: {message}"));
+                    hub.sign_ins.set(
+                        &id,
+                        Some(SignInState {
+                            connection,
+                            state: SignInPhase::Failed,
+                            message: Some(message),
+                            url: None,
+                        }),
+                    );
+                    hub.rebuild_catalog();
+                }
+            }
+        });
+        Ok(SignInStarted {
+            connection: name,
+            url,
+        })
+    }
+
     /// Whether `def` signs in with OAuth: it says so, it holds a sign-in, or its server asked
     /// for one (a 401) and it has no token of its own.
     pub(super) fn is_oauth(&self, def: &SourceDef) -> bool {
@@ -367,155 +454,6 @@ impl Hub {
         }
     }
 
-    /// Starts a person's sign-in to `source_id` as connection `connection` (else the default
-    /// OAuth connection, else `personal`): the URL to send their browser to. The hub then waits
-    /// for the redirect (up to [`SIGN_IN_WAIT`]), stores the tokens and starts the source again.
-    pub async fn begin_sign_in(
-        self: &Arc<Self>,
-        source_id: &str,
-        connection: Option<&str>,
-    ) -> Result<SignInStarted, SignInFailure> {
-        let config = self
-            .sources()
-            .config(source_id)
-            .ok_or_else(|| SignInFailure::UnknownSource(source_id.to_owned()))?;
-        let mut request = sign_in_request(&config)?;
-        let key = self.connection_key(source_id);
-        let name = match connection {
-            Some(name) => name.to_owned(),
-            None => self
-                .store
-                .connections()
-                .unwrap_or_default()
-                .into_iter()
-                .find(|c| is_oauth_record(c, &key) && c.is_default)
-                .map_or_else(|| DEFAULT_SIGN_IN_NAME.to_owned(), |c| c.name),
-        };
-        if !crate::is_connection_name(&name) {
-            return Err(SignInFailure::InvalidName(format!(
-                "connection name {name:?} is not valid: use lower-case letters, digits, `-` and `_`, for example `personal` or `work`"
-            )));
-        }
-        fill_client_secret(&self.connections, &config, &name, &mut request)?;
-        let store = self.connections.token_store(&key, &name);
-        let pending = capa_oauth::sign_in(request, store)
-            .await
-            .map_err(|e| SignInFailure::Failed(self.redact(&e.to_string())))?;
-        let url = pending.authorization_url().to_owned();
-        // A new try replaces the last one's inbox: its address is "another sign-in" now.
-        let inbox = pending.inbox();
-        self.sign_ins
-            .inboxes()
-            .insert(source_id.to_owned(), inbox.clone());
-        self.sign_ins.set(
-            source_id,
-            Some(SignInState {
-                connection: name.clone(),
-                state: SignInPhase::Waiting,
-                message: None,
-                url: Some(url.clone()),
-            }),
-        );
-        self.log_source(
-            source_id,
-            LogLevel::Info,
-            &format!("sign-in started for connection `{name}`; waiting for the browser"),
-        );
-        let hub = Arc::downgrade(self);
-        let id = source_id.to_owned();
-        let connection = name.clone();
-        tokio::spawn(async move {
-            let outcome = pending.finish(SIGN_IN_WAIT).await;
-            let Some(hub) = hub.upgrade() else { return };
-            hub.sign_ins
-                .inboxes()
-                .retain(|_, kept| !kept.same_sign_in(&inbox));
-            match outcome {
-                Ok(_) => hub.signed_in(&id, &key, &connection).await,
-                Err(e) => {
-                    let message = hub.redact(&e.to_string());
-                    hub.log_source(&id, LogLevel::Warn, &format!("sign-in failed: {message}"));
-                    hub.sign_ins.set(
-                        &id,
-                        Some(SignInState {
-                            connection,
-                            state: SignInPhase::Failed,
-                            message: Some(message),
-                            url: None,
-                        }),
-                    );
-                    hub.rebuild_catalog();
-                }
-            }
-        });
-        Ok(SignInStarted {
-            connection: name,
-            url,
-        })
-    }
-
-    /// Finishes the waiting sign-in to `source_id` with the address a browser ended on, for a
-    /// person who signed in on another device (or in a browser whose redirect to this
-    /// computer's loopback port failed). The address's `state` must be this sign-in's, the
-    /// check the loopback listener makes; the outcome is the sign-in's, as after a redirect.
-    pub async fn finish_sign_in_from(
-        &self,
-        source_id: &str,
-        address: &str,
-    ) -> Result<(), SignInFailure> {
-        if self.sources().config(source_id).is_none() {
-            return Err(SignInFailure::UnknownSource(source_id.to_owned()));
-        }
-        let inbox = self.sign_ins.inboxes().get(source_id).cloned();
-        let inbox = inbox.ok_or_else(|| SignInFailure::NotWaiting(source_id.to_owned()))?;
-        match inbox.deliver(address).await {
-            Err(capa_oauth::PastedRedirectError::Over) => {
-                Err(SignInFailure::NotWaiting(source_id.to_owned()))
-            }
-            other => Ok(other?),
-        }
-    }
-
-    /// Waits until `source_id` is signed in as `connection` (else its default sign-in) and
-    /// ready, at most `limit`; true when it is.
-    pub async fn wait_signed_in(
-        &self,
-        source_id: &str,
-        connection: Option<&str>,
-        limit: Duration,
-    ) -> bool {
-        let deadline = tokio::time::Instant::now() + limit;
-        // A failure from before this wait (an earlier try) ends it only once a new try began.
-        let phase = |hub: &Self| hub.sign_ins.get(source_id).map(|s| s.state);
-        let mut stale_failure = phase(self) == Some(SignInPhase::Failed);
-        loop {
-            let ready = self.sources().list().into_iter().any(|s| {
-                s.id == source_id
-                    // A named connection starts at its first call; the default one at once.
-                    && (connection.is_some() || s.state == capa_domain::SourceState::Ready)
-                    && s.oauth.is_some_and(|o| {
-                        o.connections.iter().any(|c| {
-                            c.signed_in
-                                && match connection {
-                                    Some(name) => c.name == name,
-                                    None => c.default,
-                                }
-                        })
-                    })
-            });
-            if ready {
-                return true;
-            }
-            let now = phase(self);
-            stale_failure &= now != Some(SignInPhase::Waiting);
-            let failed = now == Some(SignInPhase::Failed) && !stale_failure;
-            if failed || tokio::time::Instant::now() >= deadline {
-                return false;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    }
-
     /// Marks the connections of `upstreams` (about to stop) whose server refused their sign-in,
     /// and drops the marks of connections signed in again since (their keychain entry holds
     /// another access token now).
@@ -577,6 +515,70 @@ impl Hub {
             LogLevel::Info,
             &format!("signed in as connection `{connection}`"),
         );
-        self.reload_connections().await;
+        self.connections().reload().await;
+    }
+}
+
+impl Connections<'_> {
+    /// Finishes the waiting sign-in to `source_id` with the address a browser ended on, for a
+    /// person who signed in on another device (or in a browser whose redirect to this
+    /// computer's loopback port failed). The address's `state` must be this sign-in's, the
+    /// check the loopback listener makes; the outcome is the sign-in's, as after a redirect.
+    pub async fn finish_sign_in_from(
+        self,
+        source_id: &str,
+        address: &str,
+    ) -> Result<(), SignInFailure> {
+        if self.hub.sources().config(source_id).is_none() {
+            return Err(SignInFailure::UnknownSource(source_id.to_owned()));
+        }
+        let inbox = self.hub.sign_ins.inboxes().get(source_id).cloned();
+        let inbox = inbox.ok_or_else(|| SignInFailure::NotWaiting(source_id.to_owned()))?;
+        match inbox.deliver(address).await {
+            Err(capa_oauth::PastedRedirectError::Over) => {
+                Err(SignInFailure::NotWaiting(source_id.to_owned()))
+            }
+            other => Ok(other?),
+        }
+    }
+
+    /// Waits until `source_id` is signed in as `connection` (else its default sign-in) and
+    /// ready, at most `limit`; true when it is.
+    pub async fn wait_signed_in(
+        self,
+        source_id: &str,
+        connection: Option<&str>,
+        limit: Duration,
+    ) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        // A failure from before this wait (an earlier try) ends it only once a new try began.
+        let phase = |hub: &Hub| hub.sign_ins.get(source_id).map(|s| s.state);
+        let mut stale_failure = phase(self.hub) == Some(SignInPhase::Failed);
+        loop {
+            let ready = self.hub.sources().list().into_iter().any(|s| {
+                s.id == source_id
+                    // A named connection starts at its first call; the default one at once.
+                    && (connection.is_some() || s.state == capa_domain::SourceState::Ready)
+                    && s.oauth.is_some_and(|o| {
+                        o.connections.iter().any(|c| {
+                            c.signed_in
+                                && match connection {
+                                    Some(name) => c.name == name,
+                                    None => c.default,
+                                }
+                        })
+                    })
+            });
+            if ready {
+                return true;
+            }
+            let now = phase(self.hub);
+            stale_failure &= now != Some(SignInPhase::Waiting);
+            let failed = now == Some(SignInPhase::Failed) && !stale_failure;
+            if failed || tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
 }

@@ -3,22 +3,11 @@
 
 use tokio::sync::watch;
 
-use super::Hub;
+use super::{Connections, Hub};
 use crate::approval::Approvals;
 use crate::run_state::{PageOpener, SignInLinker};
 
 impl Hub {
-    /// Installs the maker of one-time sign-in links (the HTTP server does, when it starts).
-    pub fn set_sign_in_linker(&self, linker: SignInLinker) {
-        self.run_state.set_sign_in_linker(linker);
-    }
-
-    /// A one-time link to this hub's sign-in page for `source` as `connection`, for a person's
-    /// browser (a client's URL elicitation); `None` without an HTTP server.
-    pub fn sign_in_link(&self, source: &str, connection: Option<&str>) -> Option<String> {
-        self.run_state.sign_in_link(source, connection)
-    }
-
     /// `text` with every known secret replaced, for any text a frontend shows.
     pub fn redact(&self, text: &str) -> String {
         self.redactor.redact(text)
@@ -27,6 +16,19 @@ impl Hub {
     /// Adds `secret` to what is redacted everywhere (the hub's own token, when it changes).
     pub fn treat_as_secret(&self, secret: &str) {
         self.redactor.add(secret);
+    }
+}
+
+impl Connections<'_> {
+    /// Installs the maker of one-time sign-in links (the HTTP server does, when it starts).
+    pub fn set_sign_in_linker(&self, linker: SignInLinker) {
+        self.hub.run_state.set_sign_in_linker(linker);
+    }
+
+    /// A one-time link to this hub's sign-in page for `source` as `connection`, for a person's
+    /// browser (a client's URL elicitation); `None` without an HTTP server.
+    pub fn sign_in_link(&self, source: &str, connection: Option<&str>) -> Option<String> {
+        self.hub.run_state.sign_in_link(source, connection)
     }
 }
 

@@ -179,7 +179,8 @@ async fn a_call_whose_connection_is_missing_pauses_until_it_is_added() {
     let source = hub.hub.config().sources[0].clone();
     let set = |name: &str| {
         hub.hub
-            .set_connection(
+            .connections()
+            .set(
                 &source,
                 name,
                 None,
@@ -189,7 +190,7 @@ async fn a_call_whose_connection_is_missing_pauses_until_it_is_added() {
             .expect("set connection");
     };
     set("personal");
-    hub.hub.reload_connections().await;
+    hub.hub.connections().reload().await;
     hub.hub.settled(Duration::from_secs(30)).await;
 
     let code = r#"return await ev.get_sum({ a: 1, b: 2 }, { connection: "work" });"#;
@@ -206,7 +207,7 @@ async fn a_call_whose_connection_is_missing_pauses_until_it_is_added() {
     assert_eq!(resume(&hub, &id).await["status"], "awaiting_connection");
 
     set("work");
-    hub.hub.reload_connections().await;
+    hub.hub.connections().reload().await;
     hub.hub.settled(Duration::from_secs(30)).await;
     let done = resume(&hub, &id).await;
     assert_eq!(done["status"], "completed", "{done:#}");

@@ -392,7 +392,11 @@ async fn a_sign_in_finished_on_another_device_takes_the_address_its_browser_ende
     };
     let server = AuthServer::start(&[]).await;
     let t = TestHub::start_with(&yaml(&server.mcp_url), keychain.clone()).await;
-    let not_waiting = t.hub.finish_sign_in_from("notes", "?code=a&state=b").await;
+    let not_waiting = t
+        .hub
+        .connections()
+        .finish_sign_in_from("notes", "?code=a&state=b")
+        .await;
     assert!(
         matches!(not_waiting, Err(SignInFailure::NotWaiting(_))),
         "{not_waiting:?}"
@@ -416,7 +420,11 @@ async fn a_sign_in_finished_on_another_device_takes_the_address_its_browser_ende
         (stale.as_str(), PastedRedirectError::OtherSignIn),
     ];
     for (pasted, expected) in refusals {
-        let refused = t.hub.finish_sign_in_from("notes", pasted).await;
+        let refused = t
+            .hub
+            .connections()
+            .finish_sign_in_from("notes", pasted)
+            .await;
         match refused {
             Err(SignInFailure::Pasted(e)) => assert_eq!(e, expected, "{pasted}"),
             other => panic!("{pasted}: {other:?}"),
@@ -429,6 +437,7 @@ async fn a_sign_in_finished_on_another_device_takes_the_address_its_browser_ende
     );
 
     t.hub
+        .connections()
         .finish_sign_in_from("notes", &format!("  {address}\n"))
         .await
         .expect("the pasted redirect is taken");
@@ -444,7 +453,11 @@ async fn a_sign_in_finished_on_another_device_takes_the_address_its_browser_ende
     let who = execute_json(&t, Some("return await notes.whoami({})"), None).await;
     assert_eq!(who["status"], "completed", "{who:#}");
     // The same address again: that sign-in is over.
-    let again = t.hub.finish_sign_in_from("notes", &address).await;
+    let again = t
+        .hub
+        .connections()
+        .finish_sign_in_from("notes", &address)
+        .await;
     assert!(
         matches!(again, Err(SignInFailure::NotWaiting(_))),
         "{again:?}"

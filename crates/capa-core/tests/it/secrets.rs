@@ -27,7 +27,8 @@ impl std::io::Write for Captured {
 async fn store_secret(t: &TestHub, secret: &str) {
     let source = t.hub.config().sources[0].clone();
     t.hub
-        .set_connection(
+        .connections()
+        .set(
             &source,
             "personal",
             None,
@@ -35,7 +36,7 @@ async fn store_secret(t: &TestHub, secret: &str) {
             false,
         )
         .expect("set connection");
-    t.hub.reload_connections().await;
+    t.hub.connections().reload().await;
     t.hub.settled(Duration::from_secs(30)).await;
 }
 
@@ -140,7 +141,10 @@ async fn a_canary_secret_never_appears_in_results_logs_or_the_database() {
             assert!(!found, "canary ({form}) found in {}", path.display());
         }
     }
-    t.hub.remove_connection("ev", "personal").expect("cleanup");
+    t.hub
+        .connections()
+        .remove("ev", "personal")
+        .expect("cleanup");
 }
 
 /// A hostile upstream (`tests/fixtures/leaky_server.py`) puts its secret in a tool's description,
@@ -234,7 +238,8 @@ async fn a_secret_in_tool_definitions_or_progress_is_redacted() {
     assert!(!leaks(&read) && read.contains("[redacted]"), "{read}");
     t.hub.shutdown().await;
     t.hub
-        .remove_connection("leaky", "personal")
+        .connections()
+        .remove("leaky", "personal")
         .expect("cleanup");
 }
 
@@ -281,5 +286,8 @@ try {
         "a note was written: {notes}"
     );
     assert!(!envelope.to_string().contains(&canary), "{envelope}");
-    t.hub.remove_connection("ev", "personal").expect("cleanup");
+    t.hub
+        .connections()
+        .remove("ev", "personal")
+        .expect("cleanup");
 }

@@ -140,7 +140,9 @@ fn sealed(inputs: &[PendingInput]) -> Vec<SealedSignIn> {
 }
 
 fn params(hub: &Hub, input: &PendingInput) -> Option<ElicitRequestParams> {
-    let url = hub.sign_in_link(&input.source, input.connection.as_deref())?;
+    let url = hub
+        .connections()
+        .sign_in_link(&input.source, input.connection.as_deref())?;
     Some(ElicitRequestParams::UrlElicitationParams {
         meta: None,
         message: format!(
@@ -209,6 +211,7 @@ async fn wait(hub: &Hub, sign_ins: &[SealedSignIn], limit: Duration) -> bool {
     for sign_in in sign_ins {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         if !hub
+            .connections()
             .wait_signed_in(&sign_in.source, sign_in.connection.as_deref(), left)
             .await
         {

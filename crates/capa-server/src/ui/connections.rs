@@ -27,7 +27,7 @@ fn listed(record: &ConnectionRecord) -> Value {
 
 /// `GET /api/connections`: every connection (names and field names, never values).
 pub(crate) async fn list(State(state): State<UiState>) -> Response {
-    match state.hub.list_connections() {
+    match state.hub.connections().list() {
         Ok(records) => ok(json!({
             "ok": true,
             "connections": records.iter().map(listed).collect::<Vec<_>>(),
@@ -86,7 +86,8 @@ pub(crate) async fn set(
     let warning = field.as_deref().and_then(|f| unreferenced(&config, f));
     let hub = Arc::clone(&state.hub);
     let stored = tokio::task::spawn_blocking(move || {
-        hub.set_connection(&config, &name, field.as_deref(), secret, default)
+        hub.connections()
+            .set(&config, &name, field.as_deref(), secret, default)
     })
     .await;
     let record = match stored {
@@ -101,7 +102,7 @@ pub(crate) async fn set(
         }
         Err(e) => return fail(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()),
     };
-    state.hub.reload_connections().await;
+    state.hub.connections().reload().await;
     ok(json!({"ok": true, "connection": listed(&record), "warning": warning}))
 }
 
@@ -137,10 +138,11 @@ pub(crate) async fn remove(
     Path((source, name)): Path<(String, String)>,
 ) -> Response {
     let hub = Arc::clone(&state.hub);
-    let removed = tokio::task::spawn_blocking(move || hub.remove_connection(&source, &name)).await;
+    let removed =
+        tokio::task::spawn_blocking(move || hub.connections().remove(&source, &name)).await;
     match removed {
         Ok(Ok(record)) => {
-            state.hub.reload_connections().await;
+            state.hub.connections().reload().await;
             ok(json!({"ok": true, "connection": listed(&record)}))
         }
         Ok(Err(capa_core::ConnectionError::Invalid(message))) => {

@@ -302,10 +302,12 @@ async fn add_source(
         let config = source.clone();
         let stored = tokio::task::spawn_blocking(move || {
             for (field, secret) in secrets {
-                if let Err(e) = hub.set_connection(&config, CONNECTION, Some(&field), secret, false)
+                if let Err(e) =
+                    hub.connections()
+                        .set(&config, CONNECTION, Some(&field), secret, false)
                 {
                     // Nothing is written: take out what this attempt stored.
-                    let _ = hub.remove_connection(&config.id, CONNECTION);
+                    let _ = hub.connections().remove(&config.id, CONNECTION);
                     return Err(hub.redact(&e.to_string()));
                 }
             }

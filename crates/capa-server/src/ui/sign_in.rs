@@ -73,7 +73,12 @@ pub(crate) async fn pasted_redirect(
     Path(id): Path<String>,
     Json(body): Json<PastedRedirect>,
 ) -> Response {
-    match state.hub.finish_sign_in_from(&id, &body.address).await {
+    match state
+        .hub
+        .connections()
+        .finish_sign_in_from(&id, &body.address)
+        .await
+    {
         Ok(()) => ok(json!({ "ok": true })),
         Err(e @ SignInFailure::UnknownSource(_)) => {
             fail(StatusCode::NOT_FOUND, "not_found", e.to_string())

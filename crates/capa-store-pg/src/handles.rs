@@ -42,7 +42,7 @@ impl HandleStore for PgStore {
                     &record.of.as_str(),
                     &record.value_type.as_str(),
                     &i64::try_from(record.body.len()).unwrap_or(i64::MAX),
-                    &record.body,
+                    &record.body.as_bytes(),
                     &record.created_at_ms,
                 ],
             )?;
@@ -77,17 +77,18 @@ impl HandleStore for PgStore {
                 ),
                 &[&id, &kept_since_ms],
             )?;
-            Ok(row.and_then(|row| {
-                let info = info_of(&row)?;
-                Some(HandleRecord {
-                    id: info.summary.id,
-                    run_id: info.run_id,
-                    client: info.client,
-                    of: info.summary.of,
-                    value_type: info.summary.value_type,
-                    body: row.get(7),
-                    created_at_ms: info.summary.created_at_ms,
-                })
+            let Some(row) = row else { return Ok(None) };
+            let Some(info) = info_of(&row) else {
+                return Ok(None);
+            };
+            Ok(Some(HandleRecord {
+                id: info.summary.id,
+                run_id: info.run_id,
+                client: info.client,
+                of: info.summary.of,
+                value_type: info.summary.value_type,
+                body: crate::text_of(row.get(7))?,
+                created_at_ms: info.summary.created_at_ms,
             }))
         })
     }
@@ -119,15 +120,12 @@ impl HandleStore for PgStore {
         let from = i32::try_from(start).map_or(i32::MAX, |s| s.saturating_add(1));
         let count = i32::try_from(len).unwrap_or(i32::MAX);
         self.pool.run(move |c| {
-            // PostgreSQL cannot read a byte range of a text value in place, as SQLite's blob
-            // I/O does: `convert_to` takes the whole body (detoasted, decompressed) and copies
-            // it as UTF-8 bytes, and `substring` cuts the piece from those. So each piece costs
-            // the server about the body's size in time and memory (bodies are bounded by the
-            // handles' byte bound), but only the piece crosses the connection. The bytes are
-            // those of SQLite's for the same arguments: fewer or none past the end, and cut
-            // inside a character wherever the range says.
+            // The body is UTF-8 bytes (schema.rs, 19): `substring` cuts the piece, and only
+            // the piece crosses the connection. The bytes are those of SQLite's for the same
+            // arguments: fewer or none past the end, and cut inside a character wherever the
+            // range says.
             let row = c.query_opt(
-                "SELECT substring(convert_to(body, 'UTF8') FROM $2::INTEGER FOR $3::INTEGER)
+                "SELECT substring(body FROM $2::INTEGER FOR $3::INTEGER)
                  FROM result_handles WHERE id = $1",
                 &[&id, &from, &count],
             )?;

@@ -98,3 +98,13 @@ pub fn is_postgres_url(text: &str) -> bool {
 fn to_u32(value: i64) -> u32 {
     u32::try_from(value).unwrap_or(0)
 }
+
+/// Text kept as UTF-8 bytes (schema.rs, 19: a run's code, a kept body) read back; bytes that
+/// are not UTF-8, which only a damaged row holds, are the store's error rather than a guess.
+fn text_of(bytes: Vec<u8>) -> Result<String, pool::Failed> {
+    String::from_utf8(bytes).map_err(|e| {
+        pool::Failed::Store(StoreError::Backend(
+            format!("stored text is not UTF-8: {e}").into(),
+        ))
+    })
+}

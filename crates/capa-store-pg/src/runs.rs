@@ -24,7 +24,7 @@ pub(crate) fn run_state(text: &str) -> Result<RunState, Failed> {
 fn run_from_row(row: &Row) -> Result<RunRecord, Failed> {
     Ok(RunRecord {
         id: row.get(0),
-        code: row.get(1),
+        code: crate::text_of(row.get(1))?,
         seed: row.get::<_, i64>(2).cast_unsigned(),
         clock_start_ms: row.get(3),
         client: row.get(4),
@@ -311,7 +311,7 @@ pub(crate) fn insert_run_row(c: &mut impl GenericClient, run: &RunRecord) -> Res
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
         &[
             &run.id,
-            &run.code,
+            &run.code.as_bytes(),
             &run.seed.cast_signed(),
             &run.clock_start_ms,
             &run.client,

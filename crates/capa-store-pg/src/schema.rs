@@ -22,17 +22,28 @@ const BASELINE_VERSION: i64 = 17;
 ///
 /// `shared_keys` is this backend's alone: keys every replica uses (capa-store's keys.rs), which
 /// a SQLite hub keeps in files of its data dir.
-const MIGRATIONS: &[(i64, &str)] = &[(
-    18,
-    "ALTER TABLE runs ADD COLUMN owner_machine BIGINT;
-     ALTER TABLE runs ADD COLUMN lease_until_ms BIGINT;
-     CREATE INDEX runs_status ON runs(status);
-     CREATE TABLE shared_keys (
-         name          TEXT PRIMARY KEY,
-         key           BYTEA NOT NULL,
-         created_at_ms BIGINT NOT NULL
-     );",
-)];
+///
+/// 19 is this backend's alone too: `text` cannot hold U+0000, which model code and a tool's
+/// string result may, so a run's code and a kept body are UTF-8 bytes here (SQLite's 19 changes
+/// nothing). Read back, they are checked to be UTF-8 (`text_of`).
+const MIGRATIONS: &[(i64, &str)] = &[
+    (
+        18,
+        "ALTER TABLE runs ADD COLUMN owner_machine BIGINT;
+         ALTER TABLE runs ADD COLUMN lease_until_ms BIGINT;
+         CREATE INDEX runs_status ON runs(status);
+         CREATE TABLE shared_keys (
+             name          TEXT PRIMARY KEY,
+             key           BYTEA NOT NULL,
+             created_at_ms BIGINT NOT NULL
+         );",
+    ),
+    (
+        19,
+        "ALTER TABLE runs ALTER COLUMN code TYPE BYTEA USING convert_to(code, 'UTF8');
+         ALTER TABLE result_handles ALTER COLUMN body TYPE BYTEA USING convert_to(body, 'UTF8');",
+    ),
+];
 
 /// Arbitrary, fixed: the key of the advisory lock migrations hold (`capa` in ASCII).
 const MIGRATION_LOCK: i64 = 0x6361_7061;

@@ -31,6 +31,10 @@ const BOOLEAN_COLUMNS: &[(&str, &str)] = &[
     ("client_tasks", "ended"),
 ];
 
+/// Text PostgreSQL keeps as UTF-8 bytes, since its `text` cannot hold U+0000 (the backend's
+/// migration 19): the same text as SQLite's column.
+const TEXT_AS_BYTES: &[(&str, &str)] = &[("runs", "code"), ("result_handles", "body")];
+
 /// Columns only PostgreSQL has, each standing for something SQLite has implicitly.
 const POSTGRES_ONLY: &[(&str, &str)] = &[
     // SQLite's rowid: the order handles were kept in.
@@ -220,6 +224,9 @@ fn postgres_schema(url: &str) -> Schema {
                 "bigint" => Kind::Integer,
                 "boolean" => Kind::Boolean,
                 "text" => Kind::Text,
+                "bytea" if TEXT_AS_BYTES.contains(&(name.as_str(), column_name.as_str())) => {
+                    Kind::Text
+                }
                 "bytea" => Kind::Bytes,
                 other => panic!("{name}.{column_name}: type {other}"),
             };

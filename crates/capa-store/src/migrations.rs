@@ -313,6 +313,10 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN lease_until_ms INTEGER;
     CREATE INDEX runs_status ON runs(status);
     ",
+    // 19: PostgreSQL keeps a run's code and a kept result's body as UTF-8 bytes, since its text
+    // cannot hold U+0000, which model code and tool results may (capa-store-pg's schema.rs).
+    // SQLite's text holds it already: nothing changes here, and the versions stay in step.
+    "",
 ];
 
 /// The newest schema version this build knows.

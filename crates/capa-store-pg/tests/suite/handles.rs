@@ -246,3 +246,23 @@ fn handles_kept_at_once_stay_within_the_byte_bound() {
         );
     });
 }
+
+/// A tool's string result may hold U+0000 (PostgreSQL's `text` cannot: bodies are bytes there);
+/// read whole and in pieces, it is the same.
+#[test]
+fn a_body_with_nul_characters_reads_back_whole_and_in_pieces() {
+    support::each_store(|store| {
+        let body = "\u{0}head\u{0}é\u{0}";
+        store
+            .put_handle(&record("h_nul", body, 10), ROOMY)
+            .expect("put");
+        assert_eq!(
+            store.handle("h_nul", 0).expect("read"),
+            Some(record("h_nul", body, 10))
+        );
+        assert_eq!(
+            store.handle_bytes("h_nul", 1, 5).expect("read"),
+            Some(body.as_bytes()[1..6].to_vec())
+        );
+    });
+}

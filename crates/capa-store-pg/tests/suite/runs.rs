@@ -259,3 +259,26 @@ fn an_attempt_takes_the_run_with_its_owner_and_lease_once() {
         assert_eq!((run.owner, run.lease), (Some(next), Some(held)));
     });
 }
+
+/// Model code may hold U+0000 (PostgreSQL's `text` cannot: the code is bytes there).
+#[test]
+fn a_run_s_code_with_a_nul_character_round_trips() {
+    support::each_store(|store| {
+        let run = RunRecord {
+            code: "return \"a\u{0}b\" + '\u{0}' // \u{0}".into(),
+            ..running(
+                "run_nul",
+                RunOwner {
+                    pid: 1,
+                    started_ms: 1,
+                },
+                Lease {
+                    machine: 1,
+                    until_ms: 1,
+                },
+            )
+        };
+        store.insert_run(&run).expect("insert");
+        assert_eq!(store.run("run_nul").expect("read").expect("present"), run);
+    });
+}

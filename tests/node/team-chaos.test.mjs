@@ -20,9 +20,9 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { removeSandboxes, cleanup, runCapa, stopProcess, startLedger, sleep } from './support.mjs';
-import { newDatabase, dropDatabases, sql } from './postgres-support.mjs';
-import { skip, replica, restart, startHaproxy, v1, v2, execute } from './team-support.mjs';
+import { runCapa, stopProcess, startLedger, sleep } from './support.mjs';
+import { newDatabase, sql } from './postgres-support.mjs';
+import { haproxySkip, replica, restart, startHaproxy, stopAll, v1, v2, execute } from './team-support.mjs';
 
 const RUNS = 200;
 const CLIENTS = 16;
@@ -66,14 +66,9 @@ async function findRun(hub, i, known) {
   return undefined;
 }
 
-describe('a team hub while a replica is killed and restarted', { skip }, () => {
+describe('a team hub while a replica is killed and restarted', { skip: haproxySkip() }, () => {
   const stop = [];
-  after(async () => {
-    for (const s of stop.reverse()) await s();
-    dropDatabases();
-    await cleanup();
-    await removeSandboxes();
-  });
+  after(stopAll(stop));
 
   it('ends all 200 runs of 16 clients, makes no call twice and loses no approval', async () => {
     const store = newDatabase('chaos');

@@ -11,9 +11,9 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { removeSandboxes, cleanup, runCapa, stopProcess } from './support.mjs';
-import { newDatabase, dropDatabases, sql } from './postgres-support.mjs';
-import { skip, replica, startHaproxy, v1, v2, execute } from './team-support.mjs';
+import { runCapa, stopProcess } from './support.mjs';
+import { newDatabase, sql } from './postgres-support.mjs';
+import { haproxySkip, replica, startHaproxy, stopAll, v1, v2, execute } from './team-support.mjs';
 
 const ASKS = `
 const sum = await demo.add({ a: 20, b: 22 });
@@ -24,14 +24,9 @@ try {
 }
 `;
 
-describe('replicas behind HAProxy', { skip }, () => {
+describe('replicas behind HAProxy', { skip: haproxySkip() }, () => {
   const stop = [];
-  after(async () => {
-    for (const s of stop.reverse()) await s();
-    dropDatabases();
-    await cleanup();
-    await removeSandboxes();
-  });
+  after(stopAll(stop));
 
   it('spreads stateless requests, keeps sessions, and resumes a dead replica\'s paused run on the other', async () => {
     const store = newDatabase('lb');

@@ -11,9 +11,7 @@ import { describe, it, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  makeSandbox,
   removeSandboxes,
-  writeCapabilities,
   startHub,
   connectHttp,
   closeClient,
@@ -24,6 +22,7 @@ import {
 } from './support.mjs';
 import { skipOrFail } from './require.mjs';
 import { SERVER, newDatabase, dropDatabases } from './postgres-support.mjs';
+import { teamSandbox } from './team-support.mjs';
 
 /** A password with the characters URLs and logs treat specially. */
 const CANARY = 'canary-pw"q\\b@s/x';
@@ -31,22 +30,6 @@ const CANARY = 'canary-pw"q\\b@s/x';
 const skip = skipOrFail(
   SERVER ? [] : ['CAPA_TEST_POSTGRES is not set (eval "$(tests/support/postgres.sh start)" starts a server)'],
 );
-
-/** A sandbox whose hub keeps its data in `store`; `configDir` shared when given (one policy). */
-async function teamSandbox(prefix, store, configDir, servers = []) {
-  const sandbox = await makeSandbox(prefix);
-  if (configDir) {
-    sandbox.configDir = configDir;
-    sandbox.env.CAPA_CONFIG_DIR = configDir;
-  }
-  sandbox.env.CAPA_NO_BROWSER = '1';
-  sandbox.env.CAPA_STORE = store;
-  const configFile = await writeCapabilities(sandbox.configDir, {
-    servers,
-    options: { demo: true, toolExposure: 'code' },
-  });
-  return { sandbox, configFile };
-}
 
 async function execute(client, args) {
   const result = await client.callTool({ name: 'execute', arguments: args });

@@ -8,18 +8,32 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 
-import { REPO_ROOT, makeSandbox, writeCapabilities, startHub, freePort, stopProcess, trackPid } from './support.mjs';
+import {
+  REPO_ROOT,
+  makeSandbox,
+  removeSandboxes,
+  writeCapabilities,
+  startHub,
+  cleanup,
+  freePort,
+  stopProcess,
+  trackPid,
+} from './support.mjs';
 import { skipOrFail } from './require.mjs';
-import { SERVER } from './postgres-support.mjs';
+import { SERVER, dropDatabases } from './postgres-support.mjs';
 
 export const HAPROXY = spawnSync('haproxy', ['-v']).status === 0;
-export const skip = skipOrFail([
+/** Why the tests of replicas behind HAProxy cannot run here (`false` when they can). */
+export const haproxySkip = () => skipOrFail([
   SERVER ? null : 'CAPA_TEST_POSTGRES is not set (eval "$(tests/support/postgres.sh start)" starts a server)',
   HAPROXY ? null : 'haproxy is not installed (apt-get install haproxy; scripts/setup --test does)',
 ]);
 
-/** A replica of the hub at `store`; `configDir` shared when given (one policy), `servers` its sources. */
-export async function replica(prefix, store, configDir, servers = []) {
+/**
+ * A sandbox whose hub keeps its data in `store` (code mode, the demo and `servers`);
+ * `configDir` shared when given (one policy for every replica).
+ */
+export async function teamSandbox(prefix, store, configDir, servers = []) {
   const sandbox = await makeSandbox(prefix);
   if (configDir) {
     sandbox.configDir = configDir;
@@ -28,8 +42,24 @@ export async function replica(prefix, store, configDir, servers = []) {
   sandbox.env.CAPA_NO_BROWSER = '1';
   sandbox.env.CAPA_STORE = store;
   const configFile = await writeCapabilities(sandbox.configDir, { servers, options: { demo: true, toolExposure: 'code' } });
+  return { sandbox, configFile };
+}
+
+/** A replica of the hub at `store`, started (as {@link teamSandbox} says). */
+export async function replica(prefix, store, configDir, servers = []) {
+  const { sandbox, configFile } = await teamSandbox(prefix, store, configDir, servers);
   const hub = await startHub({ configFile, sandbox });
   return { sandbox, configFile, hub };
+}
+
+/** An `after` hook: runs `stop` (latest first), then drops the databases and sandboxes. */
+export function stopAll(stop) {
+  return async () => {
+    for (const s of stop.reverse()) await s();
+    dropDatabases();
+    await cleanup();
+    await removeSandboxes();
+  };
 }
 
 /** HAProxy with docs/team-haproxy.cfg in front of `a` and `b`; resolves once it serves. */

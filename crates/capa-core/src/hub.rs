@@ -16,6 +16,7 @@ use capa_upstream::{
 use futures::future::join_all;
 use tokio::sync::{mpsc, watch};
 
+use crate::approval::signals::ApprovalSignals;
 use crate::authorize::answer::Permit;
 use crate::clock::now_ms;
 use crate::connections::ConnectionVault;
@@ -24,6 +25,7 @@ use crate::lookup::ToolIndex;
 use crate::paths::HubPaths;
 use crate::policy::Policy;
 use crate::redact::Redactor;
+use crate::state_keys::StateKeyRing;
 use capa_domain::{Catalog, SharedCatalog, SourceTools, ToolDefinition};
 
 mod abandoned_runs;
@@ -48,6 +50,7 @@ mod runs;
 mod runtime;
 mod sampling_gate;
 mod semantic;
+mod sign_in_links;
 mod signals;
 mod skill_files;
 mod skills;
@@ -74,6 +77,7 @@ pub use relay::RelayError;
 pub use runs::{RunHistory, Runs};
 pub use runtime::{SourceChangeError, Sources};
 pub use semantic::SemanticStatus;
+pub use sign_in_links::SignInLinker;
 pub use skill_files::{SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, SkillFile, skill_uri};
 use source_def::{Origin, SourceDef, UpstreamKey};
 pub use status::SourceStatus;
@@ -147,7 +151,9 @@ pub struct Hub {
     /// The sentence model and the state of the tools' vectors (search by meaning).
     semantic: Arc<semantic::SemanticState>,
     /// Runs in memory: decisions, pending count, the pause, the approval page opener.
-    run_state: crate::run_state::RunsState,
+    pub(crate) approval_signals: ApprovalSignals,
+    /// Sign and open the `requestState` handed to clients.
+    state_keys: StateKeyRing,
     /// Run locks and attempt slots (the runner's), and this process as runs record it.
     slots: Arc<capa_runner::RunSlots>,
     /// The recent runs' sandbox globals (made once per catalog and policy).
@@ -156,6 +162,8 @@ pub struct Hub {
     asking: Arc<crate::approval::asking::AskingRegistry>,
     /// Sign-ins a person started from the app, by source.
     sign_ins: oauth::SignIns,
+    /// What makes one-time links to the hub's sign-in page (the HTTP server installs it).
+    sign_in_links: sign_in_links::LinkerSlot,
     /// What the sources say that the hub passes on to its clients, and the resources it
     /// subscribed to for them.
     notices: notices::Notices,
@@ -209,8 +217,7 @@ impl Hub {
             .map_err(StartError::Policy)?;
         let (events, events_rx) = mpsc::unbounded_channel();
         let (catalog, _) = watch::channel(Arc::new(Catalog::default()));
-        let run_state =
-            crate::run_state::RunsState::new(&store, &paths.state_key(), paths.approvals_paused());
+        let state_keys = StateKeyRing::new(&store, &paths.state_key());
         let slots = Arc::new(capa_runner::RunSlots::new());
         let asking = Arc::new(crate::approval::asking::AskingRegistry::new(
             store.clone(),
@@ -238,16 +245,18 @@ impl Hub {
             tool_index: tokio::sync::Mutex::new(None),
             text_flags: tool_text::FlagsCache::default(),
             semantic,
-            run_state,
+            approval_signals: ApprovalSignals::new(paths.approvals_paused()),
+            state_keys,
             slots,
             namespaces: Arc::default(),
             asking,
             sign_ins: oauth::SignIns::default(),
+            sign_in_links: sign_in_links::LinkerSlot::default(),
             notices: notices::Notices::default(),
         });
         // The hub's own secrets are secrets too: a filesystem source rooted above the data dir
         // must not hand the token or the state key to a model.
-        for key in hub.run_state.state_keys().keys() {
+        for key in hub.state_keys.get().keys() {
             hub.redactor.add_bytes(&key);
         }
         if let Ok(token) = std::fs::read_to_string(paths.token()) {
@@ -297,11 +306,6 @@ impl Hub {
     pub fn policy(&self) -> Arc<Policy> {
         self.pins
             .applied_to(self.policy.snapshot(|| self.catalog()))
-    }
-
-    /// Runs in memory: decisions, the pending count, the pause, the approval page opener.
-    pub(crate) fn run_state(&self) -> &crate::run_state::RunsState {
-        &self.run_state
     }
 
     pub(crate) fn store(&self) -> &Arc<Store> {

@@ -14,7 +14,7 @@ mod log_redaction;
 pub mod lookup;
 mod pairing;
 mod paths;
-mod run_state;
+mod state_keys;
 mod tools;
 mod trust;
 
@@ -23,8 +23,8 @@ pub use capa_domain::{catalog, clock, policy, redact, tool_text};
 pub use capa_runner::process;
 
 pub use approval::{
-    Approvals, AskingChannel, AskingClaim, Choice, DecideError, DirectAnswer, PendingInput,
-    decide_in_store,
+    Approvals, AskingChannel, AskingClaim, Choice, DecideError, DirectAnswer, PageOpener,
+    PendingInput, decide_in_store,
 };
 pub use authorize::{Authorization, Permit, Question, Refusal};
 pub use capa_domain::{
@@ -51,8 +51,8 @@ pub use hub::oauth::{
 };
 pub use hub::{
     CallContext, ChangedBy, Connections, Hub, HubOptions, Naming, Profile, RelayError, RunHistory,
-    Runs, SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SkillFile,
-    SourceChangeError, SourceNotice, SourceNotices, SourceStatus, SourceSwitch, Sources,
+    Runs, SKILL_TARGET_PREFIX, SKILL_URI_PREFIX, STARTUP_LIMIT, SemanticStatus, SignInLinker,
+    SkillFile, SourceChangeError, SourceNotice, SourceNotices, SourceStatus, SourceSwitch, Sources,
     Subscribed, ToolTextError, confirm_policy_rule, confirm_policy_rule_removed,
     confirm_policy_rules, skill_uri, source_digest,
 };
@@ -63,7 +63,7 @@ pub use pairing::{CLIENT_KEY_PREFIX, NewPairing, PairingError, Pairings, mask_cl
 pub use paths::{
     DataDirError, HubPaths, StoreAt, StoreUrl, ensure_private_file, write_private_file,
 };
-pub use run_state::{PageOpener, STATE_KEY_ROTATION, SignInLinker, StateKeys};
+pub use state_keys::{STATE_KEY_ROTATION, StateKeys};
 pub use tools::{definition_of, tool_of};
 pub use trust::{
     ProjectTrustQuestion, UntrustedSource, project_trust_question, record_project_trust,

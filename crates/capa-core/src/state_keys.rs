@@ -1,31 +1,11 @@
-//! What the hub keeps about runs besides their attempts (those are `capa_runner`'s): a signal
-//! for decisions, the count of pending inputs, the approvals pause, the approval page opener the
-//! HTTP server installs, and the key that signs `requestState`.
+//! The keys that sign `requestState`: a person's hub keeps one in the data dir, so states
+//! survive a restart; a team hub's replicas share rotating generations through the store
+//! (docs/team.md). [`crate::Runs`] hands them out.
 
 use std::sync::{Arc, RwLock};
 
-use tokio::sync::watch;
-
-/// Opens the approval page of a run on the user's screen; returns whether it did.
-pub type PageOpener = Arc<dyn Fn(&str) -> bool + Send + Sync>;
-
-/// Makes a one-time link to the hub's own sign-in page for `source` as `connection` (the HTTP
-/// server installs one; `None` when it cannot).
-pub type SignInLinker = Arc<dyn Fn(&str, Option<&str>) -> Option<String> + Send + Sync>;
-
-pub(crate) struct RunsState {
-    decisions: watch::Sender<u64>,
-    /// How many inputs are pending, refreshed when one is recorded or decided.
-    pending: watch::Sender<u64>,
-    /// While true, calls that would ask are denied instead ("pause approvals").
-    paused: watch::Sender<bool>,
-    /// Exists while paused: a person who paused approvals and restarts stays paused.
-    paused_file: std::path::PathBuf,
-    page: RwLock<Option<PageOpener>>,
-    sign_in_linker: RwLock<Option<SignInLinker>>,
-    /// Sign the `requestState` of approvals sent to clients.
-    state_keys: RwLock<Arc<StateKeys>>,
-}
+/// The hub's `requestState` keys now, replaced whole when the shared ones rotate.
+pub(crate) struct StateKeyRing(RwLock<Arc<StateKeys>>);
 
 /// Bytes of the `requestState` signing key.
 const STATE_KEY_BYTES: usize = 32;
@@ -57,35 +37,23 @@ impl std::fmt::Debug for StateKeys {
     }
 }
 
-impl RunsState {
+impl StateKeyRing {
     /// With the signing keys the store shares between hubs (a team hub's replicas), else the
     /// one kept in `key_file` (created, mode 0600, on first use), so that states handed out
-    /// before a restart, or by another replica, still open; paused when `paused_file` exists.
-    pub(crate) fn new(
-        store: &capa_store::Store,
-        key_file: &std::path::Path,
-        paused_file: std::path::PathBuf,
-    ) -> Self {
+    /// before a restart, or by another replica, still open.
+    pub(crate) fn new(store: &capa_store::Store, key_file: &std::path::Path) -> Self {
         let state_keys = shared_keys(store, STATE_KEY_ROTATION).unwrap_or_else(|| {
             StateKeys::Local(load_or_create_key(key_file).unwrap_or_else(|e| {
                 tracing::warn!(error = %e, file = %key_file.display(), "could not keep the requestState key; states will not survive a restart");
                 random_key().unwrap_or_default()
             }))
         });
-        Self {
-            decisions: watch::channel(0).0,
-            pending: watch::channel(0).0,
-            paused: watch::channel(paused_file.exists()).0,
-            paused_file,
-            page: RwLock::new(None),
-            sign_in_linker: RwLock::new(None),
-            state_keys: RwLock::new(Arc::new(state_keys)),
-        }
+        Self(RwLock::new(Arc::new(state_keys)))
     }
 
     /// The `requestState` keys now.
-    pub(crate) fn state_keys(&self) -> Arc<StateKeys> {
-        match self.state_keys.read() {
+    pub(crate) fn get(&self) -> Arc<StateKeys> {
+        match self.0.read() {
             Ok(keys) => keys.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
         }
@@ -94,12 +62,12 @@ impl RunsState {
     /// Reads the shared keys again, rotating them as `rotation` says when they are due (a
     /// person's hub keeps its one key). Returns the keys this hub had not seen, for the
     /// redactor.
-    pub(crate) fn refresh_state_keys(
+    pub(crate) fn refresh(
         &self,
         store: &capa_store::Store,
         rotation: capa_store::Rotation,
     ) -> Vec<Vec<u8>> {
-        let old = self.state_keys();
+        let old = self.get();
         if matches!(*old, StateKeys::Local(_)) {
             return Vec::new();
         }
@@ -115,7 +83,7 @@ impl RunsState {
             .into_iter()
             .filter(|k| !seen.contains(k))
             .collect();
-        match self.state_keys.write() {
+        match self.0.write() {
             Ok(mut keys) => *keys = Arc::new(new),
             Err(poisoned) => *poisoned.into_inner() = Arc::new(new),
         }
@@ -184,92 +152,9 @@ fn load_or_create_key(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     Ok(key)
 }
 
-impl std::fmt::Debug for RunsState {
+impl std::fmt::Debug for StateKeyRing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunsState").finish_non_exhaustive()
-    }
-}
-
-impl RunsState {
-    pub(crate) fn notify_decision(&self) {
-        self.decisions.send_modify(|n| *n = n.wrapping_add(1));
-    }
-
-    /// Changes whenever a person decides something.
-    pub(crate) fn watch_decisions(&self) -> watch::Receiver<u64> {
-        self.decisions.subscribe()
-    }
-
-    /// Publishes the number of pending inputs (sent only when it changed).
-    pub(crate) fn set_pending_count(&self, count: u64) {
-        self.pending.send_if_modified(|n| {
-            let changed = *n != count;
-            *n = count;
-            changed
-        });
-    }
-
-    /// The number of pending inputs, updated whenever one is recorded or decided.
-    pub(crate) fn watch_pending(&self) -> watch::Receiver<u64> {
-        self.pending.subscribe()
-    }
-
-    pub(crate) fn set_paused(&self, paused: bool) {
-        self.paused.send_if_modified(|p| {
-            let changed = *p != paused;
-            *p = paused;
-            changed
-        });
-        let kept = if paused {
-            std::fs::write(
-                &self.paused_file,
-                "approvals are paused; resume them in the app\n",
-            )
-        } else {
-            match std::fs::remove_file(&self.paused_file) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                other => other,
-            }
-        };
-        if let Err(e) = kept {
-            tracing::warn!(error = %e, file = %self.paused_file.display(), "could not keep the approvals pause for the next start");
-        }
-    }
-
-    pub(crate) fn paused(&self) -> bool {
-        *self.paused.borrow()
-    }
-
-    /// Changes when approvals are paused or resumed.
-    pub(crate) fn watch_paused(&self) -> watch::Receiver<bool> {
-        self.paused.subscribe()
-    }
-
-    /// Installs the maker of sign-in links (the HTTP server does, when it starts).
-    pub(crate) fn set_sign_in_linker(&self, linker: SignInLinker) {
-        if let Ok(mut slot) = self.sign_in_linker.write() {
-            *slot = Some(linker);
-        }
-    }
-
-    /// A one-time link to the hub's sign-in page for `source` as `connection`: it starts the
-    /// sign-in and sends the browser to the authorization server. Never for a model.
-    pub(crate) fn sign_in_link(&self, source: &str, connection: Option<&str>) -> Option<String> {
-        let linker = self.sign_in_linker.read().ok()?.clone()?;
-        linker(source, connection)
-    }
-
-    /// Installs the approval page opener (the HTTP server does, when it starts).
-    pub(crate) fn set_page_opener(&self, opener: PageOpener) {
-        if let Ok(mut page) = self.page.write() {
-            *page = Some(opener);
-        }
-    }
-
-    /// Opens the approval page of `run_id`; false when no page can be opened here.
-    pub(crate) fn open_page(&self, run_id: &str) -> bool {
-        let opener = self.page.read().ok().and_then(|p| p.clone());
-        opener.is_some_and(|open| open(run_id))
+        f.debug_tuple("StateKeyRing").field(&self.get()).finish()
     }
 }
 

@@ -174,7 +174,7 @@ impl Approvals<'_> {
     /// Waits until the input `approval_id` is no longer pending, or `limit` passed, or it
     /// expired. Returns whether it was decided (or expired) by then.
     pub async fn wait_for_decision(self, approval_id: &str, limit: Duration) -> bool {
-        let mut decisions = self.hub.run_state().watch_decisions();
+        let mut decisions = self.hub.approval_signals.watch_decisions();
         let deadline = tokio::time::Instant::now() + limit;
         loop {
             let status = self

@@ -11,6 +11,7 @@
 
 pub(crate) mod asking;
 mod direct;
+pub(crate) mod signals;
 
 use capa_store::{ApprovalRecord, ApprovalStatus, InputKind};
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,7 @@ use serde_json::{Value, json};
 
 pub use asking::{AskingChannel, AskingClaim};
 pub use direct::DirectAnswer;
+pub use signals::PageOpener;
 
 use crate::clock::now_ms;
 use crate::hub::Hub;
@@ -298,7 +300,7 @@ impl Hub {
                 .map_err(|e| DecideError::Policy(e.to_string()))?,
             Choice::Once | Choice::Run | Choice::Deny => {}
         }
-        self.run_state().notify_decision();
+        self.approval_signals.notify_decision();
         self.approvals().refresh_pending();
         Ok(())
     }
@@ -323,7 +325,9 @@ impl Approvals<'_> {
             .store()
             .pending_approvals(now_ms())
             .map_err(store_error)?;
-        self.hub.run_state().set_pending_count(records.len() as u64);
+        self.hub
+            .approval_signals
+            .set_pending_count(records.len() as u64);
         let mut inputs: Vec<PendingInput> = records.iter().map(PendingInput::from_record).collect();
         self.hub.mark_changed_definitions(&mut inputs);
         Ok(inputs)
@@ -365,14 +369,17 @@ impl Approvals<'_> {
         if let Err(e) = self.hub.reload_policy() {
             tracing::warn!(error = %e, "the policy file does not read; the previous policy stays in force");
         }
-        self.hub.run_state().notify_decision();
+        self.hub.approval_signals.notify_decision();
         self.refresh_pending();
     }
 
     /// Recounts pending inputs for [`Hub::watch_pending`].
     pub(crate) fn refresh_pending(self) {
         match self.hub.store().pending_approvals(now_ms()) {
-            Ok(pending) => self.hub.run_state().set_pending_count(pending.len() as u64),
+            Ok(pending) => self
+                .hub
+                .approval_signals
+                .set_pending_count(pending.len() as u64),
             Err(e) => tracing::warn!(error = %e, "could not count pending inputs"),
         }
     }
@@ -381,18 +388,18 @@ impl Approvals<'_> {
     /// and the UI's live view). Expiries are seen at the next change or [`Hub::pending_inputs`].
     pub fn watch_pending(&self) -> tokio::sync::watch::Receiver<u64> {
         self.refresh_pending();
-        self.hub.run_state().watch_pending()
+        self.hub.approval_signals.watch_pending()
     }
 
     /// "Pause approvals": while paused, a call that would ask a person is denied in the guest
     /// (`ToolError` `denied`, journaled like a denial) instead of waiting. Not kept across restarts.
     pub fn set_paused(&self, paused: bool) {
         tracing::info!(paused, "approvals paused changed");
-        self.hub.run_state().set_paused(paused);
+        self.hub.approval_signals.set_paused(paused);
     }
 
     pub fn paused(&self) -> bool {
-        self.hub.run_state().paused()
+        self.hub.approval_signals.paused()
     }
 
     /// Decides every pending approval of a run the same way (the terminal's

@@ -18,7 +18,7 @@ pub(super) async fn renew_leases_regularly(hub: Weak<Hub>) {
         strong.runs().renew_leases(now_ms());
         strong
             .runs()
-            .rotate_state_keys(crate::run_state::STATE_KEY_ROTATION);
+            .rotate_state_keys(crate::state_keys::STATE_KEY_ROTATION);
     }
 }
 
@@ -28,11 +28,7 @@ impl Runs<'_> {
     /// others take it at their next look, within [`capa_runner::LEASE_RENEW_EVERY`], while the
     /// generation before still opens what it signed). Nothing on a person's hub.
     pub fn rotate_state_keys(&self, rotation: capa_store::Rotation) {
-        for key in self
-            .hub
-            .run_state
-            .refresh_state_keys(&self.hub.store, rotation)
-        {
+        for key in self.hub.state_keys.refresh(&self.hub.store, rotation) {
             self.hub.redactor.add_bytes(&key);
         }
     }

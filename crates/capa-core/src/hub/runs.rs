@@ -108,7 +108,7 @@ impl Runs<'_> {
     /// person's hub keeps one in the data dir, so states survive a restart; a team hub's
     /// replicas share rotating ones through the store (replicas.rs). Secrets: the redactor
     /// holds them.
-    pub fn state_keys(&self) -> std::sync::Arc<crate::run_state::StateKeys> {
-        self.hub.run_state.state_keys()
+    pub fn state_keys(&self) -> std::sync::Arc<crate::state_keys::StateKeys> {
+        self.hub.state_keys.get()
     }
 }

@@ -159,7 +159,10 @@ describe('a source’s tasks relayed to a 2026-07-28 client', () => {
     await waitFor(created.taskId, 'working');
     const ack = await rpc('tasks/cancel', { taskId: created.taskId });
     assert.deepEqual(ack, { resultType: 'complete' });
-    assert.equal((await getTask(created.taskId)).status, 'cancelled');
+    // Cancellation is cooperative (SEP-2663; rmcp's `cancel_task` acknowledges at once): the
+    // task reports `working` until its work has stopped and its end is kept, then `cancelled`.
+    const ended = await waitFor(created.taskId, 'cancelled', 'completed', 'failed');
+    assert.equal(ended.status, 'cancelled', JSON.stringify(ended));
     const deadline = Date.now() + 10_000;
     for (;;) {
       const seen = await call('test_cancelled_tasks', {});

@@ -1,6 +1,6 @@
 //! The approval popups: one small always-on-top window per run with pending approvals, shown one
 //! at a time from a queue, each with an OS notification beside it. The hub is watched in-process
-//! (`Hub::watch_pending`, plus a slow tick for expiries and source states) and the hub's page
+//! (`hub.approvals().watch_pending()`, plus a slow tick for expiries and source states) and the hub's page
 //! opener is pointed here, so a popup appears well within a second of the call. A call that waits
 //! for a sign-in gets no popup but a notification of its own, and the tray's sign-in item
 //! (`sign_ins.rs`).

@@ -1,7 +1,7 @@
 //! The codec that seals and opens `requestState`, following the hub's keys: a person's hub has
 //! one (legacy `rs1` states, no key id); a team hub's replicas share rotating generations, so a
 //! state names the generation that sealed it (`rs2`) and opens on any replica while that
-//! generation is kept (capa-core's runs.rs, `STATE_KEY_ROTATION`).
+//! generation is kept (capa-core's `state_keys.rs`, `STATE_KEY_ROTATION`).
 
 use std::sync::{Arc, Mutex};
 

@@ -5,7 +5,7 @@
 //! Following the link starts a page session (an `HttpOnly`, `SameSite=Strict` cookie) bound to
 //! that run and redirects to `/approve/run/<runId>`, which lists the run's pending inputs with a
 //! form per choice. Decisions need the session cookie, the session's CSRF token and the hub's own
-//! origin, and end in [`Hub::decide`] like every other delivery. These routes need no bearer
+//! origin, and end in [`capa_core::Approvals::decide`] like every other delivery. These routes need no bearer
 //! token; the guard still checks Host and Origin.
 
 pub(crate) mod browser;
@@ -60,7 +60,7 @@ impl ApprovalPages {
         Arc::clone(&self.secrets)
     }
 
-    /// The maker of one-time sign-in links ([`capa_core::Hub::set_sign_in_linker`]).
+    /// The maker of one-time sign-in links ([`capa_core::Connections::set_sign_in_linker`]).
     pub(crate) fn sign_in_linker(self: &Arc<Self>) -> capa_core::SignInLinker {
         let pages = Arc::clone(self);
         Arc::new(move |source: &str, connection: Option<&str>| {

@@ -1,7 +1,7 @@
 //! Keys that several hub processes on one database must share: the key that signs
 //! `requestState` (a form's state sealed by one replica of a team hub is opened by whichever
 //! replica the client's answer reaches), rotated, and the bearer token. A person's hub keeps
-//! its keys in files of its data dir (capa-core's runs.rs); only a backend shared by several
+//! its keys in files of its data dir (capa-core's `state_keys.rs`); only a backend shared by several
 //! machines keeps them here.
 
 use crate::StoreError;

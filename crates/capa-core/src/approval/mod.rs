@@ -4,7 +4,7 @@
 //! A call the authorizer says needs a person becomes a pending input: a run's (recorded by the
 //! runner when the call stops the run) or a direct call's ([`direct`]). Every delivery channel —
 //! the 2026-07-28 `input_required` form, the 2025 `elicitation/create` form, the desktop popup,
-//! the approval page, the terminal — ends in [`decide_in_store`] (through [`Hub::decide`] in the
+//! the approval page, the terminal — ends in [`decide_in_store`] (through [`Approvals::decide`] in the
 //! hub, directly from an interactive terminal): a decision is stored once, for exactly the
 //! pending call it names. [`asking`] says which channel asks for an input now, so that only one
 //! does at a time.
@@ -373,7 +373,7 @@ impl Approvals<'_> {
         self.refresh_pending();
     }
 
-    /// Recounts pending inputs for [`Hub::watch_pending`].
+    /// Recounts pending inputs for [`Approvals::watch_pending`].
     pub(crate) fn refresh_pending(self) {
         match self.hub.store().pending_approvals(now_ms()) {
             Ok(pending) => self
@@ -385,7 +385,7 @@ impl Approvals<'_> {
     }
 
     /// The number of pending inputs, updated when one is recorded or decided (for the tray
-    /// and the UI's live view). Expiries are seen at the next change or [`Hub::pending_inputs`].
+    /// and the UI's live view). Expiries are seen at the next change or [`Approvals::pending`].
     pub fn watch_pending(&self) -> tokio::sync::watch::Receiver<u64> {
         self.refresh_pending();
         self.hub.approval_signals.watch_pending()

@@ -8,8 +8,7 @@ use std::sync::Weak;
 
 use capa_domain::clock::now_ms;
 
-use super::Hub;
-use super::Runs;
+use super::{Hub, Runs};
 
 pub(super) async fn renew_leases_regularly(hub: Weak<Hub>) {
     loop {
@@ -32,9 +31,7 @@ impl Runs<'_> {
             self.hub.redactor.add_bytes(&key);
         }
     }
-}
 
-impl Runs<'_> {
     /// Renews the lease of every attempt this hub runs, then marks the runs whose holder is
     /// gone `interrupted` (a replica that died: its lease ran out). Returns the runs marked.
     pub fn renew_leases(&self, now_ms: i64) -> Vec<String> {

@@ -166,6 +166,6 @@ impl Sources<'_> {
             return Ok(()); // the demo is built in
         };
         self.hub.record_confirmed(config);
-        self.hub.sources().restart(id).await
+        self.restart(id).await
     }
 }

@@ -510,6 +510,8 @@ export async function startLedger() {
     url: `${base}/mcp`,
     log: () => log,
     counts: async () => (await fetch(`${base}/counts`)).json(),
+    /** TCP connections the ledger accepted (the reading itself opens one more, not counted). */
+    connections: async () => (await fetch(`${base}/connections`)).json().then((c) => c.accepted - 1),
     stop: () => stopProcess(proc),
   };
 }

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use rquickjs::context::EvalOptions;
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
 
+use crate::awaiting::Awaiting;
 use crate::events::{Event, Stop};
 use crate::guest_code::{CODE_FILE, wrapped};
 use crate::meter::{CANCELLED, Meter, Trip};
@@ -46,6 +47,8 @@ struct Driver<'a> {
     state: Rc<RefCell<State>>,
     watch: Rc<Watch>,
     events: &'a Receiver<Event>,
+    /// How the thread waits for the host's answers.
+    awaiting: Awaiting,
     limits: &'a crate::Limits,
 }
 
@@ -192,12 +195,14 @@ impl Driver<'_> {
     fn wait(&self) -> Result<(), Outcome> {
         // Calls that answer without waiting are answered here, their events queued already.
         self.state.borrow_mut().drive_started();
-        let now = Instant::now();
-        let Some(left) = self.meter.wall_deadline.checked_duration_since(now) else {
+        let deadline = self.meter.wall_deadline;
+        if deadline <= Instant::now() {
             self.meter.trip(Trip::Wall);
             return Err(self.limit_error());
-        };
-        match self.events.recv_timeout(left) {
+        }
+        // Timers alone (no call out) are not worth a spin.
+        let calls_out = self.state.borrow().in_flight() > 0;
+        match self.awaiting.next_event(self.events, deadline, calls_out) {
             Ok(event) => {
                 self.apply(event);
                 // Take whatever else already arrived, so freed slots are refilled at once.
@@ -493,6 +498,7 @@ pub(crate) fn execute(job: Job, sandbox: &Sandbox) -> crate::RunOutput {
         state: Rc::clone(&state),
         watch: Watch::new(),
         events: &rx,
+        awaiting: Awaiting::default(),
         limits: &limits,
     };
     let mut outcome = driver.drive(sandbox, &input);

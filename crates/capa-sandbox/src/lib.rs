@@ -41,6 +41,7 @@
 //! cold. The pool starts on the first run,
 //! or earlier with [`prewarm`]; [`run_unpooled`] always starts cold.
 
+mod awaiting;
 mod engine;
 mod events;
 mod guest_code;

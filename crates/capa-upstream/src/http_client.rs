@@ -30,16 +30,26 @@ type Posted = Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Er
 /// Redirects followed for one request, as rmcp's own client.
 const MAX_REDIRECTS: usize = 10;
 
+/// How long an idle connection to an upstream is kept for its next request.
+const IDLE_KEPT: std::time::Duration = std::time::Duration::from_secs(4);
+
 #[derive(Debug, Clone)]
 pub(crate) struct BoundedHttpClient {
     inner: reqwest::Client,
 }
 
 impl BoundedHttpClient {
-    /// The client rmcp builds for itself (which it does not export): no idle connections kept
-    /// (a reused connection whose last body was not read to its end stalls on delayed ACKs),
-    /// and only same-origin 307 and 308 redirects followed, so that neither the request body
-    /// is lost nor the session and custom headers replayed to another host.
+    /// The client rmcp builds for itself (which it does not export), except that idle
+    /// connections are kept, for a short while: only same-origin 307 and 308 redirects are
+    /// followed, so that neither the request body is lost nor the session and custom headers
+    /// replayed to another host.
+    ///
+    /// rmcp keeps no idle connection: a request on a reused connection can wait ~40 ms for
+    /// the server's delayed ACK when Nagle's algorithm holds the request's second write. This
+    /// client writes with `TCP_NODELAY`, so nothing is held; a new connection per call cost
+    /// a connect and a listener's wake-up on both ends (docs/benchmarks.md). Idle ones go
+    /// after [`IDLE_KEPT`], before common servers close theirs (uvicorn and Node close an
+    /// idle keep-alive connection after 5 s), so a call seldom races a server's close.
     pub(crate) fn new() -> Result<Self, reqwest::Error> {
         let redirects = reqwest::redirect::Policy::custom(|attempt| {
             let keeps_body = matches!(
@@ -59,8 +69,9 @@ impl BoundedHttpClient {
             }
         });
         let inner = reqwest::Client::builder()
-            .pool_max_idle_per_host(0)
-            // reqwest's default, said here because the latency of every call depends on it.
+            .pool_idle_timeout(IDLE_KEPT)
+            // reqwest's default, said here because the latency of every call depends on it
+            // (and keeping idle connections depends on it; see above).
             .tcp_nodelay(true)
             .redirect(redirects)
             .build()?;

@@ -80,7 +80,10 @@ fn through_mcp(s: &mut String, report: &SpeedReport, peer_cold: f64) {
                                 theirs / 1000.0,
                                 ours / theirs
                             ),
-                            verdict(ours / theirs <= faster(3.0)),
+                            &verdict_why(
+                                ours / theirs <= faster(3.0),
+                                &client_floor(ours, base, theirs, p50(&daemon.ping)),
+                            ),
                         );
                     }
                     None => line(
@@ -102,6 +105,22 @@ fn through_mcp(s: &mut String, report: &SpeedReport, peer_cold: f64) {
             None => line(s, &target, "not measured", "–"),
         }
     }
+}
+
+/// Why ours cannot be a third of the daemon's `execute` when the client's own round trip
+/// (`ping`, all µs) is more than that: what each hub adds to its `ping`, side by side.
+fn client_floor(ours: f64, our_ping: f64, theirs: f64, their_ping: f64) -> String {
+    let (ours_added, theirs_added) = ((ours - our_ping).max(0.0), (theirs - their_ping).max(0.0));
+    format!(
+        "a third of the daemon's is {:.2} ms, and the client's own round trip to our hub \
+         (`ping`) is {:.2} ms of ours; beyond its `ping`, ours adds {:.2} ms and the daemon \
+         {:.2} ms ({:.1}× ours)",
+        theirs / 3000.0,
+        our_ping / 1000.0,
+        ours_added / 1000.0,
+        theirs_added / 1000.0,
+        theirs_added / ours_added.max(1.0)
+    )
 }
 
 /// An awaited demo call as the TS SDK 1.x client sees it (issue 42): over stdio against the

@@ -138,6 +138,8 @@ fn main() -> ExitCode {
                 ui_dir: app.path().resource_dir().ok().map(|dir| dir.join("ui")),
                 // Fail before any upstream starts when the port is taken.
                 check_port_first: true,
+                // The app hosts a person's hub; a team hub is `capa hub serve`'s.
+                sign_in: None,
             };
             if let Err(e) = start(app, options, redactor, background) {
                 if let Ok(mut failure) = setup_failure.lock() {

@@ -239,6 +239,24 @@ pub(crate) enum HubCommand {
         /// instead of the SQLite file in the data dir; `CAPA_STORE` says the same for every command.
         #[arg(long, value_name = "URL")]
         store: Option<capa_core::StoreUrl>,
+        /// A team hub: only access tokens from this identity provider (its issuer URL) open the
+        /// hub, not the shared token (docs/team.md, "Sign-in"). Needs --resource.
+        #[arg(
+            long,
+            value_name = "ISSUER",
+            env = "CAPA_SIGN_IN_ISSUER",
+            requires = "resource"
+        )]
+        sign_in_issuer: Option<String>,
+        /// The hub's MCP endpoint as clients reach it (e.g. `https://capa.example.com/mcp`): the
+        /// audience every access token must name. Needs --sign-in-issuer.
+        #[arg(
+            long,
+            value_name = "URL",
+            env = "CAPA_RESOURCE",
+            requires = "sign_in_issuer"
+        )]
+        resource: Option<String>,
     },
     /// Show whether a hub is running, its URL and its sources.
     Status {

@@ -30,12 +30,17 @@ pub struct HostOptions {
     /// Try the address before any upstream starts, so that a taken port fails at once (the
     /// app); otherwise the server's own bind reports it after the hub started.
     pub check_port_first: bool,
+    /// A team hub's sign-in: only the provider's access tokens open it (docs/team.md).
+    pub sign_in: Option<capa_signin::Settings>,
 }
 
 /// Why a hub could not be hosted. Each shell words the advice for its own person.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum HostError {
+    /// The identity provider of `--sign-in-issuer` could not be read.
+    #[error("{0}; check --sign-in-issuer (the provider's issuer URL, as its tokens name it)")]
+    SignIn(#[from] capa_signin::SetupError),
     /// A hub already serves this data dir (it proved itself through its discovery file).
     #[error("a hub is already running at {url} for this data dir ({}), process {pid}", data_dir.display())]
     AlreadyRunning {
@@ -134,6 +139,11 @@ pub async fn serve(options: HostOptions, redactor: Arc<Redactor>) -> Result<Host
             source,
         });
     }
+    // The provider is read before anything starts: a hub that cannot check tokens serves no one.
+    let sign_in = match options.sign_in {
+        Some(settings) => Some(capa_signin::SignIn::discover(settings).await?),
+        None => None,
+    };
     let files = ConfigFiles::select(
         options.config.as_deref(),
         options.project.as_deref(),
@@ -165,6 +175,7 @@ pub async fn serve(options: HostOptions, redactor: Arc<Redactor>) -> Result<Host
     };
     let serve = capa_server::ServeOptions {
         ui_dir: options.ui_dir,
+        sign_in,
     };
     let server = match capa_server::serve_with(hub.clone(), options.http, token, serve).await {
         Ok(server) => server,

@@ -20,6 +20,9 @@ pub(crate) struct Guard {
     pub ui: std::sync::Arc<crate::ui::UiAccess>,
     /// Finds the paired client of a client key (`/mcp` only).
     pub hub: std::sync::Arc<capa_core::Hub>,
+    /// A team hub's sign-in: then only the provider's access tokens open it
+    /// ([`crate::team_auth`]).
+    pub sign_in: Option<std::sync::Arc<capa_signin::SignIn>>,
 }
 
 const LOOPBACK_NAMES: &[&str] = &["127.0.0.1", "localhost", "[::1]"];
@@ -55,7 +58,7 @@ fn origin_ok(port: u16, headers: &HeaderMap) -> bool {
     LOOPBACK_NAMES.contains(&host_name(authority)) && port_of(authority) == Some(port)
 }
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
+pub(crate) fn bearer(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(header::AUTHORIZATION)
         .and_then(|h| h.to_str().ok())
@@ -90,7 +93,7 @@ fn reject(status: StatusCode, message: &str) -> Response {
 
 /// The request showed the token or a UI session: its connection is a client's, closed for room
 /// only after every connection that never did ([`crate::connections`]).
-fn authenticated(request: &Request<Body>) {
+pub(crate) fn authenticated(request: &Request<Body>) {
     if let Some(slot) = request.extensions().get::<crate::connections::Slot>() {
         slot.mark_authenticated();
     }
@@ -114,6 +117,9 @@ pub(crate) async fn check(
             StatusCode::FORBIDDEN,
             "forbidden Origin: cross-origin requests are refused",
         );
+    }
+    if let Some(sign_in) = &guard.sign_in {
+        return crate::team_auth::check(sign_in, request, next).await;
     }
     if guard.token_ok(headers) {
         authenticated(&request);

@@ -107,6 +107,9 @@ pub struct ServeOptions {
     /// The web UI's built files, when the caller knows them (the desktop app's bundled
     /// resources). `CAPA_UI_DIR` comes first (docs/ui.md, "Where the UI is served from").
     pub ui_dir: Option<PathBuf>,
+    /// A team hub's sign-in with the organisation's identity provider: only its access tokens
+    /// open the hub (docs/team.md, "Sign-in").
+    pub sign_in: Option<Arc<capa_signin::SignIn>>,
 }
 
 /// Binds `addr` (loopback only) and serves until shut down.
@@ -157,6 +160,7 @@ pub async fn serve_with(
             port: addr.port(),
             ui: ui.clone(),
             hub,
+            sign_in: options.sign_in.clone(),
         },
         &shutdown.child_token(),
         options.ui_dir.as_deref(),
@@ -209,8 +213,13 @@ fn router(
         .route("/mcp/{profile}", axum::routing::any(unknown_profile))
         .route("/mcp/{profile}/", axum::routing::any(unknown_profile))
         .with_state(hub.clone());
+    let metadata = match &guard.sign_in {
+        Some(sign_in) => crate::team_auth::routes(sign_in.clone()),
+        None => Router::new(),
+    };
     Router::new()
         .merge(mcp)
+        .merge(metadata)
         .merge(crate::api::routes().with_state(hub.clone()))
         .merge(crate::ui::routes(
             hub.clone(),

@@ -23,6 +23,7 @@ pub mod http;
 mod mcp_body;
 mod mcp_reply;
 mod panics;
+mod team_auth;
 pub mod token;
 pub mod ui;
 

@@ -19,7 +19,12 @@ pub(super) async fn run(
     command: HubCommand,
 ) -> anyhow::Result<ExitCode> {
     match command {
-        HubCommand::Serve { http, store } => {
+        HubCommand::Serve {
+            http,
+            store,
+            sign_in_issuer,
+            resource,
+        } => {
             let mut paths = paths.clone();
             if let Some(url) = store {
                 // A program's arguments are in the process list, which every user can read.
@@ -30,7 +35,10 @@ pub(super) async fn run(
                 }
                 paths.store = StoreAt::Url(url);
             }
-            serve(global, &paths, redactor, http).await
+            let sign_in = sign_in_issuer
+                .zip(resource)
+                .map(|(issuer, resource)| capa_signin::Settings { issuer, resource });
+            serve(global, &paths, redactor, http, sign_in).await
         }
         HubCommand::Status { json } => status(paths, json).await,
         HubCommand::Pending { json } => super::approvals::pending(paths, json).await,
@@ -60,6 +68,7 @@ async fn serve(
     paths: &HubPaths,
     redactor: Arc<Redactor>,
     addr: std::net::SocketAddr,
+    sign_in: Option<capa_signin::Settings>,
 ) -> anyhow::Result<ExitCode> {
     let options = HostOptions {
         paths: paths.clone(),
@@ -68,6 +77,7 @@ async fn serve(
         project: global.project.clone(),
         ui_dir: None,
         check_port_first: false,
+        sign_in,
     };
     // A person at this terminal is asked about a project file before its hub starts, so that
     // a yes applies at once.

@@ -37,6 +37,7 @@ pub(crate) fn options(place: &Place, http: SocketAddr) -> HostOptions {
         project: None,
         ui_dir: None,
         check_port_first: false,
+        sign_in: None,
     }
 }
 

@@ -35,6 +35,8 @@ const MAX_DOCUMENT_BYTES: usize = 1024 * 1024;
 pub enum SetupError {
     #[error("could not reach the identity provider at {url}: {reason}")]
     Unreachable { url: String, reason: String },
+    #[error("the {what} `{value}` is not an http:// or https:// URL")]
+    NotAUrl { what: &'static str, value: String },
     #[error("the identity provider's {what} at {url} is not valid: {reason}")]
     Invalid {
         what: &'static str,
@@ -129,6 +131,17 @@ impl SignIn {
     /// Reads the provider's metadata and keys. The metadata's `issuer` must be the one
     /// configured, character for character (`OpenID` Connect Discovery, section 4.3).
     pub async fn discover(settings: Settings) -> Result<Arc<Self>, SetupError> {
+        for (what, url) in [
+            ("issuer", &settings.issuer),
+            ("resource", &settings.resource),
+        ] {
+            if !(url.starts_with("https://") || url.starts_with("http://")) {
+                return Err(SetupError::NotAUrl {
+                    what,
+                    value: url.clone(),
+                });
+            }
+        }
         let http = reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
@@ -191,16 +204,21 @@ impl SignIn {
         if first != Err(Refusal::UnknownKey) {
             return first;
         }
-        // A key the hub has not seen: the provider may have rotated its keys.
-        {
+        // A key the hub has not seen: the provider may have rotated its keys. They are read
+        // without holding the lock, so that other requests go on with the keys known.
+        let due = {
             let mut keys = self.keys.write().await;
-            if keys.read_at.elapsed() >= KEYS_REREAD_AFTER {
+            let due = keys.read_at.elapsed() >= KEYS_REREAD_AFTER;
+            if due {
                 keys.read_at = Instant::now();
-                match read_keys(&self.http, &self.jwks_uri).await {
-                    Ok(fresh) => keys.keys = fresh,
-                    Err(e) => {
-                        tracing::warn!("sign-in: reading the provider's keys again failed: {e}")
-                    }
+            }
+            due
+        };
+        if due {
+            match read_keys(&self.http, &self.jwks_uri).await {
+                Ok(fresh) => self.keys.write().await.keys = fresh,
+                Err(e) => {
+                    tracing::warn!("sign-in: reading the provider's keys again failed: {e}");
                 }
             }
         }

@@ -124,6 +124,20 @@ pub(crate) fn parse(token: &str) -> Result<Parsed, Refusal> {
     })
 }
 
+/// A value from a token as an error may show it (in a header, in the log): printable
+/// characters only, at most 100 of them.
+fn shown(value: &str) -> String {
+    let mut shown: String = value
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(100)
+        .collect();
+    if value.chars().count() > 100 {
+        shown.push('…');
+    }
+    shown
+}
+
 /// Checks a parsed token against the provider's `keys` and what it must match.
 pub(crate) fn check(
     parsed: &Parsed,
@@ -149,7 +163,7 @@ pub(crate) fn check(
     let claims: Claims = serde_json::from_slice(&parsed.claims).map_err(|_| Refusal::Malformed)?;
     let issuer = claims.iss.unwrap_or_default();
     if issuer != expected.issuer {
-        return Err(Refusal::Issuer(issuer));
+        return Err(Refusal::Issuer(shown(&issuer)));
     }
     let meant_here = match &claims.aud {
         Some(Audience::One(aud)) => aud == expected.audience,

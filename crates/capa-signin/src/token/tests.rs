@@ -116,6 +116,16 @@ fn wrong_audience_other_issuer_expired_and_early_tokens_are_refused() {
     );
     assert!(with("exp", json!(NOW - 1.0)).is_ok(), "within the leeway");
     assert_eq!(with("exp", serde_json::Value::Null), Err(Refusal::Expired));
+    // A token's own text is shown without control characters (it goes into a header and
+    // the log), and cut.
+    assert_eq!(
+        with("iss", json!("http://evil\r\nSet-Cookie: x")),
+        Err(Refusal::Issuer("http://evilSet-Cookie: x".into()))
+    );
+    let Err(Refusal::Issuer(long)) = with("iss", json!("x".repeat(5000))) else {
+        panic!("refused");
+    };
+    assert_eq!(long.chars().count(), 101);
     assert_eq!(with("nbf", json!(NOW + 60.0)), Err(Refusal::NotYet));
     assert_eq!(with("sub", json!("")), Err(Refusal::NoSubject));
 }

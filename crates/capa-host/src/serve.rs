@@ -38,8 +38,10 @@ pub struct HostOptions {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum HostError {
-    /// The identity provider of `--sign-in-issuer` could not be read.
-    #[error("{0}; check --sign-in-issuer (the provider's issuer URL, as its tokens name it)")]
+    /// Sign-in could not be set up: a setting is not a URL, or the provider could not be read.
+    #[error(
+        "{0}; check --sign-in-issuer (the provider's issuer URL, as its tokens name it) and --resource (the hub's URL as clients reach it)"
+    )]
     SignIn(#[from] capa_signin::SetupError),
     /// A hub already serves this data dir (it proved itself through its discovery file).
     #[error("a hub is already running at {url} for this data dir ({}), process {pid}", data_dir.display())]

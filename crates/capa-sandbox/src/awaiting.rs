@@ -40,10 +40,8 @@ impl Awaiting {
         deadline: Instant,
         calls_out: bool,
     ) -> Result<Event, RecvTimeoutError> {
-        match events.try_recv() {
-            Ok(event) => return Ok(event),
-            Err(TryRecvError::Disconnected) => return Err(RecvTimeoutError::Disconnected),
-            Err(TryRecvError::Empty) => {}
+        if let Some(found) = taken(events) {
+            return found;
         }
         let spin = match (calls_out, self.slow.get()) {
             (false, _) => Duration::ZERO,
@@ -56,15 +54,9 @@ impl Awaiting {
             self.slow.set(false);
             return found;
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        let found = if left.is_zero() {
-            events.try_recv().map_err(|e| match e {
-                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-                TryRecvError::Empty => RecvTimeoutError::Timeout,
-            })
-        } else {
-            events.recv_timeout(left)
-        };
+        // With no time left this still takes an event that is there (`recv_timeout` looks
+        // before it checks its deadline).
+        let found = events.recv_timeout(deadline.saturating_duration_since(Instant::now()));
         if calls_out {
             self.slow.set(started.elapsed() > FULL_SPIN);
         }
@@ -76,13 +68,20 @@ impl Awaiting {
 fn look(events: &Receiver<Event>, until: Instant) -> Option<Result<Event, RecvTimeoutError>> {
     while Instant::now() < until {
         std::thread::yield_now();
-        match events.try_recv() {
-            Ok(event) => return Some(Ok(event)),
-            Err(TryRecvError::Disconnected) => return Some(Err(RecvTimeoutError::Disconnected)),
-            Err(TryRecvError::Empty) => {}
+        if let Some(found) = taken(events) {
+            return Some(found);
         }
     }
     None
+}
+
+/// An event already there (or the channel's end); `None` when it is empty.
+fn taken(events: &Receiver<Event>) -> Option<Result<Event, RecvTimeoutError>> {
+    match events.try_recv() {
+        Ok(event) => Some(Ok(event)),
+        Err(TryRecvError::Disconnected) => Some(Err(RecvTimeoutError::Disconnected)),
+        Err(TryRecvError::Empty) => None,
+    }
 }
 
 #[cfg(test)]

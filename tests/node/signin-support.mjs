@@ -1,31 +1,16 @@
 // The team's identity provider for sign-in tests (tests/fixtures/oidc-provider.mjs), and a
 // person's sign-in through it: the authorization code flow with PKCE, driven with plain HTTP
 // requests (the provider signs in whoever `login_hint` names, without a form).
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import path from 'node:path';
 
-import { REPO_ROOT, stopProcess, trackPid, waitFor } from './support.mjs';
+import { startFixture } from './support.mjs';
 
 export const REDIRECT = 'http://127.0.0.1/callback';
 
 /** Starts a provider; resolves {issuer, stop(), log()}. */
 export async function startOidc() {
-  const proc = spawn(process.execPath, [path.join(REPO_ROOT, 'tests', 'fixtures', 'oidc-provider.mjs')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  trackPid(proc.pid);
-  let log = '';
-  proc.stdout.setEncoding('utf8').on('data', (d) => (log += d));
-  proc.stderr.setEncoding('utf8').on('data', (d) => (log += d));
-  const issuer = await waitFor('the identity provider to listen', () => {
-    if (proc.exitCode !== null) throw new Error(`exited: ${log}`);
-    return /oidc provider at (http:\/\/\S+)/.exec(log)?.[1];
-  }, { timeoutMs: 15000 }).catch(async (e) => {
-    await stopProcess(proc);
-    throw e;
-  });
-  return { issuer, log: () => log, stop: () => stopProcess(proc) };
+  const { found: issuer, log, stop } = await startFixture('oidc-provider.mjs', 'the identity provider', /oidc provider at (http:\/\/\S+)/);
+  return { issuer, log, stop };
 }
 
 /** A cookie jar for one browser-like session: name=value pairs from `Set-Cookie`. */

@@ -487,32 +487,40 @@ export async function startEverythingHttp() {
 }
 
 /**
- * The counting upstream (tests/fixtures/ledger-server.mjs) on a free port: `url` for a
- * capabilities file, `counts()` for what reached it (`{ "append:<key>": n, ... }`).
+ * Starts a node script of tests/fixtures and waits until its output matches `ready`; resolves
+ * {proc, found (the pattern's first group), log(), stop()}. Stopped by `cleanup` if a test
+ * does not.
  */
-export async function startLedger() {
-  const proc = track(
-    spawn(NODE, [path.join(REPO_ROOT, 'tests', 'fixtures', 'ledger-server.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] }),
-  );
+export async function startFixture(script, what, ready) {
+  const proc = track(spawn(NODE, [path.join(REPO_ROOT, 'tests', 'fixtures', script)], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let log = '';
   proc.stdout.setEncoding('utf8').on('data', (d) => (log += d));
   proc.stderr.setEncoding('utf8').on('data', (d) => (log += d));
-  const port = await waitFor('the ledger upstream to listen', () => {
+  const found = await waitFor(`${what} to listen`, () => {
     if (proc.exitCode !== null) throw new Error(`exited: ${log}`);
-    return /listening on port (\d+)/.exec(log)?.[1];
+    return ready.exec(log)?.[1];
   }, { timeoutMs: 15000 }).catch(async (e) => {
     await stopProcess(proc);
     throw e;
   });
+  return { proc, found, log: () => log, stop: () => stopProcess(proc) };
+}
+
+/**
+ * The counting upstream (tests/fixtures/ledger-server.mjs) on a free port: `url` for a
+ * capabilities file, `counts()` for what reached it (`{ "append:<key>": n, ... }`).
+ */
+export async function startLedger() {
+  const { proc, found: port, log, stop } = await startFixture('ledger-server.mjs', 'the ledger upstream', /listening on port (\d+)/);
   const base = `http://127.0.0.1:${port}`;
   return {
     proc,
     url: `${base}/mcp`,
-    log: () => log,
+    log,
     counts: async () => (await fetch(`${base}/counts`)).json(),
-    /** TCP connections the ledger accepted (the reading itself opens one more, not counted). */
-    connections: async () => (await fetch(`${base}/connections`)).json().then((c) => c.accepted - 1),
-    stop: () => stopProcess(proc),
+    /** TCP connections that carried an MCP request to the ledger so far. */
+    connections: async () => (await fetch(`${base}/connections`)).json().then((c) => c.mcp),
+    stop,
   };
 }
 
